@@ -1,0 +1,1 @@
+//! Git cache (filled in by the fetch work).

@@ -1,0 +1,4 @@
+//! pinaudit: audit published figures against the pinned sources they cite.
+
+pub mod fetch;
+pub mod matcher;

@@ -1,0 +1,1 @@
+//! Value-on-line matching (filled in by the matcher work).
