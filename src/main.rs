@@ -1,1 +1,20 @@
-fn main() {}
+//! The `pinaudit` binary: parse the command line, run, map to an exit status.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use pinaudit::cli::{Cli, Command};
+use pinaudit::commands;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let code = match cli.command {
+        Command::Audit(args) => commands::audit(args),
+        Command::Import(args) => commands::import(args),
+        Command::Explain(args) => commands::explain(args),
+    };
+    let _ = std::io::stdout().flush();
+    ExitCode::from(code)
+}

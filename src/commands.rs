@@ -1,0 +1,132 @@
+//! One function per subcommand: runs it, prints, returns the exit status.
+//! stdout carries only the report (or what the command prints); everything else
+//! goes to stderr.
+
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+
+use crate::audit::{self, Options};
+use crate::cli::{AuditArgs, ExplainArgs, ImportArgs};
+use crate::finding::Code;
+use crate::report::{self, Format};
+use crate::{explain, input, record};
+
+/// Prints an error the way every pinaudit message looks: `error: …` then `hint: …`.
+pub fn error(message: &str, hint: Option<&str>) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "error: {message}");
+    if let Some(h) = hint {
+        let _ = writeln!(err, "  hint: {h}");
+    }
+}
+
+fn color_stdout() -> bool {
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+}
+
+pub fn audit(args: AuditArgs) -> u8 {
+    let opts = Options {
+        cache: args.cache.clone(),
+        offline: args.offline,
+    };
+    let outcome = audit::run(&args.paths, &opts);
+    for e in &outcome.walk_errors {
+        error(&e.message, None);
+    }
+    let code = audit::exit_code(&outcome.report, args.fail_on);
+    let to_terminal = args.output.is_none() && color_stdout();
+    let text = report::render(
+        &outcome.report,
+        args.format,
+        to_terminal && args.format == Format::Text,
+    );
+    match &args.output {
+        Some(path) => {
+            if let Err(e) = write_file(path, &text) {
+                error(
+                    &format!("cannot write the report to `{}`: {e}", path.display()),
+                    None,
+                );
+                return 2;
+            }
+        }
+        None => {
+            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+        }
+    }
+    code
+}
+
+fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(path, text)
+}
+
+pub fn import(args: ImportArgs) -> u8 {
+    let mut status = 0;
+    for file in &args.records {
+        let loaded = input::load(file);
+        for f in &loaded.findings {
+            eprintln!("warning: {}", f.message);
+        }
+        let Some(rec) = loaded.record else {
+            status = 2;
+            continue;
+        };
+        let name = sanitize(&rec.id);
+        let out = args.out.join(format!("{name}.json"));
+        match write_file(&out, &record::pinfile::to_string(&rec)) {
+            Ok(()) => eprintln!(
+                "wrote `{}`: {} source(s), {} claim(s), {} artifact(s)",
+                out.display(),
+                rec.sources.len(),
+                rec.claims.len(),
+                rec.artifacts.len()
+            ),
+            Err(e) => {
+                error(&format!("cannot write `{}`: {e}", out.display()), None);
+                status = 2;
+            }
+        }
+    }
+    status
+}
+
+/// A record id as a file name: no separators, no leading dots.
+fn sanitize(id: &str) -> String {
+    let s: String = id
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let s = s.trim_start_matches('.').to_string();
+    if s.is_empty() {
+        "record".into()
+    } else {
+        s
+    }
+}
+
+pub fn explain(args: ExplainArgs) -> u8 {
+    match args.code.parse::<Code>() {
+        Ok(code) => {
+            print!("{}", explain::render(code));
+            0
+        }
+        Err(()) => {
+            let known: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+            error(
+                &format!("unknown finding code `{}`", args.code),
+                Some(&format!("known codes: {}", known.join(", "))),
+            );
+            2
+        }
+    }
+}

@@ -1,0 +1,258 @@
+//! Inputs: which files to read, and reading each into a record plus the
+//! `invalid-record` findings for whatever in it could not be read.
+//!
+//! A bad input never stops the run: an unreadable file, a non-JSON `.json` or a
+//! broken block becomes a finding naming the file and position, and every other
+//! input is still audited.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::finding::{Code, Finding, Location};
+use crate::record::document::{self, Issue};
+use crate::record::{pinfile, Record};
+
+/// One input file, read.
+#[derive(Debug)]
+pub struct Input {
+    pub file: PathBuf,
+    /// `None` when nothing of the file could be read as a record.
+    pub record: Option<Record>,
+    pub findings: Vec<Finding>,
+}
+
+/// A path that could not be walked (it does not exist, or a directory loops).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalkError {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+/// Whether a file found while walking a directory is an input.
+fn is_input(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    // The published JSON Schema lives beside the pin files; it is not a record.
+    if name == "schema.json" || name.ends_with(".schema.json") {
+        return false;
+    }
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("json" | "md" | "txt")
+    )
+}
+
+/// Lists the input files under `paths`, in a stable order. Files named directly are
+/// always inputs; directories are walked recursively, following links but not loops.
+pub fn collect(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<WalkError>) {
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    for p in paths {
+        if !p.exists() {
+            errors.push(WalkError {
+                path: p.clone(),
+                message: format!("`{}` does not exist", p.display()),
+            });
+            continue;
+        }
+        if !p.is_dir() {
+            files.push(p.clone());
+            continue;
+        }
+        let walker = walkdir::WalkDir::new(p)
+            .follow_links(true)
+            .sort_by_file_name();
+        for entry in walker {
+            match entry {
+                Ok(e) if e.file_type().is_file() && is_input(e.path()) => {
+                    files.push(e.path().to_path_buf())
+                }
+                Ok(_) => {}
+                Err(e) => errors.push(WalkError {
+                    path: e.path().map_or_else(|| p.clone(), Path::to_path_buf),
+                    message: match e.loop_ancestor() {
+                        Some(a) => format!("symlink loop back to `{}`; not followed", a.display()),
+                        None => e.to_string(),
+                    },
+                }),
+            }
+        }
+    }
+    files.dedup();
+    (files, errors)
+}
+
+fn stem(file: &Path) -> String {
+    file.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "record".into())
+}
+
+fn invalid(record: &str, file: &Path, line: Option<usize>, message: String) -> Finding {
+    Finding::new(Code::InvalidRecord, record, message)
+        .at(Location {
+            path: Some(file.display().to_string()),
+            line: line.and_then(|l| u32::try_from(l).ok()),
+            ..Location::default()
+        })
+        .with("file", file.display().to_string())
+}
+
+/// Reads one input file: `.json` as a pin file, anything else as a record document.
+pub fn load(file: &Path) -> Input {
+    let bytes = match std::fs::read(file) {
+        Ok(b) => b,
+        Err(e) => {
+            return Input {
+                file: file.to_path_buf(),
+                record: None,
+                findings: vec![invalid(
+                    &stem(file),
+                    file,
+                    None,
+                    format!("cannot read `{}`: {e}", file.display()),
+                )],
+            }
+        }
+    };
+    if file.extension().and_then(|e| e.to_str()) == Some("json") {
+        load_pinfile(file, &bytes)
+    } else {
+        load_document(file, &bytes)
+    }
+}
+
+fn load_pinfile(file: &Path, bytes: &[u8]) -> Input {
+    let fail = |line: Option<usize>, message: String| Input {
+        file: file.to_path_buf(),
+        record: None,
+        findings: vec![invalid(&stem(file), file, line, message)],
+    };
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return fail(None, format!("`{}` is empty", file.display()));
+    }
+    let value: Value = match serde_json::from_slice(bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            let what = if e.is_eof() {
+                "ends early (truncated?)"
+            } else {
+                "is not valid JSON"
+            };
+            return fail(
+                Some(e.line()),
+                format!(
+                    "`{}` {what}: {e} (line {}, column {})",
+                    file.display(),
+                    e.line(),
+                    e.column()
+                )
+                .replace(
+                    &format!(" at line {} column {} (", e.line(), e.column()),
+                    " (",
+                ),
+            );
+        }
+    };
+    match pinfile::from_value(&value, file) {
+        Ok(parsed) => {
+            let id = parsed.record.id.clone();
+            let findings = parsed
+                .problems
+                .into_iter()
+                .map(|p| {
+                    invalid(
+                        &id,
+                        file,
+                        None,
+                        format!("`{}` at `{}`: {}", file.display(), p.pointer, p.message),
+                    )
+                    .with("pointer", p.pointer)
+                })
+                .collect();
+            Input {
+                file: file.to_path_buf(),
+                record: Some(parsed.record),
+                findings,
+            }
+        }
+        Err(p) => fail(None, format!("`{}`: {}", file.display(), p.message)),
+    }
+}
+
+fn load_document(file: &Path, bytes: &[u8]) -> Input {
+    let mut findings = Vec::new();
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => std::borrow::Cow::Borrowed(t),
+        Err(e) => {
+            let at = e.valid_up_to();
+            let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+            findings.push(
+                invalid(
+                    &stem(file),
+                    file,
+                    Some(line),
+                    format!(
+                        "`{}` is not UTF-8 (first bad byte at offset {at}, line {line}); read with replacement characters",
+                        file.display()
+                    ),
+                )
+                .with("offset", at),
+            );
+            String::from_utf8_lossy(bytes)
+        }
+    };
+    if text.trim().is_empty() {
+        findings.push(invalid(
+            &stem(file),
+            file,
+            None,
+            format!("`{}` is empty", file.display()),
+        ));
+        return Input {
+            file: file.to_path_buf(),
+            record: None,
+            findings,
+        };
+    }
+    let imported = document::import(&text, file);
+    let id = imported.record.id.clone();
+    for f in &mut findings {
+        f.record = id.clone();
+    }
+    findings.extend(imported.issues.iter().map(|i| issue_finding(&id, file, i)));
+    Input {
+        file: file.to_path_buf(),
+        record: Some(imported.record),
+        findings,
+    }
+}
+
+fn issue_finding(record: &str, file: &Path, issue: &Issue) -> Finding {
+    let mut where_ = format!("`{}`", file.display());
+    if let Some(p) = issue.position {
+        where_.push_str(&format!(" line {} column {}", p.line, p.column));
+    }
+    if let Some(b) = issue.block {
+        where_.push_str(&format!(", ```json block {b}"));
+    }
+    if let Some(ptr) = &issue.pointer {
+        where_.push_str(&format!(" at `{ptr}`"));
+    }
+    let mut f = invalid(
+        record,
+        file,
+        issue.position.map(|p| p.line),
+        format!("{where_}: {}", issue.message),
+    );
+    if let Some(p) = issue.position {
+        f = f.with("line", p.line).with("column", p.column);
+    }
+    if let Some(b) = issue.block {
+        f = f.with("block", b);
+    }
+    if let Some(ptr) = &issue.pointer {
+        f = f.with("pointer", ptr.as_str());
+    }
+    f
+}

@@ -1,0 +1,572 @@
+//! The record importer: the external Markdown format, as publishers write it.
+//!
+//! Records arrive as Markdown, sometimes flattened to a single line, carrying
+//! fenced ```json blocks (see `shared/seeds/`). The blocks are found wherever they
+//! stand, each parsed on its own so that one malformed block costs only itself, and
+//! the figures, supplemental sources, conditions and test profiles are taken from
+//! whichever block holds them. Header bullets give the pinned document that figures
+//! cite without listing it as a supplemental source.
+
+use std::path::Path;
+
+use regex::Regex;
+use serde_json::{Map, Value};
+
+use super::lenient::{Problem, Reader};
+use super::{url, Artifact, ArtifactKind, Claim, Lines, Record, Recorded, Revision, Source};
+
+/// One place in an input file, 1-based, in characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Position {
+    pub line: usize,
+    pub column: usize,
+}
+
+/// Something in a record document that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Issue {
+    /// 1-based index of the ```json block, when the issue is inside one.
+    pub block: Option<usize>,
+    pub position: Option<Position>,
+    /// JSON pointer inside the block.
+    pub pointer: Option<String>,
+    pub message: String,
+}
+
+/// The result of importing one document: a record (possibly partial) and its issues.
+#[derive(Debug)]
+pub struct Imported {
+    pub record: Record,
+    pub issues: Vec<Issue>,
+}
+
+/// A fenced ```json block: its text and where it starts in the file.
+struct Block<'a> {
+    index: usize,
+    text: &'a str,
+    start: Position,
+}
+
+/// Finds every ```json block, in the flattened one-line form too.
+fn blocks(text: &str) -> (Vec<Block<'_>>, Vec<Issue>) {
+    const FENCE: &str = "```";
+    let mut out = Vec::new();
+    let mut issues = Vec::new();
+    let mut rest_at = 0;
+    while let Some(found) = text[rest_at..].find("```json") {
+        let open = rest_at + found;
+        let body_at = open + "```json".len();
+        let index = out.len() + issues.len() + 1;
+        match text[body_at..].find(FENCE) {
+            Some(close) => {
+                out.push(Block {
+                    index,
+                    text: &text[body_at..body_at + close],
+                    start: position_of(text, body_at),
+                });
+                rest_at = body_at + close + FENCE.len();
+            }
+            None => {
+                issues.push(Issue {
+                    block: Some(index),
+                    position: Some(position_of(text, open)),
+                    pointer: None,
+                    message: "```json block is never closed (truncated document?); skipped".into(),
+                });
+                break;
+            }
+        }
+    }
+    (out, issues)
+}
+
+/// Line and column (in characters) of a byte offset.
+fn position_of(text: &str, offset: usize) -> Position {
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    Position {
+        line,
+        column: before[line_start..].chars().count() + 1,
+    }
+}
+
+/// Maps serde_json's (line, column) inside a block to the file's position.
+fn file_position(block: &Block<'_>, line: usize, column: usize) -> Position {
+    if line <= 1 {
+        Position {
+            line: block.start.line,
+            column: block.start.column + column.saturating_sub(1),
+        }
+    } else {
+        Position {
+            line: block.start.line + line - 1,
+            column,
+        }
+    }
+}
+
+struct Header {
+    title: Option<String>,
+    pinned_document: Option<String>,
+    source_revision: Option<String>,
+    commit_time: Option<String>,
+    original_project: Option<String>,
+}
+
+fn header(text: &str) -> Header {
+    // Bullets are `- Key: value`; in the flattened form they follow each other on one
+    // line, so a value is a single token (URLs, ids and times have no spaces).
+    let bullet = |key: &str| -> Option<String> {
+        let re = Regex::new(&format!(r"(?:^|\s)-\s+{}:\s+(\S+)", regex::escape(key))).ok()?;
+        re.captures(text)
+            .map(|c| c[1].trim_end_matches([',', ';']).to_string())
+    };
+    let title = Regex::new(r"(?m)^#\s+(.+?)(?:\s+-\s+\w[\w ()]*:|\s+##\s|$)")
+        .ok()
+        .and_then(|re| re.captures(text))
+        .map(|c| c[1].trim().to_string());
+    Header {
+        title,
+        pinned_document: bullet("Pinned document"),
+        source_revision: bullet("Source revision"),
+        commit_time: bullet("Source commit time (not experiment date)"),
+        original_project: bullet("Original project"),
+    }
+}
+
+/// `https://github.com/OWNER/REPO` for a URL, the form pin files keep.
+fn repository_of(u: &url::ForgeUrl) -> String {
+    match u.forge {
+        url::Forge::Local => u.clone_url(),
+        url::Forge::GitHubRaw => format!("https://github.com/{}", u.repo_path),
+        _ => format!("https://{}/{}", u.host, u.repo_path),
+    }
+}
+
+/// Imports one record document.
+pub fn import(text: &str, file: &Path) -> Imported {
+    let (found, mut issues) = blocks(text);
+    let head = header(text);
+    let mut values: Vec<(usize, Value)> = Vec::new();
+    for b in &found {
+        match serde_json::from_str::<Value>(b.text) {
+            Ok(v) => values.push((b.index, v)),
+            Err(e) => issues.push(Issue {
+                block: Some(b.index),
+                position: Some(file_position(b, e.line(), e.column())),
+                pointer: None,
+                message: format!("```json block {} is not valid JSON: {e}", b.index),
+            }),
+        }
+    }
+    if found.is_empty() && issues.is_empty() {
+        issues.push(Issue {
+            block: None,
+            position: None,
+            pointer: None,
+            message: "no ```json blocks: nothing to audit in this document".into(),
+        });
+    }
+
+    let mut walk = Walk::default();
+    for (index, v) in &values {
+        walk.block = *index;
+        walk.visit(v, "");
+    }
+    let Walk {
+        figures,
+        supplemental,
+        conditions,
+        profile_urls,
+        parent_ids,
+        ..
+    } = walk;
+
+    let mut reader = Reader::default();
+    let mut problems: Vec<(usize, Problem)> = Vec::new();
+    let mut flush = |reader: &mut Reader, block: usize| {
+        problems.extend(reader.problems.drain(..).map(|p| (block, p)));
+    };
+
+    // Supplemental sources first: they are the record's own list of documents.
+    let mut sources: Vec<Source> = Vec::new();
+    for (block, ptr, s) in &supplemental {
+        let Some(id) = reader.text(s, "document_id", ptr) else {
+            reader.problem(ptr, "supplemental source has no `document_id`; skipped");
+            flush(&mut reader, *block);
+            continue;
+        };
+        let pinned_url = reader.string(s, "pinned_url", ptr);
+        let parsed = pinned_url.as_deref().and_then(|u| url::parse(u).ok());
+        let repository = parsed
+            .as_ref()
+            .map(repository_of)
+            .or_else(|| reader.string(s, "repository", ptr));
+        let source = Source {
+            id,
+            repository,
+            revision: reader
+                .string(s, "revision", ptr)
+                .map(|r| Revision::parse(&r))
+                .or_else(|| parsed.as_ref().and_then(|p| p.revision.clone())),
+            path: reader
+                .string(s, "document_path", ptr)
+                .or_else(|| parsed.as_ref().and_then(|p| p.path.clone())),
+            sha256: reader
+                .string(s, "document_sha256", ptr)
+                .map(|h| Recorded::parse_sha256(&h)),
+            commit_time: reader.string(s, "last_commit_at", ptr),
+            url: pinned_url,
+        };
+        flush(&mut reader, *block);
+        if !sources.iter().any(|x| x.id == source.id) {
+            sources.push(source);
+        }
+    }
+
+    // Figures: claims, and the sources they cite that no supplemental entry lists.
+    let mut claims = Vec::new();
+    let mut cited_sources: Vec<Source> = Vec::new();
+    for (block, ptr, f) in &figures {
+        let label = reader
+            .text(f, "label", ptr)
+            .or_else(|| reader.text(f, "metric", ptr))
+            .unwrap_or_else(|| format!("figure {}", claims.len() + 1));
+        let evidence_url = reader.string(f, "evidence_url", ptr);
+        let parsed = evidence_url.as_deref().and_then(|u| url::parse(u).ok());
+        let source_line = reader.line(f, "source_line", ptr);
+        let lines = source_line
+            .and_then(|l| Lines::single(l).ok())
+            .or_else(|| parsed.as_ref().and_then(|p| p.lines));
+        let conds = f.get("conditions").and_then(Value::as_object);
+        let cptr = format!("{ptr}/conditions");
+        let correct = reader
+            .count(f, "correct", ptr)
+            .or_else(|| conds.and_then(|c| reader.count(c, "correct", &cptr)));
+        let total = reader
+            .count(f, "total", ptr)
+            .or_else(|| conds.and_then(|c| reader.count(c, "total", &cptr)));
+        let mut source_id = reader.text(f, "source_document_id", ptr);
+        let sha = reader.string(f, "source_document_sha256", ptr);
+
+        // A cited document no supplemental entry lists is built from the figure's
+        // URL and hash, and from the header's pinned document when it is that one.
+        if let Some(p) = &parsed {
+            let id = source_id
+                .clone()
+                .unwrap_or_else(|| p.path.clone().unwrap_or_else(|| "document".to_string()));
+            let known = sources
+                .iter()
+                .chain(cited_sources.iter())
+                .any(|s| s.id == id);
+            if !known {
+                let from_header = head
+                    .pinned_document
+                    .as_deref()
+                    .and_then(|u| url::parse(u).ok());
+                let header_is_it = from_header
+                    .as_ref()
+                    .is_some_and(|h| h.repo_path == p.repo_path && h.path == p.path);
+                cited_sources.push(Source {
+                    id: id.clone(),
+                    url: if header_is_it {
+                        head.pinned_document.clone()
+                    } else {
+                        evidence_url
+                            .as_deref()
+                            .map(|u| u.split('#').next().unwrap_or(u).to_string())
+                    },
+                    repository: Some(repository_of(p)),
+                    revision: if header_is_it {
+                        head.source_revision
+                            .as_deref()
+                            .map(Revision::parse)
+                            .or_else(|| p.revision.clone())
+                    } else {
+                        p.revision.clone()
+                    },
+                    path: p.path.clone(),
+                    sha256: sha.as_deref().map(Recorded::parse_sha256),
+                    commit_time: if header_is_it {
+                        head.commit_time.clone()
+                    } else {
+                        None
+                    },
+                });
+            }
+            source_id.get_or_insert(id);
+        } else if let Some(id) = &source_id {
+            let known = sources
+                .iter()
+                .chain(cited_sources.iter())
+                .any(|s| &s.id == id);
+            if !known {
+                if let Some(h) = head
+                    .pinned_document
+                    .as_deref()
+                    .and_then(|u| url::parse(u).ok())
+                {
+                    cited_sources.push(Source {
+                        id: id.clone(),
+                        url: head.pinned_document.clone(),
+                        repository: Some(repository_of(&h)),
+                        revision: head
+                            .source_revision
+                            .as_deref()
+                            .map(Revision::parse)
+                            .or(h.revision),
+                        path: h.path,
+                        sha256: sha.as_deref().map(Recorded::parse_sha256),
+                        commit_time: head.commit_time.clone(),
+                    });
+                }
+            }
+        }
+        claims.push(Claim {
+            label,
+            source: source_id,
+            lines,
+            value: reader.value(f, "value", ptr),
+            unit: reader.string(f, "unit", ptr),
+            metric: reader.string(f, "metric", ptr),
+            url: evidence_url,
+            correct,
+            total,
+        });
+        flush(&mut reader, *block);
+    }
+    // Header-derived sources lead: the pinned document is the record's main source.
+    cited_sources.extend(sources);
+    let mut sources = cited_sources;
+
+    // Test profiles cite documents too: make sure each is a source.
+    for (block, ptr, u) in &profile_urls {
+        match url::parse(u) {
+            Ok(p) => {
+                let rev = p.revision.clone();
+                let known = sources.iter().any(|s| {
+                    s.path == p.path
+                        && s.revision == rev
+                        && s.repository.as_deref() == Some(repository_of(&p).as_str())
+                });
+                if !known {
+                    let id = format!("profile-{}", p.path.as_deref().unwrap_or("document"));
+                    if !sources.iter().any(|s| s.id == id) {
+                        sources.push(Source {
+                            id,
+                            url: Some(u.split('#').next().unwrap_or(u).to_string()),
+                            repository: Some(repository_of(&p)),
+                            revision: rev,
+                            path: p.path.clone(),
+                            sha256: None,
+                            commit_time: None,
+                        });
+                    }
+                }
+            }
+            Err(e) => problems.push((
+                *block,
+                Problem {
+                    pointer: ptr.clone(),
+                    message: e.to_string(),
+                },
+            )),
+        }
+    }
+
+    let artifacts = artifacts(&conditions, &mut reader);
+    problems.extend(reader.problems.drain(..).map(|p| (0, p)));
+
+    let id = parent_ids.into_iter().next().unwrap_or_else(|| {
+        file.file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "record".into())
+    });
+    let title = head.title.or(head.original_project);
+    issues.extend(problems.into_iter().map(|(block, p)| Issue {
+        block: (block > 0).then_some(block),
+        position: found.iter().find(|b| b.index == block).map(|b| b.start),
+        message: p.message,
+        pointer: Some(p.pointer),
+    }));
+    Imported {
+        record: Record {
+            id,
+            title,
+            file: file.to_path_buf(),
+            sources,
+            claims,
+            artifacts,
+        },
+        issues,
+    }
+}
+
+/// What a walk over the blocks collects, each with its block index and pointer.
+#[derive(Default)]
+struct Walk<'v> {
+    block: usize,
+    figures: Vec<(usize, String, &'v Map<String, Value>)>,
+    supplemental: Vec<(usize, String, &'v Map<String, Value>)>,
+    conditions: Vec<(usize, String, &'v Map<String, Value>)>,
+    profile_urls: Vec<(usize, String, String)>,
+    parent_ids: Vec<String>,
+}
+
+impl<'v> Walk<'v> {
+    fn visit(&mut self, v: &'v Value, ptr: &str) {
+        match v {
+            Value::Array(items) => {
+                let is_figures = !items.is_empty()
+                    && items.iter().all(|i| {
+                        i.as_object().is_some_and(|o| {
+                            o.contains_key("value")
+                                && (o.contains_key("label") || o.contains_key("metric"))
+                        })
+                    });
+                for (i, item) in items.iter().enumerate() {
+                    let p = format!("{ptr}/{i}");
+                    if is_figures {
+                        if let Some(o) = item.as_object() {
+                            self.figures.push((self.block, p.clone(), o));
+                        }
+                    }
+                    self.visit(item, &p);
+                }
+            }
+            Value::Object(o) => {
+                for (k, child) in o {
+                    let p = format!("{ptr}/{}", k.replace('~', "~0").replace('/', "~1"));
+                    match (k.as_str(), child) {
+                        ("figures", Value::Array(items)) => {
+                            for (i, f) in items.iter().enumerate() {
+                                if let Some(f) = f.as_object() {
+                                    self.figures.push((self.block, format!("{p}/{i}"), f));
+                                }
+                            }
+                            for (i, f) in items.iter().enumerate() {
+                                if let Some(c) = f.get("conditions") {
+                                    self.visit_conditions(c, &format!("{p}/{i}/conditions"));
+                                }
+                            }
+                            continue;
+                        }
+                        ("supplemental_sources", Value::Array(items)) => {
+                            for (i, s) in items.iter().enumerate() {
+                                if let Some(s) = s.as_object() {
+                                    if let Some(pid) =
+                                        s.get("parent_record_id").and_then(Value::as_str)
+                                    {
+                                        if !self.parent_ids.iter().any(|x| x == pid) {
+                                            self.parent_ids.push(pid.to_string());
+                                        }
+                                    }
+                                    self.supplemental.push((self.block, format!("{p}/{i}"), s));
+                                }
+                            }
+                            continue;
+                        }
+                        ("conditions", c) => {
+                            self.visit_conditions(c, &p);
+                            continue;
+                        }
+                        ("test_profiles", Value::Array(items)) => {
+                            for (i, t) in items.iter().enumerate() {
+                                if let Some(u) = t.get("evidence_url").and_then(Value::as_str) {
+                                    self.profile_urls.push((
+                                        self.block,
+                                        format!("{p}/{i}/evidence_url"),
+                                        u.to_string(),
+                                    ));
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                    self.visit(child, &p);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn visit_conditions(&mut self, c: &'v Value, ptr: &str) {
+        if let Some(o) = c.as_object() {
+            self.conditions.push((self.block, ptr.to_string(), o));
+        }
+    }
+}
+
+/// Weights and runtimes named in conditions, one artifact per distinct pin.
+fn artifacts(conditions: &[(usize, String, &Map<String, Value>)], r: &mut Reader) -> Vec<Artifact> {
+    let mut out: Vec<Artifact> = Vec::new();
+    for (_, ptr, c) in conditions {
+        let weights_label = r
+            .text(c, "model_artifact", ptr)
+            .or_else(|| r.text(c, "model", ptr));
+        if let Some(label) = weights_label {
+            let a = Artifact {
+                kind: ArtifactKind::Weights,
+                label,
+                revision: r.text(c, "model_revision", ptr),
+                sha256: r
+                    .string(c, "weight_hash", ptr)
+                    .map(|h| Recorded::parse_sha256(&h)),
+                digest: None,
+            };
+            if !out.contains(&a) {
+                out.push(a);
+            }
+        }
+        if let Some(label) = r.text(c, "engine", ptr) {
+            let a = Artifact {
+                kind: ArtifactKind::Runtime,
+                label,
+                revision: r.text(c, "runtime_execution_revision", ptr),
+                sha256: None,
+                digest: r.string(c, "executed_image_digest", ptr),
+            };
+            if !out.contains(&a) {
+                out.push(a);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_in_flattened_text() {
+        let text = "# T - A: b ```json {\"a\": } ``` tail";
+        let imported = import(text, Path::new("x.txt"));
+        let issue = &imported.issues[0];
+        assert_eq!(issue.block, Some(1));
+        let pos = issue.position.unwrap();
+        assert_eq!(pos.line, 1);
+        // The block body starts after "```json" at column 19; the error is 7 chars in.
+        assert!(pos.column > 19, "{pos:?}");
+    }
+
+    #[test]
+    fn unclosed_block_is_reported() {
+        let imported = import("intro\n```json\n{\"a\": 1}\n", Path::new("x.md"));
+        assert!(imported.issues[0].message.contains("never closed"));
+        assert_eq!(imported.issues[0].position.unwrap().line, 2);
+    }
+
+    #[test]
+    fn header_bullets_flattened() {
+        let h = header("# Title words here - Type: Report - Pinned document: https://x.org/a/b/blob/main/R.md - Source revision: abc - Source commit time (not experiment date): 2026-08-07T15:45:04Z");
+        assert_eq!(h.title.as_deref(), Some("Title words here"));
+        assert_eq!(
+            h.pinned_document.as_deref(),
+            Some("https://x.org/a/b/blob/main/R.md")
+        );
+        assert_eq!(h.source_revision.as_deref(), Some("abc"));
+        assert_eq!(h.commit_time.as_deref(), Some("2026-08-07T15:45:04Z"));
+    }
+}

@@ -1,0 +1,322 @@
+//! The record model: what a published record says it measured and where.
+//!
+//! Everything pinaudit reads (pin files, record documents) is turned into these
+//! types once, at the edge. Values that a check must judge (a hash that may be
+//! malformed, a revision that may be a branch name) are kept as parsed newtypes
+//! *or* as the raw text that failed to parse, so that the check can report the
+//! exact text the author wrote instead of the input being rejected wholesale.
+
+pub mod document;
+pub mod lenient;
+pub mod pinfile;
+pub mod url;
+
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// A full git commit id: 40 hex digits (SHA-1) or 64 (SHA-256), lowercase.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CommitId(String);
+
+impl CommitId {
+    /// Parses a full commit id; branch names, tags and short ids are refused.
+    pub fn parse(s: &str) -> Option<CommitId> {
+        let s = s.trim();
+        let full = s.len() == 40 || s.len() == 64;
+        (full && s.bytes().all(|b| b.is_ascii_hexdigit())).then(|| CommitId(s.to_ascii_lowercase()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The first seven digits, as git prints them.
+    pub fn short(&self) -> &str {
+        &self.0[..7]
+    }
+}
+
+impl fmt::Display for CommitId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A revision as a record names it: pinned to a commit, or a moving name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Revision {
+    /// A full commit id: content at it never changes.
+    Commit(CommitId),
+    /// A branch, tag or short id: what it names can change.
+    Ref(String),
+}
+
+impl Revision {
+    pub fn parse(s: &str) -> Revision {
+        match CommitId::parse(s) {
+            Some(c) => Revision::Commit(c),
+            None => Revision::Ref(s.trim().to_string()),
+        }
+    }
+
+    pub fn commit(&self) -> Option<&CommitId> {
+        match self {
+            Revision::Commit(c) => Some(c),
+            Revision::Ref(_) => None,
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            Revision::Commit(c) => c.as_str(),
+            Revision::Ref(r) => r,
+        }
+    }
+}
+
+impl fmt::Display for Revision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A well-formed sha256 digest: 64 hex digits, kept lowercase.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Sha256(String);
+
+impl Sha256 {
+    pub fn parse(s: &str) -> Option<Sha256> {
+        let s = s.trim();
+        let s = s.strip_prefix("sha256:").unwrap_or(s);
+        (s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then(|| Sha256(s.to_ascii_lowercase()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Sha256 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A recorded value that is either well formed or kept as the text the author wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Recorded<T> {
+    Valid(T),
+    Malformed(String),
+}
+
+impl<T: fmt::Display> Recorded<T> {
+    pub fn text(&self) -> String {
+        match self {
+            Recorded::Valid(v) => v.to_string(),
+            Recorded::Malformed(s) => s.clone(),
+        }
+    }
+
+    pub fn valid(&self) -> Option<&T> {
+        match self {
+            Recorded::Valid(v) => Some(v),
+            Recorded::Malformed(_) => None,
+        }
+    }
+}
+
+impl Recorded<Sha256> {
+    pub fn parse_sha256(s: &str) -> Self {
+        Sha256::parse(s).map_or_else(|| Recorded::Malformed(s.to_string()), Recorded::Valid)
+    }
+}
+
+/// The largest line number pinaudit accepts; anything past it is a typo, not a document.
+pub const MAX_LINE: u32 = 100_000_000;
+
+/// A cited line range, 1-based and inclusive (`#L43` is 43..=43, `#L43-L45` is 43..=45).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "(u32, u32)", into = "(u32, u32)")]
+pub struct Lines {
+    first: u32,
+    last: u32,
+}
+
+impl Lines {
+    pub fn new(first: u32, last: u32) -> Result<Lines, String> {
+        if first == 0 {
+            return Err("line numbers start at 1".into());
+        }
+        if last < first {
+            return Err(format!(
+                "range ends (`{last}`) before it starts (`{first}`)"
+            ));
+        }
+        if last > MAX_LINE {
+            return Err(format!(
+                "line `{last}` is past the largest accepted line ({MAX_LINE})"
+            ));
+        }
+        Ok(Lines { first, last })
+    }
+
+    pub fn single(line: u32) -> Result<Lines, String> {
+        Lines::new(line, line)
+    }
+
+    pub fn first(&self) -> u32 {
+        self.first
+    }
+
+    pub fn last(&self) -> u32 {
+        self.last
+    }
+}
+
+impl TryFrom<(u32, u32)> for Lines {
+    type Error = String;
+    fn try_from((a, b): (u32, u32)) -> Result<Self, String> {
+        Lines::new(a, b)
+    }
+}
+
+impl From<Lines> for (u32, u32) {
+    fn from(l: Lines) -> (u32, u32) {
+        (l.first, l.last)
+    }
+}
+
+impl fmt::Display for Lines {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.first == self.last {
+            write!(f, "L{}", self.first)
+        } else {
+            write!(f, "L{}-L{}", self.first, self.last)
+        }
+    }
+}
+
+/// A claimed number, keeping the decimal text the author wrote (`98.0` is not `98`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClaimValue {
+    text: String,
+    value: f64,
+}
+
+impl ClaimValue {
+    /// Parses a plain decimal number (`2.9`, `-3.16`, `1048576`, `1e5`).
+    pub fn parse(text: &str) -> Option<ClaimValue> {
+        let text = text.trim();
+        let value: f64 = text.parse().ok()?;
+        value.is_finite().then(|| ClaimValue {
+            text: text.to_string(),
+            value,
+        })
+    }
+
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    pub fn value(&self) -> f64 {
+        self.value
+    }
+
+    /// How many digits the author wrote after the decimal point.
+    pub fn decimals(&self) -> u32 {
+        let mantissa = self.text.split(['e', 'E']).next().unwrap_or("");
+        mantissa
+            .split_once('.')
+            .map_or(0, |(_, frac)| frac.len() as u32)
+    }
+}
+
+impl fmt::Display for ClaimValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// Where a record came from: a file, and for record documents the JSON block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    pub file: PathBuf,
+}
+
+/// One audited record: a write-up's figures, the documents they cite and what was run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    pub id: String,
+    pub title: Option<String>,
+    pub file: PathBuf,
+    pub sources: Vec<Source>,
+    pub claims: Vec<Claim>,
+    pub artifacts: Vec<Artifact>,
+}
+
+impl Record {
+    pub fn source(&self, id: &str) -> Option<&Source> {
+        self.sources.iter().find(|s| s.id == id)
+    }
+}
+
+/// A document at a revision of a repository.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Source {
+    pub id: String,
+    /// The pinned URL the record gives for the document, if any.
+    pub url: Option<String>,
+    /// The repository's web or clone URL (`https://github.com/OWNER/REPO`).
+    pub repository: Option<String>,
+    pub revision: Option<Revision>,
+    pub path: Option<String>,
+    pub sha256: Option<Recorded<Sha256>>,
+    /// The commit time the record states, as written (RFC 3339 expected).
+    pub commit_time: Option<String>,
+}
+
+/// A figure: a value the record says a source carries on some lines.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Claim {
+    pub label: String,
+    pub source: Option<String>,
+    pub lines: Option<Lines>,
+    pub value: Option<ClaimValue>,
+    pub unit: Option<String>,
+    pub metric: Option<String>,
+    /// The URL the figure cites, when it gives one.
+    pub url: Option<String>,
+    pub correct: Option<u64>,
+    pub total: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ArtifactKind {
+    Weights,
+    Runtime,
+}
+
+impl ArtifactKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ArtifactKind::Weights => "weights",
+            ArtifactKind::Runtime => "runtime",
+        }
+    }
+}
+
+/// Model weights or a runtime the measurement depends on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Artifact {
+    pub kind: ArtifactKind,
+    pub label: String,
+    pub revision: Option<String>,
+    /// Weights: a sha256 of the weights. Kept as written so a bad one can be named.
+    pub sha256: Option<Recorded<Sha256>>,
+    /// Runtime: an image digest (`sha256:…`).
+    pub digest: Option<String>,
+}

@@ -1,0 +1,120 @@
+//! `--format markdown`: fit to paste into a pull request or a CI job summary.
+
+use std::fmt::Write;
+
+use super::{hint, Report, SourceStatus};
+
+/// Escapes text for a Markdown table cell.
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+pub fn render(report: &Report) -> String {
+    let s = &report.summary;
+    let mut out = String::new();
+    let verdict = if s.findings.error > 0 {
+        "❌ errors found"
+    } else if !s.complete {
+        "⚠️ incomplete"
+    } else if s.findings.warning > 0 {
+        "⚠️ warnings"
+    } else {
+        "✅ clean"
+    };
+    let _ = writeln!(out, "## pinaudit: {verdict}\n");
+    let _ = writeln!(
+        out,
+        "{} record(s) · {} source(s), {} unchecked · {} claim(s), {} verified · **{}** error(s) · **{}** warning(s) · **{}** note(s)\n",
+        s.records, s.sources, s.unchecked_sources, s.claims, s.verified_claims, s.findings.error, s.findings.warning, s.findings.note
+    );
+    for r in &report.records {
+        let _ = writeln!(out, "### `{}`\n", r.id);
+        let _ = writeln!(out, "File: `{}`\n", r.file.display());
+        if !r.claims.is_empty() {
+            let _ = writeln!(out, "| claim | value | cited | status | found |");
+            let _ = writeln!(out, "|---|---|---|---|---|");
+            for c in &r.claims {
+                let value = c.value.as_ref().map_or("?".into(), |v| v.to_string());
+                let unit = c.unit.as_deref().map_or(String::new(), |u| format!(" {u}"));
+                let cited = match (c.source.as_deref(), c.lines) {
+                    (Some(src), Some([a, b])) if a == b => format!("`{src}`#L{a}"),
+                    (Some(src), Some([a, b])) => format!("`{src}`#L{a}-L{b}"),
+                    (Some(src), None) => format!("`{src}`"),
+                    (None, _) => "—".into(),
+                };
+                let found = match (c.found_line, &c.line_text) {
+                    (Some(n), Some(t)) => format!("L{n}: `{}`", cell(t).replace('`', "'")),
+                    _ => String::new(),
+                };
+                let _ = writeln!(
+                    out,
+                    "| {} | {value}{unit} | {cited} | {} | {found} |",
+                    cell(&c.label),
+                    c.status.as_str()
+                );
+            }
+            out.push('\n');
+        }
+        let unchecked: Vec<_> = r
+            .sources
+            .iter()
+            .filter(|s| s.status == SourceStatus::Unchecked)
+            .collect();
+        if !unchecked.is_empty() {
+            let _ = writeln!(
+                out,
+                "<details><summary>{} unchecked source(s)</summary>\n",
+                unchecked.len()
+            );
+            for s in unchecked {
+                let _ = writeln!(
+                    out,
+                    "- `{}` ({}): {}",
+                    s.id,
+                    s.path.as_deref().unwrap_or("?"),
+                    s.reason.as_deref().unwrap_or("not checked")
+                );
+            }
+            let _ = writeln!(out, "\n</details>\n");
+        }
+        let mine: Vec<_> = report
+            .findings
+            .iter()
+            .filter(|f| f.record == r.id)
+            .collect();
+        if !mine.is_empty() {
+            let _ = writeln!(out, "| severity | code | finding | fix |");
+            let _ = writeln!(out, "|---|---|---|---|");
+            for f in mine {
+                let _ = writeln!(
+                    out,
+                    "| {} | `{}` | {} | {} |",
+                    f.severity,
+                    f.code,
+                    cell(&f.message),
+                    cell(hint(f.code))
+                );
+            }
+            out.push('\n');
+        }
+    }
+    let orphans: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| !report.records.iter().any(|r| r.id == f.record))
+        .collect();
+    if !orphans.is_empty() {
+        let _ = writeln!(out, "### Unreadable inputs\n");
+        for f in orphans {
+            let _ = writeln!(
+                out,
+                "- **{}** `{}`: {}",
+                f.severity,
+                f.code,
+                cell(&f.message)
+            );
+        }
+        out.push('\n');
+    }
+    out
+}

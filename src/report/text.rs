@@ -1,0 +1,154 @@
+//! `--format text`: a short terminal summary, grouped by record.
+
+use std::fmt::Write;
+
+use crate::finding::{Finding, Severity};
+
+use super::{hint, ClaimReport, ClaimStatus, Report, SourceReport, SourceStatus};
+
+struct Paint(bool);
+
+impl Paint {
+    fn sev(&self, s: Severity) -> String {
+        let code = match s {
+            Severity::Error => "31",
+            Severity::Warning => "33",
+            Severity::Note => "36",
+        };
+        self.wrap(code, s.as_str())
+    }
+
+    fn wrap(&self, code: &str, text: &str) -> String {
+        if self.0 {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+}
+
+fn short(rev: Option<&str>) -> &str {
+    rev.map_or("?", |r| if r.len() >= 40 { &r[..7] } else { r })
+}
+
+fn source_line(s: &SourceReport, p: &Paint) -> String {
+    let status = match s.status {
+        SourceStatus::Checked => p.wrap("32", "checked  "),
+        SourceStatus::Unchecked => p.wrap("33", "unchecked"),
+    };
+    let mut line = format!(
+        "    {status} {}  {}@{}",
+        s.id,
+        s.path.as_deref().unwrap_or("?"),
+        short(s.revision.as_deref())
+    );
+    if let Some(r) = &s.reason {
+        let _ = write!(line, "  ({r})");
+    }
+    line
+}
+
+fn claim_line(c: &ClaimReport, p: &Paint) -> String {
+    let status = match c.status {
+        ClaimStatus::Verified | ClaimStatus::Rounded => p.wrap("32", c.status.as_str()),
+        ClaimStatus::Shifted => p.wrap("33", c.status.as_str()),
+        ClaimStatus::Missing => p.wrap("31", c.status.as_str()),
+        ClaimStatus::Unchecked => c.status.as_str().to_string(),
+    };
+    let value = c.value.as_ref().map_or("?".to_string(), |v| v.to_string());
+    let unit = c.unit.as_deref().map_or(String::new(), |u| format!(" {u}"));
+    let lines = match c.lines {
+        Some([a, b]) if a == b => format!("#L{a}"),
+        Some([a, b]) => format!("#L{a}-L{b}"),
+        None => String::new(),
+    };
+    let mut line = format!(
+        "    {status:<9} {}  {value}{unit}  {}{lines}",
+        c.label,
+        c.source.as_deref().unwrap_or("?")
+    );
+    if let (Some(n), Some(t)) = (c.found_line, &c.line_text) {
+        let _ = write!(line, "\n              L{n}: {t}");
+    }
+    line
+}
+
+fn finding_lines(f: &Finding, p: &Paint, out: &mut String) {
+    let _ = writeln!(out, "    {}[{}] {}", p.sev(f.severity), f.code, f.message);
+    let loc = &f.location;
+    if let (Some(path), Some(rev)) = (&loc.path, &loc.revision) {
+        let line = loc.line.map_or(String::new(), |l| format!("#L{l}"));
+        let repo = loc.repository.as_deref().unwrap_or("");
+        let _ = writeln!(out, "      --> {repo} {path}@{}{line}", short(Some(rev)));
+    }
+    let _ = writeln!(out, "      hint: {}", hint(f.code));
+}
+
+pub fn render(report: &Report, color: bool) -> String {
+    let p = Paint(color);
+    let mut out = String::new();
+    for r in &report.records {
+        let _ = writeln!(out, "{}  ({})", r.id, r.file.display());
+        if !r.sources.is_empty() {
+            let _ = writeln!(out, "  sources");
+            for s in &r.sources {
+                let _ = writeln!(out, "{}", source_line(s, &p));
+            }
+        }
+        if !r.claims.is_empty() {
+            let _ = writeln!(out, "  claims");
+            for c in &r.claims {
+                let _ = writeln!(out, "{}", claim_line(c, &p));
+            }
+        }
+        let mine: Vec<&Finding> = report
+            .findings
+            .iter()
+            .filter(|f| f.record == r.id)
+            .collect();
+        if !mine.is_empty() {
+            let _ = writeln!(out, "  findings");
+            for f in mine {
+                finding_lines(f, &p, &mut out);
+            }
+        }
+        out.push('\n');
+    }
+    // Findings of inputs that yielded no record (an unreadable file).
+    let orphans: Vec<&Finding> = report
+        .findings
+        .iter()
+        .filter(|f| !report.records.iter().any(|r| r.id == f.record))
+        .collect();
+    if !orphans.is_empty() {
+        let _ = writeln!(out, "unreadable inputs");
+        for f in orphans {
+            finding_lines(f, &p, &mut out);
+        }
+        out.push('\n');
+    }
+    let s = &report.summary;
+    let _ = writeln!(
+        out,
+        "{} record(s), {} source(s) ({} unchecked), {} claim(s) ({} verified): {} error(s), {} warning(s), {} note(s)",
+        s.records,
+        s.sources,
+        s.unchecked_sources,
+        s.claims,
+        s.verified_claims,
+        s.findings.error,
+        s.findings.warning,
+        s.findings.note
+    );
+    if !s.complete {
+        let _ = writeln!(
+            out,
+            "{}",
+            p.wrap(
+                "33",
+                "audit incomplete: some sources or inputs could not be checked"
+            )
+        );
+    }
+    out
+}
