@@ -1,1 +1,29 @@
-//! Git cache (filled in by the fetch work).
+//! Getting the cited revisions onto disk, and reading them back.
+//!
+//! An audit needs, for each pinned source, the commit's objects and enough of the
+//! remote's refs to decide reachability, without a checkout and ideally without
+//! the network on a re-check. This module is the only place that talks to
+//! remotes (through libgit2) and the only place that knows the cache layout
+//! (`cache/git/HOST/OWNER/REPO.git`, `cache/blobs/`). Its API is in terms of
+//! [`git2::Oid`] and strings so it does not depend on the record model.
+//!
+//! - [`url`]: cache paths from clone URLs, and credential redaction.
+//! - [`rewrite`]: `--rewrite FROM=TO` (git's `insteadOf`).
+//! - [`git`]: [`GitCache::sync`], one bare mirror per remote.
+//! - [`repo`]: [`CachedRepo`], offline questions about a mirror.
+//! - [`hash`]: sha256, the `hash-mismatch` variants, the blob hash memo.
+//! - [`error`]: [`FetchError`], libgit2 failures classified for the report.
+
+pub mod error;
+pub mod git;
+pub mod hash;
+pub mod repo;
+pub mod rewrite;
+pub mod url;
+
+pub use error::FetchError;
+pub use git::{FoundBy, GitCache, SyncOptions, SyncReport, WantedStatus};
+pub use hash::{matching_variant, sha256_hex, variants, BlobHashCache};
+pub use repo::{Blob, CachedRepo, PathVersion};
+pub use rewrite::{apply_rewrites, Rewrite, RewriteError};
+pub use url::{cache_relpath, redact, redact_text};

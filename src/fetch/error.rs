@@ -1,0 +1,278 @@
+//! What can go wrong while filling or reading the cache, classified the way the
+//! audit needs it.
+//!
+//! The classes map onto the report: [`FetchError::RepositoryMissing`] is the
+//! `repository-missing` finding, [`FetchError::Network`] and
+//! [`FetchError::NotCached`] leave a source `unchecked` (the audit is incomplete,
+//! exit 2), [`FetchError::CacheBroken`] is the user's to repair. libgit2 reports
+//! all of these as strings with a class and a code, so the mapping from its
+//! errors lives here, in one place, next to the messages it produced in tests.
+//!
+//! Every URL in a message is redacted when the error is built (see
+//! [`super::url::redact`]): a credential must never reach an error string.
+
+use std::path::PathBuf;
+
+use super::url::redact_text;
+
+/// A failure of [`super::GitCache`] or [`super::CachedRepo`].
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FetchError {
+    /// The remote answered that the repository does not exist
+    /// (git daemon: "no such repository" or "repository not exported", HTTP
+    /// 404, "repository not found", a `file:` path that is not a repository).
+    #[error("repository `{url}` does not exist: {reason}")]
+    RepositoryMissing {
+        /// The redacted URL that was asked.
+        url: String,
+        /// What the remote said.
+        reason: String,
+    },
+    /// The remote could not be reached or stopped answering (refused, timed
+    /// out, DNS, TLS, connection reset, HTTP 5xx).
+    #[error("cannot reach `{url}`: {reason}")]
+    Network {
+        /// The redacted URL that was asked.
+        url: String,
+        /// What failed.
+        reason: String,
+    },
+    /// The remote asked for credentials and none (or no valid ones) were
+    /// available. GitHub answers this way for private repositories *and* for
+    /// ones that do not exist, so an anonymous run cannot tell the two apart.
+    #[error("`{url}` asked for credentials: {reason}")]
+    Authentication {
+        /// The redacted URL that was asked.
+        url: String,
+        /// What failed.
+        reason: String,
+    },
+    /// The cache directory for a remote exists but is not a usable bare
+    /// repository.
+    #[error("cache repository `{}` is broken: {reason}", path.display())]
+    CacheBroken {
+        /// The repository directory inside the cache.
+        path: PathBuf,
+        /// Why it cannot be used.
+        reason: String,
+    },
+    /// `--offline` and the remote has never been fetched into this cache.
+    #[error("`{url}` is not in the cache (looked in `{}`)", path.display())]
+    NotCached {
+        /// The redacted original URL.
+        url: String,
+        /// Where its repository would be.
+        path: PathBuf,
+    },
+    /// A file system operation on the cache failed (permissions, disk full).
+    #[error("cannot use `{}`: {source}", path.display())]
+    Io {
+        /// The file or directory concerned.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Any other git failure (protocol error, the server refused a request,
+    /// a corrupt object).
+    #[error("git failed on `{url}`: {reason}")]
+    Git {
+        /// The redacted URL (or cache path) concerned.
+        url: String,
+        /// What libgit2 said.
+        reason: String,
+    },
+}
+
+impl FetchError {
+    /// Advice for a `hint:` line, when there is some.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            FetchError::CacheBroken { path, .. } => Some(format!(
+                "delete `{}` and run again; it will be fetched afresh",
+                path.display()
+            )),
+            FetchError::NotCached { .. } => {
+                Some("run once without --offline to fill the cache".to_string())
+            }
+            FetchError::Authentication { .. } => Some(
+                "check the URL; for a private GitHub repository set GITHUB_TOKEN, \
+                 elsewhere configure a git credential helper"
+                    .to_string(),
+            ),
+            FetchError::Network { .. } => {
+                Some("check the network or use --offline with a filled cache".to_string())
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether the failure means the source could not be checked at all
+    /// (network down, not cached), as opposed to an answer about the source.
+    pub fn is_unavailable(&self) -> bool {
+        matches!(
+            self,
+            FetchError::Network { .. }
+                | FetchError::NotCached { .. }
+                | FetchError::Authentication { .. }
+        )
+    }
+
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        FetchError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+/// What we know about the credential callback when an operation failed.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct AuthOutcome {
+    /// libgit2 asked for credentials at least once.
+    pub asked: bool,
+}
+
+/// Map a libgit2 failure on `url` (already redacted) to a [`FetchError`].
+///
+/// `secrets` are scrubbed from the message as well, in case a transport
+/// echoes what it was given.
+pub(crate) fn classify(
+    err: &git2::Error,
+    url: &str,
+    auth: AuthOutcome,
+    secrets: &[&str],
+) -> FetchError {
+    let reason = clean_message(err.message(), secrets);
+    let lower = reason.to_ascii_lowercase();
+    let url = url.to_string();
+
+    let missing = lower.contains("not exported")
+        || lower.contains("repository not found")
+        || lower.contains("does not appear to be a git repository")
+        || lower.contains("could not find repository")
+        || lower.contains("no such repository")
+        || lower.contains("failed to resolve path")
+        || lower.contains("http status code: 404")
+        || lower.contains("http status code: 410");
+    if missing {
+        return FetchError::RepositoryMissing { url, reason };
+    }
+
+    if err.code() == git2::ErrorCode::Auth
+        || lower.contains("authentication")
+        || lower.contains("credentials")
+        || (auth.asked && err.class() == git2::ErrorClass::Callback)
+        || lower.contains("http status code: 401")
+        || lower.contains("http status code: 403")
+    {
+        return FetchError::Authentication { url, reason };
+    }
+
+    let network_words = [
+        "failed to connect",
+        "failed to resolve",
+        "timed out",
+        "connection refused",
+        "connection reset",
+        "broken pipe",
+        "error receiving data",
+        "error sending data",
+        "could not read from socket",
+        "could not write to socket",
+        "early eof",
+        "could not read from remote repository",
+        "unexpected eof",
+        "http status code: 5",
+    ];
+    if matches!(
+        err.code(),
+        git2::ErrorCode::Timeout | git2::ErrorCode::Certificate | git2::ErrorCode::Eof
+    ) || matches!(err.class(), git2::ErrorClass::Os | git2::ErrorClass::Ssl)
+        || network_words.iter().any(|w| lower.contains(w))
+    {
+        return FetchError::Network { url, reason };
+    }
+
+    FetchError::Git { url, reason }
+}
+
+/// A libgit2 message made safe for an error string: URLs redacted, secrets
+/// removed, trailing whitespace dropped.
+pub(crate) fn clean_message(message: &str, secrets: &[&str]) -> String {
+    let mut text = redact_text(message.trim_end());
+    for secret in secrets {
+        if !secret.is_empty() {
+            text = text.replace(secret, "***");
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use git2::{Error, ErrorClass, ErrorCode};
+
+    fn err(code: ErrorCode, class: ErrorClass, msg: &str) -> Error {
+        Error::new(code, class, msg)
+    }
+
+    #[test]
+    fn daemon_not_exported_is_repository_missing() {
+        let e = err(
+            ErrorCode::GenericError,
+            ErrorClass::Net,
+            "remote error: access denied or repository not exported: /nope.git",
+        );
+        assert!(matches!(
+            classify(&e, "git://h/nope.git", AuthOutcome::default(), &[]),
+            FetchError::RepositoryMissing { .. }
+        ));
+    }
+
+    #[test]
+    fn connection_refused_is_network() {
+        let e = err(
+            ErrorCode::GenericError,
+            ErrorClass::Os,
+            "failed to connect to 127.0.0.1: Connection refused",
+        );
+        assert!(matches!(
+            classify(&e, "git://h/x", AuthOutcome::default(), &[]),
+            FetchError::Network { .. }
+        ));
+    }
+
+    #[test]
+    fn server_refusal_is_git() {
+        let e = err(
+            ErrorCode::GenericError,
+            ErrorClass::Net,
+            "remote error: upload-pack: not our ref 0123",
+        );
+        assert!(matches!(
+            classify(&e, "git://h/x", AuthOutcome::default(), &[]),
+            FetchError::Git { .. }
+        ));
+    }
+
+    #[test]
+    fn secrets_never_reach_the_message() {
+        let e = err(
+            ErrorCode::GenericError,
+            ErrorClass::Http,
+            "request to https://x-access-token:ghp_SECRET@github.com/o/r failed, token ghp_SECRET",
+        );
+        let shown = classify(
+            &e,
+            "https://github.com/o/r",
+            AuthOutcome::default(),
+            &["ghp_SECRET"],
+        )
+        .to_string();
+        assert!(!shown.contains("ghp_SECRET"), "{shown}");
+        assert!(!shown.contains("x-access-token"), "{shown}");
+    }
+}

@@ -1,0 +1,235 @@
+//! Read-only questions about one cached repository, answered from its object
+//! database without a network and without a checkout.
+//!
+//! Everything the checks ask about a revision goes through here: does the commit
+//! exist, when was it committed, can a branch or tag reach it, what bytes does a
+//! path hold there, what is the default-branch head, and how did a path change
+//! over time. Answers about reachability look only at `refs/heads/*` and
+//! `refs/tags/*`: the refs pinaudit keeps for itself (`refs/pinaudit/*`, which
+//! hold commits fetched by id or through pull-request refs) must not make an
+//! erased or fork-only commit look reachable.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use git2::{ObjectType, Oid, Repository, Sort};
+
+use super::error::{clean_message, FetchError};
+
+/// Ref that records the remote's default-branch head at the last sync.
+pub(crate) const HEAD_REF: &str = "refs/pinaudit/head";
+/// Namespace of commits fetched by id.
+pub(crate) const PINNED_NS: &str = "refs/pinaudit/pinned/";
+/// Namespace of the remote's other refs (pull requests, merge requests).
+pub(crate) const OTHER_NS: &str = "refs/pinaudit/other/";
+
+/// A file's content at a revision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Blob {
+    /// The git blob id (stable key for memoised facts such as the sha256).
+    pub id: Oid,
+    /// The stored bytes, exactly as git keeps them.
+    pub bytes: Vec<u8>,
+}
+
+/// One version of a path: the blob, and the oldest commit (among those
+/// reachable from local refs) that carries it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PathVersion {
+    /// The commit where this version appears first.
+    pub commit: Oid,
+    /// The blob the path holds there.
+    pub blob: Oid,
+    /// That commit's committer time, seconds since the epoch.
+    pub time: i64,
+}
+
+/// An opened bare mirror in the cache.
+pub struct CachedRepo {
+    repo: Repository,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for CachedRepo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CachedRepo")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CachedRepo {
+    pub(crate) fn new(repo: Repository, path: PathBuf) -> Self {
+        CachedRepo { repo, path }
+    }
+
+    /// The repository directory inside the cache.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn err(&self, e: &git2::Error) -> FetchError {
+        FetchError::Git {
+            url: self.path.display().to_string(),
+            reason: clean_message(e.message(), &[]),
+        }
+    }
+
+    /// Whether the object database holds commit `oid`.
+    pub fn has_commit(&self, oid: Oid) -> bool {
+        self.repo.find_commit(oid).is_ok()
+    }
+
+    /// Committer time of `oid` as (seconds since the epoch, UTC offset in
+    /// minutes); `None` when the commit is not in the cache.
+    pub fn commit_time(&self, oid: Oid) -> Option<(i64, i32)> {
+        let commit = self.repo.find_commit(oid).ok()?;
+        let time = commit.committer().when();
+        Some((time.seconds(), time.offset_minutes()))
+    }
+
+    /// The committer date (`YYYY-MM-DD`, UTC) and subject line of `oid`, for
+    /// listings such as `show --history`.
+    pub fn commit_summary(&self, oid: Oid) -> Option<(String, String)> {
+        let commit = self.repo.find_commit(oid).ok()?;
+        let secs = commit.committer().when().seconds();
+        let date = time::OffsetDateTime::from_unix_timestamp(secs)
+            .ok()
+            .map(|t| t.date().to_string())
+            .unwrap_or_default();
+        Some((date, commit.summary().unwrap_or("").to_string()))
+    }
+
+    /// Whether some `refs/heads/*` or `refs/tags/*` reaches commit `oid`.
+    ///
+    /// One walk over the history of all branches and tags; it stops as soon
+    /// as the commit is seen.
+    pub fn reachable_from_branches_or_tags(&self, oid: Oid) -> Result<bool, FetchError> {
+        if !self.has_commit(oid) {
+            return Ok(false);
+        }
+        let mut walk = self.repo.revwalk().map_err(|e| self.err(&e))?;
+        // Globs skip refs that do not peel to a commit (a tag of a blob).
+        walk.push_glob("refs/heads/*").map_err(|e| self.err(&e))?;
+        walk.push_glob("refs/tags/*").map_err(|e| self.err(&e))?;
+        for seen in walk {
+            if seen.map_err(|e| self.err(&e))? == oid {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// The blob at `path` in commit `commit`; `None` when the path does not
+    /// exist there or is not a file (a directory, a submodule).
+    ///
+    /// A leading `/` is ignored. The commit must be in the cache.
+    pub fn read_blob(&self, commit: Oid, path: &str) -> Result<Option<Blob>, FetchError> {
+        let Some(id) = self.blob_id_at(commit, path)? else {
+            return Ok(None);
+        };
+        let blob = self.repo.find_blob(id).map_err(|e| self.err(&e))?;
+        Ok(Some(Blob {
+            id,
+            bytes: blob.content().to_vec(),
+        }))
+    }
+
+    /// The content of blob `id`, when the object database holds it.
+    pub fn blob(&self, id: Oid) -> Option<Vec<u8>> {
+        self.repo.find_blob(id).ok().map(|b| b.content().to_vec())
+    }
+
+    /// The blob id at `path` in `commit`, or `None` (see [`Self::read_blob`]).
+    pub fn blob_id_at(&self, commit: Oid, path: &str) -> Result<Option<Oid>, FetchError> {
+        let commit = self.repo.find_commit(commit).map_err(|e| self.err(&e))?;
+        let tree = commit.tree().map_err(|e| self.err(&e))?;
+        Ok(blob_in_tree(&tree, path))
+    }
+
+    /// The remote's default-branch head as recorded at the last sync.
+    pub fn head(&self) -> Option<Oid> {
+        self.repo.refname_to_id(HEAD_REF).ok()
+    }
+
+    /// The remote's default branch (`refs/heads/main`) as recorded at the
+    /// last sync, when the remote advertised one.
+    pub fn default_branch(&self) -> Option<String> {
+        self.head()?;
+        let head = self.repo.find_reference("HEAD").ok()?;
+        head.symbolic_target().map(str::to_string)
+    }
+
+    /// Commits after `from` up to and including `to` whose version of `path`
+    /// differs from their first parent's (added, changed or deleted), oldest
+    /// first. Commits reachable from `from` are excluded.
+    pub fn path_history(&self, path: &str, from: Oid, to: Oid) -> Result<Vec<Oid>, FetchError> {
+        let mut walk = self.repo.revwalk().map_err(|e| self.err(&e))?;
+        walk.set_sorting(Sort::TOPOLOGICAL | Sort::REVERSE)
+            .map_err(|e| self.err(&e))?;
+        walk.push(to).map_err(|e| self.err(&e))?;
+        walk.hide(from).map_err(|e| self.err(&e))?;
+        let mut changed = Vec::new();
+        for oid in walk {
+            let oid = oid.map_err(|e| self.err(&e))?;
+            let commit = self.repo.find_commit(oid).map_err(|e| self.err(&e))?;
+            let here = commit.tree().ok().and_then(|t| blob_in_tree(&t, path));
+            let before = commit
+                .parent(0)
+                .ok()
+                .and_then(|p| p.tree().ok())
+                .and_then(|t| blob_in_tree(&t, path));
+            if here != before {
+                changed.push(oid);
+            }
+        }
+        Ok(changed)
+    }
+
+    /// Every distinct version of `path` among the commits reachable from any
+    /// local ref (branches, tags and pinaudit's own refs), newest first.
+    ///
+    /// Used to tell whether a recorded hash belongs to the document at some
+    /// other commit. Each version names the oldest commit that carries it,
+    /// i.e. where it appeared.
+    pub fn path_versions(&self, path: &str) -> Result<Vec<PathVersion>, FetchError> {
+        let mut walk = self.repo.revwalk().map_err(|e| self.err(&e))?;
+        walk.set_sorting(Sort::TIME).map_err(|e| self.err(&e))?;
+        walk.push_glob("*").map_err(|e| self.err(&e))?;
+        let mut order: Vec<Oid> = Vec::new();
+        let mut oldest: HashMap<Oid, (Oid, i64)> = HashMap::new();
+        for oid in walk {
+            let oid = oid.map_err(|e| self.err(&e))?;
+            let commit = self.repo.find_commit(oid).map_err(|e| self.err(&e))?;
+            let Some(blob) = commit.tree().ok().and_then(|t| blob_in_tree(&t, path)) else {
+                continue;
+            };
+            let time = commit.committer().when().seconds();
+            if oldest.insert(blob, (oid, time)).is_none() {
+                order.push(blob);
+            }
+        }
+        let mut versions: Vec<PathVersion> = order
+            .into_iter()
+            .filter_map(|blob| {
+                oldest
+                    .get(&blob)
+                    .map(|&(commit, time)| PathVersion { commit, blob, time })
+            })
+            .collect();
+        // Newest first by the commit where each version appeared; the walk
+        // order breaks ties, which keeps the result deterministic.
+        versions.sort_by_key(|v| std::cmp::Reverse(v.time));
+        Ok(versions)
+    }
+}
+
+/// The blob id at `path` in `tree`, if `path` names a file there.
+fn blob_in_tree(tree: &git2::Tree<'_>, path: &str) -> Option<Oid> {
+    let path = path.trim_start_matches('/');
+    if path.is_empty() {
+        return None;
+    }
+    let entry = tree.get_path(Path::new(path)).ok()?;
+    (entry.kind() == Some(ObjectType::Blob)).then(|| entry.id())
+}
