@@ -1,22 +1,59 @@
 //! The audit pipeline: read inputs → record checks → sources → claims → report.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use serde_json::{Number, Value};
 
-use crate::check;
+use crate::check::claims::{self, Verdict};
+use crate::check::integrity::{self, Established};
+use crate::check::{self, upstream};
+use crate::fetch::{CachedRepo, FetchError, GitCache, Rewrite, SyncOptions};
 use crate::finding::{Finding, Severity};
 use crate::input::{self, WalkError};
 use crate::record::{Claim, Record, Source};
 use crate::report::{
     ClaimReport, ClaimStatus, RecordReport, Report, Sha256Pair, SourceReport, SourceStatus,
+    Upstream,
 };
+use crate::sources::{self, Skip, SyncPlan, Target};
 
 /// What `audit` was asked to do, beyond the inputs.
 #[derive(Debug, Clone)]
 pub struct Options {
     pub cache: PathBuf,
     pub offline: bool,
+    pub rewrites: Vec<Rewrite>,
+    pub no_upstream: bool,
+    pub jobs: usize,
+    pub allow_local: bool,
+    /// Network timeout: the longest wait for a connection or for any answer.
+    pub timeout: Duration,
+    /// Show a progress bar (only ever on a terminal).
+    pub progress: bool,
+}
+
+impl Options {
+    /// Defaults for a cache directory: network on, upstream checks on.
+    pub fn new(cache: impl Into<PathBuf>) -> Options {
+        Options {
+            cache: cache.into(),
+            offline: false,
+            rewrites: Vec::new(),
+            no_upstream: false,
+            jobs: default_jobs(),
+            allow_local: false,
+            timeout: Duration::from_secs(60),
+            progress: false,
+        }
+    }
+}
+
+/// Concurrent repositories by default: fetching waits on the network more than on
+/// the CPU, so a few more than the cores, but never so many as to hammer a forge.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(4, |n| (n.get() * 2).clamp(2, 8))
 }
 
 /// An audit's report, plus what went wrong outside of any record.
@@ -25,6 +62,8 @@ pub struct Outcome {
     pub report: Report,
     /// Paths that could not be walked; they make the audit incomplete.
     pub walk_errors: Vec<WalkError>,
+    /// Repositories that could not be synced, with hints, for stderr.
+    pub problems: Vec<String>,
 }
 
 /// The minimum severity that fails the run, as `--fail-on` names it.
@@ -128,30 +167,163 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> Outcome {
         }
     }
 
-    let reason = if opts.offline {
-        "not in cache"
-    } else {
-        "source fetching not built yet"
-    };
-    let reports = records
+    // One sync per repository, however many records and sources cite it.
+    let targets: Vec<Vec<Result<Target, Skip>>> = records
         .iter()
-        .map(|r| RecordReport {
-            id: r.id.clone(),
-            file: r.file.clone(),
-            sources: r
-                .sources
+        .map(|r| {
+            r.sources
                 .iter()
-                .map(|s| unchecked_source(s, reason))
-                .collect(),
-            claims: r.claims.iter().map(unchecked_claim).collect(),
+                .map(|s| sources::resolve(s, opts.allow_local))
+                .collect()
         })
         .collect();
+    let cache = GitCache::new(&opts.cache);
+    let wanted: Vec<&Target> = targets
+        .iter()
+        .flatten()
+        .filter_map(|t| t.as_ref().ok())
+        .collect();
+    let plan = SyncPlan {
+        rewrites: opts.rewrites.clone(),
+        sync: SyncOptions {
+            offline: opts.offline,
+            connect_timeout: opts.timeout.min(std::time::Duration::from_secs(30)),
+            timeout: opts.timeout,
+            ..SyncOptions::default()
+        },
+        jobs: opts.jobs,
+        allow_local: opts.allow_local,
+        progress: opts.progress,
+    };
+    let synced = sources::sync_all(&cache, &wanted, &plan);
+    let mut problems: Vec<String> = Vec::new();
+    for (remote, result) in &synced {
+        if let Err(e) = result {
+            if !matches!(e, FetchError::RepositoryMissing { .. }) {
+                let hint = e.hint().map_or(String::new(), |h| format!("\n  hint: {h}"));
+                problems.push(format!("{e}{hint}"));
+            }
+            let _ = remote;
+        }
+    }
+    problems.sort();
+    let mut repos: HashMap<String, CachedRepo> = HashMap::new();
+    let hashes = cache.blob_hashes();
+
+    let mut reports = Vec::new();
+    for (r, targets) in records.iter().zip(&targets) {
+        let mut verdicts: Vec<Verdict> = r.claims.iter().map(|_| Verdict::unchecked()).collect();
+        let mut source_reports = Vec::new();
+        for (s, target) in r.sources.iter().zip(targets) {
+            let t = match target {
+                Ok(t) => t,
+                Err(Skip(reason)) => {
+                    source_reports.push(unchecked_source(s, reason));
+                    continue;
+                }
+            };
+            let sync = match synced.get(&t.remote) {
+                Some(Ok(sync)) => sync,
+                Some(Err(e)) => {
+                    match integrity::fetch_failed(r, s, e) {
+                        Some(f) => {
+                            findings.push(f);
+                            source_reports.push(checked_source(s, &Established::default(), None));
+                        }
+                        None => source_reports.push(unchecked_source(s, &unchecked_reason(e))),
+                    }
+                    continue;
+                }
+                None => {
+                    source_reports.push(unchecked_source(s, "not fetched"));
+                    continue;
+                }
+            };
+            if !repos.contains_key(&t.remote) {
+                match cache.open(&t.remote) {
+                    Ok(repo) => {
+                        repos.insert(t.remote.clone(), repo);
+                    }
+                    Err(e) => {
+                        source_reports.push(unchecked_source(s, &unchecked_reason(&e)));
+                        continue;
+                    }
+                }
+            }
+            let Some(repo) = repos.get(&t.remote) else {
+                continue;
+            };
+            let est = integrity::check(r, s, t, repo, sync, &hashes, &mut findings);
+            let mut upstream = None;
+            if let Some(doc) = &est.document {
+                for (c, v) in r.claims.iter().zip(verdicts.iter_mut()) {
+                    if c.source.as_deref() == Some(s.id.as_str()) {
+                        *v = claims::check(r, s, c, doc, &mut findings);
+                    }
+                }
+                if !opts.no_upstream {
+                    let mine: Vec<(&Claim, &Verdict)> = r
+                        .claims
+                        .iter()
+                        .zip(verdicts.iter())
+                        .filter(|(c, _)| c.source.as_deref() == Some(s.id.as_str()))
+                        .collect();
+                    upstream = upstream::check(r, s, t, repo, doc, &mine, &mut findings);
+                }
+            }
+            source_reports.push(checked_source(s, &est, upstream));
+        }
+        reports.push(RecordReport {
+            id: r.id.clone(),
+            file: r.file.display().to_string(),
+            sources: source_reports,
+            claims: r
+                .claims
+                .iter()
+                .zip(verdicts)
+                .map(|(c, v)| claim_report(c, v))
+                .collect(),
+        });
+    }
 
     let mut report = Report::new(reports, sort(findings, &records), timestamp());
     report.summary.complete &= walk_errors.is_empty() && !unreadable;
     Outcome {
         report,
         walk_errors,
+        problems,
+    }
+}
+
+/// Why a source stays unchecked after a failed sync, for the report.
+fn unchecked_reason(e: &FetchError) -> String {
+    match e {
+        FetchError::NotCached { .. } => "not in cache".to_string(),
+        other => other.to_string(),
+    }
+}
+
+fn checked_source(s: &Source, est: &Established, upstream: Option<Upstream>) -> SourceReport {
+    SourceReport {
+        status: SourceStatus::Checked,
+        reason: None,
+        sha256: Sha256Pair {
+            expected: s.sha256.as_ref().map(|h| h.text()),
+            actual: est.sha256.clone(),
+        },
+        git_blob: est.blob.map(|b| b.to_string()),
+        commit_time: est.commit_time.clone().or_else(|| s.commit_time.clone()),
+        upstream,
+        ..unchecked_source(s, "")
+    }
+}
+
+fn claim_report(c: &Claim, v: Verdict) -> ClaimReport {
+    ClaimReport {
+        status: v.status,
+        found_line: v.found_line,
+        line_text: v.line_text,
+        ..unchecked_claim(c)
     }
 }
 

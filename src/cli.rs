@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::audit::FailOn;
+use crate::fetch::Rewrite;
 use crate::report::Format;
 
 #[derive(Debug, Parser)]
@@ -27,8 +28,25 @@ pub enum Command {
     Audit(AuditArgs),
     /// Convert record documents into pins/v1 files
     Import(ImportArgs),
+    /// Print the cited lines at the pinned revision (and with --history, how they changed)
+    Show(ShowArgs),
     /// Explain what a finding code means and how to fix it
     Explain(ExplainArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// A pinned URL with a line anchor (…/blob/COMMIT/README.md#L43), or PINFILE#CLAIM-LABEL
+    #[arg(value_name = "TARGET")]
+    pub target: String,
+    /// Lines of context around the cited lines
+    #[arg(long, short = 'C', value_name = "N", default_value_t = 3)]
+    pub context: u32,
+    /// List each commit from the pin to the head that changed the cited lines
+    #[arg(long)]
+    pub history: bool,
+    #[command(flatten)]
+    pub fetch: FetchArgs,
 }
 
 #[derive(Debug, Args)]
@@ -36,6 +54,31 @@ pub struct AuditArgs {
     /// Files or directories (recursively: *.json pin files, *.md / *.txt record documents)
     #[arg(value_name = "PATH", default_value = "pins")]
     pub paths: Vec<PathBuf>,
+    /// Report format
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Write the report to FILE instead of stdout
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Exit 1 when a finding at or above this severity is reported
+    #[arg(long, value_enum, default_value_t = FailOn::Error, value_name = "SEVERITY")]
+    pub fail_on: FailOn,
+    /// Skip upstream-drift checks (no comparison with the default-branch head)
+    #[arg(long)]
+    pub no_upstream: bool,
+    /// Concurrent repositories [default: twice the cores, 2 to 8]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub jobs: Option<u16>,
+    /// No progress output (progress only ever goes to stderr, and only on a terminal)
+    #[arg(long, short)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub fetch: FetchArgs,
+}
+
+/// How pinaudit reaches repositories; shared by every command that reads sources.
+#[derive(Debug, Args)]
+pub struct FetchArgs {
     /// Cache directory
     #[arg(
         long,
@@ -47,18 +90,15 @@ pub struct AuditArgs {
     /// No network at all; only what the cache holds
     #[arg(long)]
     pub offline: bool,
-    /// Report format
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
-    /// Write the report to FILE instead of stdout
-    #[arg(long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-    /// Exit 1 when a finding at or above this severity is reported
-    #[arg(long, value_enum, default_value_t = FailOn::Error, value_name = "SEVERITY")]
-    pub fail_on: FailOn,
-    /// No progress output
-    #[arg(long, short)]
-    pub quiet: bool,
+    /// Rewrite fetch URLs starting with FROM to start with TO (like git's insteadOf); repeatable
+    #[arg(long, value_name = "FROM=TO")]
+    pub rewrite: Vec<Rewrite>,
+    /// Allow file: URLs and local paths, in records and as rewrite targets
+    #[arg(long)]
+    pub allow_local: bool,
+    /// Network timeout in seconds: for connecting, and for each wait on an answer
+    #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub timeout: u64,
 }
 
 #[derive(Debug, Args)]
@@ -76,4 +116,14 @@ pub struct ExplainArgs {
     /// A finding code, e.g. hash-mismatch
     #[arg(value_name = "CODE")]
     pub code: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn command_line_is_consistent() {
+        super::Cli::command().debug_assert();
+    }
 }

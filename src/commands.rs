@@ -6,7 +6,7 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 use crate::audit::{self, Options};
-use crate::cli::{AuditArgs, ExplainArgs, ImportArgs};
+use crate::cli::{AuditArgs, ExplainArgs, FetchArgs, ImportArgs, ShowArgs};
 use crate::finding::Code;
 use crate::report::{self, Format};
 use crate::{explain, input, record};
@@ -20,18 +20,37 @@ pub fn error(message: &str, hint: Option<&str>) {
     }
 }
 
+/// Writes to stderr, ignoring a closed pipe (`print!` would panic on one).
+fn note(text: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
+}
+
+/// Writes to stdout, ignoring a closed pipe (`pinaudit … | head` must not panic).
+fn out(text: &str) {
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
+
 fn color_stdout() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
 }
 
 pub fn audit(args: AuditArgs) -> u8 {
     let opts = Options {
-        cache: args.cache.clone(),
-        offline: args.offline,
+        offline: args.fetch.offline,
+        rewrites: args.fetch.rewrite.clone(),
+        no_upstream: args.no_upstream,
+        jobs: args.jobs.map_or_else(audit::default_jobs, usize::from),
+        allow_local: args.fetch.allow_local,
+        timeout: std::time::Duration::from_secs(args.fetch.timeout),
+        progress: !args.quiet,
+        ..Options::new(&args.fetch.cache)
     };
     let outcome = audit::run(&args.paths, &opts);
     for e in &outcome.walk_errors {
         error(&e.message, None);
+    }
+    for p in &outcome.problems {
+        note(&format!("warning: {p}"));
     }
     let code = audit::exit_code(&outcome.report, args.fail_on);
     let to_terminal = args.output.is_none() && color_stdout();
@@ -51,7 +70,7 @@ pub fn audit(args: AuditArgs) -> u8 {
             }
         }
         None => {
-            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            out(&text);
         }
     }
     code
@@ -66,25 +85,40 @@ fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
 
 pub fn import(args: ImportArgs) -> u8 {
     let mut status = 0;
+    let mut written: std::collections::HashMap<String, std::path::PathBuf> = Default::default();
     for file in &args.records {
         let loaded = input::load(file);
         for f in &loaded.findings {
-            eprintln!("warning: {}", f.message);
+            note(&format!("warning: {}", f.message));
         }
         let Some(rec) = loaded.record else {
             status = 2;
             continue;
         };
         let name = sanitize(&rec.id);
+        if let Some(first) = written.get(&name) {
+            error(
+                &format!(
+                    "`{}` has record id `{}`, like `{}`; not overwriting its pin file",
+                    file.display(),
+                    rec.id,
+                    first.display()
+                ),
+                Some("give each record a distinct id (`parent_record_id`)"),
+            );
+            status = 2;
+            continue;
+        }
+        written.insert(name.clone(), file.clone());
         let out = args.out.join(format!("{name}.json"));
         match write_file(&out, &record::pinfile::to_string(&rec)) {
-            Ok(()) => eprintln!(
+            Ok(()) => note(&format!(
                 "wrote `{}`: {} source(s), {} claim(s), {} artifact(s)",
                 out.display(),
                 rec.sources.len(),
                 rec.claims.len(),
                 rec.artifacts.len()
-            ),
+            )),
             Err(e) => {
                 error(&format!("cannot write `{}`: {e}", out.display()), None);
                 status = 2;
@@ -117,7 +151,7 @@ fn sanitize(id: &str) -> String {
 pub fn explain(args: ExplainArgs) -> u8 {
     match args.code.parse::<Code>() {
         Ok(code) => {
-            print!("{}", explain::render(code));
+            out(&explain::render(code));
             0
         }
         Err(()) => {
@@ -126,6 +160,46 @@ pub fn explain(args: ExplainArgs) -> u8 {
                 &format!("unknown finding code `{}`", args.code),
                 Some(&format!("known codes: {}", known.join(", "))),
             );
+            2
+        }
+    }
+}
+
+/// The sync settings `show` shares with `audit`.
+fn sync_plan(f: &FetchArgs, progress: bool) -> crate::sources::SyncPlan {
+    let timeout = std::time::Duration::from_secs(f.timeout);
+    crate::sources::SyncPlan {
+        rewrites: f.rewrite.clone(),
+        sync: crate::fetch::SyncOptions {
+            offline: f.offline,
+            connect_timeout: timeout.min(std::time::Duration::from_secs(30)),
+            timeout,
+            ..crate::fetch::SyncOptions::default()
+        },
+        jobs: 1,
+        allow_local: f.allow_local,
+        progress,
+    }
+}
+
+pub fn show(args: ShowArgs) -> u8 {
+    let run = || -> Result<String, crate::show::ShowError> {
+        let resolved = crate::show::resolve(&args.target, args.fetch.allow_local)?;
+        let cache = crate::fetch::GitCache::new(&args.fetch.cache);
+        let repo = crate::show::open(&cache, &resolved, &sync_plan(&args.fetch, true))?;
+        let mut out = crate::show::render(&repo, &resolved, args.context)?;
+        if args.history {
+            out.push_str(&crate::show::history(&repo, &resolved)?);
+        }
+        Ok(out)
+    };
+    match run() {
+        Ok(text) => {
+            out(&text);
+            0
+        }
+        Err(e) => {
+            error(&e.to_string(), e.hint().as_deref());
             2
         }
     }

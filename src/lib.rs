@@ -14,3 +14,5 @@ pub mod input;
 pub mod matcher;
 pub mod record;
 pub mod report;
+pub mod show;
+pub mod sources;

@@ -13,6 +13,7 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Audit(args) => commands::audit(args),
         Command::Import(args) => commands::import(args),
+        Command::Show(args) => commands::show(args),
         Command::Explain(args) => commands::explain(args),
     };
     let _ = std::io::stdout().flush();

@@ -8,8 +8,6 @@ pub mod json;
 pub mod markdown;
 pub mod text;
 
-use std::path::PathBuf;
-
 use serde::Serialize;
 use serde_json::Value;
 
@@ -63,7 +61,8 @@ pub struct Counts {
 #[derive(Debug, Clone, Serialize)]
 pub struct RecordReport {
     pub id: String,
-    pub file: PathBuf,
+    /// The input file, as shown to people (a non-UTF-8 name is shown lossily).
+    pub file: String,
     pub sources: Vec<SourceReport>,
     pub claims: Vec<ClaimReport>,
 }
@@ -197,6 +196,12 @@ pub fn render(report: &Report, format: Format, color: bool) -> String {
         Format::Json => json::render(report),
         Format::Markdown => markdown::render(report),
     }
+}
+
+/// The first seven characters of a revision, as git abbreviates commit ids; a
+/// revision that is not hex (a branch name) is cut at a character boundary.
+pub fn short_rev(rev: &str) -> &str {
+    rev.char_indices().nth(7).map_or(rev, |(i, _)| &rev[..i])
 }
 
 /// A short hint for each code, shown under findings in text and markdown.

@@ -1,0 +1,164 @@
+//! `line-out-of-range`, `value-missing`, `value-shifted`: does the cited line at the
+//! pinned revision really carry the claimed value? This is the check no other tool
+//! makes; the matching rules live in [`crate::matcher`].
+
+use crate::finding::{Code, Finding};
+use crate::matcher::{self, Expected, Match, MatchKind};
+use crate::record::{Claim, Record, Source};
+use crate::report::ClaimStatus;
+
+use super::location::claim_location;
+use super::{excerpt, SourceText};
+
+/// What checking one claim against its document found.
+#[derive(Debug, Clone)]
+pub struct Verdict {
+    pub status: ClaimStatus,
+    /// The 1-based line carrying the value, cited or not.
+    pub found_line: Option<u32>,
+    pub line_text: Option<String>,
+    /// The match on `found_line` (used to follow the value to the head).
+    pub found: Option<Match>,
+}
+
+impl Verdict {
+    pub fn unchecked() -> Verdict {
+        Verdict {
+            status: ClaimStatus::Unchecked,
+            found_line: None,
+            line_text: None,
+            found: None,
+        }
+    }
+}
+
+/// The matcher's view of a claim, when it has a value to look for.
+pub fn expected(c: &Claim) -> Option<Expected<'_>> {
+    Some(Expected {
+        value: c.value.as_ref()?.text(),
+        unit: c.unit.as_deref(),
+        correct: c.correct,
+        total: c.total,
+    })
+}
+
+fn status_of(m: &Match) -> ClaimStatus {
+    if m.kind == MatchKind::Rounded || m.rounded {
+        ClaimStatus::Rounded
+    } else {
+        ClaimStatus::Verified
+    }
+}
+
+/// Checks one claim against the document its source holds at the pinned revision.
+pub fn check(
+    record: &Record,
+    s: &Source,
+    c: &Claim,
+    doc: &SourceText,
+    out: &mut Vec<Finding>,
+) -> Verdict {
+    let (Some(lines), Some(exp)) = (c.lines, expected(c)) else {
+        return Verdict::unchecked();
+    };
+    let all = doc.lines();
+    let loc = claim_location(s, c);
+    let found_at = |index: usize, m: Match, status: ClaimStatus| Verdict {
+        status,
+        found_line: Some(index as u32 + 1),
+        line_text: all.get(index).map(|l| excerpt(l)),
+        found: Some(m),
+    };
+    let (first, last) = (lines.first() as usize, lines.last() as usize);
+    if last > doc.len() {
+        let nearest = matcher::nearest_line(&all, first - 1..last, &exp);
+        out.push(
+            Finding::new(
+                Code::LineOutOfRange,
+                &record.id,
+                format!(
+                    "figure `{}` cites {} but `{}` has {} line(s) at `{}`",
+                    c.label,
+                    lines,
+                    loc.path.as_deref().unwrap_or("?"),
+                    doc.len(),
+                    short(&loc.revision)
+                ),
+            )
+            .claim(&c.label)
+            .source(&s.id)
+            .at(loc)
+            .with("line_count", doc.len())
+            .with("nearest_line", nearest.as_ref().map(|(i, _)| i + 1))
+            .with(
+                "nearest_text",
+                nearest
+                    .as_ref()
+                    .and_then(|(i, _)| all.get(*i).map(|l| excerpt(l))),
+            ),
+        );
+        return Verdict {
+            status: ClaimStatus::Missing,
+            ..Verdict::unchecked()
+        };
+    }
+    let cited = all[first - 1..last].iter().copied();
+    if let Some((i, m)) = matcher::find_in_lines(cited, &exp) {
+        let status = status_of(&m);
+        return found_at(first - 1 + i, m, status);
+    }
+    if let Some((i, m)) = matcher::nearest_line(&all, first - 1..last, &exp) {
+        out.push(
+            Finding::new(
+                Code::ValueShifted,
+                &record.id,
+                format!(
+                    "figure `{}` ({}) is not on {} but on L{} of `{}`",
+                    c.label,
+                    exp.value,
+                    lines,
+                    i + 1,
+                    loc.path.as_deref().unwrap_or("?")
+                ),
+            )
+            .claim(&c.label)
+            .source(&s.id)
+            .at(loc)
+            .with("value", exp.value)
+            .with("cited_lines", vec![lines.first(), lines.last()])
+            .with("nearest_line", i + 1)
+            .with("nearest_text", excerpt(all[i]))
+            .with("cited_text", excerpt(all[first - 1])),
+        );
+        return found_at(i, m, ClaimStatus::Shifted);
+    }
+    out.push(
+        Finding::new(
+            Code::ValueMissing,
+            &record.id,
+            format!(
+                "figure `{}` ({}{}) is nowhere in `{}` at `{}`",
+                c.label,
+                exp.value,
+                c.unit.as_deref().map_or(String::new(), |u| format!(" {u}")),
+                loc.path.as_deref().unwrap_or("?"),
+                short(&loc.revision)
+            ),
+        )
+        .claim(&c.label)
+        .source(&s.id)
+        .at(loc)
+        .with("value", exp.value)
+        .with("cited_text", excerpt(all[first - 1])),
+    );
+    Verdict {
+        status: ClaimStatus::Missing,
+        found_line: None,
+        line_text: Some(excerpt(all[first - 1])),
+        found: None,
+    }
+}
+
+fn short(rev: &Option<String>) -> &str {
+    rev.as_deref().map_or("?", crate::report::short_rev)
+}

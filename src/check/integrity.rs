@@ -1,0 +1,291 @@
+//! `repository-missing`, `revision-missing`, `revision-unreachable`, `path-missing`,
+//! `hash-mismatch`, `commit-time-mismatch`: is the cited document the one the
+//! record describes?
+
+use git2::Oid;
+use serde_json::{json, Value};
+
+use crate::fetch::{matching_variant, BlobHashCache, CachedRepo, FetchError, FoundBy, SyncReport};
+use crate::finding::{Code, Finding};
+use crate::record::{Record, Recorded, Source};
+use crate::sources::Target;
+
+use super::location::source_location;
+use super::SourceText;
+
+/// What checking one source established.
+#[derive(Debug, Default)]
+pub struct Established {
+    /// The document at the pinned commit, when it could be read.
+    pub document: Option<SourceText>,
+    pub blob: Option<Oid>,
+    pub sha256: Option<String>,
+    /// The commit's committer time, RFC 3339.
+    pub commit_time: Option<String>,
+}
+
+/// A finding about a fetch that answered: the remote or commit is not there.
+pub fn fetch_failed(record: &Record, s: &Source, e: &FetchError) -> Option<Finding> {
+    match e {
+        FetchError::RepositoryMissing { url, reason } => Some(
+            Finding::new(
+                Code::RepositoryMissing,
+                &record.id,
+                format!("repository `{url}` does not exist (the remote says: {reason})"),
+            )
+            .source(&s.id)
+            .at(source_location(s))
+            .with("url", url.as_str())
+            .with("remote_said", reason.as_str()),
+        ),
+        _ => None,
+    }
+}
+
+/// Checks one source whose repository was synced.
+pub fn check(
+    record: &Record,
+    s: &Source,
+    t: &Target,
+    repo: &CachedRepo,
+    sync: &SyncReport,
+    hashes: &BlobHashCache,
+    out: &mut Vec<Finding>,
+) -> Established {
+    let mut est = Established::default();
+    let loc = source_location(s);
+    let wanted = sync.wanted.iter().find(|w| w.oid == t.oid);
+    if !repo.has_commit(t.oid) {
+        let by_id = wanted.and_then(|w| w.by_id_error.clone());
+        let message = match &by_id {
+            Some(_) if !sync.offline => format!(
+                "commit `{}` is in no branch or tag of the repository, and the server would not give it by id",
+                t.commit.short()
+            ),
+            _ => format!("commit `{}` is not in the repository", t.commit.short()),
+        };
+        out.push(
+            Finding::new(Code::RevisionMissing, &record.id, message)
+                .source(&s.id)
+                .at(loc)
+                .with("commit", t.commit.as_str())
+                .with("fetch_by_id_error", by_id),
+        );
+        return est;
+    }
+    match repo.reachable_from_branches_or_tags(t.oid) {
+        Ok(true) => {}
+        Ok(false) => {
+            let how = match wanted.and_then(|w| w.found) {
+                Some(FoundBy::Id) => "fetched by id",
+                Some(FoundBy::OtherRefs) => "found through a non-branch ref such as a pull request",
+                _ => "in the cache",
+            };
+            out.push(
+                Finding::new(
+                    Code::RevisionUnreachable,
+                    &record.id,
+                    format!(
+                        "commit `{}` exists ({how}) but no branch or tag reaches it",
+                        t.commit.short()
+                    ),
+                )
+                .source(&s.id)
+                .at(loc.clone())
+                .with("commit", t.commit.as_str())
+                .with("found_by", how),
+            );
+        }
+        Err(e) => out.push(
+            Finding::new(
+                Code::RevisionUnreachable,
+                &record.id,
+                format!(
+                    "cannot tell whether a branch or tag reaches `{}`: {e}",
+                    t.commit.short()
+                ),
+            )
+            .source(&s.id)
+            .at(loc.clone()),
+        ),
+    }
+
+    if let Some((secs, offset)) = repo.commit_time(t.oid) {
+        let actual = rfc3339(secs, offset);
+        if let Some(recorded) = &s.commit_time {
+            match commit_time_differs(recorded, secs) {
+                Some(true) => out.push(
+                    Finding::new(
+                        Code::CommitTimeMismatch,
+                        &record.id,
+                        format!(
+                            "recorded commit time `{recorded}` differs from the committer time `{}` of `{}`",
+                            actual.as_deref().unwrap_or("?"),
+                            t.commit.short()
+                        ),
+                    )
+                    .source(&s.id)
+                    .at(loc.clone())
+                    .with("recorded", recorded.as_str())
+                    .with("actual", actual.clone()),
+                ),
+                Some(false) => {}
+                None => out.push(
+                    Finding::new(
+                        Code::InvalidRecord,
+                        &record.id,
+                        format!("source `{}`: commit time `{recorded}` is not an RFC 3339 time or a date", s.id),
+                    )
+                    .source(&s.id)
+                    .with("recorded", recorded.as_str()),
+                ),
+            }
+        }
+        est.commit_time = actual;
+    }
+
+    let blob = match repo.read_blob(t.oid, &t.path) {
+        Ok(Some(b)) => b,
+        Ok(None) => {
+            out.push(
+                Finding::new(
+                    Code::PathMissing,
+                    &record.id,
+                    format!("`{}` does not exist at `{}`", t.path, t.commit.short()),
+                )
+                .source(&s.id)
+                .at(loc)
+                .with("path", t.path.as_str())
+                .with("commit", t.commit.as_str()),
+            );
+            return est;
+        }
+        Err(e) => {
+            out.push(
+                Finding::new(
+                    Code::PathMissing,
+                    &record.id,
+                    format!("cannot read `{}` at `{}`: {e}", t.path, t.commit.short()),
+                )
+                .source(&s.id)
+                .at(loc),
+            );
+            return est;
+        }
+    };
+    let actual = hashes.sha256(blob.id, &blob.bytes);
+    if let Some(Recorded::Valid(expected)) = &s.sha256 {
+        if expected.as_str() != actual {
+            let variant = matching_variant(&blob.bytes, expected.as_str());
+            let other = other_commit(repo, hashes, &t.path, expected.as_str(), blob.id);
+            let mut message = format!(
+                "sha256 of `{}` at `{}` is `{}…`, the record says `{}…`",
+                t.path,
+                t.commit.short(),
+                &actual[..12],
+                &expected.as_str()[..12]
+            );
+            if let Some(v) = variant {
+                message.push_str(&format!("; the recorded hash is of the `{v}` variant"));
+            }
+            if let Some(c) = &other {
+                message.push_str(&format!(
+                    "; it matches the document at commit `{}`",
+                    c["commit"].as_str().map_or("?", |c| &c[..7])
+                ));
+            }
+            out.push(
+                Finding::new(Code::HashMismatch, &record.id, message)
+                    .source(&s.id)
+                    .at(loc)
+                    .with("expected", expected.as_str())
+                    .with("actual", actual.as_str())
+                    .with("git_blob", blob.id.to_string())
+                    .with("matching_variant", variant)
+                    .with("matching_commit", other.unwrap_or(Value::Null)),
+            );
+        }
+    }
+    est.blob = Some(blob.id);
+    est.sha256 = Some(actual);
+    est.document = Some(SourceText::new(&blob.bytes));
+    est
+}
+
+/// The commit (in the path's history) whose document has the recorded hash.
+fn other_commit(
+    repo: &CachedRepo,
+    hashes: &BlobHashCache,
+    path: &str,
+    expected: &str,
+    pinned_blob: Oid,
+) -> Option<Value> {
+    let versions = repo.path_versions(path).ok()?;
+    versions.iter().find_map(|v| {
+        if v.blob == pinned_blob {
+            return None;
+        }
+        let bytes = repo.blob(v.blob)?;
+        let sha = hashes.sha256(v.blob, &bytes);
+        let variant = if sha == expected {
+            None
+        } else {
+            Some(matching_variant(&bytes, expected)?)
+        };
+        Some(json!({
+            "commit": v.commit.to_string(),
+            "git_blob": v.blob.to_string(),
+            "commit_time": rfc3339(v.time, 0),
+            "variant": variant,
+        }))
+    })
+}
+
+/// Committer time as RFC 3339 in its own offset.
+pub fn rfc3339(secs: i64, offset_minutes: i32) -> Option<String> {
+    let offset = time::UtcOffset::from_whole_seconds(offset_minutes * 60).ok()?;
+    time::OffsetDateTime::from_unix_timestamp(secs)
+        .ok()?
+        .to_offset(offset)
+        .format(&time::format_description::well_known::Rfc3339)
+        .ok()
+}
+
+/// Whether a recorded time (RFC 3339, or a bare date compared in UTC) differs
+/// from the commit's; `None` when the recorded text is neither.
+fn commit_time_differs(recorded: &str, actual_secs: i64) -> Option<bool> {
+    use time::format_description::well_known::Rfc3339;
+    if let Ok(t) = time::OffsetDateTime::parse(recorded.trim(), &Rfc3339) {
+        return Some(t.unix_timestamp() != actual_secs);
+    }
+    let date = time::Date::parse(
+        recorded.trim(),
+        time::macros::format_description!("[year]-[month]-[day]"),
+    )
+    .ok()?;
+    let actual = time::OffsetDateTime::from_unix_timestamp(actual_secs)
+        .ok()?
+        .date();
+    Some(date != actual)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times() {
+        // 2026-08-07T15:45:04Z
+        let t = 1_786_117_504;
+        assert_eq!(rfc3339(t, 0).as_deref(), Some("2026-08-07T15:45:04Z"));
+        assert_eq!(commit_time_differs("2026-08-07T15:45:04Z", t), Some(false));
+        assert_eq!(
+            commit_time_differs("2026-08-07T17:45:04+02:00", t),
+            Some(false)
+        );
+        assert_eq!(commit_time_differs("2026-08-07T15:45:05Z", t), Some(true));
+        assert_eq!(commit_time_differs("2026-08-07", t), Some(false));
+        assert_eq!(commit_time_differs("2026-08-08", t), Some(true));
+        assert_eq!(commit_time_differs("last tuesday", t), None);
+    }
+}

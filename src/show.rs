@@ -1,0 +1,325 @@
+//! `pinaudit show`: the cited lines at the pinned revision, for a person
+//! investigating a disputed figure, and with `--history` how those lines changed
+//! from the pin to the head of the default branch.
+
+use std::fmt::Write;
+use std::path::Path;
+
+use git2::Oid;
+
+use crate::check::claims::expected;
+use crate::check::SourceText;
+use crate::fetch::{CachedRepo, FetchError, GitCache};
+use crate::matcher;
+use crate::record::{url, Claim, Lines, Revision};
+use crate::sources::{self, SyncPlan, Target};
+
+/// What `show` was pointed at, resolved.
+#[derive(Debug)]
+pub struct Resolved {
+    pub target: Target,
+    pub lines: Lines,
+    /// The claim, when the target named one (its value is marked).
+    pub claim: Option<Claim>,
+}
+
+/// Why `show` could not run; each carries its own hint.
+#[derive(Debug, thiserror::Error)]
+pub enum ShowError {
+    #[error("{0}")]
+    Target(String, Option<String>),
+    #[error(transparent)]
+    Fetch(#[from] FetchError),
+}
+
+impl ShowError {
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            ShowError::Target(_, hint) => hint.clone(),
+            ShowError::Fetch(e) => e.hint(),
+        }
+    }
+}
+
+fn target_err(message: String, hint: &str) -> ShowError {
+    ShowError::Target(message, Some(hint.to_string()))
+}
+
+/// Resolves `URL#L43` or `PINFILE#LABEL`.
+pub fn resolve(target: &str, allow_local: bool) -> Result<Resolved, ShowError> {
+    let looks_like_url = target.contains("://") || target.starts_with("github.com/");
+    if looks_like_url {
+        let u = url::parse(target).map_err(|e| target_err(e.to_string(), "give a blob URL with a line anchor, e.g. https://github.com/OWNER/REPO/blob/COMMIT/README.md#L43"))?;
+        let lines = u.lines.ok_or_else(|| {
+            target_err(
+                format!("`{target}` has no line anchor"),
+                "add `#L43` or `#L43-L45` to say which lines to show",
+            )
+        })?;
+        let source = crate::record::Source {
+            id: "target".into(),
+            url: Some(target.to_string()),
+            repository: None,
+            revision: None,
+            path: None,
+            sha256: None,
+            commit_time: None,
+        };
+        let target = sources::resolve(&source, allow_local).map_err(|e| {
+            let hint = match &u.revision {
+                Some(Revision::Ref(_)) => {
+                    "use the commit's permalink (press `y` on a GitHub file page)"
+                }
+                _ => "give a blob URL with a full commit id and a path",
+            };
+            target_err(format!("cannot show `{target}`: {}", e.0), hint)
+        })?;
+        return Ok(Resolved {
+            target,
+            lines,
+            claim: None,
+        });
+    }
+    let (file, label) = target.rsplit_once('#').ok_or_else(|| {
+        target_err(
+            format!("`{target}` is neither a URL nor PINFILE#LABEL"),
+            "e.g. pinaudit show 'pins/record.json#steady decode'",
+        )
+    })?;
+    let loaded = crate::input::load(Path::new(file));
+    let record = loaded.record.ok_or_else(|| {
+        let why = loaded
+            .findings
+            .first()
+            .map_or_else(|| format!("cannot read `{file}`"), |f| f.message.clone());
+        target_err(why, "give a pin file or a record document")
+    })?;
+    let claim = record
+        .claims
+        .iter()
+        .find(|c| c.label == label)
+        .or_else(|| {
+            record
+                .claims
+                .iter()
+                .find(|c| c.label.eq_ignore_ascii_case(label))
+        })
+        .cloned()
+        .ok_or_else(|| {
+            let labels: Vec<&str> = record.claims.iter().map(|c| c.label.as_str()).collect();
+            target_err(
+                format!("`{file}` has no claim labelled `{label}`"),
+                &format!("its claims: {}", labels.join(", ")),
+            )
+        })?;
+    let source = claim
+        .source
+        .as_deref()
+        .and_then(|id| record.source(id))
+        .ok_or_else(|| {
+            target_err(
+                format!("claim `{label}` names no source of `{file}`"),
+                "give the claim a `source`",
+            )
+        })?;
+    let lines = claim.lines.ok_or_else(|| {
+        target_err(
+            format!("claim `{label}` names no line"),
+            "give the claim `lines`",
+        )
+    })?;
+    let target = sources::resolve(source, allow_local).map_err(|e| {
+        target_err(
+            format!("cannot show `{target}`: {}", e.0),
+            "pin the source to a full commit id",
+        )
+    })?;
+    Ok(Resolved {
+        target,
+        lines,
+        claim: Some(claim),
+    })
+}
+
+/// Syncs the target's repository (or opens it offline) and returns it.
+pub fn open(cache: &GitCache, r: &Resolved, plan: &SyncPlan) -> Result<CachedRepo, ShowError> {
+    let synced = sources::sync_all(cache, &[&r.target], plan);
+    if let Some(Err(e)) = synced.into_values().next() {
+        return Err(e.into());
+    }
+    Ok(cache.open(&r.target.remote)?)
+}
+
+/// The cited lines with `context` lines around them, the value marked.
+pub fn render(repo: &CachedRepo, r: &Resolved, context: u32) -> Result<String, ShowError> {
+    let t = &r.target;
+    if !repo.has_commit(t.oid) {
+        return Err(target_err(
+            format!(
+                "commit `{}` is not in the repository `{}`",
+                t.commit,
+                crate::fetch::redact(&t.remote)
+            ),
+            "check the commit id; `pinaudit audit` reports revision-missing with details",
+        ));
+    }
+    let blob = repo.read_blob(t.oid, &t.path)?.ok_or_else(|| {
+        target_err(
+            format!("`{}` does not exist at `{}`", t.path, t.commit.short()),
+            "check the path at that commit",
+        )
+    })?;
+    let doc = SourceText::new(&blob.bytes);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} @ {} ({})",
+        t.path,
+        t.commit.short(),
+        crate::fetch::redact(&t.remote)
+    );
+    if r.lines.first() as usize > doc.len() {
+        let _ = writeln!(
+            out,
+            "the document has {} line(s); {} is past its end",
+            doc.len(),
+            r.lines
+        );
+        return Ok(out);
+    }
+    let from = r.lines.first().saturating_sub(context).max(1);
+    let to = (r.lines.last() + context).min(doc.len() as u32);
+    let width = to.to_string().len();
+    let exp = r.claim.as_ref().and_then(expected);
+    for n in from..=to {
+        let text = doc.line(n).unwrap_or("");
+        let cited = n >= r.lines.first() && n <= r.lines.last();
+        let mark = if cited { '>' } else { ' ' };
+        let _ = writeln!(out, "{mark} {n:>width$} | {text}");
+        if let (true, Some(exp)) = (cited, exp.as_ref()) {
+            if let Some(m) = matcher::find(text, exp) {
+                let pad = text[..m.span.start].chars().count();
+                let len = text[m.span.clone()].chars().count().max(1);
+                let _ = writeln!(
+                    out,
+                    "  {:width$} | {}{} claimed {}",
+                    "",
+                    " ".repeat(pad),
+                    "^".repeat(len),
+                    exp.value
+                );
+            }
+        }
+    }
+    if r.lines.last() as usize > doc.len() {
+        let _ = writeln!(out, "(the document ends at line {})", doc.len());
+    }
+    if let (Some(c), Some(exp)) = (&r.claim, exp.as_ref()) {
+        let cited: Vec<&str> = (r.lines.first()..=r.lines.last())
+            .filter_map(|n| doc.line(n))
+            .collect();
+        if matcher::find_in_lines(cited, exp).is_none() {
+            let _ = writeln!(
+                out,
+                "claim `{}` ({}) is not on the cited line(s)",
+                c.label, exp.value
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// How the cited lines changed from the pin to the head, commit by commit.
+pub fn history(repo: &CachedRepo, r: &Resolved) -> Result<String, ShowError> {
+    let t = &r.target;
+    let mut out = String::new();
+    let Some(head) = repo.head() else {
+        let _ = writeln!(
+            out,
+            "\nhistory: the default-branch head is not known (run without --offline once)"
+        );
+        return Ok(out);
+    };
+    let read = |commit: Oid| -> Result<Option<SourceText>, ShowError> {
+        Ok(repo
+            .read_blob(commit, &t.path)?
+            .map(|b| SourceText::new(&b.bytes)))
+    };
+    let Some(mut current) = read(t.oid)? else {
+        return Ok(out);
+    };
+    // Each cited line, followed through the history: Some(line number) or None once removed.
+    let mut tracked: Vec<Option<u32>> = (r.lines.first()..=r.lines.last())
+        .map(|n| (n as usize <= current.len()).then_some(n))
+        .collect();
+    let _ = writeln!(
+        out,
+        "\nhistory of {} from {} to the head {}:",
+        r.lines,
+        t.commit.short(),
+        &head.to_string()[..7]
+    );
+    let commits = repo.path_history(&t.path, t.oid, head)?;
+    let mut listed = 0;
+    for commit in commits {
+        let next = read(commit)?;
+        let old = current.lines();
+        let new = next.as_ref().map(|n| n.lines()).unwrap_or_default();
+        let fates = crate::check::upstream::follow(&old, &new);
+        let mut changes = Vec::new();
+        for slot in tracked.iter_mut() {
+            let Some(n) = *slot else { continue };
+            let before = old.get(n as usize - 1).copied().unwrap_or("");
+            match fates.get(n as usize - 1).copied() {
+                Some(crate::check::upstream::Fate::Kept(h)) => *slot = Some(h),
+                Some(crate::check::upstream::Fate::Edited(h)) => {
+                    *slot = Some(h);
+                    let after = new.get(h as usize - 1).copied().unwrap_or("");
+                    if after.trim() != before.trim() {
+                        changes.push(format!("L{h}: {}", after.trim()));
+                    }
+                }
+                _ => {
+                    *slot = None;
+                    changes.push(format!("L{n} removed (was: {})", before.trim()));
+                }
+            }
+        }
+        if !changes.is_empty() {
+            listed += 1;
+            let (date, subject) = repo.commit_summary(commit).unwrap_or_default();
+            let _ = writeln!(out, "  {} {} {}", &commit.to_string()[..7], date, subject);
+            for c in changes {
+                let _ = writeln!(out, "      {c}");
+            }
+        }
+        match next {
+            Some(n) => current = n,
+            None => {
+                let _ = writeln!(out, "  {} removed `{}`", &commit.to_string()[..7], t.path);
+                tracked.iter_mut().for_each(|s| *s = None);
+                break;
+            }
+        }
+    }
+    if listed == 0 {
+        let _ = writeln!(out, "  no commit changed the cited line(s)");
+    }
+    let _ = writeln!(out, "at the head {}:", &head.to_string()[..7]);
+    for (i, slot) in tracked.iter().enumerate() {
+        let cited = r.lines.first() + i as u32;
+        match slot {
+            Some(n) => {
+                let _ = writeln!(
+                    out,
+                    "  L{cited} is now L{n}: {}",
+                    current.line(*n).unwrap_or("").trim()
+                );
+            }
+            None => {
+                let _ = writeln!(out, "  L{cited} was removed");
+            }
+        }
+    }
+    Ok(out)
+}

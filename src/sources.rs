@@ -1,0 +1,269 @@
+//! From records to repositories: which commit of which remote each source needs,
+//! one sync per repository however many records cite it, run concurrently.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::IsTerminal;
+use std::sync::Arc;
+
+use git2::Oid;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::fetch::{apply_rewrites, FetchError, GitCache, Rewrite, SyncOptions, SyncReport};
+use crate::record::url::{self, Forge};
+use crate::record::{CommitId, Revision, Source};
+
+/// What a source needs from git: a document at a commit of a remote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The clone URL before `--rewrite` (also the cache key).
+    pub remote: String,
+    pub commit: CommitId,
+    pub oid: Oid,
+    pub path: String,
+}
+
+/// Why a source cannot be looked up in git at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skip(pub String);
+
+/// Works out the remote, commit and path of a source.
+pub fn resolve(s: &Source, allow_local: bool) -> Result<Target, Skip> {
+    let from_url = s.url.as_deref().and_then(|u| url::parse(u).ok());
+    let from_repo = s.repository.as_deref().and_then(|r| {
+        url::parse(r).ok().or_else(|| {
+            // `OWNER/REPO`, as records often write it, means GitHub.
+            let parts: Vec<&str> = r.split('/').collect();
+            (parts.len() == 2
+                && parts
+                    .iter()
+                    .all(|p| !p.is_empty() && *p != ".." && *p != "."))
+            .then(|| url::parse(&format!("https://github.com/{r}")).ok())
+            .flatten()
+        })
+    });
+    let located = from_url.as_ref().or(from_repo.as_ref()).ok_or_else(|| {
+        Skip(
+            "no repository: the source gives neither a URL nor a repository pinaudit understands"
+                .into(),
+        )
+    })?;
+    if located.forge == Forge::Local && !allow_local {
+        return Err(Skip(
+            "local repository refused (pass --allow-local to read file: URLs and paths)".into(),
+        ));
+    }
+    let revision = s
+        .revision
+        .clone()
+        .or_else(|| from_url.as_ref().and_then(|u| u.revision.clone()));
+    let commit = match revision {
+        Some(Revision::Commit(c)) => c,
+        Some(Revision::Ref(r)) => {
+            return Err(Skip(format!("not pinned: `{r}` is not a full commit id")));
+        }
+        None => return Err(Skip("no revision: the source names no commit".into())),
+    };
+    let path = s
+        .path
+        .clone()
+        .or_else(|| from_url.as_ref().and_then(|u| u.path.clone()))
+        .ok_or_else(|| Skip("no document path".into()))?;
+    let oid = Oid::from_str(commit.as_str()).map_err(|_| {
+        Skip(format!(
+            "commit id `{commit}` is not supported by this git build"
+        ))
+    })?;
+    Ok(Target {
+        remote: located.clone_url(),
+        commit,
+        oid,
+        path,
+    })
+}
+
+/// Whether a fetch URL points at this machine's file system.
+pub fn is_local(fetch_url: &str) -> bool {
+    fetch_url.starts_with("file:")
+        || fetch_url.starts_with('/')
+        || fetch_url.starts_with("./")
+        || fetch_url.starts_with("../")
+        || !fetch_url.contains("://")
+}
+
+/// How to reach the remotes.
+#[derive(Debug, Clone)]
+pub struct SyncPlan {
+    pub rewrites: Vec<Rewrite>,
+    pub sync: SyncOptions,
+    pub jobs: usize,
+    pub allow_local: bool,
+    pub progress: bool,
+}
+
+/// A sync's outcome per remote (keyed by the pre-rewrite clone URL).
+pub type Synced = HashMap<String, Result<SyncReport, FetchError>>;
+
+/// Syncs every remote once, `jobs` at a time, with each remote's wanted commits.
+pub fn sync_all(cache: &GitCache, targets: &[&Target], plan: &SyncPlan) -> Synced {
+    let mut wanted: BTreeMap<String, Vec<Oid>> = BTreeMap::new();
+    for t in targets {
+        let list = wanted.entry(t.remote.clone()).or_default();
+        if !list.contains(&t.oid) {
+            list.push(t.oid);
+        }
+    }
+    if wanted.is_empty() {
+        return HashMap::new();
+    }
+    let bar = progress_bar(wanted.len() as u64, plan.progress && !plan.sync.offline);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(plan.jobs.clamp(1, 4))
+        .max_blocking_threads(plan.jobs.max(1))
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            let reason = format!("cannot start the fetch workers: {e}");
+            return wanted
+                .into_keys()
+                .map(|remote| {
+                    let err = FetchError::Git {
+                        url: remote.clone(),
+                        reason: reason.clone(),
+                    };
+                    (remote, Err(err))
+                })
+                .collect();
+        }
+    };
+    let semaphore = Arc::new(tokio::sync::Semaphore::new(plan.jobs.max(1)));
+    let results = runtime.block_on(async {
+        let mut handles = Vec::new();
+        for (remote, oids) in wanted {
+            let fetch_url = apply_rewrites(&plan.rewrites, &remote);
+            let cache = cache.clone();
+            let opts = plan.sync.clone();
+            let sem = semaphore.clone();
+            let bar = bar.clone();
+            let refused = !plan.allow_local && is_local(&fetch_url) && !plan.sync.offline;
+            handles.push(tokio::spawn(async move {
+                let _permit = sem.acquire_owned().await;
+                let shown = crate::fetch::redact(&remote);
+                bar.set_message(shown.clone());
+                let result = if refused {
+                    Err(FetchError::Git {
+                        url: shown,
+                        reason: format!(
+                            "`{}` is a local path; pass --allow-local to fetch from it",
+                            crate::fetch::redact(&fetch_url)
+                        ),
+                    })
+                } else {
+                    let remote2 = remote.clone();
+                    tokio::task::spawn_blocking(move || {
+                        cache.sync(&remote2, &fetch_url, &oids, &opts)
+                    })
+                    .await
+                    .unwrap_or_else(|e| {
+                        Err(FetchError::Git {
+                            url: shown,
+                            reason: format!("the fetch worker failed: {e}"),
+                        })
+                    })
+                };
+                bar.inc(1);
+                (remote, result)
+            }));
+        }
+        let mut out = HashMap::new();
+        for h in handles {
+            if let Ok((remote, result)) = h.await {
+                out.insert(remote, result);
+            }
+        }
+        out
+    });
+    bar.finish_and_clear();
+    results
+}
+
+fn progress_bar(len: u64, wanted: bool) -> ProgressBar {
+    if !wanted || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    if let Ok(style) =
+        ProgressStyle::with_template("{spinner} fetching {pos}/{len} repositories {wide_msg}")
+    {
+        bar.set_style(style);
+    }
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
+    bar
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Recorded;
+
+    fn source(
+        url: Option<&str>,
+        repo: Option<&str>,
+        rev: Option<&str>,
+        path: Option<&str>,
+    ) -> Source {
+        Source {
+            id: "s".into(),
+            url: url.map(Into::into),
+            repository: repo.map(Into::into),
+            revision: rev.map(Revision::parse),
+            path: path.map(Into::into),
+            sha256: None::<Recorded<_>>,
+            commit_time: None,
+        }
+    }
+
+    const SHA: &str = "de1fa14ea798512f54dafc8b8795eb3ef1a6c367";
+
+    #[test]
+    fn resolves_from_url_or_fields() {
+        let t = resolve(
+            &source(
+                Some(&format!("https://github.com/o/r/blob/{SHA}/README.md")),
+                None,
+                None,
+                None,
+            ),
+            false,
+        )
+        .unwrap();
+        assert_eq!(t.remote, "https://github.com/o/r.git");
+        assert_eq!(t.path, "README.md");
+        let t = resolve(&source(None, Some("o/r"), Some(SHA), Some("a.json")), false).unwrap();
+        assert_eq!(t.remote, "https://github.com/o/r.git");
+        assert_eq!(t.path, "a.json");
+    }
+
+    #[test]
+    fn refuses_what_it_cannot_pin() {
+        assert!(resolve(&source(None, Some("o/r"), Some("main"), Some("a")), false).is_err());
+        assert!(resolve(&source(None, Some("o/r"), None, Some("a")), false).is_err());
+        assert!(resolve(&source(None, Some("o/r"), Some(SHA), None), false).is_err());
+        assert!(resolve(&source(None, None, Some(SHA), Some("a")), false).is_err());
+        let local = source(None, Some("file:///tmp/repo"), Some(SHA), Some("a"));
+        assert!(resolve(&local, false)
+            .unwrap_err()
+            .0
+            .contains("--allow-local"));
+        assert_eq!(resolve(&local, true).unwrap().remote, "file:///tmp/repo");
+    }
+
+    #[test]
+    fn local_fetch_urls() {
+        assert!(is_local("file:///tmp/x"));
+        assert!(is_local("/tmp/x"));
+        assert!(!is_local("git://127.0.0.1:9418/x"));
+        assert!(!is_local("https://github.com/o/r.git"));
+    }
+}
