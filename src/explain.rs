@@ -176,10 +176,10 @@ pub fn entry(code: Code) -> Entry {
 pub fn render(code: Code) -> String {
     let e = entry(code);
     format!(
-        "{code} ({})\n\n{}\n\nHow to fix: {}\n",
+        "{code} ({})\n\n{}\n\n{}\n",
         code.severity(),
         wrap(e.means),
-        wrap(e.fix)
+        wrap(&format!("How to fix: {}", e.fix))
     )
 }
 

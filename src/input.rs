@@ -36,10 +36,11 @@ fn is_input(path: &Path) -> bool {
     if name == "schema.json" || name.ends_with(".schema.json") {
         return false;
     }
-    matches!(
-        path.extension().and_then(|e| e.to_str()),
-        Some("json" | "md" | "txt")
-    )
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    matches!(ext.as_deref(), Some("json" | "md" | "txt"))
 }
 
 /// Lists the input files under `paths`, in a stable order. Files named directly are
@@ -78,7 +79,9 @@ pub fn collect(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<WalkError>) {
             }
         }
     }
-    files.dedup();
+    // A file named twice, or reached again through a link, is audited once.
+    let mut seen = std::collections::HashSet::new();
+    files.retain(|f| seen.insert(std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())));
     (files, errors)
 }
 
@@ -115,7 +118,8 @@ pub fn load(file: &Path) -> Input {
             }
         }
     };
-    if file.extension().and_then(|e| e.to_str()) == Some("json") {
+    let ext = file.extension().and_then(|e| e.to_str());
+    if ext.is_some_and(|e| e.eq_ignore_ascii_case("json")) {
         load_pinfile(file, &bytes)
     } else {
         load_document(file, &bytes)

@@ -151,6 +151,17 @@ impl Reader {
                     _ => Err(format!("expected line numbers from 1 to {MAX_LINE}")),
                 }
             }
+            Value::String(text) => {
+                let t = text.trim();
+                let anchor = if t.starts_with('L') {
+                    t.to_string()
+                } else {
+                    format!("L{t}")
+                };
+                super::url::parse_anchor(&anchor).ok_or_else(|| {
+                    format!("expected `43`, `43-45` or `L43-L45`, lines from 1 to {MAX_LINE}")
+                })
+            }
             v => {
                 self.wrong_type(&at, key, "`[first, last]` line numbers", v);
                 return None;

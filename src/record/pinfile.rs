@@ -76,13 +76,19 @@ pub fn from_value(v: &Value, file: &Path) -> Result<Parsed, Problem> {
         let label = r
             .text(c, "label", &ptr)
             .unwrap_or_else(|| format!("claim {}", i + 1));
+        let url = r.string(c, "url", &ptr);
+        // Without `lines`, the cited URL's anchor (`#L43`) says which lines.
+        let lines = r.lines(c, "lines", &ptr).or_else(|| {
+            let anchored = url.as_deref().and_then(|u| super::url::parse(u).ok());
+            anchored.and_then(|u| u.lines)
+        });
         claims.push(Claim {
             source: r.text(c, "source", &ptr),
-            lines: r.lines(c, "lines", &ptr),
+            lines,
             value: r.value(c, "value", &ptr),
             unit: r.string(c, "unit", &ptr),
             metric: r.string(c, "metric", &ptr),
-            url: r.string(c, "url", &ptr),
+            url,
             correct: r.count(c, "correct", &ptr),
             total: r.count(c, "total", &ptr),
             label,
@@ -220,10 +226,14 @@ pub fn to_value(record: &Record) -> Value {
             m.insert("kind".into(), a.kind.as_str().into());
             m.insert("label".into(), a.label.clone().into());
             m.insert("revision".into(), opt(&a.revision));
-            match a.kind {
-                ArtifactKind::Weights => m.insert("sha256".into(), sha(&a.sha256)),
-                ArtifactKind::Runtime => m.insert("digest".into(), opt(&a.digest)),
-            };
+            // Weights are pinned by a hash, runtimes by an image digest: write the
+            // kind's own key always (null says "not pinned"), the other when given.
+            if a.kind == ArtifactKind::Weights || a.sha256.is_some() {
+                m.insert("sha256".into(), sha(&a.sha256));
+            }
+            if a.kind == ArtifactKind::Runtime || a.digest.is_some() {
+                m.insert("digest".into(), opt(&a.digest));
+            }
             Value::Object(m)
         })
         .collect();

@@ -29,7 +29,7 @@ pub fn render(report: &Report) -> String {
     );
     for r in &report.records {
         let _ = writeln!(out, "### `{}`\n", r.id);
-        let _ = writeln!(out, "File: `{}`\n", r.file.display());
+        let _ = writeln!(out, "File: `{}`\n", r.file);
         if !r.claims.is_empty() {
             let _ = writeln!(out, "| claim | value | cited | status | found |");
             let _ = writeln!(out, "|---|---|---|---|---|");

@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use crate::finding::{Finding, Severity};
 
-use super::{hint, ClaimReport, ClaimStatus, Report, SourceReport, SourceStatus};
+use super::{hint, short_rev, ClaimReport, ClaimStatus, Report, SourceReport, SourceStatus};
 
 struct Paint(bool);
 
@@ -28,7 +28,11 @@ impl Paint {
 }
 
 fn short(rev: Option<&str>) -> &str {
-    rev.map_or("?", |r| if r.len() >= 40 { &r[..7] } else { r })
+    // Only commit ids are abbreviated; a long branch name is shown whole.
+    rev.map_or("?", |r| match crate::record::CommitId::parse(r) {
+        Some(_) => short_rev(r),
+        None => r,
+    })
 }
 
 fn source_line(s: &SourceReport, p: &Paint) -> String {
@@ -88,7 +92,7 @@ pub fn render(report: &Report, color: bool) -> String {
     let p = Paint(color);
     let mut out = String::new();
     for r in &report.records {
-        let _ = writeln!(out, "{}  ({})", r.id, r.file.display());
+        let _ = writeln!(out, "{}  ({})", r.id, r.file);
         if !r.sources.is_empty() {
             let _ = writeln!(out, "  sources");
             for s in &r.sources {
