@@ -214,6 +214,7 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> Outcome {
     for (r, targets) in records.iter().zip(&targets) {
         let mut verdicts: Vec<Verdict> = r.claims.iter().map(|_| Verdict::unchecked()).collect();
         let mut source_reports = Vec::new();
+        let mut reported = integrity::Reported::new();
         for (s, target) in r.sources.iter().zip(targets) {
             let t = match target {
                 Ok(t) => t,
@@ -225,12 +226,10 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> Outcome {
             let sync = match synced.get(&t.remote) {
                 Some(Ok(sync)) => sync,
                 Some(Err(e)) => {
-                    match integrity::fetch_failed(r, s, e) {
-                        Some(f) => {
-                            findings.push(f);
-                            source_reports.push(checked_source(s, &Established::default(), None));
-                        }
-                        None => source_reports.push(unchecked_source(s, &unchecked_reason(e))),
+                    if integrity::fetch_failed(r, s, t, e, &mut reported, &mut findings) {
+                        source_reports.push(checked_source(s, &Established::default(), None));
+                    } else {
+                        source_reports.push(unchecked_source(s, &unchecked_reason(e)));
                     }
                     continue;
                 }
@@ -253,7 +252,7 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> Outcome {
             let Some(repo) = repos.get(&t.remote) else {
                 continue;
             };
-            let est = integrity::check(r, s, t, repo, sync, &hashes, &mut findings);
+            let est = integrity::check(r, s, t, repo, sync, &hashes, &mut reported, &mut findings);
             let mut upstream = None;
             if let Some(doc) = &est.document {
                 for (c, v) in r.claims.iter().zip(verdicts.iter_mut()) {

@@ -2,6 +2,8 @@
 //! `hash-mismatch`, `commit-time-mismatch`: is the cited document the one the
 //! record describes?
 
+use std::collections::HashSet;
+
 use git2::Oid;
 use serde_json::{json, Value};
 
@@ -24,8 +26,31 @@ pub struct Established {
     pub commit_time: Option<String>,
 }
 
-/// A finding about a fetch that answered: the remote or commit is not there.
-pub fn fetch_failed(record: &Record, s: &Source, e: &FetchError) -> Option<Finding> {
+/// What a record was already told about a repository or commit: several sources in
+/// one repository (six in the seed) share one missing repository or commit, and get
+/// one finding for it, naming the first source.
+pub type Reported = HashSet<(String, Option<Oid>, Code)>;
+
+/// Whether a fetch answered about the source (the repository is not there). The
+/// finding is pushed once per record and repository.
+pub fn fetch_failed(
+    record: &Record,
+    s: &Source,
+    t: &Target,
+    e: &FetchError,
+    reported: &mut Reported,
+    out: &mut Vec<Finding>,
+) -> bool {
+    let Some(f) = repository_missing(record, s, e) else {
+        return false;
+    };
+    if reported.insert((t.remote.clone(), None, Code::RepositoryMissing)) {
+        out.push(f);
+    }
+    true
+}
+
+fn repository_missing(record: &Record, s: &Source, e: &FetchError) -> Option<Finding> {
     match e {
         FetchError::RepositoryMissing { url, reason } => Some(
             Finding::new(
@@ -50,12 +75,17 @@ pub fn check(
     repo: &CachedRepo,
     sync: &SyncReport,
     hashes: &BlobHashCache,
+    reported: &mut Reported,
     out: &mut Vec<Finding>,
 ) -> Established {
     let mut est = Established::default();
     let loc = source_location(s);
     let wanted = sync.wanted.iter().find(|w| w.oid == t.oid);
+    let mut first = |code: Code| reported.insert((t.remote.clone(), Some(t.oid), code));
     if !repo.has_commit(t.oid) {
+        if !first(Code::RevisionMissing) {
+            return est;
+        }
         let by_id = wanted.and_then(|w| w.by_id_error.clone());
         let message = match &by_id {
             Some(_) if !sync.offline => format!(
@@ -75,6 +105,7 @@ pub fn check(
     }
     match repo.reachable_from_branches_or_tags(t.oid) {
         Ok(true) => {}
+        Ok(false) if !first(Code::RevisionUnreachable) => {}
         Ok(false) => {
             let how = match wanted.and_then(|w| w.found) {
                 Some(FoundBy::Id) => "fetched by id",
