@@ -252,7 +252,16 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> Outcome {
             let Some(repo) = repos.get(&t.remote) else {
                 continue;
             };
-            let est = integrity::check(r, s, t, repo, sync, &hashes, &mut reported, &mut findings);
+            let cx = integrity::Synced {
+                repo,
+                sync,
+                hashes: &hashes,
+            };
+            let est = integrity::check(&cx, r, s, t, &mut reported, &mut findings);
+            if let Some(reason) = &est.unchecked {
+                source_reports.push(unchecked_source(s, reason));
+                continue;
+            }
             let mut upstream = None;
             if let Some(doc) = &est.document {
                 for (c, v) in r.claims.iter().zip(verdicts.iter_mut()) {

@@ -15,9 +15,19 @@ use crate::sources::Target;
 use super::location::source_location;
 use super::SourceText;
 
+/// A synced repository and what the checks read from it.
+#[derive(Clone, Copy)]
+pub struct Synced<'a> {
+    pub repo: &'a CachedRepo,
+    pub sync: &'a SyncReport,
+    pub hashes: &'a BlobHashCache,
+}
+
 /// What checking one source established.
 #[derive(Debug, Default)]
 pub struct Established {
+    /// Why the source could not be judged after all (offline, commit not cached).
+    pub unchecked: Option<String>,
     /// The document at the pinned commit, when it could be read.
     pub document: Option<SourceText>,
     pub blob: Option<Oid>,
@@ -69,20 +79,24 @@ fn repository_missing(record: &Record, s: &Source, e: &FetchError) -> Option<Fin
 
 /// Checks one source whose repository was synced.
 pub fn check(
+    cx: &Synced<'_>,
     record: &Record,
     s: &Source,
     t: &Target,
-    repo: &CachedRepo,
-    sync: &SyncReport,
-    hashes: &BlobHashCache,
     reported: &mut Reported,
     out: &mut Vec<Finding>,
 ) -> Established {
+    let Synced { repo, sync, hashes } = *cx;
     let mut est = Established::default();
     let loc = source_location(s);
     let wanted = sync.wanted.iter().find(|w| w.oid == t.oid);
     let mut first = |code: Code| reported.insert((t.remote.clone(), Some(t.oid), code));
     if !repo.has_commit(t.oid) {
+        // Offline, a commit the cache lacks may well exist upstream: say so, don't judge.
+        if sync.offline {
+            est.unchecked = Some("not in cache".to_string());
+            return est;
+        }
         if !first(Code::RevisionMissing) {
             return est;
         }

@@ -77,11 +77,7 @@ pub fn render(report: &Report) -> String {
             }
             let _ = writeln!(out, "\n</details>\n");
         }
-        let mine: Vec<_> = report
-            .findings
-            .iter()
-            .filter(|f| f.record == r.id)
-            .collect();
+        let mine: Vec<_> = report.findings_of(&r.id).collect();
         if !mine.is_empty() {
             let _ = writeln!(out, "| severity | code | finding | fix |");
             let _ = writeln!(out, "|---|---|---|---|");
@@ -98,11 +94,7 @@ pub fn render(report: &Report) -> String {
             out.push('\n');
         }
     }
-    let orphans: Vec<_> = report
-        .findings
-        .iter()
-        .filter(|f| !report.records.iter().any(|r| r.id == f.record))
-        .collect();
+    let orphans: Vec<_> = report.orphan_findings().collect();
     if !orphans.is_empty() {
         let _ = writeln!(out, "### Unreadable inputs\n");
         for f in orphans {

@@ -175,6 +175,18 @@ impl Report {
         }
     }
 
+    /// The findings about one record, in report order.
+    pub fn findings_of<'a>(&'a self, record: &'a str) -> impl Iterator<Item = &'a Finding> + 'a {
+        self.findings.iter().filter(move |f| f.record == record)
+    }
+
+    /// Findings of inputs that yielded no record (an unreadable file).
+    pub fn orphan_findings(&self) -> impl Iterator<Item = &Finding> + '_ {
+        self.findings
+            .iter()
+            .filter(|f| !self.records.iter().any(|r| r.id == f.record))
+    }
+
     /// The most severe finding, if any.
     pub fn worst(&self) -> Option<Severity> {
         self.findings.iter().map(|f| f.severity).max()

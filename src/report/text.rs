@@ -105,11 +105,7 @@ pub fn render(report: &Report, color: bool) -> String {
                 let _ = writeln!(out, "{}", claim_line(c, &p));
             }
         }
-        let mine: Vec<&Finding> = report
-            .findings
-            .iter()
-            .filter(|f| f.record == r.id)
-            .collect();
+        let mine: Vec<_> = report.findings_of(&r.id).collect();
         if !mine.is_empty() {
             let _ = writeln!(out, "  findings");
             for f in mine {
@@ -119,11 +115,7 @@ pub fn render(report: &Report, color: bool) -> String {
         out.push('\n');
     }
     // Findings of inputs that yielded no record (an unreadable file).
-    let orphans: Vec<&Finding> = report
-        .findings
-        .iter()
-        .filter(|f| !report.records.iter().any(|r| r.id == f.record))
-        .collect();
+    let orphans: Vec<_> = report.orphan_findings().collect();
     if !orphans.is_empty() {
         let _ = writeln!(out, "unreadable inputs");
         for f in orphans {

@@ -7,10 +7,12 @@
 
 #![allow(dead_code, unused_imports)]
 
+pub mod audit;
 pub mod daemon;
 pub mod fixture;
 pub mod hanging;
 pub mod http;
+pub mod seed;
 
 pub use daemon::{GitDaemon, Wants};
 pub use fixture::FixtureRepo;

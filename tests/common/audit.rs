@@ -1,0 +1,404 @@
+//! End-to-end audits: the real `pinaudit` binary run against fixture remotes on
+//! loopback, the way a scheduled re-check runs against GitHub.
+//!
+//! A [`Forge`] is a base directory of bare `OWNER/REPO.git` repositories, laid
+//! out as GitHub's paths are, so one `--rewrite https://github.com/=SERVER/`
+//! points every cited `https://github.com/OWNER/REPO` at a `GitDaemon`, an
+//! `HttpGitServer` or a `file://` URL. A [`Workspace`] holds the pin files and
+//! the cache of one scenario; the cache key is the *original* GitHub URL
+//! (`cache/git/github.com/OWNER/REPO.git`), whatever the rewrite.
+
+use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use assert_cmd::Command;
+use git2::Oid;
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use tempfile::TempDir;
+
+use super::FixtureRepo;
+
+/// Committer time of the first fixture commit; later ones add seconds.
+pub const T0: i64 = 1_700_000_000;
+/// [`T0`] as RFC 3339 (checked with `date -u -d @1700000000`), written out
+/// rather than computed so that pinaudit's own formatting is what is tested.
+pub const T0_RFC3339: &str = "2023-11-14T22:13:20Z";
+
+/// A README whose line 5 carries `2.9 tok/s` in a markdown table.
+pub const README: &str = "# Decode benchmark\n\
+\n\
+| phase | rate |\n\
+|---|---|\n\
+| decode | 2.9 tok/s |\n\
+| prefill | 41.3 tok/s |\n\
+\n\
+Measured on one node.\n";
+
+/// The line of [`README`] that carries the decode figure, and its text.
+pub const README_LINE: u32 = 5;
+pub const README_LINE_TEXT: &str = "| decode | 2.9 tok/s |";
+
+/// sha256 of `bytes` as lowercase hex, computed independently of pinaudit.
+pub fn sha256_hex(bytes: impl AsRef<[u8]>) -> String {
+    Sha256::digest(bytes.as_ref())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A directory of bare repositories named like GitHub's (`OWNER/REPO.git`).
+pub struct Forge {
+    base: TempDir,
+}
+
+impl Default for Forge {
+    fn default() -> Self {
+        Forge::new()
+    }
+}
+
+impl Forge {
+    pub fn new() -> Self {
+        Forge {
+            base: tempfile::tempdir().expect("tempdir"),
+        }
+    }
+
+    /// The directory servers serve (their base path / project root).
+    pub fn path(&self) -> &Path {
+        self.base.path()
+    }
+
+    /// A new bare repository `OWNER/REPO.git` (`name = "OWNER/REPO"`).
+    pub fn repo(&self, name: &str) -> FixtureRepo {
+        FixtureRepo::create(self.base.path(), &format!("{name}.git"))
+    }
+
+    /// `--rewrite` sending GitHub to `root` (e.g. `git://127.0.0.1:PORT/`).
+    pub fn rewrite(root: &str) -> String {
+        format!("https://github.com/={root}")
+    }
+
+    /// `--rewrite` sending GitHub to this forge over `file://`.
+    pub fn file_rewrite(&self) -> String {
+        Forge::rewrite(&format!("file://{}/", self.base.path().display()))
+    }
+}
+
+/// `https://github.com/NAME/blob/COMMIT/PATH`.
+pub fn blob_url(name: &str, commit: Oid, path: &str) -> String {
+    format!("https://github.com/{name}/blob/{commit}/{path}")
+}
+
+/// A pinned source of repository `name` (`OWNER/REPO`) at `commit`.
+pub fn source(
+    id: &str,
+    name: &str,
+    commit: Oid,
+    path: &str,
+    sha256: &str,
+    commit_time: &str,
+) -> Value {
+    json!({
+        "id": id,
+        "url": blob_url(name, commit, path),
+        "repository": format!("https://github.com/{name}"),
+        "revision": commit.to_string(),
+        "path": path,
+        "sha256": sha256,
+        "commit_time": commit_time,
+    })
+}
+
+/// A claim of `value` tokens/s on line `line` of `source` (whose URL is
+/// `source_url`; the claim's own URL carries the `#L` anchor).
+pub fn claim(label: &str, source: &Value, line: u32, value: f64) -> Value {
+    json!({
+        "label": label,
+        "source": source["id"],
+        "lines": [line, line],
+        "value": value,
+        "unit": "tokens/s",
+        "metric": "decode_rate",
+        "url": format!("{}#L{line}", source["url"].as_str().expect("source url")),
+        "correct": null,
+        "total": null,
+    })
+}
+
+/// A pin file (`pinaudit/pins/v1`).
+pub fn pin(id: &str, sources: &[Value], claims: &[Value]) -> Value {
+    json!({
+        "schema": "pinaudit/pins/v1",
+        "id": id,
+        "title": format!("Fixture record {id}"),
+        "sources": sources,
+        "claims": claims,
+        "artifacts": [],
+    })
+}
+
+/// The usual one-source, one-claim pin: `README` line 5 of `name` at
+/// `commit`, recorded with `sha256` and `commit_time`.
+pub fn readme_pin(id: &str, name: &str, commit: Oid, sha256: &str, commit_time: &str) -> Value {
+    let s = source("readme", name, commit, "README.md", sha256, commit_time);
+    let c = claim("decode", &s, README_LINE, 2.9);
+    pin(id, &[s], &[c])
+}
+
+/// Pin files and a cache in a temp dir; pinaudit runs inside it.
+pub struct Workspace {
+    dir: TempDir,
+}
+
+impl Default for Workspace {
+    fn default() -> Self {
+        Workspace::new()
+    }
+}
+
+impl Workspace {
+    pub fn new() -> Self {
+        Workspace {
+            dir: tempfile::tempdir().expect("tempdir"),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The cache directory (`--cache cache`, relative to the workspace).
+    pub fn cache(&self) -> PathBuf {
+        self.dir.path().join("cache")
+    }
+
+    /// Where the mirror of `https://github.com/NAME` lives in the cache: keyed
+    /// by the original URL, never by the rewritten one.
+    pub fn mirror(&self, name: &str) -> PathBuf {
+        self.cache()
+            .join("git/github.com")
+            .join(format!("{name}.git"))
+    }
+
+    /// Writes `pins/ID.json`; returns the path relative to the workspace.
+    pub fn write_pin(&self, pin: &Value) -> String {
+        let id = pin["id"].as_str().expect("pin id");
+        let rel = format!("pins/{id}.json");
+        let path = self.dir.path().join(&rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir pins");
+        std::fs::write(
+            &path,
+            serde_json::to_string_pretty(pin).expect("json") + "\n",
+        )
+        .expect("write pin");
+        rel
+    }
+
+    /// `pinaudit audit --cache cache --format json --timeout 10 ARGS...`.
+    ///
+    /// 10 s is far above any loopback answer and still fails a hang quickly.
+    pub fn audit<I, S>(&self, args: I) -> Run
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.audit_with_timeout(10, args)
+    }
+
+    /// [`Self::audit`] with `--timeout SECS` (clap refuses a repeated flag).
+    pub fn audit_with_timeout<I, S>(&self, secs: u64, args: I) -> Run
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut all: Vec<OsString> = ["audit", "--cache", "cache", "--format", "json", "--timeout"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        all.push(secs.to_string().into());
+        all.extend(args.into_iter().map(|a| a.as_ref().to_os_string()));
+        self.pinaudit(all)
+    }
+
+    /// `pinaudit ARGS...` in the workspace, with a clean environment.
+    pub fn pinaudit<I, S>(&self, args: I) -> Run
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut cmd = Command::cargo_bin("pinaudit").expect("the pinaudit binary is built");
+        cmd.current_dir(self.path())
+            .env_remove("PINAUDIT_CACHE")
+            .env_remove("GITHUB_TOKEN")
+            .env("SOURCE_DATE_EPOCH", "0")
+            // Keep the machine's git configuration (credential helpers,
+            // insteadOf rules) out of the run.
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("HOME", self.path())
+            .args(args)
+            .timeout(Duration::from_secs(60));
+        let started = std::time::Instant::now();
+        let out = cmd.output().expect("pinaudit runs");
+        let run = Run {
+            status: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            took: started.elapsed(),
+        };
+        assert!(
+            !run.stderr.contains("panicked"),
+            "pinaudit panicked:\n{}",
+            run.stderr
+        );
+        assert!(
+            run.status.is_some(),
+            "pinaudit was killed (timeout or signal); stderr:\n{}",
+            run.stderr
+        );
+        run
+    }
+}
+
+/// One run of the binary.
+#[derive(Debug)]
+pub struct Run {
+    pub status: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+    pub took: Duration,
+}
+
+impl Run {
+    pub fn code(&self) -> i32 {
+        self.status.expect("exit status")
+    }
+
+    /// Fails with the whole output unless the exit status is `code`.
+    pub fn assert_code(&self, code: i32) {
+        assert_eq!(
+            self.code(),
+            code,
+            "exit status\nstdout:\n{}\nstderr:\n{}",
+            self.stdout,
+            self.stderr
+        );
+    }
+
+    /// The JSON report: the whole of stdout.
+    pub fn report(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not one JSON report ({e}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+
+    pub fn summary(&self) -> Value {
+        self.report()["summary"].clone()
+    }
+
+    pub fn findings(&self) -> Vec<Value> {
+        self.report()["findings"]
+            .as_array()
+            .expect("`findings` is an array")
+            .clone()
+    }
+
+    pub fn codes(&self) -> Vec<String> {
+        self.findings()
+            .iter()
+            .map(|f| f["code"].as_str().expect("finding code").to_string())
+            .collect()
+    }
+
+    pub fn with_code(&self, code: &str) -> Vec<Value> {
+        self.findings()
+            .into_iter()
+            .filter(|f| f["code"] == code)
+            .collect()
+    }
+
+    /// The one finding with `code`; fails when there is none or several.
+    pub fn only(&self, code: &str) -> Value {
+        let found = self.with_code(code);
+        assert_eq!(
+            found.len(),
+            1,
+            "expected exactly one `{code}` finding, got {}:\n{}",
+            found.len(),
+            self.stdout
+        );
+        found.into_iter().next().expect("one finding")
+    }
+
+    pub fn assert_lacks(&self, code: &str) {
+        assert!(
+            self.with_code(code).is_empty(),
+            "expected no `{code}` finding:\n{}",
+            self.stdout
+        );
+    }
+
+    /// Fails unless the findings are exactly `codes`, in this order.
+    pub fn assert_codes(&self, codes: &[&str]) {
+        assert_eq!(self.codes(), codes, "findings:\n{}", self.stdout);
+    }
+
+    fn record(&self, record: &str) -> Value {
+        self.report()["records"]
+            .as_array()
+            .expect("`records` is an array")
+            .iter()
+            .find(|r| r["id"] == record)
+            .cloned()
+            .unwrap_or_else(|| panic!("no record `{record}`:\n{}", self.stdout))
+    }
+
+    /// Source `id` of `record` in the report.
+    pub fn source(&self, record: &str, id: &str) -> Value {
+        self.record(record)["sources"]
+            .as_array()
+            .expect("`sources` is an array")
+            .iter()
+            .find(|s| s["id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("no source `{id}` in `{record}`:\n{}", self.stdout))
+    }
+
+    /// Claim `label` of `record` in the report.
+    pub fn claim(&self, record: &str, label: &str) -> Value {
+        self.record(record)["claims"]
+            .as_array()
+            .expect("`claims` is an array")
+            .iter()
+            .find(|c| c["label"] == label)
+            .cloned()
+            .unwrap_or_else(|| panic!("no claim `{label}` in `{record}`:\n{}", self.stdout))
+    }
+}
+
+/// Every file under `dir` with its size and modification time, by relative
+/// path. Two equal snapshots of a mirror's `objects/` mean nothing was
+/// written into its object database in between.
+pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (u64, SystemTime)> {
+    let mut files = BTreeMap::new();
+    for entry in walkdir::WalkDir::new(dir) {
+        let entry = entry.expect("walk");
+        if entry.file_type().is_file() {
+            let meta = entry.metadata().expect("metadata");
+            let rel = entry
+                .path()
+                .strip_prefix(dir)
+                .expect("under dir")
+                .to_path_buf();
+            files.insert(rel, (meta.len(), meta.modified().expect("mtime")));
+        }
+    }
+    files
+}
