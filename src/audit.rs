@@ -196,16 +196,17 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> Outcome {
         progress: opts.progress,
     };
     let synced = sources::sync_all(&cache, &wanted, &plan);
-    let mut problems: Vec<String> = Vec::new();
-    for (remote, result) in &synced {
-        if let Err(e) = result {
-            if !matches!(e, FetchError::RepositoryMissing { .. }) {
-                let hint = e.hint().map_or(String::new(), |h| format!("\n  hint: {h}"));
-                problems.push(format!("{e}{hint}"));
-            }
-            let _ = remote;
-        }
-    }
+    // Remotes that could not be synced: the report says so per source; stderr says
+    // it once per remote, with advice.
+    let mut problems: Vec<String> = synced
+        .values()
+        .filter_map(|result| result.as_ref().err())
+        .filter(|e| !matches!(e, FetchError::RepositoryMissing { .. }))
+        .map(|e| match e.hint() {
+            Some(h) => format!("{e}\n  hint: {h}"),
+            None => e.to_string(),
+        })
+        .collect();
     problems.sort();
     let mut repos: HashMap<String, CachedRepo> = HashMap::new();
     let hashes = cache.blob_hashes();

@@ -48,14 +48,80 @@ pub fn follow(old: &[&str], new: &[&str]) -> Vec<Fate> {
                 new_index,
                 new_len,
             } => {
-                for k in 0..old_len.min(new_len) {
-                    out[old_index + k] = Fate::Edited((new_index + k) as u32 + 1);
+                let olds = &old[old_index..old_index + old_len];
+                let news = &new[new_index..new_index + new_len];
+                for (i, j) in align(olds, news) {
+                    out[old_index + i] = Fate::Edited((new_index + j) as u32 + 1);
                 }
             }
             DiffOp::Delete { .. } | DiffOp::Insert { .. } => {}
         }
     }
     out
+}
+
+/// A line with its numbers blanked out: an edited figure keeps its line's shape.
+fn skeleton(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut last = 0;
+    for t in crate::matcher::tokens(line) {
+        out.push_str(&line[last..t.span.start]);
+        out.push('#');
+        last = t.span.end;
+    }
+    out.push_str(&line[last..]);
+    out
+}
+
+/// Pairs the old and new lines of one replaced hunk, in order, by likeness of
+/// their skeletons, so that rows inserted right above an edited row are not taken
+/// for its edit. An old line like no new line is left out (removed).
+fn align(old: &[&str], new: &[&str]) -> Vec<(usize, usize)> {
+    const ALIKE: f32 = 0.6;
+    // A hunk too large to compare pairwise keeps the positional pairing.
+    if old.len().saturating_mul(new.len()) > 40_000 {
+        return (0..old.len().min(new.len())).map(|k| (k, k)).collect();
+    }
+    let (o, n): (Vec<String>, Vec<String>) = (
+        old.iter().map(|l| skeleton(l)).collect(),
+        new.iter().map(|l| skeleton(l)).collect(),
+    );
+    let like = |i: usize, j: usize| -> f32 {
+        let r = similar::TextDiff::from_chars(o[i].trim(), n[j].trim()).ratio();
+        if r >= ALIKE {
+            r
+        } else {
+            0.0
+        }
+    };
+    // best[i][j]: the best total likeness pairing old[i..] with new[j..], in order.
+    let mut best = vec![vec![0f32; n.len() + 1]; o.len() + 1];
+    for i in (0..o.len()).rev() {
+        for j in (0..n.len()).rev() {
+            let pair = like(i, j);
+            let take = if pair > 0.0 {
+                pair + best[i + 1][j + 1]
+            } else {
+                0.0
+            };
+            best[i][j] = take.max(best[i + 1][j]).max(best[i][j + 1]);
+        }
+    }
+    let mut pairs = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < o.len() && j < n.len() {
+        let pair = like(i, j);
+        if pair > 0.0 && (best[i][j] - (pair + best[i + 1][j + 1])).abs() < 1e-6 {
+            pairs.push((i, j));
+            i += 1;
+            j += 1;
+        } else if (best[i][j] - best[i + 1][j]).abs() < 1e-6 {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    pairs
 }
 
 /// Compares the pinned document with the head of the default branch.
@@ -213,5 +279,27 @@ mod tests {
         assert_eq!(f[1], Fate::Edited(4));
         assert_eq!(f[2], Fate::Kept(5));
         assert_eq!(f[3], Fate::Removed);
+    }
+
+    #[test]
+    fn rows_inserted_right_above_an_edited_row_are_not_its_edit() {
+        let old = ["# Results", "| steady decode | ~2.9 tok/s |", "end"];
+        let new = [
+            "# Results",
+            "| cold decode | 1.1 tok/s |",
+            "| warm decode | 2.4 tok/s |",
+            "| steady decode | ~3.1 tok/s |",
+            "end",
+        ];
+        let f = follow(&old, &new);
+        assert_eq!(f[1], Fate::Edited(4));
+        assert_eq!(f[2], Fate::Kept(5));
+    }
+
+    #[test]
+    fn a_rewritten_line_unlike_any_new_one_is_removed() {
+        let old = ["a", "the decode rate was 2.9 tok/s on three nodes", "z"];
+        let new = ["a", "See the appendix.", "z"];
+        assert_eq!(follow(&old, &new)[1], Fate::Removed);
     }
 }

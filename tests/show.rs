@@ -1,0 +1,520 @@
+//! `pinaudit show TARGET [--context N] [--history]`, end to end: the real binary
+//! against fixture repositories served by `git daemon` on loopback, reached
+//! through `--rewrite https://github.com/=git://127.0.0.1:PORT/`.
+//!
+//! The person at the terminal investigating a disputed figure (DESIGN.md, user 3)
+//! reads this output, so the tests pin it down line by line.
+
+mod common;
+
+use git2::Oid;
+use serde_json::json;
+
+use common::seed::{run, Remote, Run, Workdir, DAY, SEED_COMMIT_TIME};
+
+/// `pinaudit show ARGS… --cache cache --rewrite REWRITE` in `work`.
+fn show(work: &Workdir, remote: &Remote, args: &[&str]) -> Run {
+    let mut cmd = work.cmd(["show"]);
+    cmd.args(args)
+        .args(["--rewrite", &remote.rewrite(), "--timeout", "10"]);
+    run(&mut cmd)
+}
+
+/// Output lines `from..=to` (1-based line numbers of the document) of `show`'s
+/// listing of the seed README, with the cited ones marked.
+fn readme_listing(from: u32, to: u32, cited: &[u32]) -> Vec<String> {
+    let readme = common::seed::readme();
+    let width = to.to_string().len();
+    (from..=to)
+        .map(|n| {
+            let mark = if cited.contains(&n) { '>' } else { ' ' };
+            let text = readme.lines().nth(n as usize - 1).expect("a README line");
+            format!("{mark} {n:>width$} | {text}")
+        })
+        .collect()
+}
+
+fn lines(stdout: &str) -> Vec<String> {
+    stdout.lines().map(str::to_string).collect()
+}
+
+fn short(commit: Oid) -> String {
+    commit.to_string()[..7].to_string()
+}
+
+fn assert_header(first: &str, commit: Oid, path: &str) {
+    assert!(
+        first.starts_with(&format!("{path} @ {} ", short(commit))),
+        "header: {first:?}"
+    );
+}
+
+#[test]
+fn url_target_prints_the_cited_line_with_three_lines_of_context() {
+    let (remote, commit) = Remote::seed();
+    let work = Workdir::new();
+    let url = format!("{}#L43", remote.blob_url(commit, "README.md"));
+    let r = show(&work, &remote, &[&url]);
+    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    let out = lines(&r.stdout);
+    assert_header(&out[0], commit, "README.md");
+    assert_eq!(out[1..], readme_listing(40, 46, &[43])[..], "{}", r.stdout);
+    assert_eq!(out[4], "> 43 | | steady decode | ~2.9 tok/s |");
+    // A URL names no claim, so no value is marked.
+    assert!(!r.stdout.contains('^'), "{}", r.stdout);
+}
+
+#[test]
+fn pinfile_label_target_marks_the_value_under_the_cited_line() {
+    let (remote, commit) = Remote::seed();
+    let work = Workdir::new();
+    let source = json!({
+        "id": "readme",
+        "url": remote.blob_url(commit, "README.md"),
+        "repository": remote.github(),
+        "revision": commit.to_string(),
+        "path": "README.md",
+    });
+    let pin = json!({
+        "schema": "pinaudit/pins/v1",
+        "id": "kimi",
+        "sources": [source],
+        "claims": [
+            {"label": "steady decode", "source": "readme", "lines": [43, 43],
+             "value": 2.9, "unit": "tokens/s"},
+            {"label": "8K prefill", "source": "readme", "lines": [44, 44],
+             "value": 79.6, "unit": "tokens/s"},
+            {"label": "misplaced", "source": "readme", "lines": [44, 44],
+             "value": 2.9, "unit": "tokens/s"},
+        ],
+        "artifacts": [],
+    });
+    work.write("pins/kimi.json", pin.to_string());
+
+    let r = show(&work, &remote, &["pins/kimi.json#steady decode"]);
+    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    let out = lines(&r.stdout);
+    assert_header(&out[0], commit, "README.md");
+    let cited = out
+        .iter()
+        .position(|l| l.starts_with("> 43 | "))
+        .unwrap_or_else(|| panic!("no cited line in\n{}", r.stdout));
+    let caret = &out[cited + 1];
+    // The caret sits under `2.9` (not under the `~`) and names the claim.
+    let value_column = out[cited].find("2.9").expect("the value on the line");
+    assert_eq!(
+        caret.find('^'),
+        Some(value_column),
+        "\n{}\n{caret}",
+        out[cited]
+    );
+    assert_eq!(
+        caret.as_str(),
+        format!("     | {}^^^ claimed 2.9", " ".repeat(value_column - 7))
+    );
+    // Context lines are unmarked and carry no caret.
+    assert_eq!(out.len(), 1 + 7 + 1, "{}", r.stdout);
+    assert_eq!(out.iter().filter(|l| l.contains('^')).count(), 1);
+
+    // The label of the other claim marks its own value, on its own line.
+    let r = show(&work, &remote, &["pins/kimi.json#8K prefill", "-C", "0"]);
+    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    let out = lines(&r.stdout);
+    assert_eq!(out[1], "> 44 | | 8K prefill | 79.6 |");
+    assert_eq!(
+        out[2],
+        format!("     | {}^^^^ claimed 79.6", " ".repeat(15))
+    );
+    assert_eq!(out.len(), 3, "{}", r.stdout);
+
+    // A claim whose value is not on its cited line: no caret, and it says so.
+    let r = show(&work, &remote, &["pins/kimi.json#misplaced", "-C", "0"]);
+    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    let out = lines(&r.stdout);
+    assert_eq!(out[1], "> 44 | | 8K prefill | 79.6 |");
+    assert_eq!(
+        out[2..],
+        ["claim `misplaced` (2.9) is not on the cited line(s)"]
+    );
+}
+
+#[test]
+fn context_zero_prints_only_the_cited_line() {
+    let (remote, commit) = Remote::seed();
+    let work = Workdir::new();
+    let url = format!("{}#L83", remote.blob_url(commit, "README.md"));
+    let r = show(&work, &remote, &[&url, "-C", "0"]);
+    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    let out = lines(&r.stdout);
+    assert_eq!(out.len(), 2, "{}", r.stdout);
+    assert_header(&out[0], commit, "README.md");
+    assert_eq!(
+        out[1],
+        "> 83 | HumanEval (after retrying 4 timeouts): 18/20 (90%)"
+    );
+
+    let r = show(&work, &remote, &[&url, "--context", "1"]);
+    assert_eq!(lines(&r.stdout)[1..], readme_listing(82, 84, &[83])[..]);
+}
+
+#[test]
+fn range_target_marks_every_cited_line() {
+    let (remote, commit) = Remote::seed();
+    let work = Workdir::new();
+    let url = format!("{}#L3-L4", remote.blob_url(commit, "README.md"));
+    let r = show(&work, &remote, &[&url]);
+    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    let out = lines(&r.stdout);
+    assert_header(&out[0], commit, "README.md");
+    // Three lines of context before (clamped at line 1) and after.
+    assert_eq!(out[1..], readme_listing(1, 7, &[3, 4])[..], "{}", r.stdout);
+
+    let r = show(&work, &remote, &[&url, "-C", "0"]);
+    assert_eq!(lines(&r.stdout)[1..], readme_listing(3, 4, &[3, 4])[..]);
+    // GitHub also writes the range `#L3-4`.
+    let short_form = format!("{}#L3-4", remote.blob_url(commit, "README.md"));
+    let r = show(&work, &remote, &[&short_form, "-C", "0"]);
+    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    assert_eq!(lines(&r.stdout)[1..], readme_listing(3, 4, &[3, 4])[..]);
+}
+
+// ---------------------------------------------------------------------------
+// --history: a small `notes.md` whose line 3 carries the figure.
+
+const NOTES_REPO: &str = "bench-lab/notes";
+const NOTES: &str = "# Decode notes\n\ndecode: 2.9 tok/s\n\nMeasured with llama-bench.\n";
+
+/// `YYYY-MM-DD` of a commit made `days` after the seed's commit time.
+fn date(days: i64) -> String {
+    // 2026-08-07 + days, within August.
+    format!("2026-08-{:02}", 7 + days)
+}
+
+/// The `--history` part of `show`'s output (from its heading on).
+fn history_part(stdout: &str) -> Vec<String> {
+    let at = stdout
+        .find("history of ")
+        .unwrap_or_else(|| panic!("no history in\n{stdout}"));
+    lines(&stdout[at..])
+}
+
+fn notes_url(remote: &Remote, commit: Oid) -> String {
+    format!("{}#L3", remote.blob_url(commit, "notes.md"))
+}
+
+#[test]
+fn history_lists_each_commit_that_edited_the_line_oldest_first() {
+    let remote = Remote::new(NOTES_REPO);
+    let repo = remote.repo();
+    let pinned = repo.commit(&[("notes.md", NOTES)], "Decode notes", SEED_COMMIT_TIME);
+    let first = repo.commit(
+        &[("notes.md", NOTES.replace("2.9 tok/s", "3.0 tok/s"))],
+        "Re-measure decode after the driver update",
+        SEED_COMMIT_TIME + DAY,
+    );
+    // Touches another file only: not part of the line's history.
+    let unrelated = repo.commit(
+        &[("ci.yml", "on: push\n")],
+        "Add CI",
+        SEED_COMMIT_TIME + 2 * DAY,
+    );
+    let second = repo.commit(
+        &[(
+            "notes.md",
+            NOTES.replace("2.9 tok/s", "3.1 tok/s (driver 580)"),
+        )],
+        "Correct the decode figure",
+        SEED_COMMIT_TIME + 3 * DAY,
+    );
+    let head = repo.commit(
+        &[("ci.yml", "on: [push, pull_request]\n")],
+        "Run CI on pull requests",
+        SEED_COMMIT_TIME + 4 * DAY,
+    );
+    let work = Workdir::new();
+    let r = show(&work, &remote, &[&notes_url(&remote, pinned), "--history"]);
+    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    // The cited line at the pin comes first, as without --history.
+    assert!(
+        r.stdout.contains("> 3 | decode: 2.9 tok/s\n"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(
+        history_part(&r.stdout),
+        [
+            format!(
+                "history of L3 from {} to the head {}:",
+                short(pinned),
+                short(head)
+            ),
+            format!(
+                "  {} {} Re-measure decode after the driver update",
+                short(first),
+                date(1)
+            ),
+            "      L3: decode: 3.0 tok/s".to_string(),
+            format!("  {} {} Correct the decode figure", short(second), date(3)),
+            "      L3: decode: 3.1 tok/s (driver 580)".to_string(),
+            format!("at the head {}:", short(head)),
+            "  L3 is now L3: decode: 3.1 tok/s (driver 580)".to_string(),
+        ],
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains(&short(unrelated)));
+}
+
+#[test]
+fn history_follows_a_line_that_lines_inserted_above_moved() {
+    let remote = Remote::new(NOTES_REPO);
+    let repo = remote.repo();
+    let pinned = repo.commit(&[("notes.md", NOTES)], "Decode notes", SEED_COMMIT_TIME);
+    let moved = NOTES.replace(
+        "# Decode notes\n",
+        "# Decode notes\n\nAll figures are medians of ten runs.\n",
+    );
+    let insert = repo.commit(
+        &[("notes.md", moved.as_str())],
+        "Say how figures are aggregated",
+        SEED_COMMIT_TIME + DAY,
+    );
+    let work = Workdir::new();
+    let r = show(&work, &remote, &[&notes_url(&remote, pinned), "--history"]);
+    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    // The line moved from 3 to 5, but its text did not change: no commit listed.
+    assert_eq!(
+        history_part(&r.stdout),
+        [
+            format!(
+                "history of L3 from {} to the head {}:",
+                short(pinned),
+                short(insert)
+            ),
+            "  no commit changed the cited line(s)".to_string(),
+            format!("at the head {}:", short(insert)),
+            "  L3 is now L5: decode: 2.9 tok/s".to_string(),
+        ],
+        "{}",
+        r.stdout
+    );
+
+    // A later edit of the moved line is reported at its new number.
+    let edit = repo.commit(
+        &[("notes.md", moved.replace("2.9 tok/s", "3.0 tok/s"))],
+        "Re-measure decode",
+        SEED_COMMIT_TIME + 2 * DAY,
+    );
+    let r = show(&work, &remote, &[&notes_url(&remote, pinned), "--history"]);
+    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    let history = history_part(&r.stdout);
+    assert_eq!(
+        history,
+        [
+            format!(
+                "history of L3 from {} to the head {}:",
+                short(pinned),
+                short(edit)
+            ),
+            format!("  {} {} Re-measure decode", short(edit), date(2)),
+            "      L5: decode: 3.0 tok/s".to_string(),
+            format!("at the head {}:", short(edit)),
+            "  L3 is now L5: decode: 3.0 tok/s".to_string(),
+        ],
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains(&short(insert)), "{}", r.stdout);
+}
+
+#[test]
+fn history_says_when_the_line_was_removed() {
+    let remote = Remote::new(NOTES_REPO);
+    let repo = remote.repo();
+    let pinned = repo.commit(&[("notes.md", NOTES)], "Decode notes", SEED_COMMIT_TIME);
+    let removed = repo.commit(
+        &[("notes.md", NOTES.replace("decode: 2.9 tok/s\n", ""))],
+        "Drop the unreproducible decode figure",
+        SEED_COMMIT_TIME + DAY,
+    );
+    let work = Workdir::new();
+    let r = show(&work, &remote, &[&notes_url(&remote, pinned), "--history"]);
+    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    assert_eq!(
+        history_part(&r.stdout),
+        [
+            format!(
+                "history of L3 from {} to the head {}:",
+                short(pinned),
+                short(removed)
+            ),
+            format!(
+                "  {} {} Drop the unreproducible decode figure",
+                short(removed),
+                date(1)
+            ),
+            "      L3 removed (was: decode: 2.9 tok/s)".to_string(),
+            format!("at the head {}:", short(removed)),
+            "  L3 was removed".to_string(),
+        ],
+        "{}",
+        r.stdout
+    );
+}
+
+/// Like `seed_superseded_figure_right_below_inserted_rows` in `claims_e2e`: the
+/// edited line is the last line of the changed block, and history must follow
+/// it, not the first inserted line.
+#[test]
+fn history_follows_an_edited_line_past_lines_inserted_right_above_it() {
+    let remote = Remote::new(NOTES_REPO);
+    let repo = remote.repo();
+    let pinned = repo.commit(&[("notes.md", NOTES)], "Decode notes", SEED_COMMIT_TIME);
+    let edit = repo.commit(
+        &[(
+            "notes.md",
+            NOTES.replace(
+                "decode: 2.9 tok/s\n",
+                "cold decode: 1.1 tok/s\nwarm decode: 2.4 tok/s\ndecode: 3.1 tok/s\n",
+            ),
+        )],
+        "Split decode into cold, warm and steady",
+        SEED_COMMIT_TIME + DAY,
+    );
+    let work = Workdir::new();
+    let r = show(&work, &remote, &[&notes_url(&remote, pinned), "--history"]);
+    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    assert_eq!(
+        history_part(&r.stdout),
+        [
+            format!(
+                "history of L3 from {} to the head {}:",
+                short(pinned),
+                short(edit)
+            ),
+            format!(
+                "  {} {} Split decode into cold, warm and steady",
+                short(edit),
+                date(1)
+            ),
+            "      L5: decode: 3.1 tok/s".to_string(),
+            format!("at the head {}:", short(edit)),
+            "  L3 is now L5: decode: 3.1 tok/s".to_string(),
+        ],
+        "{}",
+        r.stdout
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Errors: exit 2, `error: …` and a `hint: …` on stderr, nothing on stdout.
+
+fn assert_error(r: &Run, message: &str, hint: &str) {
+    assert_eq!(r.code, 2, "stdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
+    assert!(r.stdout.is_empty(), "stdout:\n{}", r.stdout);
+    assert!(
+        r.stderr.starts_with("error: ") && r.stderr.contains(message),
+        "expected `{message}` in:\n{}",
+        r.stderr
+    );
+    let hint_line = r
+        .stderr
+        .lines()
+        .find(|l| l.trim_start().starts_with("hint: "))
+        .unwrap_or_else(|| panic!("no hint in:\n{}", r.stderr));
+    assert!(hint_line.contains(hint), "hint: {hint_line:?}");
+}
+
+/// `show` with no server at all (`--rewrite` to a port nobody listens on).
+fn show_unserved(work: &Workdir, args: &[&str]) -> Run {
+    let port = common::free_port();
+    let mut cmd = work.cmd(["show"]);
+    cmd.args(args).args([
+        "--rewrite",
+        &format!("https://github.com/=git://127.0.0.1:{port}/"),
+        "--timeout",
+        "5",
+    ]);
+    run(&mut cmd)
+}
+
+#[test]
+fn branch_url_is_not_pinned() {
+    let work = Workdir::new();
+    let r = show_unserved(
+        &work,
+        &["https://github.com/bench-lab/notes/blob/main/notes.md#L3"],
+    );
+    assert_error(&r, "not pinned", "permalink");
+    assert!(r.stderr.contains("`main`"), "{}", r.stderr);
+    // Refused before any fetch: nothing was cached.
+    assert!(!work.path().join("cache").join("git").exists());
+}
+
+#[test]
+fn url_without_a_line_anchor_is_refused() {
+    let work = Workdir::new();
+    let url = format!(
+        "https://github.com/bench-lab/notes/blob/{}/notes.md",
+        common::seed::SEED_REV
+    );
+    let r = show_unserved(&work, &[&url]);
+    assert_error(&r, "has no line anchor", "#L43");
+}
+
+#[test]
+fn unknown_label_lists_the_labels() {
+    let work = Workdir::new();
+    let pin = json!({
+        "schema": "pinaudit/pins/v1",
+        "id": "notes",
+        "sources": [{
+            "id": "notes",
+            "url": format!("https://github.com/bench-lab/notes/blob/{}/notes.md",
+                           common::seed::SEED_REV),
+        }],
+        "claims": [
+            {"label": "decode", "source": "notes", "lines": [3, 3], "value": 2.9},
+            {"label": "8K prefill", "source": "notes", "lines": [4, 4], "value": 79.6},
+        ],
+        "artifacts": [],
+    });
+    work.write("pins/notes.json", pin.to_string());
+    let r = show_unserved(&work, &["pins/notes.json#unknown"]);
+    assert_error(&r, "no claim labelled `unknown`", "decode, 8K prefill");
+}
+
+#[test]
+fn offline_with_an_empty_cache_says_how_to_fill_it() {
+    let work = Workdir::new();
+    let url = format!(
+        "https://github.com/bench-lab/notes/blob/{}/notes.md#L3",
+        common::seed::SEED_REV
+    );
+    let r = show_unserved(&work, &[&url, "--offline"]);
+    assert_error(&r, "not in the cache", "without --offline");
+}
+
+#[test]
+fn offline_after_a_networked_run_needs_no_server() {
+    let mut remote = Remote::new(NOTES_REPO);
+    let pinned = remote
+        .repo()
+        .commit(&[("notes.md", NOTES)], "Decode notes", SEED_COMMIT_TIME);
+    let head = remote.repo().commit(
+        &[("notes.md", NOTES.replace("2.9", "3.0"))],
+        "Re-measure decode",
+        SEED_COMMIT_TIME + DAY,
+    );
+    let work = Workdir::new();
+    let url = notes_url(&remote, pinned);
+    let online = show(&work, &remote, &[&url, "--history"]);
+    assert_eq!(online.code, 0, "stderr:\n{}", online.stderr);
+    assert!(online.stdout.contains(&short(head)), "{}", online.stdout);
+
+    remote.daemon_mut().stop();
+    let offline = show(&work, &remote, &[&url, "--history", "--offline"]);
+    assert_eq!(offline.code, 0, "stderr:\n{}", offline.stderr);
+    // The same listing and history, from the cache alone.
+    assert_eq!(offline.stdout, online.stdout);
+}
