@@ -10,7 +10,7 @@ use crate::check::claims::{self, Verdict};
 use crate::check::integrity::{self, Established};
 use crate::check::{self, upstream};
 use crate::fetch::{CachedRepo, FetchError, GitCache, Rewrite, SyncOptions};
-use crate::finding::{Finding, Severity};
+use crate::finding::{Code, Finding, Severity};
 use crate::input::{self, WalkError};
 use crate::record::{Claim, Record, Source};
 use crate::report::{
@@ -153,24 +153,64 @@ fn unchecked_claim(c: &Claim) -> ClaimReport {
 
 /// Runs the audit over input paths.
 pub fn run(paths: &[PathBuf], opts: &Options) -> Outcome {
-    let (files, walk_errors) = input::collect(paths);
-    let mut records: Vec<Record> = Vec::new();
-    let mut findings: Vec<Finding> = Vec::new();
+    let (files, mut walk_errors) = input::collect(paths);
+    if files.is_empty() && walk_errors.is_empty() {
+        // A CI gate pointed at the wrong directory must not pass.
+        walk_errors.push(WalkError {
+            path: paths.first().cloned().unwrap_or_default(),
+            message: format!(
+                "no pin files (*.json) or record documents (*.md, *.txt) under {}",
+                paths
+                    .iter()
+                    .map(|p| format!("`{}`", p.display()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        });
+    }
+
+    // Each input's findings stay with it, so the report lists them in input order.
     let mut unreadable = false;
+    let mut orphans: Vec<Finding> = Vec::new();
+    let mut records: Vec<(Record, Vec<Finding>)> = Vec::new();
     for file in &files {
         let loaded = input::load(file);
-        unreadable |= loaded.record.is_none();
-        findings.extend(loaded.findings);
-        if let Some(r) = loaded.record {
-            findings.extend(check::record_checks(&r));
-            records.push(r);
+        let shown = file.display().to_string();
+        let stamp = |mut f: Finding| {
+            f.file = Some(shown.clone());
+            f
+        };
+        match loaded.record {
+            Some(r) => {
+                let mut mine: Vec<Finding> = loaded.findings.into_iter().map(stamp).collect();
+                if let Some((first, _)) = records.iter().find(|(x, _)| x.id == r.id) {
+                    mine.push(stamp(
+                        Finding::new(
+                            Code::InvalidRecord,
+                            &r.id,
+                            format!(
+                                "`{shown}`: record id `{}` is also the id of `{}`; give each record its own id",
+                                r.id,
+                                first.file.display()
+                            ),
+                        )
+                        .with("other_file", first.file.display().to_string()),
+                    ));
+                }
+                mine.extend(check::record_checks(&r).into_iter().map(stamp));
+                records.push((r, mine));
+            }
+            None => {
+                unreadable = true;
+                orphans.extend(loaded.findings.into_iter().map(stamp));
+            }
         }
     }
 
     // One sync per repository, however many records and sources cite it.
     let targets: Vec<Vec<Result<Target, Skip>>> = records
         .iter()
-        .map(|r| {
+        .map(|(r, _)| {
             r.sources
                 .iter()
                 .map(|s| sources::resolve(s, opts.allow_local))
@@ -199,12 +239,12 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> Outcome {
     // Remotes that could not be synced: the report says so per source; stderr says
     // it once per remote, with advice.
     let mut problems: Vec<String> = synced
-        .values()
-        .filter_map(|result| result.as_ref().err())
-        .filter(|e| !matches!(e, FetchError::RepositoryMissing { .. }))
-        .map(|e| match e.hint() {
-            Some(h) => format!("{e}\n  hint: {h}"),
-            None => e.to_string(),
+        .iter()
+        .filter_map(|(remote, result)| Some((remote, result.as_ref().err()?)))
+        .filter(|(_, e)| !matches!(e, FetchError::RepositoryMissing { .. }))
+        .map(|(remote, e)| match e.hint() {
+            Some(h) => format!("{}\n  hint: {h}", integrity::describe(e, remote)),
+            None => integrity::describe(e, remote),
         })
         .collect();
     problems.sort();
@@ -212,11 +252,22 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> Outcome {
     let hashes = cache.blob_hashes();
 
     let mut reports = Vec::new();
-    for (r, targets) in records.iter().zip(&targets) {
+    let mut findings = Vec::new();
+    for ((r, mut found), targets) in records.into_iter().zip(&targets) {
+        let from = found.len();
         let mut verdicts: Vec<Verdict> = r.claims.iter().map(|_| Verdict::unchecked()).collect();
         let mut source_reports = Vec::new();
         let mut reported = integrity::Reported::new();
-        for (s, target) in r.sources.iter().zip(targets) {
+        for (index, (s, target)) in r.sources.iter().zip(targets).enumerate() {
+            // Claims cite a source by id; with duplicate ids the first one counts.
+            let first_with_id = r.sources.iter().position(|x| x.id == s.id) == Some(index);
+            let cited: Vec<usize> = r
+                .claims
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| first_with_id && c.source.as_deref() == Some(s.id.as_str()))
+                .map(|(i, _)| i)
+                .collect();
             let t = match target {
                 Ok(t) => t,
                 Err(Skip(reason)) => {
@@ -227,10 +278,13 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> Outcome {
             let sync = match synced.get(&t.remote) {
                 Some(Ok(sync)) => sync,
                 Some(Err(e)) => {
-                    if integrity::fetch_failed(r, s, t, e, &mut reported, &mut findings) {
+                    if integrity::fetch_failed(&r, s, t, e, &mut reported, &mut found) {
                         source_reports.push(checked_source(s, &Established::default(), None));
+                        // The repository is not there, so neither is any cited value.
+                        cited.iter().for_each(|&i| verdicts[i] = Verdict::absent());
                     } else {
-                        source_reports.push(unchecked_source(s, &unchecked_reason(e)));
+                        source_reports
+                            .push(unchecked_source(s, &integrity::describe(e, &t.remote)));
                     }
                     continue;
                 }
@@ -245,7 +299,8 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> Outcome {
                         repos.insert(t.remote.clone(), repo);
                     }
                     Err(e) => {
-                        source_reports.push(unchecked_source(s, &unchecked_reason(&e)));
+                        source_reports
+                            .push(unchecked_source(s, &integrity::describe(&e, &t.remote)));
                         continue;
                     }
                 }
@@ -258,33 +313,38 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> Outcome {
                 sync,
                 hashes: &hashes,
             };
-            let est = integrity::check(&cx, r, s, t, &mut reported, &mut findings);
+            let est = integrity::check(&cx, &r, s, t, &mut reported, &mut found);
             if let Some(reason) = &est.unchecked {
                 source_reports.push(unchecked_source(s, reason));
                 continue;
             }
             let mut upstream = None;
-            if let Some(doc) = &est.document {
-                for (c, v) in r.claims.iter().zip(verdicts.iter_mut()) {
-                    if c.source.as_deref() == Some(s.id.as_str()) {
-                        *v = claims::check(r, s, c, doc, &mut findings);
+            match &est.document {
+                Some(doc) => {
+                    for &i in &cited {
+                        verdicts[i] = claims::check(&r, s, &r.claims[i], doc, &mut found);
+                    }
+                    if !opts.no_upstream {
+                        let mine: Vec<(&Claim, &Verdict)> = cited
+                            .iter()
+                            .map(|&i| (&r.claims[i], &verdicts[i]))
+                            .collect();
+                        upstream = upstream::check(&r, s, t, repo, doc, &mine, &mut found);
                     }
                 }
-                if !opts.no_upstream {
-                    let mine: Vec<(&Claim, &Verdict)> = r
-                        .claims
-                        .iter()
-                        .zip(verdicts.iter())
-                        .filter(|(c, _)| c.source.as_deref() == Some(s.id.as_str()))
-                        .collect();
-                    upstream = upstream::check(r, s, t, repo, doc, &mine, &mut findings);
-                }
+                // No commit or no document at it: the cited values are not there.
+                None => cited.iter().for_each(|&i| verdicts[i] = Verdict::absent()),
             }
             source_reports.push(checked_source(s, &est, upstream));
         }
+        let shown = r.file.display().to_string();
+        for f in &mut found[from..] {
+            f.file = Some(shown.clone());
+        }
+        findings.extend(found);
         reports.push(RecordReport {
             id: r.id.clone(),
-            file: r.file.display().to_string(),
+            file: shown,
             sources: source_reports,
             claims: r
                 .claims
@@ -294,21 +354,14 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> Outcome {
                 .collect(),
         });
     }
+    findings.extend(orphans);
 
-    let mut report = Report::new(reports, sort(findings, &records), timestamp());
+    let mut report = Report::new(reports, findings, timestamp());
     report.summary.complete &= walk_errors.is_empty() && !unreadable;
     Outcome {
         report,
         walk_errors,
         problems,
-    }
-}
-
-/// Why a source stays unchecked after a failed sync, for the report.
-fn unchecked_reason(e: &FetchError) -> String {
-    match e {
-        FetchError::NotCached { .. } => "not in cache".to_string(),
-        other => other.to_string(),
     }
 }
 
@@ -334,21 +387,4 @@ fn claim_report(c: &Claim, v: Verdict) -> ClaimReport {
         line_text: v.line_text,
         ..unchecked_claim(c)
     }
-}
-
-/// Orders findings by record (input order), keeping each record's check order.
-fn sort(findings: Vec<Finding>, records: &[Record]) -> Vec<Finding> {
-    let rank = |f: &Finding| {
-        records
-            .iter()
-            .position(|r| r.id == f.record)
-            .unwrap_or(usize::MAX)
-    };
-    let mut indexed: Vec<(usize, usize, Finding)> = findings
-        .into_iter()
-        .enumerate()
-        .map(|(i, f)| (rank(&f), i, f))
-        .collect();
-    indexed.sort_by_key(|(r, i, _)| (*r, *i));
-    indexed.into_iter().map(|(_, _, f)| f).collect()
 }

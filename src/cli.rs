@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::audit::FailOn;
-use crate::fetch::Rewrite;
 use crate::report::Format;
 
 #[derive(Debug, Parser)]
@@ -92,7 +91,9 @@ pub struct FetchArgs {
     pub offline: bool,
     /// Rewrite fetch URLs starting with FROM to start with TO (like git's insteadOf); repeatable
     #[arg(long, value_name = "FROM=TO")]
-    pub rewrite: Vec<Rewrite>,
+    // Kept as text and parsed by the command, so that a malformed rule carrying a
+    // credential is never echoed back by clap.
+    pub rewrite: Vec<String>,
     /// Allow file: URLs and local paths, in records and as rewrite targets
     #[arg(long)]
     pub allow_local: bool,

@@ -34,10 +34,30 @@ fn color_stdout() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
 }
 
+/// Parses `--rewrite` rules; a bad one is reported without its credentials.
+fn rewrites(f: &FetchArgs) -> Result<Vec<crate::fetch::Rewrite>, u8> {
+    f.rewrite
+        .iter()
+        .map(|r| {
+            r.parse().map_err(|e: crate::fetch::RewriteError| {
+                error(
+                    &format!("invalid `--rewrite` rule: {e}"),
+                    Some("write it as FROM=TO, e.g. https://github.com/=https://mirror.example/"),
+                );
+                2
+            })
+        })
+        .collect()
+}
+
 pub fn audit(args: AuditArgs) -> u8 {
+    let rewrites = match rewrites(&args.fetch) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
     let opts = Options {
         offline: args.fetch.offline,
-        rewrites: args.fetch.rewrite.clone(),
+        rewrites,
         no_upstream: args.no_upstream,
         jobs: args.jobs.map_or_else(audit::default_jobs, usize::from),
         allow_local: args.fetch.allow_local,
@@ -89,12 +109,20 @@ pub fn import(args: ImportArgs) -> u8 {
     for file in &args.records {
         let loaded = input::load(file);
         for f in &loaded.findings {
-            note(&format!("warning: {}", f.message));
+            note(&format!("{}: {}", f.severity, f.message));
         }
         let Some(rec) = loaded.record else {
             status = 2;
             continue;
         };
+        if rec.sources.is_empty() && rec.claims.is_empty() {
+            error(
+                &format!("`{}` holds no sources and no figures; nothing written", file.display()),
+                Some("a record document carries its figures in ```json blocks"),
+            );
+            status = 2;
+            continue;
+        }
         let name = sanitize(&rec.id);
         if let Some(first) = written.get(&name) {
             error(
@@ -111,9 +139,10 @@ pub fn import(args: ImportArgs) -> u8 {
         }
         written.insert(name.clone(), file.clone());
         let out = args.out.join(format!("{name}.json"));
+        let verb = if out.exists() { "updated" } else { "wrote" };
         match write_file(&out, &record::pinfile::to_string(&rec)) {
             Ok(()) => note(&format!(
-                "wrote `{}`: {} source(s), {} claim(s), {} artifact(s)",
+                "{verb} `{}`: {} source(s), {} claim(s), {} artifact(s)",
                 out.display(),
                 rec.sources.len(),
                 rec.claims.len(),
@@ -166,10 +195,14 @@ pub fn explain(args: ExplainArgs) -> u8 {
 }
 
 /// The sync settings `show` shares with `audit`.
-fn sync_plan(f: &FetchArgs, progress: bool) -> crate::sources::SyncPlan {
+fn sync_plan(
+    f: &FetchArgs,
+    rewrites: Vec<crate::fetch::Rewrite>,
+    progress: bool,
+) -> crate::sources::SyncPlan {
     let timeout = std::time::Duration::from_secs(f.timeout);
     crate::sources::SyncPlan {
-        rewrites: f.rewrite.clone(),
+        rewrites,
         sync: crate::fetch::SyncOptions {
             offline: f.offline,
             connect_timeout: timeout.min(std::time::Duration::from_secs(30)),
@@ -183,10 +216,18 @@ fn sync_plan(f: &FetchArgs, progress: bool) -> crate::sources::SyncPlan {
 }
 
 pub fn show(args: ShowArgs) -> u8 {
+    let rewrites = match rewrites(&args.fetch) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
     let run = || -> Result<String, crate::show::ShowError> {
         let resolved = crate::show::resolve(&args.target, args.fetch.allow_local)?;
         let cache = crate::fetch::GitCache::new(&args.fetch.cache);
-        let repo = crate::show::open(&cache, &resolved, &sync_plan(&args.fetch, true))?;
+        let repo = crate::show::open(
+            &cache,
+            &resolved,
+            &sync_plan(&args.fetch, rewrites.clone(), true),
+        )?;
         let mut out = crate::show::render(&repo, &resolved, args.context)?;
         if args.history {
             out.push_str(&crate::show::history(&repo, &resolved)?);

@@ -113,6 +113,8 @@ pub struct Finding {
     pub code: Code,
     pub severity: Severity,
     pub record: String,
+    /// The input file of the record (added in v1: record ids need not be unique).
+    pub file: Option<String>,
     pub source: Option<String>,
     pub claim: Option<String>,
     pub message: String,
@@ -126,6 +128,7 @@ impl Finding {
             code,
             severity: code.severity(),
             record: record.into(),
+            file: None,
             source: None,
             claim: None,
             message: message.into(),

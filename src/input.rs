@@ -119,11 +119,54 @@ pub fn load(file: &Path) -> Input {
         }
     };
     let ext = file.extension().and_then(|e| e.to_str());
-    if ext.is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+    let mut input = if ext.is_some_and(|e| e.eq_ignore_ascii_case("json")) {
         load_pinfile(file, &bytes)
     } else {
         load_document(file, &bytes)
+    };
+    if let Some(r) = &mut input.record {
+        if redact_urls(r) {
+            input.findings.push(invalid(
+                &r.id,
+                file,
+                None,
+                format!(
+                    "`{}`: a URL carries credentials (`user:secret@`); pinaudit dropped them",
+                    file.display()
+                ),
+            ));
+        }
     }
+    input
+}
+
+/// Removes credentials from every URL of a record, so that none reaches a report,
+/// a log or the cache; says whether there were any. Private repositories are
+/// reached with `GITHUB_TOKEN` or a git credential helper instead.
+fn redact_urls(r: &mut crate::record::Record) -> bool {
+    let mut changed = false;
+    let mut clean = |u: &mut Option<String>| {
+        if let Some(text) = u {
+            let redacted = crate::fetch::redact(text);
+            if redacted != *text {
+                *text = redacted;
+                changed = true;
+            }
+        }
+    };
+    for s in &mut r.sources {
+        clean(&mut s.url);
+        clean(&mut s.repository);
+    }
+    for c in &mut r.claims {
+        clean(&mut c.url);
+    }
+    for reference in &mut r.references {
+        let mut u = Some(std::mem::take(&mut reference.url));
+        clean(&mut u);
+        reference.url = u.unwrap_or_default();
+    }
+    changed
 }
 
 fn load_pinfile(file: &Path, bytes: &[u8]) -> Input {
@@ -135,6 +178,8 @@ fn load_pinfile(file: &Path, bytes: &[u8]) -> Input {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return fail(None, format!("`{}` is empty", file.display()));
     }
+    // Editors on some systems save a UTF-8 byte order mark; JSON has no use for it.
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
     let value: Value = match serde_json::from_slice(bytes) {
         Ok(v) => v,
         Err(e) => {
@@ -146,14 +191,11 @@ fn load_pinfile(file: &Path, bytes: &[u8]) -> Input {
             return fail(
                 Some(e.line()),
                 format!(
-                    "`{}` {what}: {e} (line {}, column {})",
+                    "`{}` line {} column {}: {what}: {}",
                     file.display(),
                     e.line(),
-                    e.column()
-                )
-                .replace(
-                    &format!(" at line {} column {} (", e.line(), e.column()),
-                    " (",
+                    e.column(),
+                    crate::record::document::json_error(&e)
                 ),
             );
         }

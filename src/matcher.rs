@@ -356,7 +356,9 @@ impl Claim {
     }
 }
 
-fn is_percent_unit(unit: &str) -> bool {
+/// Whether a unit means "percent" (`percent`, `%`, `pct`, `per cent`, `% pass@1`…); the
+/// `inconsistent-value` check uses the same rule.
+pub fn is_percent_unit(unit: &str) -> bool {
     let unit = unit.trim();
     unit.starts_with(PERCENT_SIGNS)
         || unit.eq_ignore_ascii_case("pct")

@@ -237,7 +237,7 @@ fn deleted_path_is_path_missing() {
     let s = run.source("deleted", "results");
     assert_eq!(s["status"], "checked", "{s:#}");
     assert_eq!(s["sha256"]["actual"], Value::Null);
-    assert_eq!(run.claim("deleted", "decode")["status"], "unchecked");
+    assert_eq!(run.claim("deleted", "decode")["status"], "missing");
 }
 
 // --- revision-unreachable / revision-missing ----------------------------------------
@@ -299,7 +299,7 @@ fn force_pushed_commit_is_missing_from_a_stock_daemon() {
     // libgit2 does not even ask: the daemon advertises no want-by-id.
     assert!(by_id.contains("cannot fetch a specific object"), "{by_id}");
     assert_eq!(run.source("erased", "readme")["status"], "checked");
-    assert_eq!(run.claim("erased", "decode")["status"], "unchecked");
+    assert_eq!(run.claim("erased", "decode")["status"], "missing");
 }
 
 #[test]
@@ -463,7 +463,7 @@ fn ghost_commit_is_revision_missing() {
         let s = run.source("ghost", "readme");
         assert_eq!(s["status"], "checked", "{wants:?}");
         assert_eq!(s["sha256"]["actual"], Value::Null);
-        assert_eq!(run.claim("ghost", "decode")["status"], "unchecked");
+        assert_eq!(run.claim("ghost", "decode")["status"], "missing");
     }
 }
 
@@ -499,7 +499,7 @@ fn missing_repository_is_repository_missing() {
     // The remote answered: the source is checked, its figures can't be.
     let s = run.source("nope", "readme");
     assert_eq!(s["status"], "checked", "{s:#}");
-    assert_eq!(run.claim("nope", "decode")["status"], "unchecked");
+    assert_eq!(run.claim("nope", "decode")["status"], "missing");
     assert_eq!(run.summary()["complete"], true);
     // No empty mirror is left to pass for a cached remote.
     assert!(!ws.mirror("acme/nope").exists());

@@ -578,7 +578,9 @@ fn value_nowhere_is_missing() {
 fn line_past_the_end_is_out_of_range() {
     let report = rules_report();
     let c = claim(report, "out-of-range");
-    assert_eq!(c["status"], "missing");
+    // The cited line does not exist, but the value does: the claim is shifted there.
+    assert_eq!(c["status"], "shifted");
+    assert_eq!(c["found_line"], 3);
     assert_eq!(c["lines"], json!([40, 40]));
     let f = only_finding(report, "out-of-range", "line-out-of-range");
     assert_eq!(f["severity"], "error");

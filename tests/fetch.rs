@@ -5,7 +5,7 @@
 mod common;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use git2::Oid;
 use pinaudit::fetch::{
@@ -14,17 +14,19 @@ use pinaudit::fetch::{
 };
 use tempfile::TempDir;
 
-use common::{free_port, FixtureRepo, GitDaemon, HangingServer, HttpGitServer, Wants};
+use common::{free_port, FixtureRepo, GitDaemon, HttpGitServer, Wants};
 
 const T0: i64 = 1_700_000_000;
 
 /// The same options for every test: libgit2's timeouts are process-wide, and
-/// tests run in parallel threads of one process.
+/// tests run in parallel threads of one process. They are generous so that a busy
+/// machine never turns a slow answer into a network error; the timeout itself is
+/// tested in its own process (tests/fetch_timeout.rs).
 fn opts() -> SyncOptions {
     SyncOptions {
         offline: false,
-        connect_timeout: Duration::from_secs(5),
-        timeout: Duration::from_secs(3),
+        connect_timeout: Duration::from_secs(30),
+        timeout: Duration::from_secs(60),
         max_other_refs: 50,
     }
 }
@@ -425,21 +427,6 @@ fn credentials_in_urls_never_reach_the_cache_on_disk() {
             let found = bytes.windows(6).any(|w| w == b"s3cret");
             assert!(!found, "credential written to {name}");
         }
-    }
-}
-
-#[test]
-fn hanging_server_fails_within_the_timeout() {
-    let server = HangingServer::start();
-    let dir = tempfile::tempdir().expect("tempdir");
-    let cache = GitCache::new(dir.path());
-    for scheme in ["git", "http"] {
-        let url = server.url(scheme, "x.git");
-        let start = Instant::now();
-        let err = cache.sync(&url, &url, &[], &opts()).unwrap_err();
-        let took = start.elapsed();
-        assert!(matches!(err, FetchError::Network { .. }), "{scheme}: {err}");
-        assert!(took < Duration::from_secs(15), "{scheme}: took {took:?}");
     }
 }
 

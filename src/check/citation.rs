@@ -11,8 +11,43 @@ use super::location::{claim_location, source_location};
 
 pub fn check(record: &Record, out: &mut Vec<Finding>) {
     let mut reported: HashSet<String> = HashSet::new();
+    duplicates(record, out);
     for s in &record.sources {
         source_urls(record, s, &mut reported, out);
+        source_fields(record, s, out);
+    }
+    for r in &record.references {
+        match url::parse(&r.url) {
+            Err(e) => out.push(
+                Finding::new(
+                    Code::InvalidRecord,
+                    &record.id,
+                    format!("`{}`: {e}", r.label),
+                )
+                .with("url", r.url.as_str()),
+            ),
+            Ok(p) => match &p.revision {
+                Some(Revision::Commit(_)) => {}
+                Some(Revision::Ref(rev)) => {
+                    if reported.insert(strip_fragment(&r.url)) {
+                        out.push(unpinned(record, &r.url, rev).with("reference", r.label.as_str()));
+                    }
+                }
+                None => {
+                    if reported.insert(strip_fragment(&r.url)) {
+                        out.push(
+                            Finding::new(
+                                Code::UnpinnedUrl,
+                                &record.id,
+                                format!("`{}` (`{}`) names no revision", r.url, r.label),
+                            )
+                            .with("url", r.url.as_str())
+                            .with("reference", r.label.as_str()),
+                        );
+                    }
+                }
+            },
+        }
     }
     for c in &record.claims {
         let source = c.source.as_deref().and_then(|id| record.source(id));
@@ -175,6 +210,114 @@ fn source_urls(
             }
         }
         _ => {}
+    }
+}
+
+/// Source ids and claim labels name one thing each: claims cite sources by id, and
+/// `show PINFILE#LABEL` finds a claim by label.
+fn duplicates(record: &Record, out: &mut Vec<Finding>) {
+    let mut seen = HashSet::new();
+    for s in &record.sources {
+        if !seen.insert(s.id.as_str()) {
+            out.push(
+                Finding::new(
+                    Code::InvalidRecord,
+                    &record.id,
+                    format!(
+                        "source id `{}` is used twice; claims citing it use the first",
+                        s.id
+                    ),
+                )
+                .source(&s.id),
+            );
+        }
+    }
+    let mut seen = HashSet::new();
+    for c in &record.claims {
+        if !seen.insert(c.label.as_str()) {
+            out.push(
+                Finding::new(
+                    Code::InvalidRecord,
+                    &record.id,
+                    format!(
+                        "claim label `{}` is used twice; give each figure its own label",
+                        c.label
+                    ),
+                )
+                .claim(&c.label),
+            );
+        }
+    }
+}
+
+/// A source must say where its document is: a revision (else `unpinned-url`), a
+/// repository and a path, and a commit time pinaudit can read.
+fn source_fields(record: &Record, s: &Source, out: &mut Vec<Finding>) {
+    let parsed = s.url.as_deref().and_then(|u| url::parse(u).ok());
+    let has_revision =
+        s.revision.is_some() || parsed.as_ref().is_some_and(|p| p.revision.is_some());
+    if !has_revision {
+        out.push(
+            Finding::new(
+                Code::UnpinnedUrl,
+                &record.id,
+                format!(
+                    "source `{}` names no revision, so nothing pins its document",
+                    s.id
+                ),
+            )
+            .source(&s.id)
+            .at(source_location(s)),
+        );
+    }
+    let has_repository = parsed.is_some()
+        || s.repository.as_deref().is_some_and(|r| {
+            url::parse(r).is_ok() || {
+                let parts: Vec<&str> = r.split('/').collect();
+                parts.len() == 2 && parts.iter().all(|p| !p.is_empty())
+            }
+        });
+    if !has_repository && s.url.is_none() {
+        out.push(
+            Finding::new(
+                Code::InvalidRecord,
+                &record.id,
+                match &s.repository {
+                    Some(r) => format!(
+                        "source `{}`: repository `{r}` is not a URL or OWNER/REPO",
+                        s.id
+                    ),
+                    None => format!("source `{}` names no repository and no URL", s.id),
+                },
+            )
+            .source(&s.id),
+        );
+    }
+    if s.path.is_none() && parsed.as_ref().is_none_or(|p| p.path.is_none()) {
+        out.push(
+            Finding::new(
+                Code::InvalidRecord,
+                &record.id,
+                format!("source `{}` names no document path", s.id),
+            )
+            .source(&s.id),
+        );
+    }
+    if let Some(t) = &s.commit_time {
+        if !super::integrity::is_time(t) {
+            out.push(
+                Finding::new(
+                    Code::InvalidRecord,
+                    &record.id,
+                    format!(
+                        "source `{}`: commit time `{t}` is not an RFC 3339 time or a date",
+                        s.id
+                    ),
+                )
+                .source(&s.id)
+                .with("recorded", t.as_str()),
+            );
+        }
     }
 }
 

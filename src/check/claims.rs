@@ -22,6 +22,15 @@ pub struct Verdict {
 }
 
 impl Verdict {
+    /// The source was checked and holds no document to carry the value (missing
+    /// repository, commit or path): the finding is the source's.
+    pub fn absent() -> Verdict {
+        Verdict {
+            status: ClaimStatus::Missing,
+            ..Verdict::unchecked()
+        }
+    }
+
     pub fn unchecked() -> Verdict {
         Verdict {
             status: ClaimStatus::Unchecked,
@@ -97,9 +106,10 @@ pub fn check(
                     .and_then(|(i, _)| all.get(*i).map(|l| excerpt(l))),
             ),
         );
-        return Verdict {
-            status: ClaimStatus::Missing,
-            ..Verdict::unchecked()
+        // The value may still be in the document: say where, as for a shifted one.
+        return match nearest {
+            Some((i, m)) => found_at(i, m, ClaimStatus::Shifted),
+            None => Verdict::absent(),
         };
     }
     let cited = all[first - 1..last].iter().copied();

@@ -5,12 +5,10 @@ use crate::record::{Claim, Record};
 
 use super::location::claim_location;
 
-/// Whether a unit means "percent".
+/// Whether a unit means "percent": the matcher's rule, so that a claim matched as a
+/// percentage is also checked as one.
 pub fn is_percent(unit: Option<&str>) -> bool {
-    matches!(
-        unit.map(|u| u.trim().to_ascii_lowercase()).as_deref(),
-        Some("percent" | "%" | "pct" | "percentage")
-    )
+    unit.is_some_and(crate::matcher::is_percent_unit)
 }
 
 pub fn check(record: &Record, out: &mut Vec<Finding>) {

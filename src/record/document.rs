@@ -13,7 +13,9 @@ use regex::Regex;
 use serde_json::{Map, Value};
 
 use super::lenient::{Problem, Reader};
-use super::{url, Artifact, ArtifactKind, Claim, Lines, Record, Recorded, Revision, Source};
+use super::{
+    url, Artifact, ArtifactKind, Claim, Lines, Record, Recorded, Reference, Revision, Source,
+};
 
 /// One place in an input file, 1-based, in characters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +46,8 @@ pub struct Imported {
 struct Block<'a> {
     index: usize,
     text: &'a str,
+    /// Byte offset of `text` in the file.
+    offset: usize,
     start: Position,
 }
 
@@ -62,6 +66,7 @@ fn blocks(text: &str) -> (Vec<Block<'_>>, Vec<Issue>) {
                 out.push(Block {
                     index,
                     text: &text[body_at..body_at + close],
+                    offset: body_at,
                     start: position_of(text, body_at),
                 });
                 rest_at = body_at + close + FENCE.len();
@@ -91,18 +96,28 @@ fn position_of(text: &str, offset: usize) -> Position {
     }
 }
 
-/// Maps serde_json's (line, column) inside a block to the file's position.
-fn file_position(block: &Block<'_>, line: usize, column: usize) -> Position {
-    if line <= 1 {
-        Position {
-            line: block.start.line,
-            column: block.start.column + column.saturating_sub(1),
-        }
-    } else {
-        Position {
-            line: block.start.line + line - 1,
-            column,
-        }
+/// Maps serde_json's (line, byte column) inside a block to the file's position, in
+/// characters like every position pinaudit reports.
+fn file_position(file: &str, block: &Block<'_>, line: usize, column: usize) -> Position {
+    let line_start: usize = block
+        .text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let mut at = (line_start + column.saturating_sub(1)).min(block.text.len());
+    while !block.text.is_char_boundary(at) {
+        at -= 1;
+    }
+    position_of(file, block.offset + at)
+}
+
+/// serde_json's message without its own (block-relative) position.
+pub fn json_error(e: &serde_json::Error) -> String {
+    let s = e.to_string();
+    match s.rfind(" at line ") {
+        Some(i) => s[..i].to_string(),
+        None => s,
     }
 }
 
@@ -154,9 +169,9 @@ pub fn import(text: &str, file: &Path) -> Imported {
             Ok(v) => values.push((b.index, v)),
             Err(e) => issues.push(Issue {
                 block: Some(b.index),
-                position: Some(file_position(b, e.line(), e.column())),
+                position: Some(file_position(text, b, e.line(), e.column())),
                 pointer: None,
-                message: format!("```json block {} is not valid JSON: {e}", b.index),
+                message: format!("not valid JSON: {}", json_error(&e)),
             }),
         }
     }
@@ -250,78 +265,101 @@ pub fn import(text: &str, file: &Path) -> Imported {
         let mut source_id = reader.text(f, "source_document_id", ptr);
         let sha = reader.string(f, "source_document_sha256", ptr);
 
+        // A figure without an id cites the listed source at its URL's document.
+        if let (None, Some(p)) = (&source_id, &parsed) {
+            source_id = sources
+                .iter()
+                .chain(cited_sources.iter())
+                .find(|s| same_document(s, p))
+                .map(|s| s.id.clone());
+        }
         // A cited document no supplemental entry lists is built from the figure's
         // URL and hash, and from the header's pinned document when it is that one.
-        if let Some(p) = &parsed {
-            let id = source_id
-                .clone()
-                .unwrap_or_else(|| p.path.clone().unwrap_or_else(|| "document".to_string()));
-            let known = sources
+        let id = source_id.clone().or_else(|| {
+            parsed
+                .as_ref()
+                .map(|p| p.path.clone().unwrap_or_else(|| "document".to_string()))
+        });
+        let known = |id: &str| {
+            sources
                 .iter()
                 .chain(cited_sources.iter())
-                .any(|s| s.id == id);
-            if !known {
-                let from_header = head
-                    .pinned_document
-                    .as_deref()
-                    .and_then(|u| url::parse(u).ok());
-                let header_is_it = from_header
-                    .as_ref()
-                    .is_some_and(|h| h.repo_path == p.repo_path && h.path == p.path);
-                cited_sources.push(Source {
-                    id: id.clone(),
-                    url: if header_is_it {
-                        head.pinned_document.clone()
-                    } else {
-                        evidence_url
-                            .as_deref()
-                            .map(|u| u.split('#').next().unwrap_or(u).to_string())
-                    },
+                .any(|s| s.id == id)
+        };
+        if let Some(id) = id.as_deref().filter(|id| !known(id)) {
+            let header = head
+                .pinned_document
+                .as_deref()
+                .and_then(|u| url::parse(u).ok());
+            // The header's pinned document is the figure's when their paths agree,
+            // or when the figure gives no URL of its own.
+            let from_header = match (&parsed, header) {
+                (Some(p), Some(h)) if h.repo_path == p.repo_path && h.path == p.path => Some(h),
+                (None, h) => h,
+                _ => None,
+            };
+            let built = match (&from_header, &parsed) {
+                (Some(h), _) => Some(Source {
+                    id: id.to_string(),
+                    url: head.pinned_document.clone(),
+                    repository: Some(repository_of(h)),
+                    revision: head
+                        .source_revision
+                        .as_deref()
+                        .map(Revision::parse)
+                        .or_else(|| h.revision.clone()),
+                    path: h.path.clone(),
+                    sha256: sha.as_deref().map(Recorded::parse_sha256),
+                    commit_time: head.commit_time.clone(),
+                }),
+                (None, Some(p)) => Some(Source {
+                    id: id.to_string(),
+                    url: evidence_url
+                        .as_deref()
+                        .map(|u| u.split('#').next().unwrap_or(u).to_string()),
                     repository: Some(repository_of(p)),
-                    revision: if header_is_it {
-                        head.source_revision
-                            .as_deref()
-                            .map(Revision::parse)
-                            .or_else(|| p.revision.clone())
-                    } else {
-                        p.revision.clone()
-                    },
+                    revision: p.revision.clone(),
                     path: p.path.clone(),
                     sha256: sha.as_deref().map(Recorded::parse_sha256),
-                    commit_time: if header_is_it {
-                        head.commit_time.clone()
-                    } else {
-                        None
-                    },
-                });
+                    commit_time: None,
+                }),
+                (None, None) => None,
+            };
+            if let Some(s) = built {
+                cited_sources.push(s);
+                source_id = Some(id.to_string());
             }
-            source_id.get_or_insert(id);
-        } else if let Some(id) = &source_id {
-            let known = sources
-                .iter()
-                .chain(cited_sources.iter())
-                .any(|s| &s.id == id);
-            if !known {
-                if let Some(h) = head
-                    .pinned_document
-                    .as_deref()
-                    .and_then(|u| url::parse(u).ok())
-                {
-                    cited_sources.push(Source {
-                        id: id.clone(),
-                        url: head.pinned_document.clone(),
-                        repository: Some(repository_of(&h)),
-                        revision: head
-                            .source_revision
-                            .as_deref()
-                            .map(Revision::parse)
-                            .or(h.revision),
-                        path: h.path,
-                        sha256: sha.as_deref().map(Recorded::parse_sha256),
-                        commit_time: head.commit_time.clone(),
-                    });
+        } else if source_id.is_none() {
+            source_id = id;
+        }
+        // The figure and its source must agree on the document's hash.
+        if let (Some(fig_sha), Some(s)) = (
+            sha.as_deref(),
+            source_id.as_deref().and_then(|id| {
+                sources
+                    .iter()
+                    .chain(cited_sources.iter())
+                    .find(|s| s.id == id)
+            }),
+        ) {
+            if let Some(recorded) = &s.sha256 {
+                if !recorded.text().eq_ignore_ascii_case(fig_sha.trim()) {
+                    reader.problem(
+                        &format!("{ptr}/source_document_sha256"),
+                        format!(
+                            "figure `{label}` records sha256 `{fig_sha}` for `{}`, whose source records `{}`",
+                            s.id,
+                            recorded.text()
+                        ),
+                    );
                 }
             }
+        }
+        if !f.contains_key("value") {
+            reader.problem(
+                ptr,
+                format!("figure `{label}` has no `value`, so nothing can be checked"),
+            );
         }
         claims.push(Claim {
             label,
@@ -338,31 +376,23 @@ pub fn import(text: &str, file: &Path) -> Imported {
     }
     // Header-derived sources lead: the pinned document is the record's main source.
     cited_sources.extend(sources);
-    let mut sources = cited_sources;
+    let sources = cited_sources;
 
-    // Test profiles cite documents too: make sure each is a source.
-    for (block, ptr, u) in &profile_urls {
+    // Test profiles cite documents too. One the record also lists as a source is
+    // checked as that source; any other is kept as a reference, so that its pin
+    // is still judged.
+    let mut references: Vec<Reference> = Vec::new();
+    for (i, (block, ptr, label, u)) in profile_urls.iter().enumerate() {
         match url::parse(u) {
-            Ok(p) => {
-                let rev = p.revision.clone();
-                let known = sources.iter().any(|s| {
-                    s.path == p.path
-                        && s.revision == rev
-                        && s.repository.as_deref() == Some(repository_of(&p).as_str())
-                });
-                if !known {
-                    let id = format!("profile-{}", p.path.as_deref().unwrap_or("document"));
-                    if !sources.iter().any(|s| s.id == id) {
-                        sources.push(Source {
-                            id,
-                            url: Some(u.split('#').next().unwrap_or(u).to_string()),
-                            repository: Some(repository_of(&p)),
-                            revision: rev,
-                            path: p.path.clone(),
-                            sha256: None,
-                            commit_time: None,
-                        });
-                    }
+            Ok(p) if sources.iter().any(|s| same_document(s, &p)) => {}
+            Ok(_) => {
+                if !references.iter().any(|r| r.url == *u) {
+                    references.push(Reference {
+                        label: label
+                            .clone()
+                            .unwrap_or_else(|| format!("test profile {}", i + 1)),
+                        url: u.clone(),
+                    });
                 }
             }
             Err(e) => problems.push((
@@ -398,9 +428,44 @@ pub fn import(text: &str, file: &Path) -> Imported {
             sources,
             claims,
             artifacts,
+            references,
         },
         issues,
     }
+}
+
+/// A figure carries a value and says what it measures or where it comes from;
+/// `{"label": "temperature", "value": 0.2}` in a recipe is not one.
+fn looks_like_figure(o: &Map<String, Value>) -> bool {
+    const FIGURE_KEYS: [&str; 5] = [
+        "metric",
+        "unit",
+        "source_document_id",
+        "evidence_url",
+        "source_line",
+    ];
+    o.contains_key("value") && FIGURE_KEYS.iter().any(|k| o.contains_key(*k))
+}
+
+/// Whether a source holds the document a parsed URL points at.
+fn same_document(s: &Source, p: &url::ForgeUrl) -> bool {
+    let from_url = s.url.as_deref().and_then(|u| url::parse(u).ok());
+    let from_repo = s.repository.as_deref().and_then(|r| url::parse(r).ok());
+    let Some(repo) = from_url.as_ref().or(from_repo.as_ref()) else {
+        return false;
+    };
+    let path = s
+        .path
+        .clone()
+        .or_else(|| from_url.as_ref().and_then(|u| u.path.clone()));
+    let rev = s
+        .revision
+        .clone()
+        .or_else(|| from_url.as_ref().and_then(|u| u.revision.clone()));
+    repo.host == p.host
+        && repo.repo_path.eq_ignore_ascii_case(&p.repo_path)
+        && path == p.path
+        && (p.revision.is_none() || rev == p.revision)
 }
 
 /// What a walk over the blocks collects, each with its block index and pointer.
@@ -410,7 +475,8 @@ struct Walk<'v> {
     figures: Vec<(usize, String, &'v Map<String, Value>)>,
     supplemental: Vec<(usize, String, &'v Map<String, Value>)>,
     conditions: Vec<(usize, String, &'v Map<String, Value>)>,
-    profile_urls: Vec<(usize, String, String)>,
+    /// Test profiles' evidence URLs: (block, pointer, profile label, URL).
+    profile_urls: Vec<(usize, String, Option<String>, String)>,
     parent_ids: Vec<String>,
 }
 
@@ -420,11 +486,12 @@ impl<'v> Walk<'v> {
             Value::Array(items) => {
                 let is_figures = !items.is_empty()
                     && items.iter().all(|i| {
-                        i.as_object().is_some_and(|o| {
-                            o.contains_key("value")
-                                && (o.contains_key("label") || o.contains_key("metric"))
-                        })
-                    });
+                        i.as_object()
+                            .is_some_and(|o| o.contains_key("label") || o.contains_key("metric"))
+                    })
+                    && items
+                        .iter()
+                        .any(|i| i.as_object().is_some_and(looks_like_figure));
                 for (i, item) in items.iter().enumerate() {
                     let p = format!("{ptr}/{i}");
                     if is_figures {
@@ -474,9 +541,11 @@ impl<'v> Walk<'v> {
                         ("test_profiles", Value::Array(items)) => {
                             for (i, t) in items.iter().enumerate() {
                                 if let Some(u) = t.get("evidence_url").and_then(Value::as_str) {
+                                    let label = t.get("label").and_then(Value::as_str);
                                     self.profile_urls.push((
                                         self.block,
                                         format!("{p}/{i}/evidence_url"),
+                                        label.map(str::to_string),
                                         u.to_string(),
                                     ));
                                 }

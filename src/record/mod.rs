@@ -255,6 +255,15 @@ pub struct Record {
     pub sources: Vec<Source>,
     pub claims: Vec<Claim>,
     pub artifacts: Vec<Artifact>,
+    /// Other URLs the record cites (test profiles' evidence) that no source covers.
+    pub references: Vec<Reference>,
+}
+
+/// A URL the record cites without a figure on it: its pin is still judged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reference {
+    pub label: String,
+    pub url: String,
 }
 
 impl Record {

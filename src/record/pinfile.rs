@@ -11,7 +11,9 @@ use std::path::Path;
 use serde_json::{json, Map, Number, Value};
 
 use super::lenient::{kind, Problem, Reader};
-use super::{Artifact, ArtifactKind, Claim, Record, Recorded, Revision, Sha256, Source};
+use super::{
+    Artifact, ArtifactKind, Claim, Record, Recorded, Reference, Revision, Sha256, Source,
+};
 
 pub const SCHEMA: &str = "pinaudit/pins/v1";
 
@@ -77,6 +79,9 @@ pub fn from_value(v: &Value, file: &Path) -> Result<Parsed, Problem> {
             .text(c, "label", &ptr)
             .unwrap_or_else(|| format!("claim {}", i + 1));
         let url = r.string(c, "url", &ptr);
+        if c.get("value").is_none_or(Value::is_null) {
+            r.problem(&ptr, format!("claim `{label}` has no `value`, so nothing can be checked"));
+        }
         // Without `lines`, the cited URL's anchor (`#L43`) says which lines.
         let lines = r.lines(c, "lines", &ptr).or_else(|| {
             let anchored = url.as_deref().and_then(|u| super::url::parse(u).ok());
@@ -125,6 +130,18 @@ pub fn from_value(v: &Value, file: &Path) -> Result<Parsed, Problem> {
         });
     }
 
+    let mut references = Vec::new();
+    for (i, o) in objects(&mut r, obj, "references") {
+        let ptr = format!("/references/{i}");
+        match r.string(o, "url", &ptr) {
+            Some(url) => references.push(Reference {
+                label: r.text(o, "label", &ptr).unwrap_or_else(|| format!("reference {}", i + 1)),
+                url,
+            }),
+            None => r.problem(&ptr, "reference has no `url`; skipped"),
+        }
+    }
+
     Ok(Parsed {
         record: Record {
             id,
@@ -133,6 +150,7 @@ pub fn from_value(v: &Value, file: &Path) -> Result<Parsed, Problem> {
             sources,
             claims,
             artifacts,
+            references,
         },
         problems: r.problems,
     })
@@ -237,14 +255,23 @@ pub fn to_value(record: &Record) -> Value {
             Value::Object(m)
         })
         .collect();
-    json!({
+    let mut v = json!({
         "schema": SCHEMA,
         "id": record.id,
         "title": opt(&record.title),
         "sources": sources,
         "claims": claims,
         "artifacts": artifacts,
-    })
+    });
+    // Written only when there are some: most records cite nothing beyond their sources.
+    if !record.references.is_empty() {
+        v["references"] = record
+            .references
+            .iter()
+            .map(|r| json!({"label": r.label, "url": r.url}))
+            .collect();
+    }
+    v
 }
 
 /// The pin file text: pretty JSON with a final newline.

@@ -77,7 +77,7 @@ pub fn render(report: &Report) -> String {
             }
             let _ = writeln!(out, "\n</details>\n");
         }
-        let mine: Vec<_> = report.findings_of(&r.id).collect();
+        let mine: Vec<_> = report.findings_of(r).collect();
         if !mine.is_empty() {
             let _ = writeln!(out, "| severity | code | finding | fix |");
             let _ = writeln!(out, "|---|---|---|---|");

@@ -176,15 +176,23 @@ impl Report {
     }
 
     /// The findings about one record, in report order.
-    pub fn findings_of<'a>(&'a self, record: &'a str) -> impl Iterator<Item = &'a Finding> + 'a {
-        self.findings.iter().filter(move |f| f.record == record)
+    pub fn findings_of<'a>(
+        &'a self,
+        r: &'a RecordReport,
+    ) -> impl Iterator<Item = &'a Finding> + 'a {
+        self.findings.iter().filter(move |f| {
+            f.record == r.id && f.file.as_deref().is_none_or(|file| file == r.file)
+        })
     }
 
     /// Findings of inputs that yielded no record (an unreadable file).
     pub fn orphan_findings(&self) -> impl Iterator<Item = &Finding> + '_ {
-        self.findings
-            .iter()
-            .filter(|f| !self.records.iter().any(|r| r.id == f.record))
+        self.findings.iter().filter(|f| {
+            !self
+                .records
+                .iter()
+                .any(|r| r.id == f.record && f.file.as_deref().is_none_or(|file| file == r.file))
+        })
     }
 
     /// The most severe finding, if any.

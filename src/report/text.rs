@@ -105,7 +105,7 @@ pub fn render(report: &Report, color: bool) -> String {
                 let _ = writeln!(out, "{}", claim_line(c, &p));
             }
         }
-        let mine: Vec<_> = report.findings_of(&r.id).collect();
+        let mine: Vec<_> = report.findings_of(r).collect();
         if !mine.is_empty() {
             let _ = writeln!(out, "  findings");
             for f in mine {

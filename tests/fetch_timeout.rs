@@ -1,0 +1,34 @@
+//! The network timeout, in a test process of its own: libgit2's timeouts are
+//! process-wide, so a short one here must not race the other fetch tests.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use pinaudit::fetch::{FetchError, GitCache, SyncOptions};
+
+use common::HangingServer;
+
+fn opts() -> SyncOptions {
+    SyncOptions {
+        offline: false,
+        connect_timeout: Duration::from_secs(5),
+        timeout: Duration::from_secs(3),
+        max_other_refs: 50,
+    }
+}
+
+#[test]
+fn hanging_server_fails_within_the_timeout() {
+    let server = HangingServer::start();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cache = GitCache::new(dir.path());
+    for scheme in ["git", "http"] {
+        let url = server.url(scheme, "x.git");
+        let start = Instant::now();
+        let err = cache.sync(&url, &url, &[], &opts()).unwrap_err();
+        let took = start.elapsed();
+        assert!(matches!(err, FetchError::Network { .. }), "{scheme}: {err}");
+        assert!(took < Duration::from_secs(15), "{scheme}: took {took:?}");
+    }
+}
