@@ -142,12 +142,32 @@ pub fn resolve(target: &str, allow_local: bool) -> Result<Resolved, ShowError> {
 }
 
 /// Syncs the target's repository (or opens it offline) and returns it.
+///
+/// Offline, a commit the cache lacks says nothing about the repository: it is
+/// reported as missing from the cache, not from the repository.
 pub fn open(cache: &GitCache, r: &Resolved, plan: &SyncPlan) -> Result<CachedRepo, ShowError> {
     let synced = sources::sync_all(cache, &[&r.target], plan);
     if let Some(Err(e)) = synced.into_values().next() {
         return Err(e.into());
     }
-    Ok(cache.open(&r.target.remote)?)
+    let repo = cache.open(&r.target.remote)?;
+    if plan.sync.offline && !repo.has_commit(r.target.oid) {
+        return Err(target_err(
+            format!(
+                "commit `{}` of `{}` is not in the cache",
+                r.target.commit,
+                crate::fetch::redact(&r.target.remote)
+            ),
+            "run once without --offline to fetch it",
+        ));
+    }
+    Ok(repo)
+}
+
+/// A document's line count as a line number (documents past `u32::MAX` lines
+/// cannot be cited anyway).
+fn last_line(doc: &SourceText) -> u32 {
+    u32::try_from(doc.len()).unwrap_or(u32::MAX)
 }
 
 /// The cited lines with `context` lines around them, the value marked.
@@ -187,8 +207,9 @@ pub fn render(repo: &CachedRepo, r: &Resolved, context: u32) -> Result<String, S
         );
         return Ok(out);
     }
+    // `--context` is any u32: saturate, then clamp to the document.
     let from = r.lines.first().saturating_sub(context).max(1);
-    let to = (r.lines.last() + context).min(doc.len() as u32);
+    let to = r.lines.last().saturating_add(context).min(last_line(&doc));
     let width = to.to_string().len();
     let exp = r.claim.as_ref().and_then(expected);
     for n in from..=to {
@@ -215,7 +236,7 @@ pub fn render(repo: &CachedRepo, r: &Resolved, context: u32) -> Result<String, S
         let _ = writeln!(out, "(the document ends at line {})", doc.len());
     }
     if let (Some(c), Some(exp)) = (&r.claim, exp.as_ref()) {
-        let cited: Vec<&str> = (r.lines.first()..=r.lines.last())
+        let cited: Vec<&str> = (r.lines.first()..=r.lines.last().min(last_line(&doc)))
             .filter_map(|n| doc.line(n))
             .collect();
         if matcher::find_in_lines(cited, exp).is_none() {
@@ -248,10 +269,6 @@ pub fn history(repo: &CachedRepo, r: &Resolved) -> Result<String, ShowError> {
     let Some(mut current) = read(t.oid)? else {
         return Ok(out);
     };
-    // Each cited line, followed through the history: Some(line number) or None once removed.
-    let mut tracked: Vec<Option<u32>> = (r.lines.first()..=r.lines.last())
-        .map(|n| (n as usize <= current.len()).then_some(n))
-        .collect();
     let _ = writeln!(
         out,
         "\nhistory of {} from {} to the head {}:",
@@ -259,6 +276,26 @@ pub fn history(repo: &CachedRepo, r: &Resolved) -> Result<String, ShowError> {
         t.commit.short(),
         &head.to_string()[..7]
     );
+    // Each cited line that exists at the pin, followed through the history:
+    // Some(line number), or None once removed. Lines past the end were never
+    // there to be removed, and a range like L1-L100000000 must not allocate a
+    // slot per cited line.
+    let end = last_line(&current);
+    let mut tracked: Vec<Option<u32>> = (r.lines.first()..=r.lines.last().min(end))
+        .map(Some)
+        .collect();
+    if r.lines.last() > end {
+        let past = Lines::new(end.saturating_add(1).max(r.lines.first()), r.lines.last())
+            .map_or_else(|_| r.lines.to_string(), |l| l.to_string());
+        let _ = writeln!(
+            out,
+            "  the document has {end} line(s) at {}: {past} is past its end, not followed",
+            t.commit.short()
+        );
+    }
+    if tracked.is_empty() {
+        return Ok(out);
+    }
     let commits = repo.path_history(&t.path, t.oid, head)?;
     let mut listed = 0;
     for commit in commits {
@@ -307,7 +344,7 @@ pub fn history(repo: &CachedRepo, r: &Resolved) -> Result<String, ShowError> {
     }
     let _ = writeln!(out, "at the head {}:", &head.to_string()[..7]);
     for (i, slot) in tracked.iter().enumerate() {
-        let cited = r.lines.first() + i as u32;
+        let cited = r.lines.first().saturating_add(i as u32);
         match slot {
             Some(n) => {
                 let _ = writeln!(

@@ -5,8 +5,12 @@
 //! Lines are followed from the pinned document to the head with a line diff, so a
 //! figure pushed down by an inserted paragraph is "moved", not "gone".
 
+use std::time::{Duration, Instant};
+
 use serde_json::{json, Value};
-use similar::{capture_diff_slices, Algorithm, DiffOp};
+use similar::{
+    capture_diff_slices, capture_diff_slices_deadline, get_diff_ratio, Algorithm, DiffOp,
+};
 
 use crate::fetch::CachedRepo;
 use crate::finding::{Code, Finding, Location};
@@ -31,7 +35,12 @@ pub enum Fate {
 /// Follows each line of `old` (by 0-based index) into `new`.
 pub fn follow(old: &[&str], new: &[&str]) -> Vec<Fate> {
     let mut out = vec![Fate::Removed; old.len()];
-    for op in capture_diff_slices(Algorithm::Myers, old, new) {
+    // Myers is O((N+M)D): a long document rewritten whole would run for minutes.
+    // Past the deadline similar reports the rest as one replaced block, which
+    // `align` then pairs by position.
+    let deadline = Instant::now() + LINE_DIFF_TIMEOUT;
+    let mut budget = PAIRS_PER_DOCUMENT;
+    for op in capture_diff_slices_deadline(Algorithm::Myers, old, new, Some(deadline)) {
         match op {
             DiffOp::Equal {
                 old_index,
@@ -50,7 +59,7 @@ pub fn follow(old: &[&str], new: &[&str]) -> Vec<Fate> {
             } => {
                 let olds = &old[old_index..old_index + old_len];
                 let news = &new[new_index..new_index + new_len];
-                for (i, j) in align(olds, news) {
+                for (i, j) in align(olds, news, &mut budget) {
                     out[old_index + i] = Fate::Edited((new_index + j) as u32 + 1);
                 }
             }
@@ -73,32 +82,44 @@ fn skeleton(line: &str) -> String {
     out
 }
 
+/// How long the line diff of one document may run before the rest of it is
+/// taken as one replaced block.
+const LINE_DIFF_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How many characters of a line's skeleton are compared when pairing lines:
+/// enough to tell one table row or sentence from another, and a bound on the work
+/// per pair. Unbounded, a 150-line document of 1,500-character lines rewritten
+/// whole took five minutes of CPU (review of `align`).
+const SKELETON_CHARS: usize = 200;
+
+/// The most old x new line pairs of one hunk that are compared. A larger hunk is a
+/// rewrite rather than an edit of a few figures, and keeps the positional pairing.
+const PAIRS_PER_HUNK: usize = 2_500;
+
+/// The most line pairs compared for one document, over all its hunks: many
+/// rewritten hunks must not add up to minutes either.
+const PAIRS_PER_DOCUMENT: usize = 4 * PAIRS_PER_HUNK;
+
 /// Pairs the old and new lines of one replaced hunk, in order, by likeness of
 /// their skeletons, so that rows inserted right above an edited row are not taken
 /// for its edit. An old line like no new line is left out (removed).
-fn align(old: &[&str], new: &[&str]) -> Vec<(usize, usize)> {
-    const ALIKE: f32 = 0.6;
-    // A hunk too large to compare pairwise keeps the positional pairing.
-    if old.len().saturating_mul(new.len()) > 40_000 {
-        return (0..old.len().min(new.len())).map(|k| (k, k)).collect();
+///
+/// Each pair compared is taken from `budget`; a hunk larger than
+/// [`PAIRS_PER_HUNK`] or than what is left of the budget is paired by position.
+fn align(old: &[&str], new: &[&str], budget: &mut usize) -> Vec<(usize, usize)> {
+    let (rows, cols) = (old.len(), new.len());
+    let pairs = rows.saturating_mul(cols);
+    if pairs > PAIRS_PER_HUNK || pairs > *budget {
+        return (0..rows.min(cols)).map(|k| (k, k)).collect();
     }
-    let (o, n): (Vec<String>, Vec<String>) = (
-        old.iter().map(|l| skeleton(l)).collect(),
-        new.iter().map(|l| skeleton(l)).collect(),
-    );
-    let like = |i: usize, j: usize| -> f32 {
-        let r = similar::TextDiff::from_chars(o[i].trim(), n[j].trim()).ratio();
-        if r >= ALIKE {
-            r
-        } else {
-            0.0
-        }
-    };
+    *budget -= pairs;
+    let like = likeness(old, new);
+    let at = |i: usize, j: usize| like[i * cols + j];
     // best[i][j]: the best total likeness pairing old[i..] with new[j..], in order.
-    let mut best = vec![vec![0f32; n.len() + 1]; o.len() + 1];
-    for i in (0..o.len()).rev() {
-        for j in (0..n.len()).rev() {
-            let pair = like(i, j);
+    let mut best = vec![vec![0f32; cols + 1]; rows + 1];
+    for i in (0..rows).rev() {
+        for j in (0..cols).rev() {
+            let pair = at(i, j);
             let take = if pair > 0.0 {
                 pair + best[i + 1][j + 1]
             } else {
@@ -107,12 +128,12 @@ fn align(old: &[&str], new: &[&str]) -> Vec<(usize, usize)> {
             best[i][j] = take.max(best[i + 1][j]).max(best[i][j + 1]);
         }
     }
-    let mut pairs = Vec::new();
+    let mut out = Vec::new();
     let (mut i, mut j) = (0, 0);
-    while i < o.len() && j < n.len() {
-        let pair = like(i, j);
+    while i < rows && j < cols {
+        let pair = at(i, j);
         if pair > 0.0 && (best[i][j] - (pair + best[i + 1][j + 1])).abs() < 1e-6 {
-            pairs.push((i, j));
+            out.push((i, j));
             i += 1;
             j += 1;
         } else if (best[i][j] - best[i + 1][j]).abs() < 1e-6 {
@@ -121,7 +142,36 @@ fn align(old: &[&str], new: &[&str]) -> Vec<(usize, usize)> {
             j += 1;
         }
     }
-    pairs
+    out
+}
+
+/// The likeness of every old x new pair (row-major), each computed once: the
+/// character diff ratio of their skeletons' first [`SKELETON_CHARS`] characters,
+/// or 0 when below `ALIKE`.
+fn likeness(old: &[&str], new: &[&str]) -> Vec<f32> {
+    const ALIKE: f32 = 0.6;
+    let shape =
+        |line: &&str| -> Vec<char> { skeleton(line).trim().chars().take(SKELETON_CHARS).collect() };
+    let o: Vec<Vec<char>> = old.iter().map(shape).collect();
+    let n: Vec<Vec<char>> = new.iter().map(shape).collect();
+    let mut like = Vec::with_capacity(o.len() * n.len());
+    for a in &o {
+        for b in &n {
+            let total = a.len() + b.len();
+            // The ratio is 2 * matched / total, and at most the shorter one matches:
+            // lines of very different lengths need no diff.
+            let r = if total == 0 {
+                1.0
+            } else if (2 * a.len().min(b.len())) as f32 / (total as f32) < ALIKE {
+                0.0
+            } else {
+                let ops = capture_diff_slices(Algorithm::Myers, a, b);
+                get_diff_ratio(&ops, a.len(), b.len())
+            };
+            like.push(if r >= ALIKE { r } else { 0.0 });
+        }
+    }
+    like
 }
 
 /// Compares the pinned document with the head of the default branch.
@@ -294,6 +344,64 @@ mod tests {
         let f = follow(&old, &new);
         assert_eq!(f[1], Fate::Edited(4));
         assert_eq!(f[2], Fate::Kept(5));
+    }
+
+    /// `count` distinct lines of about 2,000 characters built from `words`.
+    fn long_lines(words: &str, count: usize) -> Vec<String> {
+        (0..count)
+            .map(|i| format!("| {i} | {} |", words.repeat(2_000 / words.len())))
+            .collect()
+    }
+
+    fn strs(lines: &[String]) -> Vec<&str> {
+        lines.iter().map(String::as_str).collect()
+    }
+
+    /// Review: a 150-line document of 1,500-character lines rewritten whole took
+    /// five minutes, `align` comparing every old x new pair in full, twice. A
+    /// 300 x 300 hunk is paired by position without comparing a single pair.
+    #[test]
+    fn a_large_rewritten_hunk_of_long_lines_is_paired_without_comparing() {
+        let old = long_lines("decode rate on three nodes ", 300);
+        let new = long_lines("prefill throughput, one slot; ", 300);
+        let (old, new) = (strs(&old), strs(&new));
+        let mut budget = PAIRS_PER_DOCUMENT;
+        let pairs = align(&old, &new, &mut budget);
+        assert_eq!(budget, PAIRS_PER_DOCUMENT, "no pair was compared");
+        assert_eq!(pairs.len(), 300);
+        assert!(pairs.iter().all(|&(i, j)| i == j));
+        let f = follow(&old, &new);
+        assert_eq!(f[0], Fate::Edited(1));
+        assert_eq!(f[299], Fate::Edited(300));
+    }
+
+    /// The largest hunk compared pair by pair, of long lines: each pair is compared
+    /// once (the budget drops by the pair count), on a bounded prefix.
+    #[test]
+    fn a_hunk_at_the_pair_limit_compares_each_pair_once() {
+        let old = long_lines("decode rate on three nodes ", 50);
+        let new = long_lines("decode rate on four nodes ", 50);
+        let (old, new) = (strs(&old), strs(&new));
+        let mut budget = PAIRS_PER_DOCUMENT;
+        let pairs = align(&old, &new, &mut budget);
+        assert_eq!(budget, PAIRS_PER_DOCUMENT - PAIRS_PER_HUNK);
+        // Same shape once numbers are blanked: every row is the edit of its own.
+        assert_eq!(pairs, (0..50).map(|k| (k, k)).collect::<Vec<_>>());
+    }
+
+    /// Many rewritten hunks in one document share one budget; once it is spent,
+    /// the rest are paired by position.
+    #[test]
+    fn hunks_past_the_document_budget_are_paired_by_position() {
+        let old = ["| decode | 2.9 |", "Measured with llama-bench on one node."];
+        let new = ["See the appendix for the method.", "| decode | 3.1 |"];
+        let mut budget = 4;
+        assert_eq!(align(&old, &new, &mut budget), [(0, 1)]);
+        assert_eq!(budget, 0);
+        assert_eq!(align(&old, &new, &mut budget), [(0, 0), (1, 1)]);
+        let mut budget = 3;
+        assert_eq!(align(&old, &new, &mut budget), [(0, 0), (1, 1)]);
+        assert_eq!(budget, 3);
     }
 
     #[test]

@@ -155,7 +155,7 @@ fn repository_of(u: &url::ForgeUrl) -> String {
     match u.forge {
         url::Forge::Local => u.clone_url(),
         url::Forge::GitHubRaw => format!("https://github.com/{}", u.repo_path),
-        _ => format!("https://{}/{}", u.host, u.repo_path),
+        _ => format!("{}/{}", u.base, u.repo_path),
     }
 }
 

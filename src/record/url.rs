@@ -32,6 +32,12 @@ pub struct ForgeUrl {
     pub forge: Forge,
     /// Host without userinfo or port.
     pub host: String,
+    /// `scheme://host[:port]` as the URL reaches the forge: `http` or `https` as
+    /// written (`https` for a bare `github.com/…`), any port but the scheme's
+    /// default, never the userinfo. A self-hosted Gitea on `http://git.example:3000`
+    /// is cloned from there, not from `https://git.example`. `file://` for
+    /// [`Forge::Local`].
+    pub base: String,
     /// Repository path on the host: `OWNER/REPO`, `GROUP/SUB/REPO`, `datasets/OWNER/REPO`.
     pub repo_path: String,
     pub revision: Option<Revision>,
@@ -55,16 +61,12 @@ impl ForgeUrl {
     /// The URL to clone the repository from, before `--rewrite` rules.
     pub fn clone_url(&self) -> String {
         match self.forge {
-            Forge::GitHub | Forge::GitHubRaw => {
-                let host = if self.forge == Forge::GitHubRaw {
-                    "github.com"
-                } else {
-                    &self.host
-                };
-                format!("https://{host}/{}.git", self.repo_path)
+            // raw.githubusercontent.com serves files of repositories on github.com.
+            Forge::GitHubRaw => format!("https://github.com/{}.git", self.repo_path),
+            Forge::GitHub | Forge::GitLab | Forge::Gitea => {
+                format!("{}/{}.git", self.base, self.repo_path)
             }
-            Forge::GitLab | Forge::Gitea => format!("https://{}/{}.git", self.host, self.repo_path),
-            Forge::HuggingFace => format!("https://{}/{}", self.host, self.repo_path),
+            Forge::HuggingFace => format!("{}/{}", self.base, self.repo_path),
             Forge::Local => format!("file://{}", self.repo_path),
         }
     }
@@ -130,6 +132,7 @@ pub fn parse(url: &str) -> Result<ForgeUrl, UrlError> {
         return Ok(ForgeUrl {
             forge: Forge::Local,
             host: String::new(),
+            base: "file://".to_string(),
             repo_path: path,
             revision: None,
             path: None,
@@ -137,31 +140,33 @@ pub fn parse(url: &str) -> Result<ForgeUrl, UrlError> {
         });
     }
 
-    let rest = without_query
-        .strip_prefix("https://")
-        .or_else(|| without_query.strip_prefix("http://"))
-        .or_else(|| {
-            // Bare `github.com/OWNER/REPO/…` as records sometimes write it.
-            let host = without_query.split('/').next()?;
-            host.contains('.').then_some(without_query)
-        })
-        .ok_or_else(|| UrlError::Scheme(url.to_string()))?;
+    let (scheme, rest) = if let Some(rest) = without_query.strip_prefix("https://") {
+        ("https", rest)
+    } else if let Some(rest) = without_query.strip_prefix("http://") {
+        ("http", rest)
+    } else {
+        // Bare `github.com/OWNER/REPO/…` as records sometimes write it.
+        let host = without_query.split('/').next().unwrap_or("");
+        if !host.contains('.') {
+            return Err(UrlError::Scheme(url.to_string()));
+        }
+        ("https", without_query)
+    };
 
     let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
-    let host = authority
-        .rsplit('@')
-        .next()
-        .unwrap_or(authority)
-        .split(':')
-        .next()
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    let host = host.strip_prefix("www.").unwrap_or(&host).to_string();
-    let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     let no_repo = || UrlError::NoRepository(url.to_string());
+    let (host, port) = split_host_port(authority).ok_or_else(no_repo)?;
+    let host = host.to_ascii_lowercase();
+    let host = host.strip_prefix("www.").unwrap_or(&host).to_string();
     if host.is_empty() {
         return Err(no_repo());
     }
+    let default_port = if scheme == "https" { 443 } else { 80 };
+    let base = match port {
+        Some(p) if p != default_port => format!("{scheme}://{host}:{p}"),
+        _ => format!("{scheme}://{host}"),
+    };
+    let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
 
     let make =
         |forge, repo: &[&str], rev: Option<&str>, doc: &[&str]| -> Result<ForgeUrl, UrlError> {
@@ -177,6 +182,7 @@ pub fn parse(url: &str) -> Result<ForgeUrl, UrlError> {
             Ok(ForgeUrl {
                 forge,
                 host: host.clone(),
+                base: base.clone(),
                 repo_path,
                 revision: rev.map(|r| Revision::parse(&percent_decode(r))),
                 path: doc,
@@ -255,6 +261,28 @@ pub fn parse(url: &str) -> Result<ForgeUrl, UrlError> {
         ),
         _ => make(forge, &segs[..2], None, &[]),
     }
+}
+
+/// Splits an authority (`user:secret@host:port`, `[::1]:8080`) into its host and
+/// port, dropping the userinfo. `None` when the port is not a port number.
+fn split_host_port(authority: &str) -> Option<(&str, Option<u16>)> {
+    let host_port = authority.rsplit('@').next().unwrap_or(authority);
+    let (host, port) = match host_port.strip_prefix('[') {
+        // An IPv6 literal keeps its brackets, as URLs write it.
+        Some(inner) => {
+            let end = inner.find(']')? + 2;
+            match &host_port[end..] {
+                "" => (&host_port[..end], ""),
+                rest => (&host_port[..end], rest.strip_prefix(':')?),
+            }
+        }
+        None => host_port.split_once(':').unwrap_or((host_port, "")),
+    };
+    // `host:` means the default port, as in browsers.
+    if port.is_empty() {
+        return Some((host, None));
+    }
+    Some((host, Some(port.parse().ok()?)))
 }
 
 /// Decodes `%XX` escapes; invalid escapes are kept as written.
@@ -391,6 +419,84 @@ mod tests {
         assert!(u.is_pinned());
         let u = parse("https://codeberg.org/o/r/src/branch/main/README.md").unwrap();
         assert!(!u.is_pinned());
+    }
+
+    /// Review: forge URLs lost their scheme and port, so a self-hosted forge on
+    /// plain http or a non-default port was cloned from the wrong place.
+    #[test]
+    fn self_hosted_forges_keep_scheme_and_port() {
+        let u = parse(&format!(
+            "http://git.example:3000/o/r/src/commit/{SHA}/README.md#L2"
+        ))
+        .unwrap();
+        assert_eq!(u.forge, Forge::Gitea);
+        assert_eq!(u.host, "git.example");
+        assert_eq!(u.base, "http://git.example:3000");
+        assert_eq!(u.clone_url(), "http://git.example:3000/o/r.git");
+        assert!(u.is_pinned());
+
+        let u = parse(&format!("https://gitlab.example:8443/g/p/-/blob/{SHA}/x")).unwrap();
+        assert_eq!(u.forge, Forge::GitLab);
+        assert_eq!(u.host, "gitlab.example");
+        assert_eq!(u.clone_url(), "https://gitlab.example:8443/g/p.git");
+
+        // GitHub Enterprise-style URLs on a self-hosted host.
+        let u = parse(&format!("http://ghe.example:8080/o/r/blob/{SHA}/a.md")).unwrap();
+        assert_eq!(u.forge, Forge::GitHub);
+        assert_eq!(u.clone_url(), "http://ghe.example:8080/o/r.git");
+
+        // Plain http without a port stays http.
+        let u = parse("http://git.example/o/r").unwrap();
+        assert_eq!(u.clone_url(), "http://git.example/o/r.git");
+    }
+
+    #[test]
+    fn base_drops_userinfo_and_default_ports() {
+        let u = parse("https://user:secret@git.example:8443/o/r/blob/main/a.md").unwrap();
+        assert_eq!(u.host, "git.example");
+        assert_eq!(u.base, "https://git.example:8443");
+        assert!(!u.clone_url().contains("secret"));
+        assert_eq!(
+            parse("https://github.com:443/o/r").unwrap().clone_url(),
+            "https://github.com/o/r.git"
+        );
+        assert_eq!(
+            parse("http://git.example:80/o/r").unwrap().clone_url(),
+            "http://git.example/o/r.git"
+        );
+        // An empty port is the default one.
+        assert_eq!(
+            parse("https://github.com:/o/r").unwrap().base,
+            "https://github.com"
+        );
+        // `http` on port 443 is not https's default.
+        assert_eq!(
+            parse("http://git.example:443/o/r").unwrap().base,
+            "http://git.example:443"
+        );
+        let u = parse("http://[::1]:3000/o/r/src/branch/main/a.md").unwrap();
+        assert_eq!(u.host, "[::1]");
+        assert_eq!(u.clone_url(), "http://[::1]:3000/o/r.git");
+        assert!(parse("https://git.example:http/o/r").is_err());
+        assert!(parse("https://git.example:70000/o/r").is_err());
+        assert!(parse("https://[::1/o/r").is_err());
+    }
+
+    #[test]
+    fn bare_hosts_are_https_and_raw_github_is_github() {
+        let u = parse(&format!("github.com/o/r/blob/{SHA}/README.md#L4")).unwrap();
+        assert_eq!(u.base, "https://github.com");
+        assert_eq!(u.clone_url(), "https://github.com/o/r.git");
+        // raw.githubusercontent.com serves github.com's repositories, whatever the
+        // scheme or port the raw URL was written with.
+        let u = parse(&format!(
+            "http://raw.githubusercontent.com:80/o/r/{SHA}/x.md"
+        ))
+        .unwrap();
+        assert_eq!(u.forge, Forge::GitHubRaw);
+        assert_eq!(u.clone_url(), "https://github.com/o/r.git");
+        let u = parse("https://www.github.com/o/r").unwrap();
+        assert_eq!(u.base, "https://github.com");
     }
 
     #[test]
