@@ -18,9 +18,10 @@ use git2::Oid;
 use serde_json::{json, Value};
 
 use common::audit::{
-    claim, pin, readme_pin, sha256_hex, snapshot, source, Forge, Run, Workspace, README,
-    README_LINE, README_LINE_TEXT, T0, T0_RFC3339,
+    claim, pin, readme_pin, sha256_hex, snapshot, source, Forge, Workspace, README, README_LINE,
+    README_LINE_TEXT, T0, T0_RFC3339,
 };
+use common::run::Run;
 use common::{free_port, FixtureRepo, GitDaemon, HangingServer, HttpGitServer, Wants};
 
 const NAME: &str = "acme/bench";
@@ -260,14 +261,20 @@ fn pin_at(id: &str, commit: Oid, time: &str) -> Value {
     readme_pin(id, NAME, commit, &sha256_hex(README), time)
 }
 
-#[test]
-fn force_pushed_commit_is_unreachable_when_the_server_gives_any_id() {
+/// Audits the pin of `erased` from [`force_pushed`], served by a daemon with
+/// `wants`; returns `base`, `erased` and the run.
+fn audit_force_pushed(wants: Wants) -> (Oid, Oid, Run) {
     let (forge, base, erased) = force_pushed();
-    let daemon = GitDaemon::start(forge.path(), Wants::Any);
+    let daemon = GitDaemon::start(forge.path(), wants);
     let ws = Workspace::new();
     let file = ws.write_pin(&pin_at("erased", erased, "2023-11-14T22:14:20Z"));
-
     let run = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
+    (base, erased, run)
+}
+
+#[test]
+fn force_pushed_commit_is_unreachable_when_the_server_gives_any_id() {
+    let (base, erased, run) = audit_force_pushed(Wants::Any);
     // A warning does not fail the default `--fail-on error`.
     run.assert_code(0);
     run.assert_codes(&["revision-unreachable"]);
@@ -283,12 +290,7 @@ fn force_pushed_commit_is_unreachable_when_the_server_gives_any_id() {
 
 #[test]
 fn force_pushed_commit_is_missing_from_a_stock_daemon() {
-    let (forge, _base, erased) = force_pushed();
-    let daemon = GitDaemon::start(forge.path(), Wants::Default);
-    let ws = Workspace::new();
-    let file = ws.write_pin(&pin_at("erased", erased, "2023-11-14T22:14:20Z"));
-
-    let run = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
+    let (_base, erased, run) = audit_force_pushed(Wants::Default);
     run.assert_code(1);
     run.assert_codes(&["revision-missing"]);
     let f = run.only("revision-missing");
@@ -304,12 +306,7 @@ fn force_pushed_commit_is_missing_from_a_stock_daemon() {
 
 #[test]
 fn force_pushed_commit_is_missing_when_the_server_gives_only_reachable_ids() {
-    let (forge, _base, erased) = force_pushed();
-    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
-    let ws = Workspace::new();
-    let file = ws.write_pin(&pin_at("erased", erased, "2023-11-14T22:14:20Z"));
-
-    let run = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
+    let (_base, erased, run) = audit_force_pushed(Wants::Reachable);
     run.assert_code(1);
     run.assert_codes(&["revision-missing"]);
     let f = run.only("revision-missing");

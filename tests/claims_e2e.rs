@@ -15,9 +15,8 @@ use git2::Oid;
 use pinaudit::fetch::sha256_hex;
 use serde_json::{json, Value};
 
-use common::seed::{
-    codes, readme_updated, seed_pinned_to, with_code, Remote, Workdir, DAY, SEED_COMMIT_TIME,
-};
+use common::run::{codes, with_code};
+use common::seed::{readme_updated, seed_pinned_to, Remote, Workdir, DAY, SEED_COMMIT_TIME};
 
 /// Claim label → status the seed's figures must have against the fixture.
 const SEED_STATUSES: [(&str, &str); 8] = [
@@ -94,7 +93,7 @@ fn assert_seed_claims(report: &Value) {
 }
 
 /// The seed pinned to `commit` (the fixture's), audited in `work`.
-fn audit_seed(work: &Workdir, remote: &Remote, commit: Oid) -> common::seed::Run {
+fn audit_seed(work: &Workdir, remote: &Remote, commit: Oid) -> common::run::Run {
     let record = work.write("records/seed.md", seed_pinned_to(&commit.to_string()));
     work.audit(&remote.rewrite(), &[&record])
 }
@@ -120,7 +119,7 @@ fn seed_end_to_end_over_loopback() {
     let run = audit_seed(&work, &remote, commit);
     let report = run.report();
     // The hash mismatches are errors.
-    assert_eq!(run.code, 1, "stderr:\n{}", run.stderr);
+    assert_eq!(run.code(), 1, "stderr:\n{}", run.stderr);
     assert!(
         !run.stderr.contains("warning:"),
         "a sync problem: {}",
@@ -189,12 +188,12 @@ fn seed_end_to_end_over_loopback() {
     // A scheduled re-check on the warm cache, and one with no network at all,
     // report the same thing.
     let again = audit_seed(&work, &remote, commit);
-    assert_eq!(again.code, 1);
+    assert_eq!(again.code(), 1);
     assert_eq!(again.stdout, run.stdout);
     let mut offline = work.cmd(["audit", "--format", "json", "--offline"]);
     offline.arg("records/seed.md");
-    let offline = common::seed::run(&mut offline);
-    assert_eq!(offline.code, 1, "stderr:\n{}", offline.stderr);
+    let offline = common::run::run(&mut offline);
+    assert_eq!(offline.code(), 1, "stderr:\n{}", offline.stderr);
     assert_eq!(offline.stdout, run.stdout);
 }
 
@@ -209,7 +208,7 @@ fn seed_upstream_drift_after_a_later_commit() {
     let work = Workdir::new();
     let run = audit_seed(&work, &remote, pinned);
     let report = run.report();
-    assert_eq!(run.code, 1, "stderr:\n{}", run.stderr);
+    assert_eq!(run.code(), 1, "stderr:\n{}", run.stderr);
     assert_seed_sources_checked(&report);
     // The pin did not move: every figure still stands where the seed cites it.
     assert_seed_claims(&report);
@@ -461,7 +460,7 @@ fn rules_report() -> &'static Value {
         );
         let run = work.audit(&remote.rewrite(), &[Path::new(&file)]);
         // value-missing and line-out-of-range are errors.
-        assert_eq!(run.code, 1, "stderr:\n{}\n{}", run.stderr, run.stdout);
+        assert_eq!(run.code(), 1, "stderr:\n{}\n{}", run.stderr, run.stdout);
         run.report()
     })
 }

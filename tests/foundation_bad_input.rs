@@ -30,6 +30,13 @@ fn audit_with_good(fx: &Fixture, bad: PathBuf) -> Run {
     r
 }
 
+/// Audits a fresh fixture holding `contents` at `name` followed by the good pin
+/// file, as [`audit_with_good`] does.
+fn audit_bad(name: &str, contents: impl AsRef<[u8]>) -> Run {
+    let fx = Fixture::new();
+    audit_with_good(&fx, fx.write(name, contents))
+}
+
 /// The `invalid-record` findings whose message names `file`; at least one.
 fn invalid_naming(r: &Run, file: &str) -> Vec<Value> {
     let found: Vec<Value> = r
@@ -68,8 +75,7 @@ fn position(text: &str, needle: &str) -> (usize, usize) {
 
 #[test]
 fn empty_json_file() {
-    let fx = Fixture::new();
-    let r = audit_with_good(&fx, fx.write("pins/empty.json", ""));
+    let r = audit_bad("pins/empty.json", "");
     let f = &invalid_naming(&r, "empty.json")[0];
     assert!(message(f).contains("empty"), "{f}");
     assert_eq!(r.code(), 1);
@@ -77,23 +83,20 @@ fn empty_json_file() {
 
 #[test]
 fn whitespace_only_json_file() {
-    let fx = Fixture::new();
-    let r = audit_with_good(&fx, fx.write("pins/blank.json", " \n\t\n"));
+    let r = audit_bad("pins/blank.json", " \n\t\n");
     invalid_naming(&r, "blank.json");
 }
 
 #[test]
 fn empty_markdown_file() {
-    let fx = Fixture::new();
-    let r = audit_with_good(&fx, fx.write("records/empty.md", ""));
+    let r = audit_bad("records/empty.md", "");
     let f = &invalid_naming(&r, "empty.md")[0];
     assert!(message(f).contains("empty"), "{f}");
 }
 
 #[test]
 fn json_file_that_is_not_json() {
-    let fx = Fixture::new();
-    let r = audit_with_good(&fx, fx.write("pins/prose.json", "This is not JSON.\n"));
+    let r = audit_bad("pins/prose.json", "This is not JSON.\n");
     let f = &invalid_naming(&r, "prose.json")[0];
     assert_eq!(f["location"]["line"], 1, "{f}");
     assert_eq!(f["location"]["path"], "pins/prose.json");
@@ -101,16 +104,14 @@ fn json_file_that_is_not_json() {
 
 #[test]
 fn json_file_holding_an_array() {
-    let fx = Fixture::new();
-    let r = audit_with_good(&fx, fx.write("pins/array.json", "[1, 2, 3]\n"));
+    let r = audit_bad("pins/array.json", "[1, 2, 3]\n");
     invalid_naming(&r, "array.json");
 }
 
 #[test]
 fn json_file_of_binary_garbage() {
-    let fx = Fixture::new();
     let bytes: Vec<u8> = (0..=255u8).cycle().take(4096).collect();
-    let r = audit_with_good(&fx, fx.write("pins/garbage.json", bytes));
+    let r = audit_bad("pins/garbage.json", bytes);
     invalid_naming(&r, "garbage.json");
 }
 
@@ -169,8 +170,7 @@ fn malformed_json_block_among_good_ones() {
     let (line, column) = position(&text, ": ,");
     let column = column + 2; // serde_json points at the `,` where a value should be
 
-    let fx = Fixture::new();
-    let r = audit_with_good(&fx, fx.write("records/blocks.md", &text));
+    let r = audit_bad("records/blocks.md", &text);
     let found = invalid_naming(&r, "blocks.md");
     assert_eq!(found.len(), 1, "{found:#?}");
     let f = &found[0];
@@ -208,8 +208,7 @@ fn malformed_json_block_in_a_flattened_one_line_document() {
         figures_block(&[figure("decode", 2.9, 3)]).replace('\n', " ")
     );
     let (line, column) = position(&text, "}]}");
-    let fx = Fixture::new();
-    let r = audit_with_good(&fx, fx.write("records/flat.txt", &text));
+    let r = audit_bad("records/flat.txt", &text);
     let f = &invalid_naming(&r, "flat.txt")[0];
     assert_eq!(f["evidence"]["block"], 1, "{f}");
     assert_eq!(f["evidence"]["line"], line, "{f}");
@@ -224,8 +223,7 @@ fn unclosed_json_block() {
         "{}\n```json\n{{\"figures\": [",
         record_doc(&[&figures_block(&[figure("decode", 2.9, 3)])])
     );
-    let fx = Fixture::new();
-    let r = audit_with_good(&fx, fx.write("records/open.md", &text));
+    let r = audit_bad("records/open.md", &text);
     let f = &invalid_naming(&r, "open.md")[0];
     assert!(message(f).contains("never closed"), "{f}");
     assert_eq!(f["evidence"]["block"], 2);
@@ -245,8 +243,7 @@ fn document_without_json_blocks() {
 #[test]
 fn truncated_pin_file() {
     let full = serde_json::to_string_pretty(&pin_file("cut")).unwrap();
-    let fx = Fixture::new();
-    let r = audit_with_good(&fx, fx.write("pins/cut.json", &full[..full.len() / 2]));
+    let r = audit_bad("pins/cut.json", &full[..full.len() / 2]);
     let f = &invalid_naming(&r, "cut.json")[0];
     assert!(message(f).contains("truncated"), "{f}");
     assert!(f["location"]["line"].as_u64().unwrap() > 1, "{f}");
@@ -259,8 +256,7 @@ fn value_given_as_a_string_in_a_record_document() {
     let mut fig = figure("accuracy", 98.0, 5);
     fig["value"] = json!("98.0");
     let text = record_doc(&[&figures_block(&[fig])]);
-    let fx = Fixture::new();
-    let r = audit_with_good(&fx, fx.write("records/strval.md", &text));
+    let r = audit_bad("records/strval.md", &text);
     let f = &invalid_naming(&r, "strval.md")[0];
     assert_eq!(f["evidence"]["pointer"], "/figures/0/value", "{f}");
     assert_eq!(f["evidence"]["block"], 1, "{f}");
@@ -294,8 +290,7 @@ fn value_that_is_not_a_finite_number() {
     let text = serde_json::to_string_pretty(&pin)
         .unwrap()
         .replace("\"value\": 0", "\"value\": 1e400");
-    let fx = Fixture::new();
-    let r = audit_with_good(&fx, fx.write("pins/inf.json", text));
+    let r = audit_bad("pins/inf.json", text);
     let f = &invalid_naming(&r, "inf.json")[0];
     assert_eq!(f["evidence"]["pointer"], "/claims/0/value");
 }
@@ -432,8 +427,7 @@ fn non_utf8_bytes_in_a_record_document() {
     let good = record_doc(&[&figures_block(&[figure("decode", 2.9, 3)])]);
     let mut bytes = b"# Latin-1 caf\xe9 notes\n".to_vec();
     bytes.extend_from_slice(good.as_bytes());
-    let fx = Fixture::new();
-    let r = audit_with_good(&fx, fx.write("records/latin1.md", bytes));
+    let r = audit_bad("records/latin1.md", bytes);
     let f = &invalid_naming(&r, "latin1.md")[0];
     assert!(message(f).contains("UTF-8"), "{f}");
     assert_eq!(f["location"]["line"], 1, "{f}");
@@ -451,8 +445,7 @@ fn non_utf8_bytes_in_a_pin_file() {
     let mut latin1 = bytes[..at].to_vec();
     latin1.push(0xe9);
     latin1.extend_from_slice(&bytes[at + 2..]);
-    let fx = Fixture::new();
-    let r = audit_with_good(&fx, fx.write("pins/latin1.json", latin1));
+    let r = audit_bad("pins/latin1.json", latin1);
     invalid_naming(&r, "latin1.json");
 }
 

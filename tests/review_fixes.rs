@@ -15,7 +15,9 @@ mod common;
 use git2::Oid;
 
 use common::audit::{blob_url, Forge};
-use common::seed::{run, Run, Workdir, DAY, SEED_COMMIT_TIME};
+use common::run::{run, Run};
+use common::seed::{Workdir, DAY, SEED_COMMIT_TIME};
+use common::show::{assert_error, history_heading, history_part, lines, short};
 
 const REPO: &str = "bench-lab/notes";
 const NOTES: &str = "# Decode notes\n\ndecode: 2.9 tok/s\n\nMeasured with llama-bench.\n";
@@ -26,22 +28,6 @@ fn show(work: &Workdir, forge: &Forge, args: &[&str]) -> Run {
     cmd.args(args)
         .args(["--allow-local", "--rewrite", &forge.file_rewrite()]);
     run(&mut cmd)
-}
-
-fn short(commit: Oid) -> String {
-    commit.to_string()[..7].to_string()
-}
-
-fn lines(stdout: &str) -> Vec<&str> {
-    stdout.lines().collect()
-}
-
-/// The `--history` part of `show`'s output (from its heading on).
-fn history_part(stdout: &str) -> Vec<&str> {
-    let at = stdout
-        .find("history of ")
-        .unwrap_or_else(|| panic!("no history in\n{stdout}"));
-    lines(&stdout[at..])
 }
 
 /// A forge holding `bench-lab/notes` with `notes.md` pinned, and a later commit
@@ -64,7 +50,7 @@ fn a_context_as_large_as_u32_max_shows_the_whole_document() {
     let work = Workdir::new();
     let url = format!("{}#L3", blob_url(REPO, pinned, "notes.md"));
     let r = show(&work, &forge, &[&url, "-C", "4294967295"]);
-    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
     assert_eq!(
         lines(&r.stdout)[1..],
         [
@@ -81,7 +67,7 @@ fn a_context_as_large_as_u32_max_shows_the_whole_document() {
     // The same from the largest line a range can name (`MAX_LINE`).
     let url = format!("{}#L2-L100000000", blob_url(REPO, pinned, "notes.md"));
     let r = show(&work, &forge, &[&url, "-C", "4294967295"]);
-    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
     let out = lines(&r.stdout);
     assert_eq!(out[1], "  1 | # Decode notes", "{}", r.stdout);
     assert_eq!(out[5], "> 5 | Measured with llama-bench.", "{}", r.stdout);
@@ -94,15 +80,11 @@ fn history_of_a_range_past_the_end_follows_only_the_lines_that_exist() {
     let work = Workdir::new();
     let url = format!("{}#L1-L100000000", blob_url(REPO, pinned, "notes.md"));
     let r = show(&work, &forge, &[&url, "-C", "0", "--history"]);
-    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
     assert_eq!(
         history_part(&r.stdout),
         [
-            format!(
-                "history of L1-L100000000 from {} to the head {}:",
-                short(pinned),
-                short(head)
-            ),
+            history_heading("L1-L100000000", pinned, head),
             format!(
                 "  the document has 5 line(s) at {}: L6-L100000000 is past its end, not followed",
                 short(pinned)
@@ -129,7 +111,7 @@ fn history_of_a_range_wholly_past_the_end_says_so_once() {
     let work = Workdir::new();
     let url = format!("{}#L9-L100000000", blob_url(REPO, pinned, "notes.md"));
     let r = show(&work, &forge, &[&url, "--history"]);
-    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
     assert_eq!(
         lines(&r.stdout)[1],
         "the document has 5 line(s); L9-L100000000 is past its end",
@@ -139,11 +121,7 @@ fn history_of_a_range_wholly_past_the_end_says_so_once() {
     assert_eq!(
         history_part(&r.stdout),
         [
-            format!(
-                "history of L9-L100000000 from {} to the head {}:",
-                short(pinned),
-                short(head)
-            ),
+            history_heading("L9-L100000000", pinned, head),
             format!(
                 "  the document has 5 line(s) at {}: L9-L100000000 is past its end, not followed",
                 short(pinned)
@@ -160,7 +138,7 @@ fn offline_a_commit_the_cache_lacks_is_not_in_the_cache_not_missing() {
     let work = Workdir::new();
     let pinned_url = format!("{}#L3", blob_url(REPO, pinned, "notes.md"));
     let filled = show(&work, &forge, &[&pinned_url]);
-    assert_eq!(filled.code, 0, "stderr:\n{}", filled.stderr);
+    assert_eq!(filled.code(), 0, "stderr:\n{}", filled.stderr);
 
     // A commit made after the cache was filled: the cache has the repository
     // but not this commit, and offline nothing can say whether it exists.
@@ -171,30 +149,21 @@ fn offline_a_commit_the_cache_lacks_is_not_in_the_cache_not_missing() {
     );
     let later_url = format!("{}#L3", blob_url(REPO, later, "notes.md"));
     let r = show(&work, &forge, &[&later_url, "--offline"]);
-    assert_eq!(r.code, 2, "stdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
-    assert!(r.stdout.is_empty(), "stdout:\n{}", r.stdout);
+    assert_error(&r, "is not in the cache", "without --offline");
     assert!(
-        r.stderr.starts_with("error: ")
-            && r.stderr.contains(&format!("commit `{later}`"))
-            && r.stderr.contains("is not in the cache"),
+        r.stderr.contains(&format!("commit `{later}`")),
         "{}",
         r.stderr
     );
     assert!(!r.stderr.contains("not in the repository"), "{}", r.stderr);
-    let hint = r
-        .stderr
-        .lines()
-        .find(|l| l.trim_start().starts_with("hint: "))
-        .unwrap_or_else(|| panic!("no hint in:\n{}", r.stderr));
-    assert!(hint.contains("without --offline"), "{hint}");
 
     // The pinned commit is in the cache: offline shows it as before.
     let r = show(&work, &forge, &[&pinned_url, "--offline"]);
-    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
     assert_eq!(r.stdout, filled.stdout);
 
     // Online, the missing commit is fetched and shown.
     let r = show(&work, &forge, &[&later_url, "-C", "0"]);
-    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
     assert_eq!(lines(&r.stdout)[1..], ["> 3 | decode: 3.2 tok/s"]);
 }

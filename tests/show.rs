@@ -10,7 +10,9 @@ mod common;
 use git2::Oid;
 use serde_json::json;
 
-use common::seed::{run, Remote, Run, Workdir, DAY, SEED_COMMIT_TIME};
+use common::run::{run, Run};
+use common::seed::{Remote, Workdir, DAY, SEED_COMMIT_TIME};
+use common::show::{assert_error, history_heading, history_part, lines, short};
 
 /// `pinaudit show ARGS… --cache cache --rewrite REWRITE` in `work`.
 fn show(work: &Workdir, remote: &Remote, args: &[&str]) -> Run {
@@ -34,14 +36,6 @@ fn readme_listing(from: u32, to: u32, cited: &[u32]) -> Vec<String> {
         .collect()
 }
 
-fn lines(stdout: &str) -> Vec<String> {
-    stdout.lines().map(str::to_string).collect()
-}
-
-fn short(commit: Oid) -> String {
-    commit.to_string()[..7].to_string()
-}
-
 fn assert_header(first: &str, commit: Oid, path: &str) {
     assert!(
         first.starts_with(&format!("{path} @ {} ", short(commit))),
@@ -55,7 +49,7 @@ fn url_target_prints_the_cited_line_with_three_lines_of_context() {
     let work = Workdir::new();
     let url = format!("{}#L43", remote.blob_url(commit, "README.md"));
     let r = show(&work, &remote, &[&url]);
-    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
     let out = lines(&r.stdout);
     assert_header(&out[0], commit, "README.md");
     assert_eq!(out[1..], readme_listing(40, 46, &[43])[..], "{}", r.stdout);
@@ -92,7 +86,7 @@ fn pinfile_label_target_marks_the_value_under_the_cited_line() {
     work.write("pins/kimi.json", pin.to_string());
 
     let r = show(&work, &remote, &["pins/kimi.json#steady decode"]);
-    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
     let out = lines(&r.stdout);
     assert_header(&out[0], commit, "README.md");
     let cited = out
@@ -118,7 +112,7 @@ fn pinfile_label_target_marks_the_value_under_the_cited_line() {
 
     // The label of the other claim marks its own value, on its own line.
     let r = show(&work, &remote, &["pins/kimi.json#8K prefill", "-C", "0"]);
-    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
     let out = lines(&r.stdout);
     assert_eq!(out[1], "> 44 | | 8K prefill | 79.6 |");
     assert_eq!(
@@ -129,7 +123,7 @@ fn pinfile_label_target_marks_the_value_under_the_cited_line() {
 
     // A claim whose value is not on its cited line: no caret, and it says so.
     let r = show(&work, &remote, &["pins/kimi.json#misplaced", "-C", "0"]);
-    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
     let out = lines(&r.stdout);
     assert_eq!(out[1], "> 44 | | 8K prefill | 79.6 |");
     assert_eq!(
@@ -144,7 +138,7 @@ fn context_zero_prints_only_the_cited_line() {
     let work = Workdir::new();
     let url = format!("{}#L83", remote.blob_url(commit, "README.md"));
     let r = show(&work, &remote, &[&url, "-C", "0"]);
-    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
     let out = lines(&r.stdout);
     assert_eq!(out.len(), 2, "{}", r.stdout);
     assert_header(&out[0], commit, "README.md");
@@ -163,7 +157,7 @@ fn range_target_marks_every_cited_line() {
     let work = Workdir::new();
     let url = format!("{}#L3-L4", remote.blob_url(commit, "README.md"));
     let r = show(&work, &remote, &[&url]);
-    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
     let out = lines(&r.stdout);
     assert_header(&out[0], commit, "README.md");
     // Three lines of context before (clamped at line 1) and after.
@@ -174,7 +168,7 @@ fn range_target_marks_every_cited_line() {
     // GitHub also writes the range `#L3-4`.
     let short_form = format!("{}#L3-4", remote.blob_url(commit, "README.md"));
     let r = show(&work, &remote, &[&short_form, "-C", "0"]);
-    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
     assert_eq!(lines(&r.stdout)[1..], readme_listing(3, 4, &[3, 4])[..]);
 }
 
@@ -190,23 +184,31 @@ fn date(days: i64) -> String {
     format!("2026-08-{:02}", 7 + days)
 }
 
-/// The `--history` part of `show`'s output (from its heading on).
-fn history_part(stdout: &str) -> Vec<String> {
-    let at = stdout
-        .find("history of ")
-        .unwrap_or_else(|| panic!("no history in\n{stdout}"));
-    lines(&stdout[at..])
-}
-
 fn notes_url(remote: &Remote, commit: Oid) -> String {
     format!("{}#L3", remote.blob_url(commit, "notes.md"))
 }
 
+/// A served `bench-lab/notes` with [`NOTES`] committed at the seed's commit
+/// time; returns the remote and that (pinned) commit.
+fn notes_remote() -> (Remote, Oid) {
+    let remote = Remote::new(NOTES_REPO);
+    let pinned = remote
+        .repo()
+        .commit(&[("notes.md", NOTES)], "Decode notes", SEED_COMMIT_TIME);
+    (remote, pinned)
+}
+
+/// `show NOTES_URL --history` of `pinned`, which must succeed.
+fn show_history(work: &Workdir, remote: &Remote, pinned: Oid) -> Run {
+    let r = show(work, remote, &[&notes_url(remote, pinned), "--history"]);
+    assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
+    r
+}
+
 #[test]
 fn history_lists_each_commit_that_edited_the_line_oldest_first() {
-    let remote = Remote::new(NOTES_REPO);
+    let (remote, pinned) = notes_remote();
     let repo = remote.repo();
-    let pinned = repo.commit(&[("notes.md", NOTES)], "Decode notes", SEED_COMMIT_TIME);
     let first = repo.commit(
         &[("notes.md", NOTES.replace("2.9 tok/s", "3.0 tok/s"))],
         "Re-measure decode after the driver update",
@@ -232,8 +234,7 @@ fn history_lists_each_commit_that_edited_the_line_oldest_first() {
         SEED_COMMIT_TIME + 4 * DAY,
     );
     let work = Workdir::new();
-    let r = show(&work, &remote, &[&notes_url(&remote, pinned), "--history"]);
-    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    let r = show_history(&work, &remote, pinned);
     // The cited line at the pin comes first, as without --history.
     assert!(
         r.stdout.contains("> 3 | decode: 2.9 tok/s\n"),
@@ -243,11 +244,7 @@ fn history_lists_each_commit_that_edited_the_line_oldest_first() {
     assert_eq!(
         history_part(&r.stdout),
         [
-            format!(
-                "history of L3 from {} to the head {}:",
-                short(pinned),
-                short(head)
-            ),
+            history_heading("L3", pinned, head),
             format!(
                 "  {} {} Re-measure decode after the driver update",
                 short(first),
@@ -267,9 +264,8 @@ fn history_lists_each_commit_that_edited_the_line_oldest_first() {
 
 #[test]
 fn history_follows_a_line_that_lines_inserted_above_moved() {
-    let remote = Remote::new(NOTES_REPO);
+    let (remote, pinned) = notes_remote();
     let repo = remote.repo();
-    let pinned = repo.commit(&[("notes.md", NOTES)], "Decode notes", SEED_COMMIT_TIME);
     let moved = NOTES.replace(
         "# Decode notes\n",
         "# Decode notes\n\nAll figures are medians of ten runs.\n",
@@ -280,17 +276,12 @@ fn history_follows_a_line_that_lines_inserted_above_moved() {
         SEED_COMMIT_TIME + DAY,
     );
     let work = Workdir::new();
-    let r = show(&work, &remote, &[&notes_url(&remote, pinned), "--history"]);
-    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    let r = show_history(&work, &remote, pinned);
     // The line moved from 3 to 5, but its text did not change: no commit listed.
     assert_eq!(
         history_part(&r.stdout),
         [
-            format!(
-                "history of L3 from {} to the head {}:",
-                short(pinned),
-                short(insert)
-            ),
+            history_heading("L3", pinned, insert),
             "  no commit changed the cited line(s)".to_string(),
             format!("at the head {}:", short(insert)),
             "  L3 is now L5: decode: 2.9 tok/s".to_string(),
@@ -305,17 +296,12 @@ fn history_follows_a_line_that_lines_inserted_above_moved() {
         "Re-measure decode",
         SEED_COMMIT_TIME + 2 * DAY,
     );
-    let r = show(&work, &remote, &[&notes_url(&remote, pinned), "--history"]);
-    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    let r = show_history(&work, &remote, pinned);
     let history = history_part(&r.stdout);
     assert_eq!(
         history,
         [
-            format!(
-                "history of L3 from {} to the head {}:",
-                short(pinned),
-                short(edit)
-            ),
+            history_heading("L3", pinned, edit),
             format!("  {} {} Re-measure decode", short(edit), date(2)),
             "      L5: decode: 3.0 tok/s".to_string(),
             format!("at the head {}:", short(edit)),
@@ -329,25 +315,19 @@ fn history_follows_a_line_that_lines_inserted_above_moved() {
 
 #[test]
 fn history_says_when_the_line_was_removed() {
-    let remote = Remote::new(NOTES_REPO);
+    let (remote, pinned) = notes_remote();
     let repo = remote.repo();
-    let pinned = repo.commit(&[("notes.md", NOTES)], "Decode notes", SEED_COMMIT_TIME);
     let removed = repo.commit(
         &[("notes.md", NOTES.replace("decode: 2.9 tok/s\n", ""))],
         "Drop the unreproducible decode figure",
         SEED_COMMIT_TIME + DAY,
     );
     let work = Workdir::new();
-    let r = show(&work, &remote, &[&notes_url(&remote, pinned), "--history"]);
-    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    let r = show_history(&work, &remote, pinned);
     assert_eq!(
         history_part(&r.stdout),
         [
-            format!(
-                "history of L3 from {} to the head {}:",
-                short(pinned),
-                short(removed)
-            ),
+            history_heading("L3", pinned, removed),
             format!(
                 "  {} {} Drop the unreproducible decode figure",
                 short(removed),
@@ -367,9 +347,8 @@ fn history_says_when_the_line_was_removed() {
 /// it, not the first inserted line.
 #[test]
 fn history_follows_an_edited_line_past_lines_inserted_right_above_it() {
-    let remote = Remote::new(NOTES_REPO);
+    let (remote, pinned) = notes_remote();
     let repo = remote.repo();
-    let pinned = repo.commit(&[("notes.md", NOTES)], "Decode notes", SEED_COMMIT_TIME);
     let edit = repo.commit(
         &[(
             "notes.md",
@@ -382,16 +361,11 @@ fn history_follows_an_edited_line_past_lines_inserted_right_above_it() {
         SEED_COMMIT_TIME + DAY,
     );
     let work = Workdir::new();
-    let r = show(&work, &remote, &[&notes_url(&remote, pinned), "--history"]);
-    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    let r = show_history(&work, &remote, pinned);
     assert_eq!(
         history_part(&r.stdout),
         [
-            format!(
-                "history of L3 from {} to the head {}:",
-                short(pinned),
-                short(edit)
-            ),
+            history_heading("L3", pinned, edit),
             format!(
                 "  {} {} Split decode into cold, warm and steady",
                 short(edit),
@@ -408,22 +382,6 @@ fn history_follows_an_edited_line_past_lines_inserted_right_above_it() {
 
 // ---------------------------------------------------------------------------
 // Errors: exit 2, `error: …` and a `hint: …` on stderr, nothing on stdout.
-
-fn assert_error(r: &Run, message: &str, hint: &str) {
-    assert_eq!(r.code, 2, "stdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
-    assert!(r.stdout.is_empty(), "stdout:\n{}", r.stdout);
-    assert!(
-        r.stderr.starts_with("error: ") && r.stderr.contains(message),
-        "expected `{message}` in:\n{}",
-        r.stderr
-    );
-    let hint_line = r
-        .stderr
-        .lines()
-        .find(|l| l.trim_start().starts_with("hint: "))
-        .unwrap_or_else(|| panic!("no hint in:\n{}", r.stderr));
-    assert!(hint_line.contains(hint), "hint: {hint_line:?}");
-}
 
 /// `show` with no server at all (`--rewrite` to a port nobody listens on).
 fn show_unserved(work: &Workdir, args: &[&str]) -> Run {
@@ -497,10 +455,7 @@ fn offline_with_an_empty_cache_says_how_to_fill_it() {
 
 #[test]
 fn offline_after_a_networked_run_needs_no_server() {
-    let mut remote = Remote::new(NOTES_REPO);
-    let pinned = remote
-        .repo()
-        .commit(&[("notes.md", NOTES)], "Decode notes", SEED_COMMIT_TIME);
+    let (mut remote, pinned) = notes_remote();
     let head = remote.repo().commit(
         &[("notes.md", NOTES.replace("2.9", "3.0"))],
         "Re-measure decode",
@@ -509,12 +464,12 @@ fn offline_after_a_networked_run_needs_no_server() {
     let work = Workdir::new();
     let url = notes_url(&remote, pinned);
     let online = show(&work, &remote, &[&url, "--history"]);
-    assert_eq!(online.code, 0, "stderr:\n{}", online.stderr);
+    assert_eq!(online.code(), 0, "stderr:\n{}", online.stderr);
     assert!(online.stdout.contains(&short(head)), "{}", online.stdout);
 
     remote.daemon_mut().stop();
     let offline = show(&work, &remote, &[&url, "--history", "--offline"]);
-    assert_eq!(offline.code, 0, "stderr:\n{}", offline.stderr);
+    assert_eq!(offline.code(), 0, "stderr:\n{}", offline.stderr);
     // The same listing and history, from the cache alone.
     assert_eq!(offline.stdout, online.stdout);
 }

@@ -13,12 +13,12 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use assert_cmd::Command;
 use git2::Oid;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use tempfile::TempDir;
 
+use super::run::{pinaudit_with_timeout, run, write_file, Run};
 use super::FixtureRepo;
 
 /// Committer time of the first fixture commit; later ones add seconds.
@@ -188,13 +188,11 @@ impl Workspace {
     pub fn write_pin(&self, pin: &Value) -> String {
         let id = pin["id"].as_str().expect("pin id");
         let rel = format!("pins/{id}.json");
-        let path = self.dir.path().join(&rel);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir pins");
-        std::fs::write(
-            &path,
+        write_file(
+            self.path(),
+            &rel,
             serde_json::to_string_pretty(pin).expect("json") + "\n",
-        )
-        .expect("write pin");
+        );
         rel
     }
 
@@ -230,156 +228,16 @@ impl Workspace {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        let mut cmd = Command::cargo_bin("pinaudit").expect("the pinaudit binary is built");
+        let mut cmd = pinaudit_with_timeout(Duration::from_secs(60));
         cmd.current_dir(self.path())
-            .env_remove("PINAUDIT_CACHE")
             .env_remove("GITHUB_TOKEN")
-            .env("SOURCE_DATE_EPOCH", "0")
             // Keep the machine's git configuration (credential helpers,
             // insteadOf rules) out of the run.
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .env("GIT_CONFIG_GLOBAL", "/dev/null")
             .env("HOME", self.path())
-            .args(args)
-            .timeout(Duration::from_secs(60));
-        let started = std::time::Instant::now();
-        let out = cmd.output().expect("pinaudit runs");
-        let run = Run {
-            status: out.status.code(),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-            took: started.elapsed(),
-        };
-        assert!(
-            !run.stderr.contains("panicked"),
-            "pinaudit panicked:\n{}",
-            run.stderr
-        );
-        assert!(
-            run.status.is_some(),
-            "pinaudit was killed (timeout or signal); stderr:\n{}",
-            run.stderr
-        );
-        run
-    }
-}
-
-/// One run of the binary.
-#[derive(Debug)]
-pub struct Run {
-    pub status: Option<i32>,
-    pub stdout: String,
-    pub stderr: String,
-    pub took: Duration,
-}
-
-impl Run {
-    pub fn code(&self) -> i32 {
-        self.status.expect("exit status")
-    }
-
-    /// Fails with the whole output unless the exit status is `code`.
-    pub fn assert_code(&self, code: i32) {
-        assert_eq!(
-            self.code(),
-            code,
-            "exit status\nstdout:\n{}\nstderr:\n{}",
-            self.stdout,
-            self.stderr
-        );
-    }
-
-    /// The JSON report: the whole of stdout.
-    pub fn report(&self) -> Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
-            panic!(
-                "stdout is not one JSON report ({e}):\n{}\nstderr:\n{}",
-                self.stdout, self.stderr
-            )
-        })
-    }
-
-    pub fn summary(&self) -> Value {
-        self.report()["summary"].clone()
-    }
-
-    pub fn findings(&self) -> Vec<Value> {
-        self.report()["findings"]
-            .as_array()
-            .expect("`findings` is an array")
-            .clone()
-    }
-
-    pub fn codes(&self) -> Vec<String> {
-        self.findings()
-            .iter()
-            .map(|f| f["code"].as_str().expect("finding code").to_string())
-            .collect()
-    }
-
-    pub fn with_code(&self, code: &str) -> Vec<Value> {
-        self.findings()
-            .into_iter()
-            .filter(|f| f["code"] == code)
-            .collect()
-    }
-
-    /// The one finding with `code`; fails when there is none or several.
-    pub fn only(&self, code: &str) -> Value {
-        let found = self.with_code(code);
-        assert_eq!(
-            found.len(),
-            1,
-            "expected exactly one `{code}` finding, got {}:\n{}",
-            found.len(),
-            self.stdout
-        );
-        found.into_iter().next().expect("one finding")
-    }
-
-    pub fn assert_lacks(&self, code: &str) {
-        assert!(
-            self.with_code(code).is_empty(),
-            "expected no `{code}` finding:\n{}",
-            self.stdout
-        );
-    }
-
-    /// Fails unless the findings are exactly `codes`, in this order.
-    pub fn assert_codes(&self, codes: &[&str]) {
-        assert_eq!(self.codes(), codes, "findings:\n{}", self.stdout);
-    }
-
-    fn record(&self, record: &str) -> Value {
-        self.report()["records"]
-            .as_array()
-            .expect("`records` is an array")
-            .iter()
-            .find(|r| r["id"] == record)
-            .cloned()
-            .unwrap_or_else(|| panic!("no record `{record}`:\n{}", self.stdout))
-    }
-
-    /// Source `id` of `record` in the report.
-    pub fn source(&self, record: &str, id: &str) -> Value {
-        self.record(record)["sources"]
-            .as_array()
-            .expect("`sources` is an array")
-            .iter()
-            .find(|s| s["id"] == id)
-            .cloned()
-            .unwrap_or_else(|| panic!("no source `{id}` in `{record}`:\n{}", self.stdout))
-    }
-
-    /// Claim `label` of `record` in the report.
-    pub fn claim(&self, record: &str, label: &str) -> Value {
-        self.record(record)["claims"]
-            .as_array()
-            .expect("`claims` is an array")
-            .iter()
-            .find(|c| c["label"] == label)
-            .cloned()
-            .unwrap_or_else(|| panic!("no claim `{label}` in `{record}`:\n{}", self.stdout))
+            .args(args);
+        run(&mut cmd)
     }
 }
 

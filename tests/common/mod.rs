@@ -12,7 +12,9 @@ pub mod daemon;
 pub mod fixture;
 pub mod hanging;
 pub mod http;
+pub mod run;
 pub mod seed;
+pub mod show;
 
 pub use daemon::{GitDaemon, Wants};
 pub use fixture::FixtureRepo;

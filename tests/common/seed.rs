@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use assert_cmd::Command;
 use git2::Oid;
-use serde_json::Value;
 use tempfile::TempDir;
 
+use super::run::{pinaudit_with_timeout, run, write_file, Run};
 use super::{FixtureRepo, GitDaemon, Wants};
 
 /// The commit the seed pins (in every URL and `revision` of the seed).
@@ -315,49 +315,9 @@ impl Remote {
 /// The binary, with what pinaudit reads from the environment fixed, and a
 /// timeout so that a hang fails the test instead of stalling the suite.
 pub fn pinaudit() -> Command {
-    let mut cmd = Command::cargo_bin("pinaudit").expect("the pinaudit binary is built");
-    cmd.env_remove("PINAUDIT_CACHE")
-        .env("NO_COLOR", "1")
-        .env("SOURCE_DATE_EPOCH", "0")
-        .timeout(Duration::from_secs(20));
+    let mut cmd = pinaudit_with_timeout(Duration::from_secs(20));
+    cmd.env("NO_COLOR", "1");
     cmd
-}
-
-/// What one run of the binary produced.
-#[derive(Debug)]
-pub struct Run {
-    pub code: i32,
-    pub stdout: String,
-    pub stderr: String,
-}
-
-/// Runs `cmd` to completion; fails on a panic, a signal or a timeout.
-pub fn run(cmd: &mut Command) -> Run {
-    let out = cmd.output().expect("pinaudit runs");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(!stderr.contains("panicked"), "pinaudit panicked:\n{stderr}");
-    let code = out
-        .status
-        .code()
-        .unwrap_or_else(|| panic!("pinaudit was killed (timeout?); stderr:\n{stderr}"));
-    Run {
-        code,
-        stdout,
-        stderr,
-    }
-}
-
-impl Run {
-    /// The JSON report: the whole of stdout.
-    pub fn report(&self) -> Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
-            panic!(
-                "stdout is not one JSON report ({e}):\n{}\nstderr:\n{}",
-                self.stdout, self.stderr
-            )
-        })
-    }
 }
 
 /// A scratch directory the binary runs in, with its cache at `cache/`.
@@ -384,12 +344,7 @@ impl Workdir {
 
     /// Writes `name` (creating directories); returns the relative path.
     pub fn write(&self, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
-        let path = self.dir.path().join(name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).expect("create dirs");
-        }
-        std::fs::write(&path, contents).expect("write file");
-        PathBuf::from(name)
+        write_file(self.path(), name, contents)
     }
 
     /// `pinaudit ARGS… --cache cache` in this directory.
@@ -411,24 +366,4 @@ impl Workdir {
         cmd.args(["--rewrite", rewrite]).args(files);
         run(&mut cmd)
     }
-}
-
-/// The findings of a report with `code`.
-pub fn with_code<'r>(report: &'r Value, code: &str) -> Vec<&'r Value> {
-    report["findings"]
-        .as_array()
-        .expect("`findings` is an array")
-        .iter()
-        .filter(|f| f["code"] == code)
-        .collect()
-}
-
-/// Codes of all findings, in report order.
-pub fn codes(report: &Value) -> Vec<String> {
-    report["findings"]
-        .as_array()
-        .expect("`findings` is an array")
-        .iter()
-        .map(|f| f["code"].as_str().unwrap_or("?").to_string())
-        .collect()
 }

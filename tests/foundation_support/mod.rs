@@ -16,6 +16,15 @@ use assert_cmd::Command;
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
+use run::{pinaudit_with_timeout, write_file};
+
+/// The run of the binary and its report, shared with the tests in `common`
+/// (loaded alone: the offline tests need none of `common`'s git servers).
+#[path = "../common/run.rs"]
+pub mod run;
+
+pub use run::{run, Run};
+
 /// The commit the seed record pins; used as "the" well-formed revision.
 pub const REV: &str = "de1fa14ea798512f54dafc8b8795eb3ef1a6c367";
 /// Another well-formed commit id, for conflicts.
@@ -36,124 +45,9 @@ pub fn manifest_dir() -> PathBuf {
 /// The binary, with a clean environment for what pinaudit reads, and a timeout so
 /// that a hang fails the test instead of stalling the suite.
 pub fn pinaudit() -> Command {
-    let mut cmd = Command::cargo_bin("pinaudit").expect("the pinaudit binary is built");
-    cmd.env_remove("PINAUDIT_CACHE")
-        .env_remove("NO_COLOR")
-        .env("SOURCE_DATE_EPOCH", "0")
-        .timeout(Duration::from_secs(30));
+    let mut cmd = pinaudit_with_timeout(Duration::from_secs(30));
+    cmd.env_remove("NO_COLOR");
     cmd
-}
-
-/// What one run of the binary produced.
-#[derive(Debug)]
-pub struct Run {
-    pub status: Option<i32>,
-    pub stdout: String,
-    pub stderr: String,
-}
-
-/// Runs a command to completion and checks that it neither panicked nor timed out.
-pub fn run(cmd: &mut Command) -> Run {
-    let out = cmd.output().expect("pinaudit runs");
-    let run = Run {
-        status: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    assert!(
-        !run.stderr.contains("panicked"),
-        "pinaudit panicked:\n{}",
-        run.stderr
-    );
-    assert!(
-        run.status.is_some(),
-        "pinaudit was killed (timeout or signal); stderr:\n{}",
-        run.stderr
-    );
-    run
-}
-
-impl Run {
-    pub fn code(&self) -> i32 {
-        self.status.expect("exit status")
-    }
-
-    /// The JSON report on stdout (the whole of stdout: nothing else may be there).
-    pub fn report(&self) -> Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
-            panic!(
-                "stdout is not one JSON report ({e}):\n{}\nstderr:\n{}",
-                self.stdout, self.stderr
-            )
-        })
-    }
-
-    pub fn findings(&self) -> Vec<Value> {
-        self.report()["findings"]
-            .as_array()
-            .expect("`findings` is an array")
-            .clone()
-    }
-
-    /// Codes of all findings, in report order.
-    pub fn codes(&self) -> Vec<String> {
-        self.findings()
-            .iter()
-            .map(|f| {
-                f["code"]
-                    .as_str()
-                    .expect("a finding has a code")
-                    .to_string()
-            })
-            .collect()
-    }
-
-    pub fn with_code(&self, code: &str) -> Vec<Value> {
-        self.findings()
-            .into_iter()
-            .filter(|f| f["code"] == code)
-            .collect()
-    }
-
-    /// The one finding with `code`; fails when there is none or several.
-    pub fn only(&self, code: &str) -> Value {
-        let found = self.with_code(code);
-        assert_eq!(
-            found.len(),
-            1,
-            "expected exactly one `{code}` finding, got {}: {:#?}",
-            found.len(),
-            self.findings()
-        );
-        found.into_iter().next().unwrap()
-    }
-
-    pub fn assert_has(&self, code: &str) {
-        assert!(
-            self.codes().iter().any(|c| c == code),
-            "expected a `{code}` finding, got {:?}\n{}",
-            self.codes(),
-            self.stdout
-        );
-    }
-
-    pub fn assert_lacks(&self, code: &str) {
-        assert!(
-            !self.codes().iter().any(|c| c == code),
-            "expected no `{code}` finding, got {:#?}",
-            self.with_code(code)
-        );
-    }
-
-    /// A record of the report by id.
-    pub fn record(&self, id: &str) -> Option<Value> {
-        self.report()["records"]
-            .as_array()
-            .expect("`records` is an array")
-            .iter()
-            .find(|r| r["id"] == id)
-            .cloned()
-    }
 }
 
 /// A temp dir holding inputs; pinaudit runs inside it.
@@ -180,12 +74,7 @@ impl Fixture {
 
     /// Writes a file (creating its directories) and returns its relative path.
     pub fn write(&self, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
-        let path = self.dir.path().join(name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).expect("create fixture dirs");
-        }
-        std::fs::write(&path, contents).expect("write fixture file");
-        PathBuf::from(name)
+        write_file(self.path(), name, contents)
     }
 
     /// Writes a pin file as pretty JSON.
