@@ -24,10 +24,12 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Audit records and pin files (default: pins/)
-    #[command(after_help = "Exit status: 0 every source checked and nothing at or above \
+    #[command(
+        after_help = "Exit status: 0 every source checked and nothing at or above \
         --fail-on; 1 a finding at or above --fail-on; 2 nothing at or above --fail-on but the \
         audit is incomplete (a source could not be checked, an input could not be read).\n\
-        Explain a finding code: pinaudit explain CODE")]
+        Explain a finding code: pinaudit explain CODE"
+    )]
     Audit(AuditArgs),
     /// Convert record documents into pins/v1 files
     Import(ImportArgs),

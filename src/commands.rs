@@ -117,7 +117,10 @@ pub fn import(args: ImportArgs) -> u8 {
         };
         if rec.sources.is_empty() && rec.claims.is_empty() {
             error(
-                &format!("`{}` holds no sources and no figures; nothing written", file.display()),
+                &format!(
+                    "`{}` holds no sources and no figures; nothing written",
+                    file.display()
+                ),
                 Some("a record document carries its figures in ```json blocks"),
             );
             status = 2;

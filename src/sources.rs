@@ -29,18 +29,7 @@ pub struct Skip(pub String);
 /// Works out the remote, commit and path of a source.
 pub fn resolve(s: &Source, allow_local: bool) -> Result<Target, Skip> {
     let from_url = s.url.as_deref().and_then(|u| url::parse(u).ok());
-    let from_repo = s.repository.as_deref().and_then(|r| {
-        url::parse(r).ok().or_else(|| {
-            // `OWNER/REPO`, as records often write it, means GitHub.
-            let parts: Vec<&str> = r.split('/').collect();
-            (parts.len() == 2
-                && parts
-                    .iter()
-                    .all(|p| !p.is_empty() && *p != ".." && *p != "."))
-            .then(|| url::parse(&format!("https://github.com/{r}")).ok())
-            .flatten()
-        })
-    });
+    let from_repo = s.repository.as_deref().and_then(url::parse_repository);
     let located = from_url.as_ref().or(from_repo.as_ref()).ok_or_else(|| {
         Skip(
             "no repository: the source gives neither a URL nor a repository pinaudit understands"

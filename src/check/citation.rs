@@ -271,12 +271,10 @@ fn source_fields(record: &Record, s: &Source, out: &mut Vec<Finding>) {
         );
     }
     let has_repository = parsed.is_some()
-        || s.repository.as_deref().is_some_and(|r| {
-            url::parse(r).is_ok() || {
-                let parts: Vec<&str> = r.split('/').collect();
-                parts.len() == 2 && parts.iter().all(|p| !p.is_empty())
-            }
-        });
+        || s.repository
+            .as_deref()
+            .and_then(url::parse_repository)
+            .is_some();
     if !has_repository && s.url.is_none() {
         out.push(
             Finding::new(

@@ -450,7 +450,7 @@ fn looks_like_figure(o: &Map<String, Value>) -> bool {
 /// Whether a source holds the document a parsed URL points at.
 fn same_document(s: &Source, p: &url::ForgeUrl) -> bool {
     let from_url = s.url.as_deref().and_then(|u| url::parse(u).ok());
-    let from_repo = s.repository.as_deref().and_then(|r| url::parse(r).ok());
+    let from_repo = s.repository.as_deref().and_then(url::parse_repository);
     let Some(repo) = from_url.as_ref().or(from_repo.as_ref()) else {
         return false;
     };

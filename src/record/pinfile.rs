@@ -11,9 +11,7 @@ use std::path::Path;
 use serde_json::{json, Map, Number, Value};
 
 use super::lenient::{kind, Problem, Reader};
-use super::{
-    Artifact, ArtifactKind, Claim, Record, Recorded, Reference, Revision, Sha256, Source,
-};
+use super::{Artifact, ArtifactKind, Claim, Record, Recorded, Reference, Revision, Sha256, Source};
 
 pub const SCHEMA: &str = "pinaudit/pins/v1";
 
@@ -80,7 +78,10 @@ pub fn from_value(v: &Value, file: &Path) -> Result<Parsed, Problem> {
             .unwrap_or_else(|| format!("claim {}", i + 1));
         let url = r.string(c, "url", &ptr);
         if c.get("value").is_none_or(Value::is_null) {
-            r.problem(&ptr, format!("claim `{label}` has no `value`, so nothing can be checked"));
+            r.problem(
+                &ptr,
+                format!("claim `{label}` has no `value`, so nothing can be checked"),
+            );
         }
         // Without `lines`, the cited URL's anchor (`#L43`) says which lines.
         let lines = r.lines(c, "lines", &ptr).or_else(|| {
@@ -135,7 +136,9 @@ pub fn from_value(v: &Value, file: &Path) -> Result<Parsed, Problem> {
         let ptr = format!("/references/{i}");
         match r.string(o, "url", &ptr) {
             Some(url) => references.push(Reference {
-                label: r.text(o, "label", &ptr).unwrap_or_else(|| format!("reference {}", i + 1)),
+                label: r
+                    .text(o, "label", &ptr)
+                    .unwrap_or_else(|| format!("reference {}", i + 1)),
                 url,
             }),
             None => r.problem(&ptr, "reference has no `url`; skipped"),

@@ -285,6 +285,19 @@ fn split_host_port(authority: &str) -> Option<(&str, Option<u16>)> {
     Some((host, Some(port.parse().ok()?)))
 }
 
+/// Parses a source's `repository` field: a repository URL, or `OWNER/REPO`, which
+/// records often write for GitHub.
+pub fn parse_repository(r: &str) -> Option<ForgeUrl> {
+    parse(r).ok().or_else(|| {
+        let parts: Vec<&str> = r.trim().split('/').collect();
+        let plain = parts.len() == 2
+            && parts
+                .iter()
+                .all(|p| !p.is_empty() && *p != "." && *p != ".." && !p.contains(':'));
+        plain.then(|| parse(&format!("https://github.com/{}", r.trim())).ok())?
+    })
+}
+
 /// Decodes `%XX` escapes; invalid escapes are kept as written.
 fn percent_decode(s: &str) -> String {
     let bytes = s.as_bytes();
