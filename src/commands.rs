@@ -65,19 +65,26 @@ pub fn audit(args: AuditArgs) -> u8 {
         progress: !args.quiet,
         ..Options::new(&args.fetch.cache)
     };
-    let outcome = audit::run(&args.paths, &opts);
-    for e in &outcome.walk_errors {
+    let result = audit::run(&args.paths, &opts);
+    for e in &result.walk_errors {
         error(&e.message, None);
     }
-    for p in &outcome.problems {
-        note(&format!("warning: {p}"));
+    for f in &result.remote_failures {
+        let described = crate::fetch::describe(&f.error, &f.remote);
+        match f.error.hint() {
+            Some(h) => note(&format!("warning: {described}\n  hint: {h}")),
+            None => note(&format!("warning: {described}")),
+        }
     }
-    let code = audit::exit_code(&outcome.report, args.fail_on);
+    let code = u8::from(audit::exit_status(&result, args.fail_on));
     let to_terminal = args.output.is_none() && color_stdout();
+    let report = report::Report::from(&result);
     let text = report::render(
-        &outcome.report,
+        &report,
         args.format,
-        to_terminal && args.format == Format::Text,
+        &report::RenderOptions {
+            color: to_terminal && args.format == Format::Text,
+        },
     );
     match &args.output {
         Some(path) => {

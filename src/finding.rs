@@ -1,105 +1,12 @@
 //! Findings are data: a stable code, a severity fixed by the code, where it is and
 //! the facts behind it. Checks produce them; renderers only render them.
 
-use std::fmt;
-use std::str::FromStr;
-
-use serde::Serialize;
 use serde_json::{Map, Value};
 
-/// How bad a finding is. Ordered: `Note < Warning < Error`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Note,
-    Warning,
-    Error,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Note => "note",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-}
-
-impl fmt::Display for Severity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-macro_rules! codes {
-    ($( $variant:ident = $name:literal, $sev:ident; )*) => {
-        /// A finding code, as DESIGN.md names it. Codes are stable: never rename one.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum Code { $( $variant, )* }
-
-        impl Code {
-            pub const ALL: &'static [Code] = &[ $( Code::$variant, )* ];
-
-            pub fn as_str(self) -> &'static str {
-                match self { $( Code::$variant => $name, )* }
-            }
-
-            pub fn severity(self) -> Severity {
-                match self { $( Code::$variant => Severity::$sev, )* }
-            }
-        }
-    };
-}
-
-codes! {
-    InvalidRecord = "invalid-record", Error;
-    UncitedClaim = "uncited-claim", Error;
-    UnpinnedUrl = "unpinned-url", Error;
-    RevisionConflict = "revision-conflict", Error;
-    MalformedHash = "malformed-hash", Error;
-    MissingHash = "missing-hash", Warning;
-    UnpinnedWeights = "unpinned-weights", Warning;
-    UnpinnedRuntime = "unpinned-runtime", Warning;
-    InconsistentValue = "inconsistent-value", Error;
-    RepositoryMissing = "repository-missing", Error;
-    RevisionMissing = "revision-missing", Error;
-    RevisionUnreachable = "revision-unreachable", Warning;
-    PathMissing = "path-missing", Error;
-    HashMismatch = "hash-mismatch", Error;
-    CommitTimeMismatch = "commit-time-mismatch", Warning;
-    LineOutOfRange = "line-out-of-range", Error;
-    ValueMissing = "value-missing", Error;
-    ValueShifted = "value-shifted", Warning;
-    UpstreamChanged = "upstream-changed", Note;
-    ValueSuperseded = "value-superseded", Warning;
-}
-
-impl fmt::Display for Code {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Code {
-    type Err = ();
-    fn from_str(s: &str) -> Result<Code, ()> {
-        Code::ALL
-            .iter()
-            .copied()
-            .find(|c| c.as_str() == s)
-            .ok_or(())
-    }
-}
-
-impl Serialize for Code {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
+pub use crate::codes::{Code, Severity};
 
 /// Where in a repository (or, for `invalid-record`, in an input file) a finding points.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Location {
     pub repository: Option<String>,
     pub revision: Option<String>,
@@ -108,7 +15,7 @@ pub struct Location {
 }
 
 /// One thing wrong with a record or its sources.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Finding {
     pub code: Code,
     pub severity: Severity,

@@ -6,13 +6,16 @@
 pub mod audit;
 pub mod check;
 pub mod cli;
+pub mod codes;
 pub mod commands;
 pub mod explain;
 pub mod fetch;
 pub mod finding;
 pub mod input;
 pub mod matcher;
+pub mod provider;
 pub mod record;
 pub mod report;
+pub mod result;
 pub mod show;
 pub mod sources;

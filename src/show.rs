@@ -11,13 +11,14 @@ use crate::check::claims::expected;
 use crate::check::SourceText;
 use crate::fetch::{CachedRepo, FetchError, GitCache};
 use crate::matcher;
+use crate::provider::DocRef;
 use crate::record::{url, Claim, Lines, Revision};
-use crate::sources::{self, SyncPlan, Target};
+use crate::sources::{self, git_oid, SyncPlan};
 
 /// What `show` was pointed at, resolved.
 #[derive(Debug)]
 pub struct Resolved {
-    pub target: Target,
+    pub target: DocRef,
     pub lines: Lines,
     /// The claim, when the target named one (its value is marked).
     pub claim: Option<Claim>,
@@ -151,7 +152,7 @@ pub fn open(cache: &GitCache, r: &Resolved, plan: &SyncPlan) -> Result<CachedRep
         return Err(e.into());
     }
     let repo = cache.open(&r.target.remote)?;
-    if plan.sync.offline && !repo.has_commit(r.target.oid) {
+    if plan.sync.offline && !repo.has_commit(git_oid(&r.target)) {
         return Err(target_err(
             format!(
                 "commit `{}` of `{}` is not in the cache",
@@ -173,7 +174,7 @@ fn last_line(doc: &SourceText) -> u32 {
 /// The cited lines with `context` lines around them, the value marked.
 pub fn render(repo: &CachedRepo, r: &Resolved, context: u32) -> Result<String, ShowError> {
     let t = &r.target;
-    if !repo.has_commit(t.oid) {
+    if !repo.has_commit(git_oid(t)) {
         return Err(target_err(
             format!(
                 "commit `{}` is not in the repository `{}`",
@@ -183,7 +184,7 @@ pub fn render(repo: &CachedRepo, r: &Resolved, context: u32) -> Result<String, S
             "check the commit id; `pinaudit audit` reports revision-missing with details",
         ));
     }
-    let blob = repo.read_blob(t.oid, &t.path)?.ok_or_else(|| {
+    let blob = repo.read_blob(git_oid(t), &t.path)?.ok_or_else(|| {
         target_err(
             format!("`{}` does not exist at `{}`", t.path, t.commit.short()),
             "check the path at that commit",
@@ -266,7 +267,7 @@ pub fn history(repo: &CachedRepo, r: &Resolved) -> Result<String, ShowError> {
             .read_blob(commit, &t.path)?
             .map(|b| SourceText::new(&b.bytes)))
     };
-    let Some(mut current) = read(t.oid)? else {
+    let Some(mut current) = read(git_oid(t))? else {
         return Ok(out);
     };
     let _ = writeln!(
@@ -296,7 +297,7 @@ pub fn history(repo: &CachedRepo, r: &Resolved) -> Result<String, ShowError> {
     if tracked.is_empty() {
         return Ok(out);
     }
-    let commits = repo.path_history(&t.path, t.oid, head)?;
+    let commits = repo.path_history(&t.path, git_oid(t), head)?;
     let mut listed = 0;
     for commit in commits {
         let next = read(commit)?;

@@ -9,25 +9,16 @@ use git2::Oid;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::fetch::{apply_rewrites, FetchError, GitCache, Rewrite, SyncOptions, SyncReport};
+use crate::provider::DocRef;
 use crate::record::url::{self, Forge};
-use crate::record::{CommitId, Revision, Source};
-
-/// What a source needs from git: a document at a commit of a remote.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Target {
-    /// The clone URL before `--rewrite` (also the cache key).
-    pub remote: String,
-    pub commit: CommitId,
-    pub oid: Oid,
-    pub path: String,
-}
+use crate::record::{Revision, Source};
 
 /// Why a source cannot be looked up in git at all.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Skip(pub String);
 
 /// Works out the remote, commit and path of a source.
-pub fn resolve(s: &Source, allow_local: bool) -> Result<Target, Skip> {
+pub fn resolve(s: &Source, allow_local: bool) -> Result<DocRef, Skip> {
     let from_url = s.url.as_deref().and_then(|u| url::parse(u).ok());
     let from_repo = s.repository.as_deref().and_then(url::parse_repository);
     let located = from_url.as_ref().or(from_repo.as_ref()).ok_or_else(|| {
@@ -57,17 +48,21 @@ pub fn resolve(s: &Source, allow_local: bool) -> Result<Target, Skip> {
         .clone()
         .or_else(|| from_url.as_ref().and_then(|u| u.path.clone()))
         .ok_or_else(|| Skip("no document path".into()))?;
-    let oid = Oid::from_str(commit.as_str()).map_err(|_| {
+    Oid::from_str(commit.as_str()).map_err(|_| {
         Skip(format!(
             "commit id `{commit}` is not supported by this git build"
         ))
     })?;
-    Ok(Target {
+    Ok(DocRef {
         remote: located.clone_url(),
         commit,
-        oid,
         path,
     })
+}
+
+/// The git id of a resolved document's commit ([`resolve`] checked that it parses).
+pub fn git_oid(r: &DocRef) -> Oid {
+    Oid::from_str(r.commit.as_str()).unwrap_or_else(|_| Oid::zero())
 }
 
 /// Whether a fetch URL points at this machine's file system.
@@ -93,12 +88,15 @@ pub struct SyncPlan {
 pub type Synced = HashMap<String, Result<SyncReport, FetchError>>;
 
 /// Syncs every remote once, `jobs` at a time, with each remote's wanted commits.
-pub fn sync_all(cache: &GitCache, targets: &[&Target], plan: &SyncPlan) -> Synced {
+pub fn sync_all(cache: &GitCache, targets: &[&DocRef], plan: &SyncPlan) -> Synced {
     let mut wanted: BTreeMap<String, Vec<Oid>> = BTreeMap::new();
     for t in targets {
+        let Ok(oid) = Oid::from_str(t.commit.as_str()) else {
+            continue;
+        };
         let list = wanted.entry(t.remote.clone()).or_default();
-        if !list.contains(&t.oid) {
-            list.push(t.oid);
+        if !list.contains(&oid) {
+            list.push(oid);
         }
     }
     if wanted.is_empty() {

@@ -302,7 +302,7 @@ fn source_fields(record: &Record, s: &Source, out: &mut Vec<Finding>) {
         );
     }
     if let Some(t) = &s.commit_time {
-        if !super::integrity::is_time(t) {
+        if !super::revision::is_time(t) {
             out.push(
                 Finding::new(
                     Code::InvalidRecord,

@@ -5,41 +5,10 @@
 use crate::finding::{Code, Finding};
 use crate::matcher::{self, Expected, Match, MatchKind};
 use crate::record::{Claim, Record, Source};
-use crate::report::ClaimStatus;
+pub use crate::result::{ClaimStatus, Verdict};
 
 use super::location::claim_location;
 use super::{excerpt, SourceText};
-
-/// What checking one claim against its document found.
-#[derive(Debug, Clone)]
-pub struct Verdict {
-    pub status: ClaimStatus,
-    /// The 1-based line carrying the value, cited or not.
-    pub found_line: Option<u32>,
-    pub line_text: Option<String>,
-    /// The match on `found_line` (used to follow the value to the head).
-    pub found: Option<Match>,
-}
-
-impl Verdict {
-    /// The source was checked and holds no document to carry the value (missing
-    /// repository, commit or path): the finding is the source's.
-    pub fn absent() -> Verdict {
-        Verdict {
-            status: ClaimStatus::Missing,
-            ..Verdict::unchecked()
-        }
-    }
-
-    pub fn unchecked() -> Verdict {
-        Verdict {
-            status: ClaimStatus::Unchecked,
-            found_line: None,
-            line_text: None,
-            found: None,
-        }
-    }
-}
 
 /// The matcher's view of a claim, when it has a value to look for.
 pub fn expected(c: &Claim) -> Option<Expected<'_>> {
@@ -170,5 +139,5 @@ pub fn check(
 }
 
 fn short(rev: &Option<String>) -> &str {
-    rev.as_deref().map_or("?", crate::report::short_rev)
+    rev.as_deref().map_or("?", crate::record::short_rev)
 }

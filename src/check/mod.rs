@@ -1,14 +1,17 @@
 //! Checks: one file per family of finding codes, each code named as DESIGN.md names it.
 //!
-//! Record-level checks ([`record_checks`]) need nothing but the record. Source and
-//! claim checks need the document at its revision and run after the fetch.
+//! Record-level checks ([`record_checks`]) need nothing but the record. Revision
+//! checks ([`revision`]) read the provider's commit facts, document checks
+//! ([`document`], [`claims`], [`upstream`]) its snapshots; none of them knows where
+//! a document came from, and none of them formats output.
 
 pub mod artifacts;
 pub mod citation;
 pub mod claims;
+pub mod document;
 pub mod hashes;
-pub mod integrity;
 pub mod location;
+pub mod revision;
 pub mod upstream;
 pub mod values;
 

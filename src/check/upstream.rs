@@ -5,19 +5,14 @@
 //! Lines are followed from the pinned document to the head with a line diff, so a
 //! figure pushed down by an inserted paragraph is "moved", not "gone".
 
-use std::time::{Duration, Instant};
-
 use serde_json::{json, Value};
-use similar::{
-    capture_diff_slices, capture_diff_slices_deadline, get_diff_ratio, Algorithm, DiffOp,
-};
+use similar::{capture_diff_slices, get_diff_ratio, Algorithm, DiffOp};
 
-use crate::fetch::CachedRepo;
 use crate::finding::{Code, Finding, Location};
 use crate::matcher;
+use crate::provider::{DocRef, Head};
 use crate::record::{Claim, Record, Source};
-use crate::report::Upstream;
-use crate::sources::Target;
+use crate::result::Upstream;
 
 use super::claims::{expected, Verdict};
 use super::{excerpt, SourceText};
@@ -35,37 +30,202 @@ pub enum Fate {
 /// Follows each line of `old` (by 0-based index) into `new`.
 pub fn follow(old: &[&str], new: &[&str]) -> Vec<Fate> {
     let mut out = vec![Fate::Removed; old.len()];
-    // Myers is O((N+M)D): a long document rewritten whole would run for minutes.
-    // Past the deadline similar reports the rest as one replaced block, which
-    // `align` then pairs by position.
-    let deadline = Instant::now() + LINE_DIFF_TIMEOUT;
     let mut budget = PAIRS_PER_DOCUMENT;
-    for op in capture_diff_slices_deadline(Algorithm::Myers, old, new, Some(deadline)) {
+    let mut ops = Vec::new();
+    diff(old, new, 0, 0, 0, &mut ops);
+    for op in ops {
         match op {
-            DiffOp::Equal {
-                old_index,
-                new_index,
+            Op::Equal {
+                old: o,
+                new: n,
                 len,
             } => {
                 for k in 0..len {
-                    out[old_index + k] = Fate::Kept((new_index + k) as u32 + 1);
+                    out[o + k] = Fate::Kept((n + k) as u32 + 1);
                 }
             }
-            DiffOp::Replace {
-                old_index,
+            Op::Replace {
+                old: o,
                 old_len,
-                new_index,
+                new: n,
                 new_len,
             } => {
-                let olds = &old[old_index..old_index + old_len];
-                let news = &new[new_index..new_index + new_len];
+                let olds = &old[o..o + old_len];
+                let news = &new[n..n + new_len];
                 for (i, j) in align(olds, news, &mut budget) {
-                    out[old_index + i] = Fate::Edited((new_index + j) as u32 + 1);
+                    out[o + i] = Fate::Edited((n + j) as u32 + 1);
                 }
             }
-            DiffOp::Delete { .. } | DiffOp::Insert { .. } => {}
         }
     }
+    out
+}
+
+/// A step of the line diff; lines only deleted or only inserted need no step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Equal {
+        old: usize,
+        new: usize,
+        len: usize,
+    },
+    Replace {
+        old: usize,
+        old_len: usize,
+        new: usize,
+        new_len: usize,
+    },
+}
+
+/// The longest stretch (old + new lines) diffed with Myers directly. Myers costs
+/// O((N+M)·D), so this bounds one run at a few million steps: the work, and so the
+/// report, never depends on the machine's speed (there is no clock).
+const MYERS_LINES: usize = 2_000;
+
+/// How deep unique-line anchoring may recurse before a gap is taken as replaced.
+const MAX_DEPTH: usize = 32;
+
+/// A deterministic, work-bounded line diff of `old` against `new` (offsets `o`,
+/// `n` into the whole documents): the common prefix and suffix are kept; a small
+/// middle is diffed with Myers; a large one is cut at lines unique to both sides
+/// that appear in the same order (patience anchors), and each gap is diffed the
+/// same way. A large gap without anchors is one replaced block.
+fn diff(old: &[&str], new: &[&str], o: usize, n: usize, depth: usize, out: &mut Vec<Op>) {
+    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    if prefix > 0 {
+        out.push(Op::Equal {
+            old: o,
+            new: n,
+            len: prefix,
+        });
+    }
+    let (old_rest, new_rest) = (&old[prefix..], &new[prefix..]);
+    let suffix = old_rest
+        .iter()
+        .rev()
+        .zip(new_rest.iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mid_old = &old_rest[..old_rest.len() - suffix];
+    let mid_new = &new_rest[..new_rest.len() - suffix];
+    let (mo, mn) = (o + prefix, n + prefix);
+    middle(mid_old, mid_new, mo, mn, depth, out);
+    if suffix > 0 {
+        out.push(Op::Equal {
+            old: mo + mid_old.len(),
+            new: mn + mid_new.len(),
+            len: suffix,
+        });
+    }
+}
+
+fn middle(old: &[&str], new: &[&str], o: usize, n: usize, depth: usize, out: &mut Vec<Op>) {
+    if old.is_empty() || new.is_empty() {
+        return;
+    }
+    if old.len() + new.len() <= MYERS_LINES {
+        for op in capture_diff_slices(Algorithm::Myers, old, new) {
+            match op {
+                DiffOp::Equal {
+                    old_index,
+                    new_index,
+                    len,
+                } => out.push(Op::Equal {
+                    old: o + old_index,
+                    new: n + new_index,
+                    len,
+                }),
+                DiffOp::Replace {
+                    old_index,
+                    old_len,
+                    new_index,
+                    new_len,
+                } => out.push(Op::Replace {
+                    old: o + old_index,
+                    old_len,
+                    new: n + new_index,
+                    new_len,
+                }),
+                DiffOp::Delete { .. } | DiffOp::Insert { .. } => {}
+            }
+        }
+        return;
+    }
+    let anchors = if depth < MAX_DEPTH {
+        unique_anchors(old, new)
+    } else {
+        Vec::new()
+    };
+    if anchors.is_empty() {
+        out.push(Op::Replace {
+            old: o,
+            old_len: old.len(),
+            new: n,
+            new_len: new.len(),
+        });
+        return;
+    }
+    let (mut i, mut j) = (0, 0);
+    for (a, b) in anchors {
+        diff(&old[i..a], &new[j..b], o + i, n + j, depth + 1, out);
+        out.push(Op::Equal {
+            old: o + a,
+            new: n + b,
+            len: 1,
+        });
+        (i, j) = (a + 1, b + 1);
+    }
+    diff(&old[i..], &new[j..], o + i, n + j, depth + 1, out);
+}
+
+/// Lines that occur once in `old` and once in `new`, as (old, new) index pairs,
+/// the longest run of them in the same order on both sides (patience diff).
+fn unique_anchors(old: &[&str], new: &[&str]) -> Vec<(usize, usize)> {
+    use std::collections::HashMap;
+    let mut seen: HashMap<&str, (u32, usize, u32, usize)> = HashMap::new();
+    for (i, l) in old.iter().enumerate() {
+        let e = seen.entry(l).or_insert((0, i, 0, 0));
+        e.0 += 1;
+    }
+    for (j, l) in new.iter().enumerate() {
+        if let Some(e) = seen.get_mut(l) {
+            e.2 += 1;
+            e.3 = j;
+        }
+    }
+    let mut pairs: Vec<(usize, usize)> = seen
+        .values()
+        .filter(|e| e.0 == 1 && e.2 == 1)
+        .map(|e| (e.1, e.3))
+        .collect();
+    pairs.sort_unstable();
+    longest_increasing(&pairs)
+}
+
+/// The longest subsequence of `pairs` (sorted by the first index) whose second
+/// indices increase; O(k log k).
+fn longest_increasing(pairs: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    // tails[k]: index in `pairs` of the smallest tail of an increasing run of k+1.
+    let mut tails: Vec<usize> = Vec::new();
+    let mut prev: Vec<Option<usize>> = vec![None; pairs.len()];
+    for (k, &(_, b)) in pairs.iter().enumerate() {
+        let at = tails.partition_point(|&t| pairs[t].1 < b);
+        if at > 0 {
+            prev[k] = Some(tails[at - 1]);
+        }
+        if at == tails.len() {
+            tails.push(k);
+        } else {
+            tails[at] = k;
+        }
+    }
+    let mut out = Vec::with_capacity(tails.len());
+    let mut cur = tails.last().copied();
+    while let Some(k) = cur {
+        out.push(pairs[k]);
+        cur = prev[k];
+    }
+    out.reverse();
     out
 }
 
@@ -81,10 +241,6 @@ fn skeleton(line: &str) -> String {
     out.push_str(&line[last..]);
     out
 }
-
-/// How long the line diff of one document may run before the rest of it is
-/// taken as one replaced block.
-const LINE_DIFF_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// How many characters of a line's skeleton are compared when pairing lines:
 /// enough to tell one table row or sentence from another, and a bound on the work
@@ -174,42 +330,31 @@ fn likeness(old: &[&str], new: &[&str]) -> Vec<f32> {
     like
 }
 
-/// Compares the pinned document with the head of the default branch.
-#[allow(clippy::too_many_arguments)]
+/// Compares the pinned document with the document at the head.
 pub fn check(
     record: &Record,
     s: &Source,
-    t: &Target,
-    repo: &CachedRepo,
+    r: &DocRef,
     pinned: &SourceText,
+    head: &Head,
     claims: &[(&Claim, &Verdict)],
     out: &mut Vec<Finding>,
-) -> Option<Upstream> {
-    let head = repo.head()?;
-    let head_id = head.to_string();
-    if head == t.oid {
-        return Some(Upstream {
-            head: Some(head_id),
-            changed: Some(false),
-        });
+) -> Upstream {
+    let head_id = head.commit.clone();
+    if head.unchanged {
+        return Upstream {
+            head: head_id,
+            changed: false,
+        };
     }
-    let pinned_blob = repo.blob_id_at(t.oid, &t.path).ok().flatten();
-    let head_blob = repo.blob_id_at(head, &t.path).ok()?;
-    if head_blob.is_some() && head_blob == pinned_blob {
-        return Some(Upstream {
-            head: Some(head_id),
-            changed: Some(false),
-        });
-    }
+    let t = r;
     let location = |line: Option<u32>| Location {
         repository: s.repository.clone(),
         revision: Some(head_id.clone()),
         path: Some(t.path.clone()),
         line,
     };
-    let head_text = head_blob
-        .and_then(|b| repo.blob(b))
-        .map(|b| SourceText::new(&b));
+    let head_text = head.document.as_ref().map(|d| SourceText::new(&d.bytes));
     let old = pinned.lines();
     let new = head_text.as_ref().map(|h| h.lines()).unwrap_or_default();
     let fate = follow(&old, &new);
@@ -248,13 +393,13 @@ pub fn check(
         format!(
             "`{}` no longer exists at the head `{}` of the default branch",
             t.path,
-            &head_id[..7]
+            crate::record::short_rev(&head_id)
         )
     } else {
         format!(
             "`{}` has changed at the head `{}` of the default branch",
             t.path,
-            &head_id[..7]
+            crate::record::short_rev(&head_id)
         )
     };
     out.push(
@@ -310,10 +455,10 @@ pub fn check(
                 .with("head_numbers", now),
         );
     }
-    Some(Upstream {
-        head: Some(head_id),
-        changed: Some(true),
-    })
+    Upstream {
+        head: head_id,
+        changed: true,
+    }
 }
 
 #[cfg(test)]

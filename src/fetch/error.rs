@@ -127,6 +127,35 @@ impl FetchError {
     }
 }
 
+/// A fetch error for people: about the remote the record cites, and through which
+/// URL it was fetched when `--rewrite` changed it.
+pub fn describe(e: &FetchError, remote: &str) -> String {
+    let (url, reason) = match e {
+        FetchError::RepositoryMissing { url, reason }
+        | FetchError::Network { url, reason }
+        | FetchError::Authentication { url, reason }
+        | FetchError::Git { url, reason } => (url, reason),
+        FetchError::NotCached { .. } => return "not in cache".to_string(),
+        other => return other.to_string(),
+    };
+    let shown = super::url::redact(remote);
+    let via = if *url == shown {
+        String::new()
+    } else {
+        format!(" (fetched as `{url}`)")
+    };
+    match e {
+        FetchError::RepositoryMissing { .. } => {
+            format!("repository `{shown}`{via} does not exist: {reason}")
+        }
+        FetchError::Network { .. } => format!("cannot reach `{shown}`{via}: {reason}"),
+        FetchError::Authentication { .. } => {
+            format!("`{shown}`{via} asked for credentials: {reason}")
+        }
+        _ => format!("git failed on `{shown}`{via}: {reason}"),
+    }
+}
+
 /// What we know about the credential callback when an operation failed.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct AuthOutcome {

@@ -21,7 +21,7 @@ pub mod repo;
 pub mod rewrite;
 pub mod url;
 
-pub use error::FetchError;
+pub use error::{describe, FetchError};
 pub use git::{FoundBy, GitCache, SyncOptions, SyncReport, WantedStatus};
 pub use hash::{matching_variant, sha256_hex, variants, BlobHashCache};
 pub use repo::{Blob, CachedRepo, PathVersion};

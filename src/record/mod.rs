@@ -329,3 +329,9 @@ pub struct Artifact {
     /// Runtime: an image digest (`sha256:…`).
     pub digest: Option<String>,
 }
+
+/// The first seven characters of a revision, as git abbreviates commit ids; a
+/// revision that is not hex (a branch name) is cut at a character boundary.
+pub fn short_rev(rev: &str) -> &str {
+    rev.char_indices().nth(7).map_or(rev, |(i, _)| &rev[..i])
+}

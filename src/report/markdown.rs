@@ -9,7 +9,7 @@ fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
-pub fn render(report: &Report) -> String {
+pub fn render(report: &Report, _opts: &super::RenderOptions) -> String {
     let s = &report.summary;
     let mut out = String::new();
     let verdict = if s.findings.error > 0 {

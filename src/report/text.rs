@@ -2,9 +2,11 @@
 
 use std::fmt::Write;
 
-use crate::finding::{Finding, Severity};
+use crate::finding::Severity;
 
-use super::{hint, short_rev, ClaimReport, ClaimStatus, Report, SourceReport, SourceStatus};
+use super::{
+    hint, short_rev, ClaimReport, ClaimStatus, FindingReport, Report, SourceReport, SourceStatus,
+};
 
 struct Paint(bool);
 
@@ -77,7 +79,7 @@ fn claim_line(c: &ClaimReport, p: &Paint) -> String {
     line
 }
 
-fn finding_lines(f: &Finding, p: &Paint, out: &mut String) {
+fn finding_lines(f: &FindingReport, p: &Paint, out: &mut String) {
     let _ = writeln!(out, "    {}[{}] {}", p.sev(f.severity), f.code, f.message);
     let loc = &f.location;
     if let (Some(path), Some(rev)) = (&loc.path, &loc.revision) {
@@ -88,8 +90,8 @@ fn finding_lines(f: &Finding, p: &Paint, out: &mut String) {
     let _ = writeln!(out, "      hint: {}", hint(f.code));
 }
 
-pub fn render(report: &Report, color: bool) -> String {
-    let p = Paint(color);
+pub fn render(report: &Report, opts: &super::RenderOptions) -> String {
+    let p = Paint(opts.color);
     let mut out = String::new();
     for r in &report.records {
         let _ = writeln!(out, "{}  ({})", r.id, r.file);

@@ -1,0 +1,143 @@
+//! The audit pipeline, as named stages ([`stages`]): load the inputs, plan which
+//! documents they cite, prefetch them through a [`Provider`], check each record,
+//! finish with what made the audit incomplete. The result is domain data
+//! ([`AuditResult`]); reports are built from it elsewhere.
+
+mod stages;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::fetch::{GitCache, Rewrite, SyncOptions};
+use crate::finding::Severity;
+use crate::provider::git::GitProvider;
+use crate::provider::Provider;
+use crate::result::AuditResult;
+use crate::sources::SyncPlan;
+
+/// What `audit` was asked to do, beyond the inputs.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub cache: PathBuf,
+    pub offline: bool,
+    pub rewrites: Vec<Rewrite>,
+    pub no_upstream: bool,
+    pub jobs: usize,
+    pub allow_local: bool,
+    /// Network timeout: the longest wait for a connection or for any answer.
+    pub timeout: Duration,
+    /// Show a progress bar (only ever on a terminal).
+    pub progress: bool,
+}
+
+impl Options {
+    /// Defaults for a cache directory: network on, upstream checks on.
+    pub fn new(cache: impl Into<PathBuf>) -> Options {
+        Options {
+            cache: cache.into(),
+            offline: false,
+            rewrites: Vec::new(),
+            no_upstream: false,
+            jobs: default_jobs(),
+            allow_local: false,
+            timeout: Duration::from_secs(60),
+            progress: false,
+        }
+    }
+}
+
+/// Concurrent repositories by default: fetching waits on the network more than on
+/// the CPU, so a few more than the cores, but never so many as to hammer a forge.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(4, |n| (n.get() * 2).clamp(2, 8))
+}
+
+/// The minimum severity that fails the run, as `--fail-on` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Note,
+    Never,
+}
+
+/// What `audit` tells the shell (DESIGN.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitStatus {
+    /// Every source checked, nothing at or above `--fail-on`.
+    Clean = 0,
+    /// At least one finding at or above `--fail-on`.
+    Findings = 1,
+    /// The audit is incomplete, or the command could not do its job.
+    Incomplete = 2,
+}
+
+impl From<ExitStatus> for u8 {
+    fn from(s: ExitStatus) -> u8 {
+        s as u8
+    }
+}
+
+impl FailOn {
+    fn threshold(self) -> Option<Severity> {
+        match self {
+            FailOn::Error => Some(Severity::Error),
+            FailOn::Warning => Some(Severity::Warning),
+            FailOn::Note => Some(Severity::Note),
+            FailOn::Never => None,
+        }
+    }
+}
+
+/// Exit status of `audit` (DESIGN.md): findings first, then completeness.
+pub fn exit_status(result: &AuditResult, fail_on: FailOn) -> ExitStatus {
+    let failed = match (fail_on.threshold(), result.worst()) {
+        (Some(t), Some(w)) => w >= t,
+        _ => false,
+    };
+    if failed {
+        ExitStatus::Findings
+    } else if !result.complete() {
+        ExitStatus::Incomplete
+    } else {
+        ExitStatus::Clean
+    }
+}
+
+/// `generated_at`: now, or `SOURCE_DATE_EPOCH` for reproducible reports.
+pub fn timestamp() -> String {
+    let now = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|s| s.parse::<i64>().ok())
+        .and_then(|t| time::OffsetDateTime::from_unix_timestamp(t).ok())
+        .unwrap_or_else(time::OffsetDateTime::now_utc);
+    now.format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}
+
+/// Runs the audit over input paths, with the git cache as the provider.
+pub fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
+    let plan = SyncPlan {
+        rewrites: opts.rewrites.clone(),
+        sync: SyncOptions {
+            offline: opts.offline,
+            connect_timeout: opts.timeout.min(std::time::Duration::from_secs(30)),
+            timeout: opts.timeout,
+            ..SyncOptions::default()
+        },
+        jobs: opts.jobs,
+        allow_local: opts.allow_local,
+        progress: opts.progress,
+    };
+    let mut provider = GitProvider::new(GitCache::new(&opts.cache), plan);
+    run_with(paths, opts, &mut provider)
+}
+
+/// Runs the audit with any provider: load, plan, prefetch, check, finish.
+pub fn run_with(paths: &[PathBuf], opts: &Options, provider: &mut dyn Provider) -> AuditResult {
+    let loaded = stages::load(paths);
+    let planned = stages::plan(loaded.records, opts.allow_local);
+    stages::prefetch(&planned, provider);
+    let records = stages::check(planned, provider, opts);
+    stages::finish(loaded.rest, records, provider)
+}

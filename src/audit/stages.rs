@@ -1,0 +1,267 @@
+//! The stages of an audit, each a function of the previous one's output.
+
+use std::path::PathBuf;
+
+use crate::check::revision::{self, Established};
+use crate::check::{self, claims, document, upstream, SourceText};
+use crate::finding::{Code, Finding};
+use crate::input::{self, WalkError};
+use crate::provider::{DocRef, Provider, Unchecked};
+use crate::record::{Claim, Record};
+use crate::result::{
+    AuditResult, RecordResult, RemoteFailure, SourceOutcome, SourceState, Verdict,
+};
+use crate::sources::{self, Skip};
+
+use super::Options;
+
+/// The inputs, read: records with their record-level findings, and the rest.
+pub struct Loaded {
+    pub records: Vec<(Record, Vec<Finding>)>,
+    pub rest: Rest,
+}
+
+/// What loading found outside of any record.
+pub struct Rest {
+    pub walk_errors: Vec<WalkError>,
+    pub orphan_findings: Vec<Finding>,
+    pub unreadable_input: bool,
+}
+
+/// Reads every input and runs the checks a record alone can answer. Each input's
+/// findings stay with it, so the report lists them in input order.
+pub fn load(paths: &[PathBuf]) -> Loaded {
+    let (files, mut walk_errors) = input::collect(paths);
+    if files.is_empty() && walk_errors.is_empty() {
+        // A CI gate pointed at the wrong directory must not pass.
+        walk_errors.push(WalkError {
+            path: paths.first().cloned().unwrap_or_default(),
+            message: format!(
+                "no pin files (*.json) or record documents (*.md, *.txt) under {}",
+                paths
+                    .iter()
+                    .map(|p| format!("`{}`", p.display()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        });
+    }
+    let mut unreadable_input = false;
+    let mut orphan_findings: Vec<Finding> = Vec::new();
+    let mut records: Vec<(Record, Vec<Finding>)> = Vec::new();
+    for file in &files {
+        let loaded = input::load(file);
+        let shown = file.display().to_string();
+        let stamp = |mut f: Finding| {
+            f.file = Some(shown.clone());
+            f
+        };
+        match loaded.record {
+            Some(r) => {
+                let mut mine: Vec<Finding> = loaded.findings.into_iter().map(stamp).collect();
+                if let Some((first, _)) = records.iter().find(|(x, _)| x.id == r.id) {
+                    mine.push(stamp(
+                        Finding::new(
+                            Code::InvalidRecord,
+                            &r.id,
+                            format!(
+                                "`{shown}`: record id `{}` is also the id of `{}`; give each record its own id",
+                                r.id,
+                                first.file.display()
+                            ),
+                        )
+                        .with("other_file", first.file.display().to_string()),
+                    ));
+                }
+                mine.extend(check::record_checks(&r).into_iter().map(stamp));
+                records.push((r, mine));
+            }
+            None => {
+                unreadable_input = true;
+                orphan_findings.extend(loaded.findings.into_iter().map(stamp));
+            }
+        }
+    }
+    Loaded {
+        records,
+        rest: Rest {
+            walk_errors,
+            orphan_findings,
+            unreadable_input,
+        },
+    }
+}
+
+/// A record with the document each of its sources cites (or why none can be).
+pub struct Planned {
+    pub record: Record,
+    pub findings: Vec<Finding>,
+    pub docs: Vec<Result<DocRef, Skip>>,
+}
+
+/// Works out, for every source, which document at which revision it cites.
+pub fn plan(records: Vec<(Record, Vec<Finding>)>, allow_local: bool) -> Vec<Planned> {
+    records
+        .into_iter()
+        .map(|(record, findings)| {
+            let docs = record
+                .sources
+                .iter()
+                .map(|s| sources::resolve(s, allow_local))
+                .collect();
+            Planned {
+                record,
+                findings,
+                docs,
+            }
+        })
+        .collect()
+}
+
+/// Gets every cited document in one go: one sync per repository.
+pub fn prefetch(planned: &[Planned], provider: &mut dyn Provider) {
+    let wanted: Vec<&DocRef> = planned
+        .iter()
+        .flat_map(|p| &p.docs)
+        .filter_map(|d| d.as_ref().ok())
+        .collect();
+    provider.prefetch(&wanted);
+}
+
+/// Checks every record against what the provider holds.
+pub fn check(planned: Vec<Planned>, provider: &dyn Provider, opts: &Options) -> Vec<RecordResult> {
+    planned
+        .into_iter()
+        .map(|p| check_record(p, provider, opts))
+        .collect()
+}
+
+fn check_record(p: Planned, provider: &dyn Provider, opts: &Options) -> RecordResult {
+    let Planned {
+        record: r,
+        mut findings,
+        docs,
+    } = p;
+    let from = findings.len();
+    let mut verdicts: Vec<Verdict> = r.claims.iter().map(|_| Verdict::unchecked()).collect();
+    let mut outcomes = Vec::with_capacity(r.sources.len());
+    let mut reported = revision::Reported::new();
+    for (index, (s, doc)) in r.sources.iter().zip(&docs).enumerate() {
+        // Claims cite a source by id; with duplicate ids the first one counts.
+        let first_with_id = r.sources.iter().position(|x| x.id == s.id) == Some(index);
+        let cited: Vec<usize> = r
+            .claims
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| first_with_id && c.source.as_deref() == Some(s.id.as_str()))
+            .map(|(i, _)| i)
+            .collect();
+        let d = match doc {
+            Ok(d) => d,
+            Err(skip) => {
+                outcomes.push(SourceOutcome::unchecked(Unchecked::Unresolvable(
+                    skip.clone(),
+                )));
+                continue;
+            }
+        };
+        let facts = match provider.revision(d) {
+            Ok(facts) => facts,
+            Err(why) => {
+                outcomes.push(SourceOutcome::unchecked(why));
+                continue;
+            }
+        };
+        let commit_time = match revision::check(&r, s, d, &facts, &mut reported, &mut findings) {
+            Established::Absent => {
+                // The repository or commit is not there, so neither is any cited value.
+                cited.iter().for_each(|&i| verdicts[i] = Verdict::absent());
+                outcomes.push(SourceOutcome::absent(s.commit_time.clone()));
+                continue;
+            }
+            Established::Present { commit_time } => commit_time,
+        };
+        let snapshot = match provider.snapshot(d) {
+            Ok(snapshot) => snapshot,
+            Err(why) => {
+                outcomes.push(SourceOutcome::unchecked(why));
+                continue;
+            }
+        };
+        document::check(
+            &r,
+            s,
+            d,
+            snapshot.as_ref(),
+            |expected| {
+                let pinned = snapshot.as_ref()?;
+                provider.hash_elsewhere(d, pinned, expected)
+            },
+            &mut findings,
+        );
+        let commit_time = commit_time.or_else(|| s.commit_time.clone());
+        let Some(snapshot) = snapshot else {
+            // No document at the commit: the cited values are not there.
+            cited.iter().for_each(|&i| verdicts[i] = Verdict::absent());
+            outcomes.push(SourceOutcome::absent(commit_time));
+            continue;
+        };
+        let text = SourceText::new(&snapshot.bytes);
+        for &i in &cited {
+            verdicts[i] = claims::check(&r, s, &r.claims[i], &text, &mut findings);
+        }
+        let mut upstream = None;
+        if !opts.no_upstream {
+            if let Some(head) = provider.head(d) {
+                let mine: Vec<(&Claim, &Verdict)> = cited
+                    .iter()
+                    .map(|&i| (&r.claims[i], &verdicts[i]))
+                    .collect();
+                upstream = Some(upstream::check(
+                    &r,
+                    s,
+                    d,
+                    &text,
+                    &head,
+                    &mine,
+                    &mut findings,
+                ));
+            }
+        }
+        outcomes.push(SourceOutcome {
+            state: SourceState::Checked,
+            sha256: Some(snapshot.sha256),
+            git_blob: snapshot.git_blob,
+            commit_time,
+            upstream,
+        });
+    }
+    let shown = r.file.display().to_string();
+    for f in &mut findings[from..] {
+        f.file = Some(shown.clone());
+    }
+    RecordResult {
+        record: r,
+        sources: outcomes,
+        claims: verdicts,
+        findings,
+    }
+}
+
+/// Gathers what made the audit incomplete beside the records.
+pub fn finish(rest: Rest, records: Vec<RecordResult>, provider: &dyn Provider) -> AuditResult {
+    let remote_failures = provider
+        .failures()
+        .into_iter()
+        .filter(|(_, e)| !matches!(**e, crate::fetch::FetchError::RepositoryMissing { .. }))
+        .map(|(remote, error)| RemoteFailure { remote, error })
+        .collect();
+    AuditResult {
+        records,
+        orphan_findings: rest.orphan_findings,
+        walk_errors: rest.walk_errors,
+        unreadable_input: rest.unreadable_input,
+        remote_failures,
+        generated_at: super::timestamp(),
+    }
+}

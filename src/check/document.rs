@@ -1,0 +1,75 @@
+//! `path-missing`, `hash-mismatch`: is the document at the pinned revision the one
+//! the record describes? Judged from the provider's [`Snapshot`].
+
+use crate::fetch::matching_variant;
+use crate::finding::{Code, Finding};
+use crate::provider::{DocRef, OtherVersion, Snapshot};
+use crate::record::{Record, Recorded, Source};
+
+use super::location::source_location;
+
+/// Judges the document a source cites. `snapshot` is `None` when the path does not
+/// exist at the revision; `elsewhere` finds the version whose bytes have the
+/// recorded hash, for the evidence.
+pub fn check(
+    record: &Record,
+    s: &Source,
+    r: &DocRef,
+    snapshot: Option<&Snapshot>,
+    elsewhere: impl FnOnce(&str) -> Option<OtherVersion>,
+    out: &mut Vec<Finding>,
+) {
+    let loc = source_location(s);
+    let Some(doc) = snapshot else {
+        out.push(
+            Finding::new(
+                Code::PathMissing,
+                &record.id,
+                format!("`{}` does not exist at `{}`", r.path, r.commit.short()),
+            )
+            .source(&s.id)
+            .at(loc)
+            .with("path", r.path.as_str())
+            .with("commit", r.commit.as_str()),
+        );
+        return;
+    };
+    let Some(Recorded::Valid(expected)) = &s.sha256 else {
+        return;
+    };
+    if expected.as_str() == doc.sha256 {
+        return;
+    }
+    let variant = matching_variant(&doc.bytes, expected.as_str());
+    let other = elsewhere(expected.as_str());
+    let mut message = format!(
+        "sha256 of `{}` at `{}` is `{}`, the record says `{expected}`",
+        r.path,
+        r.commit.short(),
+        doc.sha256,
+    );
+    if let Some(v) = variant {
+        message.push_str(&format!("; the recorded hash is of the `{v}` variant"));
+    }
+    if let Some(c) = &other {
+        message.push_str(&format!(
+            "; it matches the document at commit `{}`",
+            c.commit.get(..7).unwrap_or(&c.commit)
+        ));
+    }
+    out.push(
+        Finding::new(Code::HashMismatch, &record.id, message)
+            .source(&s.id)
+            .at(loc)
+            .with("expected", expected.as_str())
+            .with("actual", doc.sha256.as_str())
+            .with("git_blob", doc.git_blob.clone())
+            .with("matching_variant", variant)
+            .with(
+                "matching_commit",
+                other.map_or(serde_json::Value::Null, |o| {
+                    serde_json::to_value(o).unwrap_or_default()
+                }),
+            ),
+    );
+}

@@ -1,0 +1,217 @@
+//! The git cache as a [`Provider`]: one bare mirror per remote, synced once per run.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use git2::Oid;
+
+use super::{DocRef, Head, OtherVersion, Provider, RevisionFacts, Snapshot, Unchecked};
+use crate::fetch::{
+    matching_variant, BlobHashCache, CachedRepo, FetchError, FoundBy, GitCache, SyncReport,
+};
+use crate::sources::{self, SyncPlan};
+
+/// A synced remote and the mirror it left.
+struct Remote {
+    sync: SyncReport,
+    repo: CachedRepo,
+}
+
+pub struct GitProvider {
+    cache: GitCache,
+    plan: SyncPlan,
+    hashes: BlobHashCache,
+    remotes: HashMap<String, Result<Remote, Arc<FetchError>>>,
+}
+
+impl GitProvider {
+    pub fn new(cache: GitCache, plan: SyncPlan) -> GitProvider {
+        let hashes = cache.blob_hashes();
+        GitProvider {
+            cache,
+            plan,
+            hashes,
+            remotes: HashMap::new(),
+        }
+    }
+
+    fn remote(&self, r: &DocRef) -> Result<&Remote, Unchecked> {
+        match self.remotes.get(&r.remote) {
+            Some(Ok(remote)) => Ok(remote),
+            Some(Err(error)) => Err(Unchecked::Fetch {
+                remote: r.remote.clone(),
+                error: error.clone(),
+            }),
+            None => Err(Unchecked::Unresolvable(sources::Skip("not fetched".into()))),
+        }
+    }
+
+    /// The repository and commit of a document that the cache holds.
+    fn at(&self, r: &DocRef) -> Result<(&Remote, Oid), Unchecked> {
+        let remote = self.remote(r)?;
+        let oid = oid(r)?;
+        if !remote.repo.has_commit(oid) {
+            return Err(Unchecked::NotCached);
+        }
+        Ok((remote, oid))
+    }
+}
+
+fn oid(r: &DocRef) -> Result<Oid, Unchecked> {
+    Oid::from_str(r.commit.as_str()).map_err(|_| {
+        Unchecked::Unresolvable(sources::Skip(format!(
+            "commit id `{}` is not supported by this git build",
+            r.commit
+        )))
+    })
+}
+
+fn tool(r: &DocRef, error: FetchError) -> Unchecked {
+    Unchecked::Tool {
+        remote: r.remote.clone(),
+        error: Arc::new(error),
+    }
+}
+
+impl Provider for GitProvider {
+    fn prefetch(&mut self, refs: &[&DocRef]) {
+        let synced = sources::sync_all(&self.cache, refs, &self.plan);
+        for (remote, result) in synced {
+            let opened = result.and_then(|sync| {
+                let repo = self.cache.open(&remote)?;
+                Ok(Remote { sync, repo })
+            });
+            self.remotes.insert(remote, opened.map_err(Arc::new));
+        }
+    }
+
+    fn failures(&self) -> Vec<(String, Arc<FetchError>)> {
+        let mut out: Vec<(String, Arc<FetchError>)> = self
+            .remotes
+            .iter()
+            .filter_map(|(remote, r)| Some((remote.clone(), r.as_ref().err()?.clone())))
+            .collect();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
+    }
+
+    fn revision(&self, r: &DocRef) -> Result<RevisionFacts, Unchecked> {
+        let remote = match self.remote(r) {
+            Ok(remote) => remote,
+            Err(Unchecked::Fetch { remote, error }) => {
+                return match error.as_ref() {
+                    FetchError::RepositoryMissing { url, reason } => {
+                        Ok(RevisionFacts::RepositoryMissing {
+                            fetched_from: url.clone(),
+                            remote_said: reason.clone(),
+                            described: crate::fetch::describe(&error, &remote),
+                        })
+                    }
+                    _ => Err(Unchecked::Fetch { remote, error }),
+                }
+            }
+            Err(e) => return Err(e),
+        };
+        let oid = oid(r)?;
+        let wanted = remote.sync.wanted.iter().find(|w| w.oid == oid);
+        if !remote.repo.has_commit(oid) {
+            // Offline, a commit the cache lacks may well exist upstream: say so, don't judge.
+            if remote.sync.offline {
+                return Err(Unchecked::NotCached);
+            }
+            return Ok(RevisionFacts::CommitMissing {
+                by_id_error: wanted.and_then(|w| w.by_id_error.clone()),
+            });
+        }
+        let reachable = remote
+            .repo
+            .reachable_from_branches_or_tags(oid)
+            .map_err(|e| tool(r, e))?;
+        Ok(RevisionFacts::Present {
+            reachable,
+            found_by: wanted.and_then(|w| w.found).unwrap_or(FoundBy::Cache),
+            commit_time: remote.repo.commit_time(oid),
+        })
+    }
+
+    fn snapshot(&self, r: &DocRef) -> Result<Option<Snapshot>, Unchecked> {
+        let (remote, oid) = self.at(r)?;
+        let Some(blob) = remote
+            .repo
+            .read_blob(oid, &r.path)
+            .map_err(|e| tool(r, e))?
+        else {
+            return Ok(None);
+        };
+        Ok(Some(Snapshot {
+            sha256: self.hashes.sha256(blob.id, &blob.bytes),
+            git_blob: Some(blob.id.to_string()),
+            bytes: blob.bytes,
+        }))
+    }
+
+    fn hash_elsewhere(
+        &self,
+        r: &DocRef,
+        pinned: &Snapshot,
+        expected: &str,
+    ) -> Option<OtherVersion> {
+        let (remote, _) = self.at(r).ok()?;
+        let repo = &remote.repo;
+        let versions = repo.path_versions(&r.path).ok()?;
+        versions.iter().find_map(|v| {
+            if Some(v.blob.to_string()) == pinned.git_blob {
+                return None;
+            }
+            let bytes = repo.blob(v.blob)?;
+            let sha = self.hashes.sha256(v.blob, &bytes);
+            let variant = if sha == expected {
+                None
+            } else {
+                Some(matching_variant(&bytes, expected)?)
+            };
+            Some(OtherVersion {
+                commit: v.commit.to_string(),
+                git_blob: v.blob.to_string(),
+                commit_time: crate::check::revision::rfc3339(v.time, 0),
+                variant,
+            })
+        })
+    }
+
+    fn head(&self, r: &DocRef) -> Option<Head> {
+        let (remote, oid) = self.at(r).ok()?;
+        let repo = &remote.repo;
+        let head = repo.head()?;
+        let commit = head.to_string();
+        if head == oid {
+            return Some(Head {
+                commit,
+                unchanged: true,
+                document: None,
+            });
+        }
+        let pinned_blob = repo.blob_id_at(oid, &r.path).ok().flatten();
+        let head_blob = repo.blob_id_at(head, &r.path).ok()?;
+        if head_blob.is_some() && head_blob == pinned_blob {
+            return Some(Head {
+                commit,
+                unchanged: true,
+                document: None,
+            });
+        }
+        let document = head_blob.and_then(|b| {
+            let bytes = repo.blob(b)?;
+            Some(Snapshot {
+                sha256: self.hashes.sha256(b, &bytes),
+                git_blob: Some(b.to_string()),
+                bytes,
+            })
+        });
+        Some(Head {
+            commit,
+            unchanged: false,
+            document,
+        })
+    }
+}

@@ -1,0 +1,145 @@
+//! The snapshot seam: where cited documents come from.
+//!
+//! Checks never talk to a cache, a remote or git2. They ask a [`Provider`] for the
+//! facts of a pinned revision ([`RevisionFacts`]), for the document at it
+//! ([`Snapshot`]) and for the same document at the head ([`Head`]). The git cache is
+//! the first provider ([`git::GitProvider`]); documents over HTTPS and model weights
+//! by LFS pointer come in as further providers behind the same trait, not as second
+//! pipelines.
+//!
+//! A provider distinguishes what the *source* says ("the commit is not in the
+//! repository": a fact for a finding) from what went wrong with the *tool* ("the
+//! object is unreadable", "the network is down": [`Unchecked`], never a finding).
+
+pub mod git;
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::fetch::FetchError;
+use crate::record::CommitId;
+
+/// One cited document: a path at a commit of a remote.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct DocRef {
+    /// The clone URL before `--rewrite` (also the cache key).
+    pub remote: String,
+    pub commit: CommitId,
+    pub path: String,
+}
+
+pub use crate::fetch::FoundBy;
+
+/// What the provider knows of a pinned revision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RevisionFacts {
+    /// The remote answered that the repository does not exist.
+    RepositoryMissing {
+        /// The URL it was fetched from (after `--rewrite`, redacted).
+        fetched_from: String,
+        /// What the remote said.
+        remote_said: String,
+        /// The whole story, for the finding's message.
+        described: String,
+    },
+    /// The repository exists but the commit is not in it.
+    CommitMissing {
+        /// Why fetching it by id failed, when that was tried.
+        by_id_error: Option<String>,
+    },
+    Present {
+        /// Whether a branch or tag reaches the commit.
+        reachable: bool,
+        found_by: FoundBy,
+        /// Committer time: seconds since the epoch and offset in minutes.
+        commit_time: Option<(i64, i32)>,
+    },
+}
+
+/// A document at a revision: its bytes and what identifies them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    pub bytes: Vec<u8>,
+    /// sha256 of `bytes`, lowercase hex.
+    pub sha256: String,
+    /// The git blob id, where the document is a git blob.
+    pub git_blob: Option<String>,
+}
+
+/// Another version of a document whose bytes (or a variant of them) have a
+/// recorded hash: `hash-mismatch` evidence.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct OtherVersion {
+    pub commit: String,
+    pub git_blob: String,
+    pub commit_time: Option<String>,
+    /// `None` when the bytes themselves match; else the variant that does.
+    pub variant: Option<&'static str>,
+}
+
+/// The cited document at the head of the branch it is compared with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Head {
+    pub commit: String,
+    /// Whether the head holds the very same document (same commit or same blob).
+    pub unchanged: bool,
+    /// The document at the head; `None` when the path is gone there.
+    pub document: Option<Snapshot>,
+}
+
+/// Why a source could not be judged. Never a finding: the audit is incomplete.
+#[derive(Debug, Clone)]
+pub enum Unchecked {
+    /// The source cannot be looked up at all (no repository, not pinned, ...).
+    Unresolvable(crate::sources::Skip),
+    /// The remote could not be synced (network, credentials, git).
+    Fetch {
+        remote: String,
+        error: Arc<FetchError>,
+    },
+    /// Offline, and the cache does not hold the commit.
+    NotCached,
+    /// The tool itself failed reading the cache.
+    Tool {
+        remote: String,
+        error: Arc<FetchError>,
+    },
+}
+
+impl fmt::Display for Unchecked {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unchecked::Unresolvable(skip) => f.write_str(&skip.0),
+            Unchecked::Fetch { remote, error } | Unchecked::Tool { remote, error } => {
+                f.write_str(&crate::fetch::describe(error, remote))
+            }
+            Unchecked::NotCached => f.write_str("not in cache"),
+        }
+    }
+}
+
+/// Where cited documents come from (see the module docs).
+pub trait Provider {
+    /// Gets everything `refs` need onto disk: one sync per repository, however many
+    /// documents cite it. Failures are kept and answered per document later.
+    fn prefetch(&mut self, refs: &[&DocRef]);
+
+    /// Remotes that could not be synced, with the reason, in a stable order.
+    fn failures(&self) -> Vec<(String, Arc<FetchError>)>;
+
+    /// The facts of the pinned revision.
+    fn revision(&self, r: &DocRef) -> Result<RevisionFacts, Unchecked>;
+
+    /// The document at the pinned revision; `Ok(None)` when the path does not exist
+    /// there.
+    fn snapshot(&self, r: &DocRef) -> Result<Option<Snapshot>, Unchecked>;
+
+    /// The version of the document, at another commit, whose bytes (or a variant
+    /// of them) have the sha256 `expected`.
+    fn hash_elsewhere(&self, r: &DocRef, pinned: &Snapshot, expected: &str)
+        -> Option<OtherVersion>;
+
+    /// The document at the head it is compared with, or `None` when there is no
+    /// head to compare with.
+    fn head(&self, r: &DocRef) -> Option<Head>;
+}

@@ -1,0 +1,347 @@
+//! The frozen `pinaudit/report/v1` document (DESIGN.md), built from the domain
+//! [`AuditResult`]: field names are frozen, new fields may be added, none renamed or
+//! removed. Internal types never serialise into it directly, so refactoring them
+//! cannot change what users parse.
+
+use serde::Serialize;
+use serde_json::{Map, Number, Value};
+
+use crate::finding::{Code, Finding, Location, Severity};
+use crate::record::{Claim, Source};
+use crate::result::{self, AuditResult, SourceOutcome, SourceState, Verdict};
+
+pub const SCHEMA: &str = "pinaudit/report/v1";
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub schema: &'static str,
+    pub tool: Tool,
+    pub generated_at: String,
+    pub summary: Summary,
+    pub records: Vec<RecordReport>,
+    pub findings: Vec<FindingReport>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Tool {
+    pub name: &'static str,
+    pub version: &'static str,
+}
+
+impl Default for Tool {
+    fn default() -> Tool {
+        Tool {
+            name: "pinaudit",
+            version: env!("CARGO_PKG_VERSION"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Summary {
+    pub records: usize,
+    pub sources: usize,
+    pub claims: usize,
+    pub verified_claims: usize,
+    pub unchecked_sources: usize,
+    pub complete: bool,
+    pub findings: Counts,
+}
+
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Counts {
+    pub error: usize,
+    pub warning: usize,
+    pub note: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RecordReport {
+    pub id: String,
+    /// The input file, as shown to people (a non-UTF-8 name is shown lossily).
+    pub file: String,
+    pub sources: Vec<SourceReport>,
+    pub claims: Vec<ClaimReport>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceStatus {
+    Checked,
+    Unchecked,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Sha256Pair {
+    pub expected: Option<String>,
+    pub actual: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Upstream {
+    pub head: Option<String>,
+    pub changed: Option<bool>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SourceReport {
+    pub id: String,
+    pub url: Option<String>,
+    pub repository: Option<String>,
+    pub revision: Option<String>,
+    pub path: Option<String>,
+    pub status: SourceStatus,
+    /// Why an `unchecked` source could not be checked (added in v1).
+    pub reason: Option<String>,
+    pub sha256: Sha256Pair,
+    pub git_blob: Option<String>,
+    pub commit_time: Option<String>,
+    pub upstream: Option<Upstream>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ClaimStatus {
+    Verified,
+    Rounded,
+    Shifted,
+    Missing,
+    Unchecked,
+}
+
+impl ClaimStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClaimStatus::Verified => "verified",
+            ClaimStatus::Rounded => "rounded",
+            ClaimStatus::Shifted => "shifted",
+            ClaimStatus::Missing => "missing",
+            ClaimStatus::Unchecked => "unchecked",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ClaimReport {
+    pub label: String,
+    pub source: Option<String>,
+    pub lines: Option<[u32; 2]>,
+    /// The value as the record writes it (a JSON number with the same digits).
+    pub value: Option<Value>,
+    pub unit: Option<String>,
+    pub status: ClaimStatus,
+    pub found_line: Option<u32>,
+    pub line_text: Option<String>,
+}
+
+impl Report {
+    /// Builds a report, deriving the summary from its parts so the two never disagree.
+    pub fn new(
+        records: Vec<RecordReport>,
+        findings: Vec<FindingReport>,
+        generated_at: String,
+    ) -> Report {
+        let mut counts = Counts::default();
+        for f in &findings {
+            match f.severity {
+                Severity::Error => counts.error += 1,
+                Severity::Warning => counts.warning += 1,
+                Severity::Note => counts.note += 1,
+            }
+        }
+        let sources = records.iter().flat_map(|r| &r.sources);
+        let claims = records.iter().flat_map(|r| &r.claims);
+        let unchecked_sources = sources
+            .clone()
+            .filter(|s| s.status == SourceStatus::Unchecked)
+            .count();
+        let summary = Summary {
+            records: records.len(),
+            sources: sources.count(),
+            claims: claims.clone().count(),
+            verified_claims: claims
+                .filter(|c| matches!(c.status, ClaimStatus::Verified | ClaimStatus::Rounded))
+                .count(),
+            unchecked_sources,
+            complete: unchecked_sources == 0,
+            findings: counts,
+        };
+        Report {
+            schema: SCHEMA,
+            tool: Tool::default(),
+            generated_at,
+            summary,
+            records,
+            findings,
+        }
+    }
+
+    /// The findings about one record, in report order.
+    pub fn findings_of<'a>(
+        &'a self,
+        r: &'a RecordReport,
+    ) -> impl Iterator<Item = &'a FindingReport> + 'a {
+        self.findings.iter().filter(move |f| {
+            f.record == r.id && f.file.as_deref().is_none_or(|file| file == r.file)
+        })
+    }
+
+    /// Findings of inputs that yielded no record (an unreadable file).
+    pub fn orphan_findings(&self) -> impl Iterator<Item = &FindingReport> + '_ {
+        self.findings.iter().filter(|f| {
+            !self
+                .records
+                .iter()
+                .any(|r| r.id == f.record && f.file.as_deref().is_none_or(|file| file == r.file))
+        })
+    }
+
+    /// The most severe finding, if any.
+    pub fn worst(&self) -> Option<Severity> {
+        self.findings.iter().map(|f| f.severity).max()
+    }
+}
+
+/// Where a finding points, as v1 writes it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct LocationReport {
+    pub repository: Option<String>,
+    pub revision: Option<String>,
+    pub path: Option<String>,
+    pub line: Option<u32>,
+}
+
+/// One finding, as v1 writes it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FindingReport {
+    pub code: Code,
+    pub severity: Severity,
+    pub record: String,
+    /// The input file of the record (added in v1: record ids need not be unique).
+    pub file: Option<String>,
+    pub source: Option<String>,
+    pub claim: Option<String>,
+    pub message: String,
+    pub location: LocationReport,
+    pub evidence: Map<String, Value>,
+}
+
+impl From<&Location> for LocationReport {
+    fn from(l: &Location) -> LocationReport {
+        LocationReport {
+            repository: l.repository.clone(),
+            revision: l.revision.clone(),
+            path: l.path.clone(),
+            line: l.line,
+        }
+    }
+}
+
+impl From<&Finding> for FindingReport {
+    fn from(f: &Finding) -> FindingReport {
+        FindingReport {
+            code: f.code,
+            severity: f.severity,
+            record: f.record.clone(),
+            file: f.file.clone(),
+            source: f.source.clone(),
+            claim: f.claim.clone(),
+            message: f.message.clone(),
+            location: (&f.location).into(),
+            evidence: f.evidence.clone(),
+        }
+    }
+}
+
+impl From<result::ClaimStatus> for ClaimStatus {
+    fn from(s: result::ClaimStatus) -> ClaimStatus {
+        match s {
+            result::ClaimStatus::Verified => ClaimStatus::Verified,
+            result::ClaimStatus::Rounded => ClaimStatus::Rounded,
+            result::ClaimStatus::Shifted => ClaimStatus::Shifted,
+            result::ClaimStatus::Missing => ClaimStatus::Missing,
+            result::ClaimStatus::Unchecked => ClaimStatus::Unchecked,
+        }
+    }
+}
+
+/// The value as the record writes it: a JSON number with the same digits.
+fn claim_value(c: &Claim) -> Option<Value> {
+    c.value
+        .as_ref()
+        .and_then(|v| v.text().parse::<Number>().ok())
+        .map(Value::Number)
+}
+
+fn source_report(s: &Source, o: &SourceOutcome) -> SourceReport {
+    let (status, reason) = match &o.state {
+        SourceState::Checked | SourceState::Absent => (SourceStatus::Checked, None),
+        SourceState::Unchecked(why) => (SourceStatus::Unchecked, Some(why.to_string())),
+    };
+    SourceReport {
+        id: s.id.clone(),
+        url: s.url.clone(),
+        repository: s.repository.clone(),
+        revision: s.revision.as_ref().map(|r| r.to_string()),
+        path: s.path.clone(),
+        status,
+        reason,
+        sha256: Sha256Pair {
+            expected: s.sha256.as_ref().map(|h| h.text()),
+            actual: o.sha256.clone(),
+        },
+        git_blob: o.git_blob.clone(),
+        commit_time: match o.state {
+            SourceState::Unchecked(_) => s.commit_time.clone(),
+            _ => o.commit_time.clone(),
+        },
+        upstream: o.upstream.as_ref().map(|u| Upstream {
+            head: Some(u.head.clone()),
+            changed: Some(u.changed),
+        }),
+    }
+}
+
+fn claim_report(c: &Claim, v: &Verdict) -> ClaimReport {
+    ClaimReport {
+        label: c.label.clone(),
+        source: c.source.clone(),
+        lines: c.lines.map(|l| [l.first(), l.last()]),
+        value: claim_value(c),
+        unit: c.unit.clone(),
+        status: v.status.into(),
+        found_line: v.found_line,
+        line_text: v.line_text.clone(),
+    }
+}
+
+impl From<&AuditResult> for Report {
+    fn from(a: &AuditResult) -> Report {
+        let records = a
+            .records
+            .iter()
+            .map(|r| RecordReport {
+                id: r.record.id.clone(),
+                file: r.record.file.display().to_string(),
+                sources: r
+                    .record
+                    .sources
+                    .iter()
+                    .zip(&r.sources)
+                    .map(|(s, o)| source_report(s, o))
+                    .collect(),
+                claims: r
+                    .record
+                    .claims
+                    .iter()
+                    .zip(&r.claims)
+                    .map(|(c, v)| claim_report(c, v))
+                    .collect(),
+            })
+            .collect();
+        let findings = a.findings().map(FindingReport::from).collect();
+        let mut report = Report::new(records, findings, a.generated_at.clone());
+        report.summary.complete = a.complete();
+        report
+    }
+}

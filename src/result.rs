@@ -1,0 +1,205 @@
+//! What an audit established, in domain terms: per record, each source's outcome,
+//! each claim's verdict and the findings; plus what made the audit incomplete.
+//!
+//! This is the one result every output is built from. The frozen JSON report is a
+//! separate type ([`crate::report::v1`]) converted from it, so that changing
+//! anything here never changes what users parse (zizmor's `json/v1` lesson).
+
+use std::sync::Arc;
+
+use crate::fetch::FetchError;
+use crate::finding::{Finding, Severity};
+use crate::input::WalkError;
+use crate::provider::Unchecked;
+use crate::record::Record;
+
+/// A claim's verdict, as DESIGN.md names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClaimStatus {
+    /// A cited line carries the value.
+    Verified,
+    /// A cited line carries the value at another precision, or marked approximate.
+    Rounded,
+    /// Only another line carries it.
+    Shifted,
+    /// The document does not carry it.
+    Missing,
+    /// The document could not be read, or the claim names nothing to look for.
+    Unchecked,
+}
+
+impl ClaimStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClaimStatus::Verified => "verified",
+            ClaimStatus::Rounded => "rounded",
+            ClaimStatus::Shifted => "shifted",
+            ClaimStatus::Missing => "missing",
+            ClaimStatus::Unchecked => "unchecked",
+        }
+    }
+
+    /// Whether the value was confirmed on a cited line.
+    pub fn is_verified(self) -> bool {
+        matches!(self, ClaimStatus::Verified | ClaimStatus::Rounded)
+    }
+}
+
+/// What checking one claim against its document found.
+#[derive(Debug, Clone)]
+pub struct Verdict {
+    pub status: ClaimStatus,
+    /// The 1-based line carrying the value, cited or not.
+    pub found_line: Option<u32>,
+    pub line_text: Option<String>,
+    /// The match on `found_line` (used to follow the value to the head).
+    pub found: Option<crate::matcher::Match>,
+}
+
+impl Verdict {
+    /// The source was checked and holds no document to carry the value (missing
+    /// repository, commit or path): the finding is the source's.
+    pub fn absent() -> Verdict {
+        Verdict {
+            status: ClaimStatus::Missing,
+            ..Verdict::unchecked()
+        }
+    }
+
+    pub fn unchecked() -> Verdict {
+        Verdict {
+            status: ClaimStatus::Unchecked,
+            found_line: None,
+            line_text: None,
+            found: None,
+        }
+    }
+}
+
+/// Where a source stands after the audit.
+#[derive(Debug, Clone)]
+pub enum SourceState {
+    /// Its document was read and judged.
+    Checked,
+    /// Its repository, commit or path does not exist (a finding says which).
+    Absent,
+    /// It could not be judged; the audit is incomplete.
+    Unchecked(Unchecked),
+}
+
+/// The drift of a source's document at the head.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Upstream {
+    pub head: String,
+    pub changed: bool,
+}
+
+/// What the audit established about one source.
+#[derive(Debug, Clone)]
+pub struct SourceOutcome {
+    pub state: SourceState,
+    /// sha256 of the document at the revision, when it was read.
+    pub sha256: Option<String>,
+    pub git_blob: Option<String>,
+    /// The commit's committer time, RFC 3339.
+    pub commit_time: Option<String>,
+    pub upstream: Option<Upstream>,
+}
+
+impl SourceOutcome {
+    pub fn unchecked(why: Unchecked) -> SourceOutcome {
+        SourceOutcome {
+            state: SourceState::Unchecked(why),
+            sha256: None,
+            git_blob: None,
+            commit_time: None,
+            upstream: None,
+        }
+    }
+
+    /// The repository, commit or path does not exist; `commit_time` is the
+    /// committer time when the commit does.
+    pub fn absent(commit_time: Option<String>) -> SourceOutcome {
+        SourceOutcome {
+            state: SourceState::Absent,
+            sha256: None,
+            git_blob: None,
+            commit_time,
+            upstream: None,
+        }
+    }
+
+    pub fn is_unchecked(&self) -> bool {
+        matches!(self.state, SourceState::Unchecked(_))
+    }
+
+    pub fn is_absent(&self) -> bool {
+        matches!(self.state, SourceState::Absent)
+    }
+
+    /// Why the source could not be judged.
+    pub fn unchecked_reason(&self) -> Option<&Unchecked> {
+        match &self.state {
+            SourceState::Unchecked(why) => Some(why),
+            _ => None,
+        }
+    }
+}
+
+/// One record, audited. `sources` and `claims` run parallel to the record's own.
+#[derive(Debug)]
+pub struct RecordResult {
+    pub record: Record,
+    pub sources: Vec<SourceOutcome>,
+    pub claims: Vec<Verdict>,
+    pub findings: Vec<Finding>,
+}
+
+/// A remote that could not be synced.
+#[derive(Debug, Clone)]
+pub struct RemoteFailure {
+    pub remote: String,
+    pub error: Arc<FetchError>,
+}
+
+/// The whole audit.
+#[derive(Debug)]
+pub struct AuditResult {
+    pub records: Vec<RecordResult>,
+    /// Findings of inputs that yielded no record (an unreadable file).
+    pub orphan_findings: Vec<Finding>,
+    /// Paths that could not be walked.
+    pub walk_errors: Vec<WalkError>,
+    /// Whether some input could not be read as a record at all.
+    pub unreadable_input: bool,
+    /// Remotes that could not be synced (not counting missing repositories, which
+    /// are findings).
+    pub remote_failures: Vec<RemoteFailure>,
+    /// RFC 3339.
+    pub generated_at: String,
+}
+
+impl AuditResult {
+    /// Every finding, in report order: per record, then the unreadable inputs'.
+    pub fn findings(&self) -> impl Iterator<Item = &Finding> + '_ {
+        self.records
+            .iter()
+            .flat_map(|r| &r.findings)
+            .chain(&self.orphan_findings)
+    }
+
+    /// Whether every source was judged and every input read.
+    pub fn complete(&self) -> bool {
+        self.walk_errors.is_empty()
+            && !self.unreadable_input
+            && self
+                .records
+                .iter()
+                .all(|r| r.sources.iter().all(|s| !s.is_unchecked()))
+    }
+
+    /// The most severe finding, if any.
+    pub fn worst(&self) -> Option<Severity> {
+        self.findings().map(|f| f.severity).max()
+    }
+}
