@@ -6,6 +6,7 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 use crate::audit::{self, Options};
+use crate::exit::ExitStatus;
 use crate::cli::{AuditArgs, ExplainArgs, FetchArgs, ImportArgs, ShowArgs};
 use crate::finding::Code;
 use crate::report::{self, Format};
@@ -35,7 +36,7 @@ fn color_stdout() -> bool {
 }
 
 /// Parses `--rewrite` rules; a bad one is reported without its credentials.
-fn rewrites(f: &FetchArgs) -> Result<Vec<crate::fetch::Rewrite>, u8> {
+fn rewrites(f: &FetchArgs) -> Result<Vec<crate::fetch::Rewrite>, ExitStatus> {
     f.rewrite
         .iter()
         .map(|r| {
@@ -44,13 +45,13 @@ fn rewrites(f: &FetchArgs) -> Result<Vec<crate::fetch::Rewrite>, u8> {
                     &format!("invalid `--rewrite` rule: {e}"),
                     Some("write it as FROM=TO, e.g. https://github.com/=https://mirror.example/"),
                 );
-                2
+                ExitStatus::Incomplete
             })
         })
         .collect()
 }
 
-pub fn audit(args: AuditArgs) -> u8 {
+pub fn audit(args: AuditArgs) -> ExitStatus {
     let rewrites = match rewrites(&args.fetch) {
         Ok(r) => r,
         Err(code) => return code,
@@ -76,7 +77,7 @@ pub fn audit(args: AuditArgs) -> u8 {
             None => note(&format!("warning: {described}")),
         }
     }
-    let code = u8::from(audit::exit_status(&result, args.fail_on));
+    let code = audit::exit_status(&result, args.fail_on);
     let to_terminal = args.output.is_none() && color_stdout();
     let report = report::Report::from(&result);
     let text = report::render(
@@ -93,7 +94,7 @@ pub fn audit(args: AuditArgs) -> u8 {
                     &format!("cannot write the report to `{}`: {e}", path.display()),
                     None,
                 );
-                return 2;
+                return ExitStatus::Incomplete;
             }
         }
         None => {
@@ -110,8 +111,8 @@ fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
     std::fs::write(path, text)
 }
 
-pub fn import(args: ImportArgs) -> u8 {
-    let mut status = 0;
+pub fn import(args: ImportArgs) -> ExitStatus {
+    let mut status = ExitStatus::Clean;
     let mut written: std::collections::HashMap<String, std::path::PathBuf> = Default::default();
     for file in &args.records {
         let loaded = input::load(file);
@@ -119,7 +120,7 @@ pub fn import(args: ImportArgs) -> u8 {
             note(&format!("{}: {}", f.severity, f.message));
         }
         let Some(rec) = loaded.record else {
-            status = 2;
+            status = ExitStatus::Incomplete;
             continue;
         };
         if rec.sources.is_empty() && rec.claims.is_empty() {
@@ -130,7 +131,7 @@ pub fn import(args: ImportArgs) -> u8 {
                 ),
                 Some("a record document carries its figures in ```json blocks"),
             );
-            status = 2;
+            status = ExitStatus::Incomplete;
             continue;
         }
         let name = sanitize(&rec.id);
@@ -144,7 +145,7 @@ pub fn import(args: ImportArgs) -> u8 {
                 ),
                 Some("give each record a distinct id (`parent_record_id`)"),
             );
-            status = 2;
+            status = ExitStatus::Incomplete;
             continue;
         }
         written.insert(name.clone(), file.clone());
@@ -160,7 +161,7 @@ pub fn import(args: ImportArgs) -> u8 {
             )),
             Err(e) => {
                 error(&format!("cannot write `{}`: {e}", out.display()), None);
-                status = 2;
+                status = ExitStatus::Incomplete;
             }
         }
     }
@@ -187,11 +188,11 @@ fn sanitize(id: &str) -> String {
     }
 }
 
-pub fn explain(args: ExplainArgs) -> u8 {
+pub fn explain(args: ExplainArgs) -> ExitStatus {
     match args.code.parse::<Code>() {
         Ok(code) => {
             out(&explain::render(code));
-            0
+            ExitStatus::Clean
         }
         Err(()) => {
             let known: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
@@ -199,7 +200,7 @@ pub fn explain(args: ExplainArgs) -> u8 {
                 &format!("unknown finding code `{}`", args.code),
                 Some(&format!("known codes: {}", known.join(", "))),
             );
-            2
+            ExitStatus::Incomplete
         }
     }
 }
@@ -225,7 +226,7 @@ fn sync_plan(
     }
 }
 
-pub fn show(args: ShowArgs) -> u8 {
+pub fn show(args: ShowArgs) -> ExitStatus {
     let rewrites = match rewrites(&args.fetch) {
         Ok(r) => r,
         Err(code) => return code,
@@ -247,11 +248,11 @@ pub fn show(args: ShowArgs) -> u8 {
     match run() {
         Ok(text) => {
             out(&text);
-            0
+            ExitStatus::Clean
         }
         Err(e) => {
             error(&e.to_string(), e.hint().as_deref());
-            2
+            ExitStatus::Incomplete
         }
     }
 }

@@ -16,7 +16,6 @@ use crate::record::{pinfile, Record};
 /// One input file, read.
 #[derive(Debug)]
 pub struct Input {
-    pub file: PathBuf,
     /// `None` when nothing of the file could be read as a record.
     pub record: Option<Record>,
     pub findings: Vec<Finding>,
@@ -107,7 +106,6 @@ pub fn load(file: &Path) -> Input {
         Ok(b) => b,
         Err(e) => {
             return Input {
-                file: file.to_path_buf(),
                 record: None,
                 findings: vec![invalid(
                     &stem(file),
@@ -171,7 +169,6 @@ fn redact_urls(r: &mut crate::record::Record) -> bool {
 
 fn load_pinfile(file: &Path, bytes: &[u8]) -> Input {
     let fail = |line: Option<usize>, message: String| Input {
-        file: file.to_path_buf(),
         record: None,
         findings: vec![invalid(&stem(file), file, line, message)],
     };
@@ -217,7 +214,6 @@ fn load_pinfile(file: &Path, bytes: &[u8]) -> Input {
                 })
                 .collect();
             Input {
-                file: file.to_path_buf(),
                 record: Some(parsed.record),
                 findings,
             }
@@ -256,7 +252,6 @@ fn load_document(file: &Path, bytes: &[u8]) -> Input {
             format!("`{}` is empty", file.display()),
         ));
         return Input {
-            file: file.to_path_buf(),
             record: None,
             findings,
         };
@@ -268,7 +263,6 @@ fn load_document(file: &Path, bytes: &[u8]) -> Input {
     }
     findings.extend(imported.issues.iter().map(|i| issue_finding(&id, file, i)));
     Input {
-        file: file.to_path_buf(),
         record: Some(imported.record),
         findings,
     }

@@ -4,18 +4,19 @@
 //! [`check`] judges them, [`audit`] runs the pipeline, [`report`] renders.
 
 pub mod audit;
-pub mod check;
+pub(crate) mod check;
 pub mod cli;
 pub mod codes;
 pub mod commands;
-pub mod explain;
+pub mod exit;
+pub(crate) mod explain;
 pub mod fetch;
 pub mod finding;
-pub mod input;
+pub(crate) mod input;
 pub mod matcher;
 pub mod provider;
 pub mod record;
 pub mod report;
 pub mod result;
-pub mod show;
-pub mod sources;
+pub(crate) mod show;
+pub(crate) mod sources;

@@ -17,5 +17,5 @@ fn main() -> ExitCode {
         Command::Explain(args) => commands::explain(args),
     };
     let _ = std::io::stdout().flush();
-    ExitCode::from(code)
+    code.into()
 }

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::fetch::{GitCache, Rewrite, SyncOptions};
+pub use crate::exit::ExitStatus;
 use crate::finding::Severity;
 use crate::provider::git::GitProvider;
 use crate::provider::Provider;
@@ -59,23 +60,6 @@ pub enum FailOn {
     Warning,
     Note,
     Never,
-}
-
-/// What `audit` tells the shell (DESIGN.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExitStatus {
-    /// Every source checked, nothing at or above `--fail-on`.
-    Clean = 0,
-    /// At least one finding at or above `--fail-on`.
-    Findings = 1,
-    /// The audit is incomplete, or the command could not do its job.
-    Incomplete = 2,
-}
-
-impl From<ExitStatus> for u8 {
-    fn from(s: ExitStatus) -> u8 {
-        s as u8
-    }
 }
 
 impl FailOn {

@@ -66,10 +66,6 @@ impl SourceText {
         self.spans.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.spans.is_empty()
-    }
-
     /// Line `n`, 1-based.
     pub fn line(&self, n: u32) -> Option<&str> {
         let (a, b) = *self.spans.get((n as usize).checked_sub(1)?)?;
@@ -79,21 +75,6 @@ impl SourceText {
     /// All lines, in order.
     pub fn lines(&self) -> Vec<&str> {
         self.spans.iter().map(|&(a, b)| &self.text[a..b]).collect()
-    }
-
-    /// 1-based numbers of the lines whose text equals `line` (ignoring surrounding
-    /// white space), nearest to `near` first.
-    pub fn find_line(&self, line: &str, near: u32) -> Vec<u32> {
-        let wanted = line.trim();
-        let mut found: Vec<u32> = self
-            .lines()
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| l.trim() == wanted)
-            .map(|(i, _)| i as u32 + 1)
-            .collect();
-        found.sort_by_key(|&n| (n.abs_diff(near), n));
-        found
     }
 }
 
