@@ -6,8 +6,8 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 use crate::audit::{self, Options};
-use crate::exit::ExitStatus;
 use crate::cli::{AuditArgs, ExplainArgs, FetchArgs, ImportArgs, ShowArgs};
+use crate::exit::ExitStatus;
 use crate::finding::Code;
 use crate::report::{self, Format};
 use crate::{explain, input, record};
@@ -231,7 +231,7 @@ pub fn show(args: ShowArgs) -> ExitStatus {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let run = || -> Result<String, crate::show::ShowError> {
+    let run = || -> Result<(String, bool), crate::show::ShowError> {
         let resolved = crate::show::resolve(&args.target, args.fetch.allow_local)?;
         let cache = crate::fetch::GitCache::new(&args.fetch.cache);
         let repo = crate::show::open(
@@ -239,16 +239,21 @@ pub fn show(args: ShowArgs) -> ExitStatus {
             &resolved,
             &sync_plan(&args.fetch, rewrites.clone(), true),
         )?;
-        let mut out = crate::show::render(&repo, &resolved, args.context)?;
+        let (mut out, shown) = crate::show::render(&repo, &resolved, args.context)?;
         if args.history {
             out.push_str(&crate::show::history(&repo, &resolved)?);
         }
-        Ok(out)
+        Ok((out, shown))
     };
     match run() {
-        Ok(text) => {
+        Ok((text, shown)) => {
             out(&text);
-            ExitStatus::Clean
+            if shown {
+                ExitStatus::Clean
+            } else {
+                // The cited line is past the end of the document: nothing was shown.
+                ExitStatus::Incomplete
+            }
         }
         Err(e) => {
             error(&e.to_string(), e.hint().as_deref());

@@ -57,9 +57,8 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    /// The source was checked and holds no document to carry the value (missing
-    /// repository, commit or path): the finding is the source's.
-    pub fn absent() -> Verdict {
+    /// The document was read and does not carry the value.
+    pub fn missing() -> Verdict {
         Verdict {
             status: ClaimStatus::Missing,
             ..Verdict::unchecked()
@@ -82,9 +81,28 @@ pub enum SourceState {
     /// Its document was read and judged.
     Checked,
     /// Its repository, commit or path does not exist (a finding says which).
-    Absent,
+    Absent(Absence),
     /// It could not be judged; the audit is incomplete.
     Unchecked(Unchecked),
+}
+
+/// What of a source does not exist.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Absence {
+    Repository,
+    Commit,
+    Path,
+}
+
+impl Absence {
+    /// Why the source is absent, in words for a report.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Absence::Repository => "the repository does not exist",
+            Absence::Commit => "the commit is not in the repository",
+            Absence::Path => "the document does not exist at the commit",
+        }
+    }
 }
 
 /// The drift of a source's document at the head.
@@ -119,9 +137,9 @@ impl SourceOutcome {
 
     /// The repository, commit or path does not exist; `commit_time` is the
     /// committer time when the commit does.
-    pub fn absent(commit_time: Option<String>) -> SourceOutcome {
+    pub fn absent(what: Absence, commit_time: Option<String>) -> SourceOutcome {
         SourceOutcome {
-            state: SourceState::Absent,
+            state: SourceState::Absent(what),
             sha256: None,
             git_blob: None,
             commit_time,
@@ -134,7 +152,7 @@ impl SourceOutcome {
     }
 
     pub fn is_absent(&self) -> bool {
-        matches!(self.state, SourceState::Absent)
+        matches!(self.state, SourceState::Absent(_))
     }
 
     /// Why the source could not be judged.

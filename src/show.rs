@@ -171,8 +171,9 @@ fn last_line(doc: &SourceText) -> u32 {
     u32::try_from(doc.len()).unwrap_or(u32::MAX)
 }
 
-/// The cited lines with `context` lines around them, the value marked.
-pub fn render(repo: &CachedRepo, r: &Resolved, context: u32) -> Result<String, ShowError> {
+/// The cited lines with `context` lines around them, the value marked, and
+/// whether any cited line could be shown (a range wholly past the end cannot).
+pub fn render(repo: &CachedRepo, r: &Resolved, context: u32) -> Result<(String, bool), ShowError> {
     let t = &r.target;
     if !repo.has_commit(git_oid(t)) {
         return Err(target_err(
@@ -206,7 +207,7 @@ pub fn render(repo: &CachedRepo, r: &Resolved, context: u32) -> Result<String, S
             doc.len(),
             r.lines
         );
-        return Ok(out);
+        return Ok((out, false));
     }
     // `--context` is any u32: saturate, then clamp to the document.
     let from = r.lines.first().saturating_sub(context).max(1);
@@ -248,7 +249,7 @@ pub fn render(repo: &CachedRepo, r: &Resolved, context: u32) -> Result<String, S
             );
         }
     }
-    Ok(out)
+    Ok((out, true))
 }
 
 /// How the cited lines changed from the pin to the head, commit by commit.

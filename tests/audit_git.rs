@@ -236,9 +236,9 @@ fn deleted_path_is_path_missing() {
     assert_eq!(f["evidence"]["commit"], c.to_string());
     assert_eq!(f["location"]["path"], "docs/results.md");
     let s = run.source("deleted", "results");
-    assert_eq!(s["status"], "checked", "{s:#}");
+    assert_eq!(s["status"], "absent", "{s:#}");
     assert_eq!(s["sha256"]["actual"], Value::Null);
-    assert_eq!(run.claim("deleted", "decode")["status"], "missing");
+    assert_eq!(run.claim("deleted", "decode")["status"], "unchecked");
 }
 
 // --- revision-unreachable / revision-missing ----------------------------------------
@@ -300,8 +300,8 @@ fn force_pushed_commit_is_missing_from_a_stock_daemon() {
         .unwrap_or_else(|| panic!("the by-id refusal is evidence: {f:#}"));
     // libgit2 does not even ask: the daemon advertises no want-by-id.
     assert!(by_id.contains("cannot fetch a specific object"), "{by_id}");
-    assert_eq!(run.source("erased", "readme")["status"], "checked");
-    assert_eq!(run.claim("erased", "decode")["status"], "missing");
+    assert_eq!(run.source("erased", "readme")["status"], "absent");
+    assert_eq!(run.claim("erased", "decode")["status"], "unchecked");
 }
 
 #[test]
@@ -458,9 +458,9 @@ fn ghost_commit_is_revision_missing() {
         );
         assert_eq!(f["location"]["revision"], ghost.to_string());
         let s = run.source("ghost", "readme");
-        assert_eq!(s["status"], "checked", "{wants:?}");
+        assert_eq!(s["status"], "absent", "{wants:?}");
         assert_eq!(s["sha256"]["actual"], Value::Null);
-        assert_eq!(run.claim("ghost", "decode")["status"], "missing");
+        assert_eq!(run.claim("ghost", "decode")["status"], "unchecked");
     }
 }
 
@@ -493,10 +493,10 @@ fn missing_repository_is_repository_missing() {
             .is_some_and(|u| u.ends_with("acme/nope.git")),
         "{f:#}"
     );
-    // The remote answered: the source is checked, its figures can't be.
+    // The remote answered: the source is absent (issue 8), its figures unchecked.
     let s = run.source("nope", "readme");
-    assert_eq!(s["status"], "checked", "{s:#}");
-    assert_eq!(run.claim("nope", "decode")["status"], "missing");
+    assert_eq!(s["status"], "absent", "{s:#}");
+    assert_eq!(run.claim("nope", "decode")["status"], "unchecked");
     assert_eq!(run.summary()["complete"], true);
     // No empty mirror is left to pass for a cached remote.
     assert!(!ws.mirror("acme/nope").exists());

@@ -111,7 +111,8 @@ fn history_of_a_range_wholly_past_the_end_says_so_once() {
     let work = Workdir::new();
     let url = format!("{}#L9-L100000000", blob_url(REPO, pinned, "notes.md"));
     let r = show(&work, &forge, &[&url, "--history"]);
-    assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
+    // Nothing cited could be shown: exit 2 (issue 8).
+    assert_eq!(r.code(), 2, "stderr:\n{}", r.stderr);
     assert_eq!(
         lines(&r.stdout)[1],
         "the document has 5 line(s); L9-L100000000 is past its end",

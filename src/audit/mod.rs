@@ -8,8 +8,8 @@ mod stages;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::fetch::{GitCache, Rewrite, SyncOptions};
 pub use crate::exit::ExitStatus;
+use crate::fetch::{GitCache, Rewrite, SyncOptions};
 use crate::finding::Severity;
 use crate::provider::git::GitProvider;
 use crate::provider::Provider;

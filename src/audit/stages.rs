@@ -9,7 +9,7 @@ use crate::input::{self, WalkError};
 use crate::provider::{DocRef, Provider, Unchecked};
 use crate::record::{Claim, Record};
 use crate::result::{
-    AuditResult, RecordResult, RemoteFailure, SourceOutcome, SourceState, Verdict,
+    Absence, AuditResult, RecordResult, RemoteFailure, SourceOutcome, SourceState, Verdict,
 };
 use crate::sources::{self, Skip};
 
@@ -173,10 +173,10 @@ fn check_record(p: Planned, provider: &dyn Provider, opts: &Options) -> RecordRe
             }
         };
         let commit_time = match revision::check(&r, s, d, &facts, &mut reported, &mut findings) {
-            Established::Absent => {
-                // The repository or commit is not there, so neither is any cited value.
-                cited.iter().for_each(|&i| verdicts[i] = Verdict::absent());
-                outcomes.push(SourceOutcome::absent(s.commit_time.clone()));
+            Established::Absent(what) => {
+                // No document to read: the cited values stay unchecked, the finding is
+                // the source's.
+                outcomes.push(SourceOutcome::absent(what, s.commit_time.clone()));
                 continue;
             }
             Established::Present { commit_time } => commit_time,
@@ -201,9 +201,8 @@ fn check_record(p: Planned, provider: &dyn Provider, opts: &Options) -> RecordRe
         );
         let commit_time = commit_time.or_else(|| s.commit_time.clone());
         let Some(snapshot) = snapshot else {
-            // No document at the commit: the cited values are not there.
-            cited.iter().for_each(|&i| verdicts[i] = Verdict::absent());
-            outcomes.push(SourceOutcome::absent(commit_time));
+            // No document at the commit: nothing to read the cited values from.
+            outcomes.push(SourceOutcome::absent(Absence::Path, commit_time));
             continue;
         };
         let text = SourceText::new(&snapshot.bytes);

@@ -78,7 +78,7 @@ pub fn check(
         // The value may still be in the document: say where, as for a shifted one.
         return match nearest {
             Some((i, m)) => found_at(i, m, ClaimStatus::Shifted),
-            None => Verdict::absent(),
+            None => Verdict::missing(),
         };
     }
     let cited = all[first - 1..last].iter().copied();

@@ -7,6 +7,7 @@ use std::collections::HashSet;
 use crate::finding::{Code, Finding};
 use crate::provider::{DocRef, FoundBy, RevisionFacts};
 use crate::record::{Record, Source};
+use crate::result::Absence;
 
 use super::location::source_location;
 
@@ -19,7 +20,7 @@ pub type Reported = HashSet<(String, Option<String>, Code)>;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Established {
     /// The repository or the commit does not exist.
-    Absent,
+    Absent(Absence),
     /// The commit is there; its committer time, RFC 3339.
     Present { commit_time: Option<String> },
 }
@@ -54,7 +55,7 @@ pub fn check(
                         .with("remote_said", remote_said.as_str()),
                 );
             }
-            Established::Absent
+            Established::Absent(Absence::Repository)
         }
         RevisionFacts::CommitMissing { by_id_error } => {
             if first(Code::RevisionMissing, Some(&commit)) {
@@ -73,7 +74,7 @@ pub fn check(
                         .with("fetch_by_id_error", by_id_error.clone()),
                 );
             }
-            Established::Absent
+            Established::Absent(Absence::Commit)
         }
         RevisionFacts::Present {
             reachable,

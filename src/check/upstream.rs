@@ -389,15 +389,19 @@ pub fn check(
             })
         })
         .collect();
+    let branch = match &head.branch {
+        Some(b) => format!("branch `{b}`"),
+        None => "the default branch".to_string(),
+    };
     let message = if head_text.is_none() {
         format!(
-            "`{}` no longer exists at the head `{}` of the default branch",
+            "`{}` no longer exists at the head `{}` of {branch}",
             t.path,
             crate::record::short_rev(&head_id)
         )
     } else {
         format!(
-            "`{}` has changed at the head `{}` of the default branch",
+            "`{}` has changed at the head `{}` of {branch}",
             t.path,
             crate::record::short_rev(&head_id)
         )
@@ -407,6 +411,7 @@ pub fn check(
             .source(&s.id)
             .at(location(None))
             .with("head", head_id.as_str())
+            .with("branch", head.branch.clone())
             .with("removed", head_text.is_none())
             .with("cited_lines", cited_lines),
     );

@@ -120,6 +120,40 @@ impl CachedRepo {
         Ok(false)
     }
 
+    /// Every commit some `refs/heads/*` or `refs/tags/*` reaches: one walk, so a
+    /// repository cited by many sources is walked once, not once per source.
+    pub fn reachable_set(&self) -> Result<std::collections::HashSet<Oid>, FetchError> {
+        let mut walk = self.repo.revwalk().map_err(|e| self.err(&e))?;
+        walk.push_glob("refs/heads/*").map_err(|e| self.err(&e))?;
+        walk.push_glob("refs/tags/*").map_err(|e| self.err(&e))?;
+        walk.map(|seen| seen.map_err(|e| self.err(&e))).collect()
+    }
+
+    /// The branches (`refs/heads/*`) whose history contains `oid`, with their
+    /// heads and committer times, newest first.
+    pub fn branches_containing(&self, oid: Oid) -> Vec<(String, Oid, i64)> {
+        let Ok(refs) = self.repo.references_glob("refs/heads/*") else {
+            return Vec::new();
+        };
+        let mut out: Vec<(String, Oid, i64)> = refs
+            .flatten()
+            .filter_map(|r| {
+                let name = String::from_utf8_lossy(r.name_bytes()).into_owned();
+                let tip = r.peel_to_commit().ok()?;
+                let contains =
+                    tip.id() == oid || self.repo.graph_descendant_of(tip.id(), oid).ok()?;
+                contains.then(|| (name, tip.id(), tip.committer().when().seconds()))
+            })
+            .collect();
+        out.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+        out
+    }
+
+    /// Whether `tip`'s history contains `oid`.
+    pub fn contains(&self, tip: Oid, oid: Oid) -> bool {
+        tip == oid || self.repo.graph_descendant_of(tip, oid).unwrap_or(false)
+    }
+
     /// The blob at `path` in commit `commit`; `None` when the path does not
     /// exist there or is not a file (a directory, a submodule).
     ///

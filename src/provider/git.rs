@@ -1,6 +1,7 @@
 //! The git cache as a [`Provider`]: one bare mirror per remote, synced once per run.
 
-use std::collections::HashMap;
+use std::cell::OnceCell;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use git2::Oid;
@@ -15,6 +16,8 @@ use crate::sources::{self, SyncPlan};
 struct Remote {
     sync: SyncReport,
     repo: CachedRepo,
+    /// Every commit a branch or tag reaches, walked once on first use.
+    reachable: OnceCell<Result<HashSet<Oid>, Arc<FetchError>>>,
 }
 
 pub struct GitProvider {
@@ -79,7 +82,11 @@ impl Provider for GitProvider {
         for (remote, result) in synced {
             let opened = result.and_then(|sync| {
                 let repo = self.cache.open(&remote)?;
-                Ok(Remote { sync, repo })
+                Ok(Remote {
+                    sync,
+                    repo,
+                    reachable: OnceCell::new(),
+                })
             });
             self.remotes.insert(remote, opened.map_err(Arc::new));
         }
@@ -124,9 +131,14 @@ impl Provider for GitProvider {
             });
         }
         let reachable = remote
-            .repo
-            .reachable_from_branches_or_tags(oid)
-            .map_err(|e| tool(r, e))?;
+            .reachable
+            .get_or_init(|| remote.repo.reachable_set().map_err(Arc::new))
+            .as_ref()
+            .map_err(|e| Unchecked::Tool {
+                remote: r.remote.clone(),
+                error: e.clone(),
+            })?
+            .contains(&oid);
         Ok(RevisionFacts::Present {
             reachable,
             found_by: wanted.and_then(|w| w.found).unwrap_or(FoundBy::Cache),
@@ -182,23 +194,36 @@ impl Provider for GitProvider {
     fn head(&self, r: &DocRef) -> Option<Head> {
         let (remote, oid) = self.at(r).ok()?;
         let repo = &remote.repo;
-        let head = repo.head()?;
+        // The default branch when it contains the pin; else the newest branch that
+        // does (a figure pinned on a side branch is not "gone" from main, where it
+        // never was); a commit no branch contains any more (force-pushed away) is
+        // compared with the default branch, where its document may live on.
+        let default = repo.head()?;
+        let (head, branch) = if repo.contains(default, oid) {
+            (default, None)
+        } else {
+            match repo.branches_containing(oid).into_iter().next() {
+                Some((name, tip, _)) => (
+                    tip,
+                    Some(name.trim_start_matches("refs/heads/").to_string()),
+                ),
+                None => (default, None),
+            }
+        };
         let commit = head.to_string();
+        let unchanged = |document| Head {
+            commit: commit.clone(),
+            branch: branch.clone(),
+            unchanged: true,
+            document,
+        };
         if head == oid {
-            return Some(Head {
-                commit,
-                unchanged: true,
-                document: None,
-            });
+            return Some(unchanged(None));
         }
         let pinned_blob = repo.blob_id_at(oid, &r.path).ok().flatten();
         let head_blob = repo.blob_id_at(head, &r.path).ok()?;
         if head_blob.is_some() && head_blob == pinned_blob {
-            return Some(Head {
-                commit,
-                unchanged: true,
-                document: None,
-            });
+            return Some(unchanged(None));
         }
         let document = head_blob.and_then(|b| {
             let bytes = repo.blob(b)?;
@@ -210,6 +235,7 @@ impl Provider for GitProvider {
         });
         Some(Head {
             commit,
+            branch,
             unchanged: false,
             document,
         })

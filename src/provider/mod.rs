@@ -77,10 +77,13 @@ pub struct OtherVersion {
     pub variant: Option<&'static str>,
 }
 
-/// The cited document at the head of the branch it is compared with.
+/// The cited document at the head of the branch it is compared with: the default
+/// branch when that contains the pinned commit, else a branch that does.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Head {
     pub commit: String,
+    /// The branch compared with, when it is not the default branch.
+    pub branch: Option<String>,
     /// Whether the head holds the very same document (same commit or same blob).
     pub unchanged: bool,
     /// The document at the head; `None` when the path is gone there.

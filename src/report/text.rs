@@ -40,6 +40,7 @@ fn short(rev: Option<&str>) -> &str {
 fn source_line(s: &SourceReport, p: &Paint) -> String {
     let status = match s.status {
         SourceStatus::Checked => p.wrap("32", "checked  "),
+        SourceStatus::Absent => p.wrap("31", "absent   "),
         SourceStatus::Unchecked => p.wrap("33", "unchecked"),
     };
     let mut line = format!(

@@ -68,6 +68,8 @@ pub struct RecordReport {
 #[serde(rename_all = "lowercase")]
 pub enum SourceStatus {
     Checked,
+    /// Its repository, commit or path does not exist (added in v1).
+    Absent,
     Unchecked,
 }
 
@@ -275,7 +277,8 @@ fn claim_value(c: &Claim) -> Option<Value> {
 
 fn source_report(s: &Source, o: &SourceOutcome) -> SourceReport {
     let (status, reason) = match &o.state {
-        SourceState::Checked | SourceState::Absent => (SourceStatus::Checked, None),
+        SourceState::Checked => (SourceStatus::Checked, None),
+        SourceState::Absent(what) => (SourceStatus::Absent, Some(what.reason().to_string())),
         SourceState::Unchecked(why) => (SourceStatus::Unchecked, Some(why.to_string())),
     };
     SourceReport {
