@@ -77,6 +77,12 @@ pub fn audit(args: AuditArgs) -> ExitStatus {
             None => note(&format!("warning: {described}")),
         }
     }
+    for f in &result.stale_remotes {
+        note(&format!(
+            "warning: {}; judged what the cache holds instead (reachability and upstream as of the last sync)\n  hint: to audit without the forge, point --rewrite at a mirror, or use --offline",
+            crate::fetch::describe(&f.error, &f.remote)
+        ));
+    }
     let code = audit::exit_status(&result, args.fail_on);
     let to_terminal = args.output.is_none() && color_stdout();
     let report = report::Report::from(&result);

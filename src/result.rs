@@ -122,6 +122,10 @@ pub struct SourceOutcome {
     /// The commit's committer time, RFC 3339.
     pub commit_time: Option<String>,
     pub upstream: Option<Upstream>,
+    /// Set when the remote could not be reached and the cache stood in: when the
+    /// cache was last in step with it (RFC 3339). Reachability and upstream
+    /// judgments are then as of that time.
+    pub stale_since: Option<String>,
 }
 
 impl SourceOutcome {
@@ -132,6 +136,7 @@ impl SourceOutcome {
             git_blob: None,
             commit_time: None,
             upstream: None,
+            stale_since: None,
         }
     }
 
@@ -144,6 +149,7 @@ impl SourceOutcome {
             git_blob: None,
             commit_time,
             upstream: None,
+            stale_since: None,
         }
     }
 
@@ -193,6 +199,8 @@ pub struct AuditResult {
     /// Remotes that could not be synced (not counting missing repositories, which
     /// are findings).
     pub remote_failures: Vec<RemoteFailure>,
+    /// Remotes that could not be reached, whose cached copy was judged instead.
+    pub stale_remotes: Vec<RemoteFailure>,
     /// RFC 3339.
     pub generated_at: String,
 }

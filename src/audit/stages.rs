@@ -176,7 +176,10 @@ fn check_record(p: Planned, provider: &dyn Provider, opts: &Options) -> RecordRe
             Established::Absent(what) => {
                 // No document to read: the cited values stay unchecked, the finding is
                 // the source's.
-                outcomes.push(SourceOutcome::absent(what, s.commit_time.clone()));
+                outcomes.push(SourceOutcome {
+                    stale_since: provider.stale_since(d),
+                    ..SourceOutcome::absent(what, s.commit_time.clone())
+                });
                 continue;
             }
             Established::Present { commit_time } => commit_time,
@@ -202,7 +205,10 @@ fn check_record(p: Planned, provider: &dyn Provider, opts: &Options) -> RecordRe
         let commit_time = commit_time.or_else(|| s.commit_time.clone());
         let Some(snapshot) = snapshot else {
             // No document at the commit: nothing to read the cited values from.
-            outcomes.push(SourceOutcome::absent(Absence::Path, commit_time));
+            outcomes.push(SourceOutcome {
+                stale_since: provider.stale_since(d),
+                ..SourceOutcome::absent(Absence::Path, commit_time)
+            });
             continue;
         };
         let text = SourceText::new(&snapshot.bytes);
@@ -233,6 +239,7 @@ fn check_record(p: Planned, provider: &dyn Provider, opts: &Options) -> RecordRe
             git_blob: snapshot.git_blob,
             commit_time,
             upstream,
+            stale_since: provider.stale_since(d),
         });
     }
     let shown = r.file.display().to_string();
@@ -261,6 +268,11 @@ pub fn finish(rest: Rest, records: Vec<RecordResult>, provider: &dyn Provider) -
         walk_errors: rest.walk_errors,
         unreadable_input: rest.unreadable_input,
         remote_failures,
+        stale_remotes: provider
+            .stale()
+            .into_iter()
+            .map(|(remote, error)| RemoteFailure { remote, error })
+            .collect(),
         generated_at: super::timestamp(),
     }
 }

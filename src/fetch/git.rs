@@ -206,7 +206,7 @@ impl GitCache {
         apply_timeouts(opts);
         let _lock = lock_beside(&path)?;
         let (repo, scratch) = open_or_init(&path, remote)?;
-        let result = Session::new(&repo, fetch_url).run(wanted, opts);
+        let result = run_with_retries(&repo, fetch_url, wanted, opts);
         drop(repo);
         let mut report = match (result, scratch) {
             (Ok(report), None) => report,
@@ -224,10 +224,79 @@ impl GitCache {
             }
         };
         let cached = CachedRepo::new(open_mirror(&path)?, path.clone());
+        mark_synced(&path);
         report.path = path;
         report.head = cached.head();
         report.default_branch = cached.default_branch();
         Ok(report)
+    }
+}
+
+/// How many times a sync that failed on the network is tried again, and the
+/// first wait between tries (doubled each time): a blip on a nightly run must not
+/// cost the run, and a dead host must not hold it for long.
+const NETWORK_RETRIES: u32 = 2;
+const RETRY_BACKOFF: Duration = Duration::from_millis(250);
+
+/// One sync session, tried again on a transient network failure (a refused or
+/// reset connection). A timeout is not tried again: it has already waited the
+/// whole `--timeout`.
+fn run_with_retries(
+    repo: &Repository,
+    fetch_url: &str,
+    wanted: &[Oid],
+    opts: &SyncOptions,
+) -> Result<SyncReport, FetchError> {
+    let mut wait = RETRY_BACKOFF;
+    let mut tries = 0;
+    loop {
+        match Session::new(repo, fetch_url).run(wanted, opts) {
+            Err(FetchError::Network { reason, .. })
+                if tries < NETWORK_RETRIES && !reason.contains("timed out") =>
+            {
+                tries += 1;
+                std::thread::sleep(wait);
+                wait *= 2;
+            }
+            other => return other,
+        }
+    }
+}
+
+/// The file in a mirror that records when it last synced with its remote.
+const SYNCED_AT: &str = "pinaudit-synced-at";
+
+/// Records that the mirror at `path` is in step with its remote now (best
+/// effort: written beside, then renamed, so a reader never sees half of it).
+fn mark_synced(path: &Path) {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let tmp = path.join(format!("{SYNCED_AT}.{}", std::process::id()));
+    if fs::write(&tmp, format!("{now}\n")).is_ok() {
+        let _ = fs::rename(&tmp, path.join(SYNCED_AT));
+    }
+}
+
+impl GitCache {
+    /// When the mirror of `remote` last synced with its remote (seconds since the
+    /// epoch): its own record, else when git last fetched into it.
+    pub fn last_synced(&self, remote: &str) -> Option<i64> {
+        let path = self.repo_path(remote);
+        if let Some(t) = fs::read_to_string(path.join(SYNCED_AT))
+            .ok()
+            .and_then(|s| s.trim().parse::<i64>().ok())
+        {
+            return Some(t);
+        }
+        let modified = ["FETCH_HEAD", "packed-refs", "HEAD"]
+            .iter()
+            .find_map(|f| fs::metadata(path.join(f)).and_then(|m| m.modified()).ok())?;
+        let secs = modified
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?
+            .as_secs();
+        i64::try_from(secs).ok()
     }
 }
 

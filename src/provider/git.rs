@@ -18,6 +18,9 @@ struct Remote {
     repo: CachedRepo,
     /// Every commit a branch or tag reaches, walked once on first use.
     reachable: OnceCell<Result<HashSet<Oid>, Arc<FetchError>>>,
+    /// Set when the remote could not be reached and the cache stood in for it:
+    /// when the mirror last synced, RFC 3339.
+    stale_since: Option<String>,
 }
 
 pub struct GitProvider {
@@ -25,6 +28,8 @@ pub struct GitProvider {
     plan: SyncPlan,
     hashes: BlobHashCache,
     remotes: HashMap<String, Result<Remote, Arc<FetchError>>>,
+    /// Remotes that could not be reached but that the cache stood in for.
+    stale: Vec<(String, Arc<FetchError>)>,
 }
 
 impl GitProvider {
@@ -35,7 +40,35 @@ impl GitProvider {
             plan,
             hashes,
             remotes: HashMap::new(),
+            stale: Vec::new(),
         }
+    }
+
+    /// The mirror of `remote` read offline, for a remote the network failed on;
+    /// `None` when the cache has no mirror of it.
+    fn from_cache(&self, remote: &str, refs: &[&DocRef]) -> Option<Remote> {
+        let wanted: Vec<Oid> = refs
+            .iter()
+            .filter(|r| r.remote == remote)
+            .filter_map(|r| Oid::from_str(r.commit.as_str()).ok())
+            .collect();
+        let offline = crate::fetch::SyncOptions {
+            offline: true,
+            ..self.plan.sync.clone()
+        };
+        let sync = self.cache.sync(remote, "", &wanted, &offline).ok()?;
+        let repo = self.cache.open(remote).ok()?;
+        let since = self
+            .cache
+            .last_synced(remote)
+            .and_then(|t| crate::check::revision::rfc3339(t, 0));
+        Some(Remote {
+            sync,
+            repo,
+            reachable: OnceCell::new(),
+            // Unknown age still means stale.
+            stale_since: Some(since.unwrap_or_else(|| "unknown".to_string())),
+        })
     }
 
     fn remote(&self, r: &DocRef) -> Result<&Remote, Unchecked> {
@@ -80,14 +113,27 @@ impl Provider for GitProvider {
     fn prefetch(&mut self, refs: &[&DocRef]) {
         let synced = sources::sync_all(&self.cache, refs, &self.plan);
         for (remote, result) in synced {
-            let opened = result.and_then(|sync| {
-                let repo = self.cache.open(&remote)?;
-                Ok(Remote {
+            let opened = match result {
+                Ok(sync) => self.cache.open(&remote).map(|repo| Remote {
                     sync,
                     repo,
                     reachable: OnceCell::new(),
-                })
-            });
+                    stale_since: None,
+                }),
+                // The network failed: what the cache already holds is judged as
+                // `--offline` would, marked stale; the failure is still told.
+                Err(e @ FetchError::Network { .. }) => {
+                    let error = Arc::new(e);
+                    if let Some(stale) = self.from_cache(&remote, refs) {
+                        self.stale.push((remote.clone(), error));
+                        self.remotes.insert(remote, Ok(stale));
+                    } else {
+                        self.remotes.insert(remote, Err(error));
+                    }
+                    continue;
+                }
+                Err(e) => Err(e),
+            };
             self.remotes.insert(remote, opened.map_err(Arc::new));
         }
     }
@@ -100,6 +146,16 @@ impl Provider for GitProvider {
             .collect();
         out.sort_by(|a, b| a.0.cmp(&b.0));
         out
+    }
+
+    fn stale(&self) -> Vec<(String, Arc<FetchError>)> {
+        let mut out = self.stale.clone();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
+    }
+
+    fn stale_since(&self, r: &DocRef) -> Option<String> {
+        self.remote(r).ok()?.stale_since.clone()
     }
 
     fn revision(&self, r: &DocRef) -> Result<RevisionFacts, Unchecked> {

@@ -130,6 +130,13 @@ pub trait Provider {
     /// Remotes that could not be synced, with the reason, in a stable order.
     fn failures(&self) -> Vec<(String, Arc<FetchError>)>;
 
+    /// Remotes that could not be reached but whose cached copy stood in for them.
+    fn stale(&self) -> Vec<(String, Arc<FetchError>)>;
+
+    /// When the cached copy standing in for `r`'s unreachable remote was last in
+    /// step with it (RFC 3339); `None` when the remote answered this run.
+    fn stale_since(&self, r: &DocRef) -> Option<String>;
+
     /// The facts of the pinned revision.
     fn revision(&self, r: &DocRef) -> Result<RevisionFacts, Unchecked>;
 

@@ -52,6 +52,9 @@ fn source_line(s: &SourceReport, p: &Paint) -> String {
     if let Some(r) = &s.reason {
         let _ = write!(line, "  ({r})");
     }
+    if let Some(t) = &s.stale_since {
+        let _ = write!(line, "  (remote unreachable: judged from the cache as of {t})");
+    }
     line
 }
 

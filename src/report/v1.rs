@@ -44,6 +44,9 @@ pub struct Summary {
     pub claims: usize,
     pub verified_claims: usize,
     pub unchecked_sources: usize,
+    /// Sources judged from the cache because their remote could not be reached
+    /// (added in v1).
+    pub stale_sources: usize,
     pub complete: bool,
     pub findings: Counts,
 }
@@ -99,6 +102,9 @@ pub struct SourceReport {
     pub git_blob: Option<String>,
     pub commit_time: Option<String>,
     pub upstream: Option<Upstream>,
+    /// Set when the remote could not be reached and the cache was judged instead:
+    /// when the cache was last in step with the remote (added in v1).
+    pub stale_since: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -165,6 +171,11 @@ impl Report {
                 .filter(|c| matches!(c.status, ClaimStatus::Verified | ClaimStatus::Rounded))
                 .count(),
             unchecked_sources,
+            stale_sources: records
+                .iter()
+                .flat_map(|r| &r.sources)
+                .filter(|s| s.stale_since.is_some())
+                .count(),
             complete: unchecked_sources == 0,
             findings: counts,
         };
@@ -302,6 +313,7 @@ fn source_report(s: &Source, o: &SourceOutcome) -> SourceReport {
             head: Some(u.head.clone()),
             changed: Some(u.changed),
         }),
+        stale_since: o.stale_since.clone(),
     }
 }
 
