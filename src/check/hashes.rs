@@ -25,6 +25,19 @@ pub fn check(record: &Record, out: &mut Vec<Finding>) {
         }
     }
     for a in &record.artifacts {
+        if let Some(rev) = &a.revision {
+            if let Some(why) = malformed_revision(rev) {
+                out.push(
+                    Finding::new(
+                        Code::InvalidRecord,
+                        &record.id,
+                        format!("revision `{rev}` of `{}` {why}", a.label),
+                    )
+                    .with("recorded", rev.as_str())
+                    .with("artifact", a.label.as_str()),
+                );
+            }
+        }
         if let Some(Recorded::Malformed(text)) = &a.sha256 {
             out.push(malformed(&record.id, text).with("artifact", a.label.as_str()));
         }
@@ -45,6 +58,24 @@ pub fn check(record: &Record, out: &mut Vec<Finding>) {
             }
         }
     }
+}
+
+/// Why a recorded revision cannot name anything: white space or control
+/// characters, or a hex id too long to be a commit and not a sha256 one. A branch
+/// name or a short id is well-formed (just not pinned).
+fn malformed_revision(rev: &str) -> Option<String> {
+    let t = rev.trim();
+    if t.is_empty() || t.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Some("is not a revision: it holds white space".to_string());
+    }
+    let hex = t.bytes().all(|b| b.is_ascii_hexdigit());
+    if hex && t.len() > 40 && t.len() != 64 {
+        return Some(format!(
+            "has {} hex digits: a commit id has 40 (or 64)",
+            t.len()
+        ));
+    }
+    None
 }
 
 fn malformed(record: &str, text: &str) -> Finding {

@@ -567,38 +567,50 @@ impl<'v> Walk<'v> {
     }
 }
 
-/// Weights and runtimes named in conditions, one artifact per distinct pin.
+/// Weights and runtimes named in conditions, one artifact per distinct pin. A pin
+/// recorded with no name beside it (a `weight_hash` in top-level conditions) still
+/// makes an artifact, labelled by where it stands, so that every recorded hash and
+/// revision is judged.
 fn artifacts(conditions: &[(usize, String, &Map<String, Value>)], r: &mut Reader) -> Vec<Artifact> {
     let mut out: Vec<Artifact> = Vec::new();
+    let mut push = |a: Artifact| {
+        if !out.contains(&a) {
+            out.push(a);
+        }
+    };
     for (_, ptr, c) in conditions {
-        let weights_label = r
+        let revision = r.text(c, "model_revision", ptr);
+        let sha256 = r
+            .string(c, "weight_hash", ptr)
+            .map(|h| Recorded::parse_sha256(&h));
+        let label = r
             .text(c, "model_artifact", ptr)
-            .or_else(|| r.text(c, "model", ptr));
-        if let Some(label) = weights_label {
-            let a = Artifact {
+            .or_else(|| r.text(c, "model", ptr))
+            .or_else(|| {
+                (revision.is_some() || sha256.is_some()).then(|| format!("weights at `{ptr}`"))
+            });
+        if let Some(label) = label {
+            push(Artifact {
                 kind: ArtifactKind::Weights,
                 label,
-                revision: r.text(c, "model_revision", ptr),
-                sha256: r
-                    .string(c, "weight_hash", ptr)
-                    .map(|h| Recorded::parse_sha256(&h)),
+                revision,
+                sha256,
                 digest: None,
-            };
-            if !out.contains(&a) {
-                out.push(a);
-            }
+            });
         }
-        if let Some(label) = r.text(c, "engine", ptr) {
-            let a = Artifact {
+        let revision = r.text(c, "runtime_execution_revision", ptr);
+        let digest = r.string(c, "executed_image_digest", ptr);
+        let label = r.text(c, "engine", ptr).or_else(|| {
+            (revision.is_some() || digest.is_some()).then(|| format!("runtime at `{ptr}`"))
+        });
+        if let Some(label) = label {
+            push(Artifact {
                 kind: ArtifactKind::Runtime,
                 label,
-                revision: r.text(c, "runtime_execution_revision", ptr),
+                revision,
                 sha256: None,
-                digest: r.string(c, "executed_image_digest", ptr),
-            };
-            if !out.contains(&a) {
-                out.push(a);
-            }
+                digest,
+            });
         }
     }
     out
