@@ -1,0 +1,185 @@
+//! Verdicts that tell the truth (issue "Verdicts you can trust"): a network blip
+//! hides nothing, drift is judged against the branch that holds the pin, and every
+//! recorded hash is judged wherever it stands.
+
+mod common;
+
+use git2::Oid;
+use serde_json::Value;
+
+use common::audit::{
+    claim, pin, readme_pin, sha256_hex, source, Forge, Workspace, README, T0, T0_RFC3339,
+};
+use common::run::{write_file, Run};
+use common::{GitDaemon, Wants};
+
+const NAME: &str = "acme/bench";
+
+fn to_daemon(daemon: &GitDaemon) -> String {
+    Forge::rewrite(&daemon.url(""))
+}
+
+/// What two runs agree on: each source's status and each claim's verdict, and the
+/// finding codes, without what moves (times, stale marks).
+fn verdicts(run: &Run) -> Value {
+    let r = run.report();
+    let mut out = Vec::new();
+    for rec in r["records"].as_array().into_iter().flatten() {
+        for s in rec["sources"].as_array().into_iter().flatten() {
+            out.push(format!("source {} {}", s["id"], s["status"]));
+        }
+        for c in rec["claims"].as_array().into_iter().flatten() {
+            out.push(format!(
+                "claim {} {} {}",
+                c["label"], c["status"], c["found_line"]
+            ));
+        }
+    }
+    out.extend(run.codes());
+    Value::from(out)
+}
+
+#[test]
+fn a_warm_cache_with_the_daemon_stopped_judges_like_offline_and_marks_stale() {
+    let forge = Forge::new();
+    let repo = forge.repo(NAME);
+    let c = repo.commit(&[("README.md", README)], "add results", T0);
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let ws = Workspace::new();
+    let file = ws.write_pin(&readme_pin(
+        "blip",
+        NAME,
+        c,
+        &sha256_hex(README),
+        T0_RFC3339,
+    ));
+    let rewrite = to_daemon(&daemon);
+    let first = ws.audit(["--rewrite", &rewrite, &file]);
+    first.assert_code(0);
+    drop(daemon);
+
+    let blip = ws.audit(["--rewrite", &rewrite, &file]);
+    let offline = ws.audit(["--offline", &file]);
+    offline.assert_code(0);
+    // Not "unchecked, exit 2": the immutable pin is judged from the cache.
+    blip.assert_code(0);
+    assert_eq!(verdicts(&blip), verdicts(&offline));
+    let s = blip.source("blip", "readme");
+    assert_eq!(s["status"], "checked", "{s:#}");
+    assert!(s["stale_since"].is_string(), "stale is marked: {s:#}");
+    assert_eq!(blip.summary()["stale_sources"], 1);
+    assert_eq!(blip.summary()["complete"], true);
+    assert_eq!(blip.claim("blip", "decode")["status"], "verified");
+    // The first, online run was not stale.
+    assert_eq!(first.source("blip", "readme")["stale_since"], Value::Null);
+    assert!(
+        blip.stderr.contains("--rewrite"),
+        "the hint names a mirror: {}",
+        blip.stderr
+    );
+}
+
+#[test]
+fn a_cold_cache_with_the_daemon_stopped_is_unchecked() {
+    let forge = Forge::new();
+    let repo = forge.repo(NAME);
+    let c = repo.commit(&[("README.md", README)], "add results", T0);
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let rewrite = to_daemon(&daemon);
+    drop(daemon);
+    let ws = Workspace::new();
+    let file = ws.write_pin(&readme_pin(
+        "cold",
+        NAME,
+        c,
+        &sha256_hex(README),
+        T0_RFC3339,
+    ));
+    let run = ws.audit(["--rewrite", &rewrite, &file]);
+    run.assert_code(2);
+    let s = run.source("cold", "readme");
+    assert_eq!(s["status"], "unchecked", "{s:#}");
+    assert_eq!(s["stale_since"], Value::Null);
+    assert_eq!(run.claim("cold", "decode")["status"], "unchecked");
+}
+
+const NOTES: &str = "# Side notes\n\ndecode: 2.9 tok/s\n";
+
+/// A repository whose `main` never holds `notes.md`: it lives on `side` only.
+fn side_branch_forge() -> (Forge, common::FixtureRepo, Oid) {
+    let forge = Forge::new();
+    let repo = forge.repo(NAME);
+    repo.commit(&[("README.md", README)], "add results", T0);
+    let pinned = repo.commit_on("side", &[("notes.md", NOTES)], "side notes", T0 + 60);
+    // main moves on without the side branch.
+    repo.commit(&[("CHANGES.md", "later\n")], "later", T0 + 120);
+    (forge, repo, pinned)
+}
+
+fn notes_pin(id: &str, pinned: Oid) -> Value {
+    let s = source(
+        "notes",
+        NAME,
+        pinned,
+        "notes.md",
+        &sha256_hex(NOTES),
+        "2023-11-14T22:14:20Z",
+    );
+    let c = claim("decode", &s, 3, 2.9);
+    pin(id, &[s], &[c])
+}
+
+#[test]
+fn a_commit_only_on_a_side_branch_is_not_gone_from_main() {
+    let (forge, repo, pinned) = side_branch_forge();
+    repo.commit_on("side", &[("other.md", "x\n")], "unrelated", T0 + 180);
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let ws = Workspace::new();
+    let file = ws.write_pin(&notes_pin("side", pinned));
+    let run = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
+    run.assert_code(0);
+    run.assert_codes(&[]);
+    let s = run.source("side", "notes");
+    assert_eq!(s["upstream"]["changed"], false, "{s:#}");
+    assert_eq!(s["upstream"]["head"], repo.tip("side").unwrap().to_string());
+}
+
+#[test]
+fn a_figure_corrected_on_its_side_branch_is_superseded_there() {
+    let (forge, repo, pinned) = side_branch_forge();
+    let fixed = repo.commit_on(
+        "side",
+        &[("notes.md", NOTES.replace("2.9", "3.4"))],
+        "fix decode",
+        T0 + 180,
+    );
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let ws = Workspace::new();
+    let file = ws.write_pin(&notes_pin("fixed", pinned));
+    let run = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
+    run.assert_codes(&["upstream-changed", "value-superseded"]);
+    let changed = run.only("upstream-changed");
+    assert_eq!(changed["evidence"]["branch"], "side", "{changed:#}");
+    assert_eq!(changed["evidence"]["head"], fixed.to_string());
+    let f = run.only("value-superseded");
+    assert_eq!(f["evidence"]["head_numbers"][0], "3.4", "{f:#}");
+}
+
+#[test]
+fn a_malformed_weight_hash_with_no_model_named_is_malformed_hash() {
+    let ws = Workspace::new();
+    let sha = "de1fa14ea798512f54dafc8b8795eb3ef1a6c367";
+    let record = format!(
+        "# Bare conditions - Pinned document: https://github.com/acme/bench/blob/{sha}/README.md \
+         - Source revision: {sha} ```json {{\"conditions\": {{\"weight_hash\": \"abc123\", \
+         \"model_revision\": null}}, \"figures\": [{{\"label\": \"decode\", \"value\": 2.9, \
+         \"unit\": \"tokens/s\", \"source_line\": 5, \"source_document_sha256\": \"{}\", \
+         \"evidence_url\": \"https://github.com/acme/bench/blob/{sha}/README.md#L5\"}}]}} ```\n",
+        sha256_hex(README)
+    );
+    write_file(ws.path(), "records/bare.md", record);
+    let run = ws.audit(["--offline", "records/bare.md"]);
+    run.assert_code(1);
+    let f = run.only("malformed-hash");
+    assert_eq!(f["evidence"]["recorded"], "abc123", "{f:#}");
+}
