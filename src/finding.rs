@@ -27,6 +27,9 @@ pub struct Finding {
     pub message: String,
     pub location: Location,
     pub evidence: Map<String, Value>,
+    /// Advice with the real commit, path and target filled in; the code's hint
+    /// when the check had nothing to add.
+    pub hint: Option<String>,
 }
 
 impl Finding {
@@ -41,7 +44,27 @@ impl Finding {
             message: message.into(),
             location: Location::default(),
             evidence: Map::new(),
+            hint: None,
         }
+    }
+
+    /// Advice with the facts filled in.
+    pub fn hint(mut self, text: impl Into<String>) -> Self {
+        self.hint = Some(text.into());
+        self
+    }
+
+    /// [`Self::hint`] when there is advice with facts to give.
+    pub fn with_hint(mut self, text: Option<String>) -> Self {
+        if text.is_some() {
+            self.hint = text;
+        }
+        self
+    }
+
+    /// The advice to show: the check's own, else the code's.
+    pub fn hint_text(&self) -> &str {
+        self.hint.as_deref().unwrap_or(self.code.meta().hint)
     }
 
     pub fn source(mut self, id: impl Into<String>) -> Self {

@@ -163,6 +163,38 @@ fn a_figure_corrected_on_its_side_branch_is_superseded_there() {
     assert_eq!(changed["evidence"]["head"], fixed.to_string());
     let f = run.only("value-superseded");
     assert_eq!(f["evidence"]["head_numbers"][0], "3.4", "{f:#}");
+    // Hints name the real target, ready to paste.
+    assert_eq!(
+        f["hint"],
+        "check whether the author corrected the figure: `pinaudit show 'pins/fixed.json#decode' --history`"
+    );
+}
+
+#[test]
+fn a_hash_mismatch_hint_names_the_commit_and_path() {
+    let forge = Forge::new();
+    let repo = forge.repo(NAME);
+    let c = repo.commit(&[("docs/results.md", README)], "add results", T0);
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let ws = Workspace::new();
+    let s = source(
+        "results",
+        NAME,
+        c,
+        "docs/results.md",
+        &"0".repeat(64),
+        T0_RFC3339,
+    );
+    let file = ws.write_pin(&pin("wrong", &[s], &[]));
+    let run = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
+    let f = run.only("hash-mismatch");
+    let short = &c.to_string()[..7];
+    assert_eq!(
+        f["hint"],
+        format!(
+            "hash the blob at the pinned commit: `git show {short}:docs/results.md | sha256sum`"
+        )
+    );
 }
 
 #[test]

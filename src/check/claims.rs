@@ -7,7 +7,7 @@ use crate::matcher::{self, Expected, Match, MatchKind};
 use crate::record::{Claim, Record, Source};
 pub use crate::result::{ClaimStatus, Verdict};
 
-use super::location::claim_location;
+use super::location::{claim_location, show_target};
 use super::{excerpt, SourceText};
 
 /// The matcher's view of a claim, when it has a value to look for.
@@ -123,6 +123,10 @@ pub fn check(
                 loc.path.as_deref().unwrap_or("?"),
                 short(&loc.revision)
             ),
+        )
+        .with_hint(
+            show_target(&record.file, s, Some(c), lines.first())
+                .map(|t| format!("check the figure against the document with `pinaudit show {t}`")),
         )
         .claim(&c.label)
         .source(&s.id)

@@ -59,6 +59,11 @@ pub fn check(
     }
     out.push(
         Finding::new(Code::HashMismatch, &record.id, message)
+            .hint(format!(
+                "hash the blob at the pinned commit: `git show {}:{} | sha256sum`",
+                r.commit.short(),
+                super::location::shell_quote(&r.path)
+            ))
             .source(&s.id)
             .at(loc)
             .with("expected", expected.as_str())

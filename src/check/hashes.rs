@@ -3,7 +3,7 @@
 use crate::finding::{Code, Finding};
 use crate::record::{Record, Recorded};
 
-use super::location::source_location;
+use super::location::{hash_command, source_location};
 
 pub fn check(record: &Record, out: &mut Vec<Finding>) {
     for s in &record.sources {
@@ -18,9 +18,15 @@ pub fn check(record: &Record, out: &mut Vec<Finding>) {
                     ),
                 )
                 .source(&s.id)
-                .at(source_location(s)),
+                .at(source_location(s))
+                .with_hint(hash_command(s).map(|c| format!("record the document's sha256: `{c}`"))),
             ),
-            Some(Recorded::Malformed(text)) => out.push(malformed(&record.id, text).source(&s.id).at(source_location(s))),
+            Some(Recorded::Malformed(text)) => out.push(
+                malformed(&record.id, text)
+                    .source(&s.id)
+                    .at(source_location(s))
+                    .with_hint(hash_command(s).map(|c| format!("recompute the digest: `{c}`"))),
+            ),
             Some(Recorded::Valid(_)) => {}
         }
     }

@@ -15,6 +15,7 @@ use crate::record::{Claim, Record, Source};
 use crate::result::Upstream;
 
 use super::claims::{expected, Verdict};
+use super::location::show_target;
 use super::{excerpt, SourceText};
 
 /// Where a line of one version of a document is in a later version.
@@ -408,6 +409,12 @@ pub fn check(
     };
     out.push(
         Finding::new(Code::UpstreamChanged, &record.id, message)
+            .with_hint(
+                cited
+                    .first()
+                    .and_then(|&n| show_target(&record.file, s, None, n))
+                    .map(|t| format!("read the change with `pinaudit show {t} --history`")),
+            )
             .source(&s.id)
             .at(location(None))
             .with("head", head_id.as_str())
@@ -449,6 +456,11 @@ pub fn check(
         });
         out.push(
             Finding::new(Code::ValueSuperseded, &record.id, message)
+                .with_hint(show_target(&record.file, s, Some(c), line).map(|t| {
+                    format!(
+                        "check whether the author corrected the figure: `pinaudit show {t} --history`"
+                    )
+                }))
                 .claim(&c.label)
                 .source(&s.id)
                 .at(location(head_line))

@@ -46,7 +46,7 @@ impl GitProvider {
 
     /// The mirror of `remote` read offline, for a remote the network failed on;
     /// `None` when the cache has no mirror of it.
-    fn from_cache(&self, remote: &str, refs: &[&DocRef]) -> Option<Remote> {
+    fn cached_stand_in(&self, remote: &str, refs: &[&DocRef]) -> Option<Remote> {
         let wanted: Vec<Oid> = refs
             .iter()
             .filter(|r| r.remote == remote)
@@ -124,7 +124,7 @@ impl Provider for GitProvider {
                 // `--offline` would, marked stale; the failure is still told.
                 Err(e @ FetchError::Network { .. }) => {
                     let error = Arc::new(e);
-                    if let Some(stale) = self.from_cache(&remote, refs) {
+                    if let Some(stale) = self.cached_stand_in(&remote, refs) {
                         self.stale.push((remote.clone(), error));
                         self.remotes.insert(remote, Ok(stale));
                     } else {

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::{hint, Report, SourceStatus};
+use super::{Report, SourceStatus};
 
 /// Escapes text for a Markdown table cell.
 fn cell(s: &str) -> String {
@@ -88,7 +88,7 @@ pub fn render(report: &Report, _opts: &super::RenderOptions) -> String {
                     f.severity,
                     f.code,
                     cell(&f.message),
-                    cell(hint(f.code))
+                    cell(&f.hint)
                 );
             }
             out.push('\n');

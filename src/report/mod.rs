@@ -40,8 +40,3 @@ formats! {
 }
 
 pub use crate::record::short_rev;
-
-/// A short hint for each code, shown under findings in text and markdown.
-pub fn hint(code: crate::finding::Code) -> &'static str {
-    code.meta().hint
-}

@@ -5,7 +5,7 @@ use std::fmt::Write;
 use crate::finding::Severity;
 
 use super::{
-    hint, short_rev, ClaimReport, ClaimStatus, FindingReport, Report, SourceReport, SourceStatus,
+    short_rev, ClaimReport, ClaimStatus, FindingReport, Report, SourceReport, SourceStatus,
 };
 
 struct Paint(bool);
@@ -91,7 +91,7 @@ fn finding_lines(f: &FindingReport, p: &Paint, out: &mut String) {
         let repo = loc.repository.as_deref().unwrap_or("");
         let _ = writeln!(out, "      --> {repo} {path}@{}{line}", short(Some(rev)));
     }
-    let _ = writeln!(out, "      hint: {}", hint(f.code));
+    let _ = writeln!(out, "      hint: {}", &f.hint);
 }
 
 pub fn render(report: &Report, opts: &super::RenderOptions) -> String {

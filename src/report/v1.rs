@@ -237,6 +237,8 @@ pub struct FindingReport {
     pub message: String,
     pub location: LocationReport,
     pub evidence: Map<String, Value>,
+    /// Advice with the real commit, path and target (added in v1).
+    pub hint: String,
 }
 
 impl From<&Location> for LocationReport {
@@ -262,6 +264,7 @@ impl From<&Finding> for FindingReport {
             message: f.message.clone(),
             location: (&f.location).into(),
             evidence: f.evidence.clone(),
+            hint: f.hint_text().to_string(),
         }
     }
 }
