@@ -5,8 +5,23 @@
 //! other claim in it; instead each reader returns `None` for the bad field and
 //! notes a [`Problem`] that the caller turns into an `invalid-record` finding
 //! naming the field by its JSON pointer.
+//!
+//! Two ways in, one set of rules ([`Form`]):
+//! - [`Reader`] reads fields out of a JSON object by key (record documents);
+//! - [`Field`], [`List`] and [`Unknown`] are serde types, so that a format can be
+//!   declared as a plain `#[derive(Deserialize)]` struct (pin files) and still be
+//!   read leniently: a field that is not of its form deserializes as
+//!   [`Field::Invalid`] with the reason, never as an error, and keys the struct does
+//!   not declare are collected by a `#[serde(flatten)]` [`Unknown`].
 
-use serde_json::{Map, Value};
+use std::fmt;
+use std::marker::PhantomData;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::de::{DeserializeOwned, IgnoredAny, MapAccess, Visitor};
+use serde::ser::SerializeSeq;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Number, Value};
 
 use super::{ClaimValue, Lines, MAX_LINE};
 
@@ -45,100 +60,124 @@ pub fn show(v: &Value) -> String {
     }
 }
 
-impl Reader {
-    pub fn problem(&mut self, pointer: &str, message: impl Into<String>) {
-        self.problems.push(Problem {
-            pointer: pointer.to_string(),
-            message: message.into(),
-        });
-    }
+/// A key as one reference token of a JSON pointer (RFC 6901: `~` is `~0`, `/` is `~1`).
+pub fn pointer_token(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
 
-    fn wrong_type(&mut self, pointer: &str, key: &str, expected: &str, v: &Value) {
-        self.problem(
-            pointer,
-            format!(
-                "`{key}` is {} (`{}`), expected {expected}",
-                kind(v),
-                show(v)
-            ),
-        );
+/// The known key an unknown one was probably meant to be: a small edit away
+/// (`revison`, `sha265`, `Revision`, `commit-time`), or a prefix of it or it of
+/// the key (`line`, `rev`). `None` when nothing is close.
+pub fn did_you_mean<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
+    let key = key.trim().to_lowercase();
+    let (distance, best) = known
+        .iter()
+        .map(|k| (strsim::osa_distance(&key, k), *k))
+        .min_by_key(|(d, _)| *d)?;
+    let longest = key.chars().count().max(best.chars().count());
+    if distance <= (longest / 3).max(1) {
+        return Some(best);
     }
-
-    /// A text field; absent or null is `None`.
-    pub fn string(&mut self, obj: &Map<String, Value>, key: &str, ptr: &str) -> Option<String> {
-        match obj.get(key)? {
-            Value::Null => None,
-            Value::String(s) if s.trim().is_empty() => None,
-            Value::String(s) => Some(s.trim().to_string()),
-            v => {
-                self.wrong_type(&format!("{ptr}/{key}"), key, "a string", v);
-                None
-            }
-        }
-    }
-
-    /// A label-like field: strings, and numbers taken as their text.
-    pub fn text(&mut self, obj: &Map<String, Value>, key: &str, ptr: &str) -> Option<String> {
-        match obj.get(key)? {
-            Value::Number(n) => Some(n.to_string()),
-            _ => self.string(obj, key, ptr),
-        }
-    }
-
-    /// A non-negative whole number (counts such as `correct` and `total`).
-    pub fn count(&mut self, obj: &Map<String, Value>, key: &str, ptr: &str) -> Option<u64> {
-        match obj.get(key)? {
-            Value::Null => None,
-            Value::Number(n) => match n.as_u64() {
-                Some(c) => Some(c),
-                None => {
-                    self.problem(
-                        &format!("{ptr}/{key}"),
-                        format!("`{key}` is `{n}`, expected a whole number of at least 0"),
-                    );
-                    None
-                }
-            },
-            v => {
-                self.wrong_type(&format!("{ptr}/{key}"), key, "a whole number", v);
-                None
-            }
-        }
-    }
-
-    /// A line number, 1 to [`MAX_LINE`].
-    pub fn line(&mut self, obj: &Map<String, Value>, key: &str, ptr: &str) -> Option<u32> {
-        let v = obj.get(key)?;
-        let n = match v {
-            Value::Null => return None,
-            Value::Number(n) => n,
-            v => {
-                self.wrong_type(&format!("{ptr}/{key}"), key, "a line number", v);
-                return None;
-            }
+    known.iter().copied().find(|k| {
+        let (short, long) = if key.len() < k.len() {
+            (key.as_str(), *k)
+        } else {
+            (*k, key.as_str())
         };
-        match n.as_u64().filter(|&l| l >= 1 && l <= u64::from(MAX_LINE)) {
-            Some(l) => Some(l as u32),
-            None => {
-                self.problem(
-                    &format!("{ptr}/{key}"),
-                    format!("`{key}` is `{n}`, expected a line number from 1 to {MAX_LINE}"),
-                );
-                None
-            }
+        short.len() >= 3 && long.starts_with(short)
+    })
+}
+
+/// How one kind of field is read from whatever JSON a file holds.
+pub trait Form: Sized {
+    /// `Ok(None)` when nothing is said (null, a blank string); `Err` with the reason
+    /// the value is unusable, worded to follow "`key` " (`is a string (…), expected…`).
+    fn read(v: &Value) -> Result<Option<Self>, String>;
+}
+
+fn wrong_type(expected: &str, v: &Value) -> String {
+    format!("is {} (`{}`), expected {expected}", kind(v), show(v))
+}
+
+/// A text field: trimmed; blank is nothing.
+impl Form for String {
+    fn read(v: &Value) -> Result<Option<Self>, String> {
+        match v {
+            Value::Null => Ok(None),
+            Value::String(s) if s.trim().is_empty() => Ok(None),
+            Value::String(s) => Ok(Some(s.trim().to_string())),
+            v => Err(wrong_type("a string", v)),
         }
     }
+}
 
-    /// A line range written as `[first, last]`, `first` alone, or `"43-45"`.
-    pub fn lines(&mut self, obj: &Map<String, Value>, key: &str, ptr: &str) -> Option<Lines> {
-        let v = obj.get(key)?;
-        let at = format!("{ptr}/{key}");
+/// A label-like field (ids, labels): a string, or a number taken as its text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Text(pub String);
+
+/// Described as a string: numbers are read, but not what a well-formed file holds.
+impl JsonSchema for Text {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        String::schema_name()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        String::json_schema(generator)
+    }
+}
+
+impl Form for Text {
+    fn read(v: &Value) -> Result<Option<Self>, String> {
+        match v {
+            Value::Number(n) => Ok(Some(Text(n.to_string()))),
+            v => Ok(String::read(v)?.map(Text)),
+        }
+    }
+}
+
+/// A count (`correct`, `total`): a whole number of at least 0.
+impl Form for u64 {
+    fn read(v: &Value) -> Result<Option<Self>, String> {
+        match v {
+            Value::Null => Ok(None),
+            Value::Number(n) => match n.as_u64() {
+                Some(c) => Ok(Some(c)),
+                None => Err(format!("is `{n}`, expected a whole number of at least 0")),
+            },
+            v => Err(wrong_type("a whole number", v)),
+        }
+    }
+}
+
+/// A line number, 1 to [`MAX_LINE`].
+fn read_line(v: &Value) -> Result<Option<u32>, String> {
+    let n = match v {
+        Value::Null => return Ok(None),
+        Value::Number(n) => n,
+        v => return Err(wrong_type("a line number", v)),
+    };
+    match n.as_u64().filter(|&l| l >= 1 && l <= u64::from(MAX_LINE)) {
+        Some(l) => Ok(Some(l as u32)),
+        None => Err(format!(
+            "is `{n}`, expected a line number from 1 to {MAX_LINE}"
+        )),
+    }
+}
+
+/// A line range written as `[first, last]`, `first` alone, or `"43-45"`.
+impl Form for Lines {
+    fn read(v: &Value) -> Result<Option<Self>, String> {
         let parsed = match v {
-            Value::Null => return None,
-            Value::Number(_) => {
-                let l = self.line(obj, key, ptr)?;
-                Lines::single(l)
-            }
+            Value::Null => return Ok(None),
+            Value::Number(_) => match read_line(v)? {
+                Some(l) => Lines::single(l),
+                None => return Ok(None),
+            },
             Value::Array(items) if (1..=2).contains(&items.len()) => {
                 let nums: Vec<Option<u64>> = items.iter().map(Value::as_u64).collect();
                 match (
@@ -162,53 +201,368 @@ impl Reader {
                     format!("expected `43`, `43-45` or `L43-L45`, lines from 1 to {MAX_LINE}")
                 })
             }
-            v => {
-                self.wrong_type(&at, key, "`[first, last]` line numbers", v);
-                return None;
-            }
+            v => return Err(wrong_type("`[first, last]` line numbers", v)),
         };
-        match parsed {
-            Ok(l) => Some(l),
-            Err(e) => {
-                self.problem(&at, format!("`{key}` is `{}`: {e}", show(v)));
-                None
-            }
-        }
+        parsed
+            .map(Some)
+            .map_err(|e| format!("is `{}`: {e}", show(v)))
     }
+}
 
-    /// A claimed value: a JSON number, kept with the digits as written.
-    pub fn value(&mut self, obj: &Map<String, Value>, key: &str, ptr: &str) -> Option<ClaimValue> {
-        match obj.get(key)? {
-            Value::Null => None,
-            Value::Number(n) => {
-                let parsed = ClaimValue::parse(&n.to_string());
-                if parsed.is_none() {
-                    self.problem(
-                        &format!("{ptr}/{key}"),
-                        format!("`{key}` `{n}` is not a finite number"),
-                    );
-                }
-                parsed
-            }
-            v @ Value::String(s) => {
+/// A claimed value: a JSON number, finite, kept with the digits as written
+/// (serde_json's `arbitrary_precision`), so that `98.0` stays `98.0`.
+impl Form for Number {
+    fn read(v: &Value) -> Result<Option<Self>, String> {
+        match v {
+            Value::Null => Ok(None),
+            Value::Number(n) if ClaimValue::parse(&n.to_string()).is_some() => Ok(Some(n.clone())),
+            Value::Number(n) => Err(format!("`{n}` is not a finite number")),
+            Value::String(s) => {
                 let hint = if ClaimValue::parse(s).is_some() {
                     "; write it as a JSON number, without quotes"
                 } else {
                     ""
                 };
-                self.problem(
-                    &format!("{ptr}/{key}"),
-                    format!(
-                        "`{key}` is a string (`{}`), expected a number{hint}",
-                        show(v)
-                    ),
-                );
-                None
+                Err(format!(
+                    "is a string (`{}`), expected a number{hint}",
+                    show(v)
+                ))
             }
-            v => {
-                self.wrong_type(&format!("{ptr}/{key}"), key, "a number", v);
+            v => Err(wrong_type("a number", v)),
+        }
+    }
+}
+
+impl Reader {
+    pub fn problem(&mut self, pointer: &str, message: impl Into<String>) {
+        self.problems.push(Problem {
+            pointer: pointer.to_string(),
+            message: message.into(),
+        });
+    }
+
+    /// What was read of a field `key` of the object at `ptr`; an unusable value is
+    /// noted as a problem at `{ptr}/{key}`, and is `None`.
+    pub fn take<T>(&mut self, field: Field<T>, ptr: &str, key: &str) -> Option<T> {
+        match field {
+            Field::Missing => None,
+            Field::Valid(v) => Some(v),
+            Field::Invalid(why) => {
+                self.problem(&format!("{ptr}/{key}"), format!("`{key}` {why}"));
                 None
             }
         }
+    }
+
+    /// Notes each key of the object at `ptr` that its format does not have.
+    /// `what` names the object in the message (`a source`).
+    pub fn unknown(&mut self, unknown: &Unknown, ptr: &str, known: &[&str], what: &str) {
+        for key in &unknown.0 {
+            let hint = match did_you_mean(key, known) {
+                Some(near) => format!("did you mean `{near}`?"),
+                None => format!(
+                    "{what} has {}",
+                    known
+                        .iter()
+                        .map(|k| format!("`{k}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            self.problem(
+                &format!("{ptr}/{}", pointer_token(key)),
+                format!("unknown key `{key}`, not read; {hint}"),
+            );
+        }
+    }
+
+    /// Reads the field `key` of `obj` in the form `T`; absent is `None`.
+    pub fn field<T: Form>(&mut self, obj: &Map<String, Value>, key: &str, ptr: &str) -> Option<T> {
+        let field = Field::from_json(obj.get(key)?);
+        self.take(field, ptr, key)
+    }
+
+    /// A text field; absent or null is `None`.
+    pub fn string(&mut self, obj: &Map<String, Value>, key: &str, ptr: &str) -> Option<String> {
+        self.field(obj, key, ptr)
+    }
+
+    /// A label-like field: strings, and numbers taken as their text.
+    pub fn text(&mut self, obj: &Map<String, Value>, key: &str, ptr: &str) -> Option<String> {
+        self.field::<Text>(obj, key, ptr).map(|t| t.0)
+    }
+
+    /// A non-negative whole number (counts such as `correct` and `total`).
+    pub fn count(&mut self, obj: &Map<String, Value>, key: &str, ptr: &str) -> Option<u64> {
+        self.field(obj, key, ptr)
+    }
+
+    /// A line number, 1 to [`MAX_LINE`].
+    pub fn line(&mut self, obj: &Map<String, Value>, key: &str, ptr: &str) -> Option<u32> {
+        let field = match read_line(obj.get(key)?) {
+            Ok(l) => l.map_or(Field::Missing, Field::Valid),
+            Err(why) => Field::Invalid(why),
+        };
+        self.take(field, ptr, key)
+    }
+
+    /// A line range written as `[first, last]`, `first` alone, or `"43-45"`.
+    pub fn lines(&mut self, obj: &Map<String, Value>, key: &str, ptr: &str) -> Option<Lines> {
+        self.field(obj, key, ptr)
+    }
+
+    /// A claimed value: a JSON number, kept with the digits as written.
+    pub fn value(&mut self, obj: &Map<String, Value>, key: &str, ptr: &str) -> Option<ClaimValue> {
+        self.field::<Number>(obj, key, ptr)
+            .and_then(|n| ClaimValue::parse(&n.to_string()))
+    }
+}
+
+/// One field of a format, as written: nothing (absent, null, blank), a value of its
+/// [`Form`], or something else, kept as the reason it cannot be used.
+///
+/// Deserializing never fails; serializing writes the value, or `null`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Field<T> {
+    #[default]
+    Missing,
+    Valid(T),
+    /// Why the value is unusable, worded to follow "`key` ".
+    Invalid(String),
+}
+
+impl<T: Form> Field<T> {
+    pub fn from_json(v: &Value) -> Field<T> {
+        match T::read(v) {
+            Ok(Some(x)) => Field::Valid(x),
+            Ok(None) => Field::Missing,
+            Err(why) => Field::Invalid(why),
+        }
+    }
+}
+
+impl<T> From<Option<T>> for Field<T> {
+    fn from(v: Option<T>) -> Self {
+        v.map_or(Field::Missing, Field::Valid)
+    }
+}
+
+impl<T: Serialize> Serialize for Field<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Field::Valid(v) => v.serialize(s),
+            Field::Missing | Field::Invalid(_) => s.serialize_none(),
+        }
+    }
+}
+
+impl<'de, T: Form> Deserialize<'de> for Field<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // `Option` so that an absent key (serde's "missing field") is `Missing` too.
+        Ok(match Option::<Value>::deserialize(d)? {
+            None => Field::Missing,
+            Some(v) => Field::from_json(&v),
+        })
+    }
+}
+
+/// Described as `T` or null.
+impl<T: JsonSchema> JsonSchema for Field<T> {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        Option::<T>::schema_name()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        Option::<T>::json_schema(generator)
+    }
+}
+
+/// A list of objects, as written: each entry read as `T`, or why it was skipped
+/// (worded to stand alone: `is a string, expected an object; skipped`); or, when
+/// the field is not a list at all, why (worded to follow "`key` ").
+///
+/// Absent and null are the empty list. Deserializing never fails.
+#[derive(Debug, Clone, PartialEq)]
+pub enum List<T> {
+    Entries(Vec<Result<T, String>>),
+    Invalid(String),
+}
+
+impl<T> Default for List<T> {
+    fn default() -> Self {
+        List::Entries(Vec::new())
+    }
+}
+
+impl<T> List<T> {
+    /// Whether the list holds no readable entry (what is written for it).
+    pub fn is_empty(&self) -> bool {
+        match self {
+            List::Entries(entries) => !entries.iter().any(Result::is_ok),
+            List::Invalid(_) => true,
+        }
+    }
+}
+
+impl<T> FromIterator<T> for List<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(items: I) -> Self {
+        List::Entries(items.into_iter().map(Ok).collect())
+    }
+}
+
+impl<T: Serialize> Serialize for List<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let items: Vec<&T> = match self {
+            List::Entries(entries) => entries.iter().filter_map(|e| e.as_ref().ok()).collect(),
+            List::Invalid(_) => Vec::new(),
+        };
+        let mut seq = s.serialize_seq(Some(items.len()))?;
+        for item in items {
+            seq.serialize_element(item)?;
+        }
+        seq.end()
+    }
+}
+
+impl<'de, T: DeserializeOwned> Deserialize<'de> for List<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match Option::<Value>::deserialize(d)? {
+            None => List::default(),
+            Some(Value::Array(items)) => List::Entries(
+                items
+                    .into_iter()
+                    .map(|v| match v {
+                        Value::Object(_) => {
+                            T::deserialize(v).map_err(|e| format!("cannot be read ({e}); skipped"))
+                        }
+                        v => Err(format!("is {}, expected an object; skipped", kind(&v))),
+                    })
+                    .collect(),
+            ),
+            Some(v) => List::Invalid(format!("is {}, expected an array", kind(&v))),
+        })
+    }
+}
+
+/// Described as an array of `T`.
+impl<T: JsonSchema> JsonSchema for List<T> {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        Vec::<T>::schema_name()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        Vec::<T>::json_schema(generator)
+    }
+}
+
+/// The keys of an object that its format does not declare, in the order written:
+/// a `#[serde(flatten)]` field collects them. Their values are not read. Written
+/// as nothing.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Unknown(pub Vec<String>);
+
+impl Serialize for Unknown {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        s.serialize_map(Some(0))?.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Unknown {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Keys(PhantomData<Unknown>);
+        impl<'de> Visitor<'de> for Keys {
+            type Value = Unknown;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Unknown, A::Error> {
+                let mut keys = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    map.next_value::<IgnoredAny>()?;
+                    keys.push(key);
+                }
+                Ok(Unknown(keys))
+            }
+        }
+        d.deserialize_map(Keys(PhantomData))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn did_you_mean_finds_near_keys() {
+        let source = [
+            "id",
+            "url",
+            "repository",
+            "revision",
+            "path",
+            "sha256",
+            "commit_time",
+        ];
+        let claim = ["label", "source", "lines", "value", "correct", "total"];
+        assert_eq!(did_you_mean("revison", &source), Some("revision"));
+        assert_eq!(did_you_mean("sha265", &source), Some("sha256"));
+        assert_eq!(did_you_mean("Revision", &source), Some("revision"));
+        assert_eq!(did_you_mean("commit-time", &source), Some("commit_time"));
+        assert_eq!(did_you_mean("sha", &source), Some("sha256"));
+        assert_eq!(did_you_mean("line", &claim), Some("lines"));
+        assert_eq!(did_you_mean("vaule", &claim), Some("value"));
+        assert_eq!(did_you_mean("notes", &claim), None);
+        assert_eq!(did_you_mean("hash", &source), None);
+        assert_eq!(did_you_mean("", &source), None);
+    }
+
+    #[test]
+    fn pointer_tokens_are_escaped() {
+        assert_eq!(pointer_token("a/b~c"), "a~1b~0c");
+    }
+
+    #[test]
+    fn fields_deserialize_leniently() {
+        #[derive(Deserialize)]
+        struct S {
+            a: Field<u64>,
+            b: Field<Text>,
+            #[serde(default)]
+            c: List<S2>,
+            #[serde(flatten)]
+            rest: Unknown,
+        }
+        #[derive(Deserialize, Debug, PartialEq)]
+        struct S2 {
+            x: Field<String>,
+        }
+        let s: S = serde_json::from_str(r#"{"a": -1, "zz": {"q": 1.50}, "c": [{"x": " y "}, 3]}"#)
+            .unwrap();
+        assert!(
+            matches!(&s.a, Field::Invalid(w) if w.contains("at least 0")),
+            "{:?}",
+            s.a
+        );
+        assert_eq!(s.b, Field::Missing);
+        assert_eq!(s.rest, Unknown(vec!["zz".into()]));
+        let List::Entries(c) = s.c else {
+            panic!("a list")
+        };
+        assert_eq!(
+            c[0],
+            Ok(S2 {
+                x: Field::Valid("y".into())
+            })
+        );
+        assert_eq!(c[1], Err("is a number, expected an object; skipped".into()));
     }
 }
