@@ -16,3 +16,4 @@ pub mod record;
 pub mod report;
 pub mod show;
 pub mod sources;
+pub mod url;
