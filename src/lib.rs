@@ -20,3 +20,4 @@ pub mod report;
 pub mod result;
 pub(crate) mod show;
 pub(crate) mod sources;
+pub mod url;

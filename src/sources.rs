@@ -8,6 +8,7 @@ use std::sync::Arc;
 use git2::Oid;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::fetch::rewrite::resolve_fetch_url;
 use crate::fetch::{apply_rewrites, FetchError, GitCache, Rewrite, SyncOptions, SyncReport};
 use crate::provider::DocRef;
 use crate::record::url::{self, Forge};
@@ -65,15 +66,6 @@ pub fn git_oid(r: &DocRef) -> Oid {
     Oid::from_str(r.commit.as_str()).unwrap_or_else(|_| Oid::zero())
 }
 
-/// Whether a fetch URL points at this machine's file system.
-pub fn is_local(fetch_url: &str) -> bool {
-    fetch_url.starts_with("file:")
-        || fetch_url.starts_with('/')
-        || fetch_url.starts_with("./")
-        || fetch_url.starts_with("../")
-        || !fetch_url.contains("://")
-}
-
 /// How to reach the remotes.
 #[derive(Debug, Clone)]
 pub struct SyncPlan {
@@ -128,36 +120,37 @@ pub fn sync_all(cache: &GitCache, targets: &[&DocRef], plan: &SyncPlan) -> Synce
     let results = runtime.block_on(async {
         let mut handles = Vec::new();
         for (remote, oids) in wanted {
-            let fetch_url = apply_rewrites(&plan.rewrites, &remote);
+            // Offline nothing is fetched, and the cache entry is keyed by `remote`.
+            let fetch = match plan.sync.offline {
+                true => Ok(apply_rewrites(&plan.rewrites, &remote)),
+                false => resolve_fetch_url(&plan.rewrites, &remote, plan.allow_local),
+            };
             let cache = cache.clone();
             let opts = plan.sync.clone();
             let sem = semaphore.clone();
             let bar = bar.clone();
-            let refused = !plan.allow_local && is_local(&fetch_url) && !plan.sync.offline;
             handles.push(tokio::spawn(async move {
                 let _permit = sem.acquire_owned().await;
                 let shown = crate::fetch::redact(&remote);
                 bar.set_message(shown.clone());
-                let result = if refused {
-                    Err(FetchError::Git {
+                let result = match fetch {
+                    Err(refused) => Err(FetchError::Git {
                         url: shown,
-                        reason: format!(
-                            "`{}` is a local path; pass --allow-local to fetch from it",
-                            crate::fetch::redact(&fetch_url)
-                        ),
-                    })
-                } else {
-                    let remote2 = remote.clone();
-                    tokio::task::spawn_blocking(move || {
-                        cache.sync(&remote2, &fetch_url, &oids, &opts)
-                    })
-                    .await
-                    .unwrap_or_else(|e| {
-                        Err(FetchError::Git {
-                            url: shown,
-                            reason: format!("the fetch worker failed: {e}"),
+                        reason: refused.to_string(),
+                    }),
+                    Ok(fetch_url) => {
+                        let remote2 = remote.clone();
+                        tokio::task::spawn_blocking(move || {
+                            cache.sync(&remote2, &fetch_url, &oids, &opts)
                         })
-                    })
+                        .await
+                        .unwrap_or_else(|e| {
+                            Err(FetchError::Git {
+                                url: shown,
+                                reason: format!("the fetch worker failed: {e}"),
+                            })
+                        })
+                    }
                 };
                 bar.inc(1);
                 (remote, result)
@@ -248,9 +241,11 @@ mod tests {
 
     #[test]
     fn local_fetch_urls() {
-        assert!(is_local("file:///tmp/x"));
-        assert!(is_local("/tmp/x"));
-        assert!(!is_local("git://127.0.0.1:9418/x"));
-        assert!(!is_local("https://github.com/o/r.git"));
+        assert!(crate::url::is_local("file:///tmp/x"));
+        assert!(crate::url::is_local("/tmp/x"));
+        assert!(!crate::url::is_local("git://127.0.0.1:9418/x"));
+        assert!(!crate::url::is_local("https://github.com/o/r.git"));
+        assert!(crate::url::is_local("FILE:///tmp/x"));
+        assert!(!crate::url::is_local("git@mirror.example:o/r.git"));
     }
 }

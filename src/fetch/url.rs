@@ -3,77 +3,30 @@
 //! Two things can go wrong with a URL that a record hands us, and both are handled
 //! here so no other code has to think about them:
 //!
-//! - It can carry a credential (`https://user:TOKEN@host/…`). Whatever we print,
-//!   log or put in an error must go through [`redact`] / [`redact_text`] first.
+//! - It can carry a credential (`https://user:TOKEN@host/…`, `?private_token=…`).
+//!   Whatever we print, log or put in an error must go through [`redact`] /
+//!   [`redact_text`] first. Both are [`crate::url`]'s, re-exported where the
+//!   fetcher's callers have always found them.
 //! - It names a directory inside the cache ([`cache_relpath`]). A URL is attacker
 //!   controlled input (records are published documents), so it must not be able
 //!   to reach outside `cache/` with `..`, an absolute path, a port colon or a
 //!   userinfo part.
+//!
+//! Where an address's authority ends, and whether it is a URL, scp-like or a
+//! path, is [`crate::url::Remote`]'s to say.
 
 use std::path::PathBuf;
 
 use sha2::{Digest, Sha256};
 
-/// Characters that end a URL when it is embedded in free text.
-const URL_END: &[char] = &[
-    '/', '?', '#', '\'', '"', '`', '<', '>', '(', ')', '[', ']', '{', '}',
-];
+pub use crate::url::{redact, redact_text};
 
 /// Suffix of the advisory lock file kept beside each cached repository.
 pub(crate) const LOCK_SUFFIX: &str = ".pinaudit-lock";
 
-/// `url` without its userinfo (`user:token@`), for messages and logs.
-///
-/// `https://x-access-token:abc@github.com/o/r.git` becomes
-/// `https://github.com/o/r.git`. scp-like addresses (`git@host:o/r`) keep a
-/// bare user name, which is not a secret, but lose a `user:password@` part.
-pub fn redact(url: &str) -> String {
-    if url.contains("://") {
-        return redact_text(url);
-    }
-    // scp-like `user@host:path`: only a `user:secret@` prefix is a credential.
-    if let Some(at) = url.find('@') {
-        let before = &url[..at];
-        if before.contains(':') && !before.contains('/') {
-            return url[at + 1..].to_string();
-        }
-    }
-    url.to_string()
-}
-
-/// `text` with the userinfo of every `scheme://…@host` URL in it removed.
-///
-/// libgit2 error messages sometimes quote the URL they were given; this is the
-/// last line of defence that keeps a token out of an error string.
-pub fn redact_text(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(pos) = rest.find("://") {
-        let authority_start = pos + 3;
-        out.push_str(&rest[..authority_start]);
-        let after = &rest[authority_start..];
-        let end = after
-            .find(|c: char| c.is_whitespace() || URL_END.contains(&c))
-            .unwrap_or(after.len());
-        let authority = &after[..end];
-        match authority.rfind('@') {
-            Some(at) => out.push_str(&authority[at + 1..]),
-            None => out.push_str(authority),
-        }
-        rest = &after[end..];
-    }
-    out.push_str(rest);
-    out
-}
-
 /// The host of `url` (lowercase, without userinfo or port), if it has one.
 pub fn host(url: &str) -> Option<String> {
-    let (host, _) = split_remote(url);
-    host.map(|h| {
-        let h = h.rsplit('@').next().unwrap_or(h);
-        let h = strip_port(h);
-        h.to_ascii_lowercase()
-    })
+    crate::url::Remote::parse(url).host()
 }
 
 /// Where the bare mirror of `original_url` lives, relative to the cache root:
@@ -87,10 +40,11 @@ pub fn host(url: &str) -> Option<String> {
 /// of its original spelling, so two different URLs don't share a directory.
 /// Local paths and `file:` URLs go under `git/local/`.
 pub fn cache_relpath(original_url: &str) -> PathBuf {
-    let (host, path) = split_remote(original_url);
+    let (host, path) = crate::url::split_remote(original_url);
     let host = match host {
         Some(h) => {
-            let h = h.rsplit('@').next().unwrap_or(h).to_ascii_lowercase();
+            let (_, h) = crate::url::split_userinfo(h);
+            let h = h.to_ascii_lowercase();
             if h.is_empty() || h == "localhost" {
                 "local".to_string()
             } else {
@@ -119,42 +73,6 @@ pub fn cache_relpath(original_url: &str) -> PathBuf {
     };
     rel.push(format!("{repo}.git"));
     rel
-}
-
-/// Split a remote address into (authority, path). The authority still holds
-/// userinfo and port; it is `None` for local paths and `file:` URLs.
-fn split_remote(url: &str) -> (Option<&str>, &str) {
-    if let Some(pos) = url.find("://") {
-        let scheme = &url[..pos];
-        let rest = &url[pos + 3..];
-        let (authority, path) = match rest.find('/') {
-            Some(slash) => (&rest[..slash], &rest[slash..]),
-            None => (rest, ""),
-        };
-        if scheme.eq_ignore_ascii_case("file") {
-            return (None, path);
-        }
-        return (Some(authority), path);
-    }
-    // scp-like `[user@]host:path`, as git reads it: a colon before any slash.
-    if let Some(colon) = url.find(':') {
-        let before = &url[..colon];
-        if !before.is_empty() && !before.contains('/') && !before.contains('\\') {
-            return (Some(before), &url[colon + 1..]);
-        }
-    }
-    (None, url)
-}
-
-fn strip_port(host: &str) -> &str {
-    // `[::1]:8080` keeps its brackets; `host:8080` loses the port.
-    if host.starts_with('[') {
-        return match host.find(']') {
-            Some(end) => &host[..=end],
-            None => host,
-        };
-    }
-    host.split(':').next().unwrap_or(host)
 }
 
 /// Make one path segment safe, appending a hash of the original when the

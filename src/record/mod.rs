@@ -7,6 +7,7 @@
 //! exact text the author wrote instead of the input being rejected wholesale.
 
 pub mod document;
+mod forge;
 pub mod lenient;
 pub mod pinfile;
 pub mod url;

@@ -4,33 +4,61 @@
 //! Link checkers drop the `#L43` and never look at the revision; pinaudit needs
 //! both, plus the clone URL that holds the revision. Each forge writes these URLs
 //! its own way (DESIGN.md, "URLs"); this module knows them all and nothing else.
+//!
+//! A URL is parsed once, here: the `url` crate splits it (scheme in any case,
+//! authority, port, dot segments), one small grammar per forge (`record/forge.rs`)
+//! picks the repository, view, revision and document out of its path, and the
+//! result keeps the raw text for messages ([`ForgeUrl::redacted`]). Questions
+//! that are not about forges (redaction, remotes, hosts) are [`crate::url`]'s.
 
 use std::fmt;
+use std::str::FromStr;
 
+use super::forge;
 use super::{Lines, Revision};
+use crate::url::percent_decode;
 
-/// Which forge's URL grammar a URL follows.
+/// Which forge's URL grammar a URL follows (one small grammar each, in
+/// `record/forge.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Forge {
     /// github.com and GitHub-style hosts (`/blob/`, `/raw/`, `/tree/`).
     GitHub,
     /// raw.githubusercontent.com.
     GitHubRaw,
-    /// GitLab (`/-/blob/`, `/-/raw/`, `/-/tree/`), any host.
+    /// GitLab (`/-/blob/`, `/-/raw/`, `/-/tree/`, subgroups), any host.
     GitLab,
     /// huggingface.co (`/blob/`, `/resolve/`, `/tree/`), models, datasets and spaces.
     HuggingFace,
-    /// Gitea and Codeberg (`/src/commit/`, `/src/branch/`, `/src/tag/`, `/raw/commit/`).
+    /// Gitea, Forgejo and Codeberg (`/src/commit/`, `/src/branch/`, `/src/tag/`,
+    /// `/raw/commit/`).
     Gitea,
+    /// bitbucket.org (`/src/REV/PATH`, `/raw/REV/PATH`).
+    Bitbucket,
     /// A `file:` URL (only with `--allow-local`).
     Local,
+}
+
+/// What a document URL shows of the revision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    /// The rendered file: GitHub `blob/`, Gitea and Bitbucket `src/`.
+    Blob,
+    /// The file's bytes: `raw/`, Hugging Face `resolve/`, raw.githubusercontent.com.
+    Raw,
+    /// A directory listing.
+    Tree,
+    /// A commit page (no document).
+    Commit,
+    /// Blame / annotate.
+    Blame,
 }
 
 /// A parsed document URL.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ForgeUrl {
     pub forge: Forge,
-    /// Host without userinfo or port.
+    /// Host without userinfo or port, lowercase, without `www.`.
     pub host: String,
     /// `scheme://host[:port]` as the URL reaches the forge: `http` or `https` as
     /// written (`https` for a bare `github.com/…`), any port but the scheme's
@@ -44,6 +72,15 @@ pub struct ForgeUrl {
     /// Document path inside the repository, percent-decoded.
     pub path: Option<String>,
     pub lines: Option<Lines>,
+    /// What the URL shows; `None` for a repository URL.
+    pub view: Option<View>,
+    /// `http`, `https` or `file`, lowercase.
+    pub scheme: String,
+    /// The port when it is not the scheme's default.
+    pub port: Option<u16>,
+    /// The URL as written (trimmed), for messages. It may hold a credential:
+    /// show [`ForgeUrl::redacted`].
+    pub raw: String,
 }
 
 /// Why a URL could not be understood.
@@ -63,7 +100,7 @@ impl ForgeUrl {
         match self.forge {
             // raw.githubusercontent.com serves files of repositories on github.com.
             Forge::GitHubRaw => format!("https://github.com/{}.git", self.repo_path),
-            Forge::GitHub | Forge::GitLab | Forge::Gitea => {
+            Forge::GitHub | Forge::GitLab | Forge::Gitea | Forge::Bitbucket => {
                 format!("{}/{}.git", self.base, self.repo_path)
             }
             Forge::HuggingFace => format!("{}/{}", self.base, self.repo_path),
@@ -71,9 +108,31 @@ impl ForgeUrl {
         }
     }
 
+    /// The repository's web address (`https://github.com/OWNER/REPO`), the form
+    /// pin files keep in `repository`.
+    pub fn repository_url(&self) -> String {
+        match self.forge {
+            Forge::Local => self.clone_url(),
+            Forge::GitHubRaw => format!("https://github.com/{}", self.repo_path),
+            _ => format!("{}/{}", self.base, self.repo_path),
+        }
+    }
+
     /// Whether the revision is a full commit id.
     pub fn is_pinned(&self) -> bool {
         matches!(self.revision, Some(Revision::Commit(_)))
+    }
+
+    /// The URL as written, without credentials, for messages.
+    pub fn redacted(&self) -> String {
+        crate::url::redact(&self.raw)
+    }
+}
+
+impl FromStr for ForgeUrl {
+    type Err = UrlError;
+    fn from_str(s: &str) -> Result<Self, UrlError> {
+        parse(s)
     }
 }
 
@@ -85,6 +144,7 @@ impl fmt::Display for Forge {
             Forge::GitLab => "GitLab",
             Forge::HuggingFace => "Hugging Face",
             Forge::Gitea => "Gitea",
+            Forge::Bitbucket => "Bitbucket",
             Forge::Local => "local",
         })
     }
@@ -108,181 +168,143 @@ pub fn parse_anchor(anchor: &str) -> Option<Lines> {
     Lines::new(num(a)?, num(b)?).ok()
 }
 
-/// Parses a repository or document URL of any forge pinaudit knows.
-pub fn parse(url: &str) -> Result<ForgeUrl, UrlError> {
-    let url = url.trim();
-    let (without_fragment, fragment) = match url.split_once('#') {
-        Some((u, f)) => (u, Some(f)),
-        None => (url, None),
+/// Bitbucket's line anchors: `lines-43`, `lines-43:45`.
+fn parse_bitbucket_anchor(anchor: &str) -> Option<Lines> {
+    let rest = anchor.strip_prefix("lines-")?;
+    let (a, b) = rest.split_once(':').unwrap_or((rest, rest));
+    let num = |s: &str| -> Option<u32> {
+        (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse().ok())
+            .flatten()
     };
-    let without_query = without_fragment.split('?').next().unwrap_or("");
-    let lines = match fragment {
-        Some(f) if !f.is_empty() => Some(parse_anchor(f).ok_or_else(|| UrlError::Anchor {
-            url: url.to_string(),
-            anchor: f.to_string(),
-        })?),
-        _ => None,
-    };
+    Lines::new(num(a)?, num(b)?).ok()
+}
 
-    if let Some(path) = without_query.strip_prefix("file://") {
-        let path = percent_decode(path);
-        if path.is_empty() {
-            return Err(UrlError::NoRepository(url.to_string()));
+/// The `url::Url` a record's URL text stands for: `http`, `https` or `file` in
+/// any case, or a bare `github.com/OWNER/REPO/…` as records sometimes write it.
+fn web_url(raw: &str) -> Result<::url::Url, UrlError> {
+    let text = match crate::url::scheme_of(raw) {
+        Some(scheme) if matches!(scheme.as_str(), "http" | "https" | "file") => raw.to_string(),
+        Some(_) => return Err(UrlError::Scheme(raw.to_string())),
+        None => {
+            let host = raw.split(['/', '?', '#']).next().unwrap_or("");
+            if !host.contains('.') {
+                return Err(UrlError::Scheme(raw.to_string()));
+            }
+            format!("https://{raw}")
         }
-        return Ok(ForgeUrl {
-            forge: Forge::Local,
-            host: String::new(),
-            base: "file://".to_string(),
-            repo_path: path,
-            revision: None,
-            path: None,
-            lines,
-        });
+    };
+    ::url::Url::parse(&text).map_err(|_| UrlError::NoRepository(raw.to_string()))
+}
+
+/// Parses a repository or document URL of any forge pinaudit knows, once: the
+/// `url` crate splits it, one grammar per forge reads the path.
+pub fn parse(url: &str) -> Result<ForgeUrl, UrlError> {
+    let raw = url.trim();
+    let no_repo = || UrlError::NoRepository(raw.to_string());
+    let parsed = web_url(raw)?;
+    // The fragment as written (the `url` crate re-escapes some characters).
+    let fragment = raw
+        .split_once('#')
+        .map(|(_, f)| f)
+        .filter(|f| !f.is_empty());
+    let scheme = parsed.scheme().to_string();
+
+    if scheme == "file" {
+        return local(raw, &parsed, fragment);
     }
 
-    let (scheme, rest) = if let Some(rest) = without_query.strip_prefix("https://") {
-        ("https", rest)
-    } else if let Some(rest) = without_query.strip_prefix("http://") {
-        ("http", rest)
-    } else {
-        // Bare `github.com/OWNER/REPO/…` as records sometimes write it.
-        let host = without_query.split('/').next().unwrap_or("");
-        if !host.contains('.') {
-            return Err(UrlError::Scheme(url.to_string()));
-        }
-        ("https", without_query)
-    };
-
-    let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
-    let no_repo = || UrlError::NoRepository(url.to_string());
-    let (host, port) = split_host_port(authority).ok_or_else(no_repo)?;
-    let host = host.to_ascii_lowercase();
-    let host = host.strip_prefix("www.").unwrap_or(&host).to_string();
+    let host = parsed.host_str().ok_or_else(no_repo)?;
+    let host = host.strip_prefix("www.").unwrap_or(host).to_string();
     if host.is_empty() {
         return Err(no_repo());
     }
-    let default_port = if scheme == "https" { 443 } else { 80 };
+    // `None` for the scheme's default port, as written or not.
+    let port = parsed.port();
     let base = match port {
-        Some(p) if p != default_port => format!("{scheme}://{host}:{p}"),
-        _ => format!("{scheme}://{host}"),
+        Some(p) => format!("{scheme}://{host}:{p}"),
+        None => format!("{scheme}://{host}"),
     };
-    let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let segs: Vec<&str> = parsed
+        .path_segments()
+        .map(|s| s.filter(|s| !s.is_empty()).collect())
+        .unwrap_or_default();
+    let forge = forge::forge_of(&host, &segs);
+    let parts = forge::read(forge, &segs).ok_or_else(no_repo)?;
+    let lines = anchor(raw, forge, fragment)?;
 
-    let make =
-        |forge, repo: &[&str], rev: Option<&str>, doc: &[&str]| -> Result<ForgeUrl, UrlError> {
-            if repo.len() < 2 || repo.iter().any(|s| *s == "." || *s == "..") {
-                return Err(no_repo());
-            }
-            let repo_path = repo.join("/");
-            let repo_path = repo_path
-                .strip_suffix(".git")
-                .unwrap_or(&repo_path)
-                .to_string();
-            let doc = (!doc.is_empty()).then(|| percent_decode(&doc.join("/")));
-            Ok(ForgeUrl {
-                forge,
-                host: host.clone(),
-                base: base.clone(),
-                repo_path,
-                revision: rev.map(|r| Revision::parse(&percent_decode(r))),
-                path: doc,
-                lines,
-            })
-        };
-
-    if host == "raw.githubusercontent.com" {
-        // OWNER/REPO/REV/PATH, or OWNER/REPO/refs/heads/BRANCH/PATH.
-        if segs.len() < 3 {
+    // Repository segments must stay segments once decoded: `%2F` or `..` there
+    // would make the clone URL and the cache path name another place.
+    let mut repo = Vec::with_capacity(parts.repo.len());
+    for seg in parts.repo {
+        let decoded = percent_decode(seg);
+        if matches!(decoded.as_ref(), "" | "." | "..") || decoded.contains(['/', '\\']) {
             return Err(no_repo());
         }
-        let (rev, doc): (String, &[&str]) =
-            if segs[2] == "refs" && segs.len() >= 5 && (segs[3] == "heads" || segs[3] == "tags") {
-                (format!("refs/{}/{}", segs[3], segs[4]), &segs[5..])
-            } else {
-                (segs[2].to_string(), &segs[3..])
-            };
-        return make(Forge::GitHubRaw, &segs[..2], Some(&rev), doc);
+        repo.push(*seg);
     }
-
-    // GitLab: everything before `/-/` is the (possibly nested) project path.
-    if let Some(dash) = segs.iter().position(|s| *s == "-") {
-        let kind = segs.get(dash + 1).copied();
-        if matches!(kind, Some("blob" | "raw" | "tree" | "commit")) {
-            let rev = segs.get(dash + 2).copied();
-            let doc = segs.get(dash + 3..).unwrap_or(&[]);
-            return make(Forge::GitLab, &segs[..dash], rev, doc);
-        }
-        return make(Forge::GitLab, &segs[..dash], None, &[]);
-    }
-
-    if host == "huggingface.co" || host == "hf.co" {
-        let repo_len = if matches!(segs.first(), Some(&("datasets" | "spaces"))) {
-            3
-        } else {
-            2
-        };
-        if segs.len() < repo_len {
-            return Err(no_repo());
-        }
-        return match segs.get(repo_len).copied() {
-            Some("blob" | "resolve" | "tree" | "raw") => make(
-                Forge::HuggingFace,
-                &segs[..repo_len],
-                segs.get(repo_len + 1).copied(),
-                segs.get(repo_len + 2..).unwrap_or(&[]),
-            ),
-            _ => make(Forge::HuggingFace, &segs[..repo_len], None, &[]),
-        };
-    }
-
-    // Gitea / Codeberg: OWNER/REPO/src/{commit,branch,tag}/REV/PATH (also raw/…).
-    if segs.len() >= 5 && matches!(segs[2], "src" | "raw") {
-        if let "commit" | "branch" | "tag" = segs[3] {
-            return make(Forge::Gitea, &segs[..2], Some(segs[4]), &segs[5..]);
-        }
-    }
-
-    if segs.len() < 2 {
-        return Err(no_repo());
-    }
-    let forge = if host == "codeberg.org" {
-        Forge::Gitea
-    } else if host.contains("gitlab") {
-        Forge::GitLab
-    } else {
-        Forge::GitHub
-    };
-    match segs.get(2).copied() {
-        Some("blob" | "raw" | "tree" | "commit" | "blame") => make(
-            forge,
-            &segs[..2],
-            segs.get(3).copied(),
-            segs.get(4..).unwrap_or(&[]),
-        ),
-        _ => make(forge, &segs[..2], None, &[]),
-    }
+    let repo_path = repo.join("/");
+    let repo_path = repo_path
+        .strip_suffix(".git")
+        .unwrap_or(&repo_path)
+        .to_string();
+    let path = (!parts.doc.is_empty()).then(|| percent_decode(&parts.doc.join("/")).into_owned());
+    Ok(ForgeUrl {
+        forge,
+        host,
+        base,
+        repo_path,
+        revision: parts.rev.map(|r| Revision::parse(&percent_decode(&r))),
+        path,
+        lines,
+        view: parts.view,
+        scheme,
+        port,
+        raw: raw.to_string(),
+    })
 }
 
-/// Splits an authority (`user:secret@host:port`, `[::1]:8080`) into its host and
-/// port, dropping the userinfo. `None` when the port is not a port number.
-fn split_host_port(authority: &str) -> Option<(&str, Option<u16>)> {
-    let host_port = authority.rsplit('@').next().unwrap_or(authority);
-    let (host, port) = match host_port.strip_prefix('[') {
-        // An IPv6 literal keeps its brackets, as URLs write it.
-        Some(inner) => {
-            let end = inner.find(']')? + 2;
-            match &host_port[end..] {
-                "" => (&host_port[..end], ""),
-                rest => (&host_port[..end], rest.strip_prefix(':')?),
-            }
-        }
-        None => host_port.split_once(':').unwrap_or((host_port, "")),
+/// The lines a fragment cites; `None` without a fragment.
+fn anchor(raw: &str, forge: Forge, fragment: Option<&str>) -> Result<Option<Lines>, UrlError> {
+    let Some(f) = fragment else {
+        return Ok(None);
     };
-    // `host:` means the default port, as in browsers.
-    if port.is_empty() {
-        return Some((host, None));
+    let lines = parse_anchor(f).or_else(|| {
+        (forge == Forge::Bitbucket)
+            .then(|| parse_bitbucket_anchor(f))
+            .flatten()
+    });
+    lines.map(Some).ok_or_else(|| UrlError::Anchor {
+        url: raw.to_string(),
+        anchor: f.to_string(),
+    })
+}
+
+/// A `file:` URL: the repository is the whole path (a host other than
+/// `localhost` is kept in front of it, as it was written).
+fn local(raw: &str, parsed: &::url::Url, fragment: Option<&str>) -> Result<ForgeUrl, UrlError> {
+    let lines = anchor(raw, Forge::Local, fragment)?;
+    let path = percent_decode(parsed.path());
+    if path.is_empty() || path == "/" {
+        return Err(UrlError::NoRepository(raw.to_string()));
     }
-    Some((host, Some(port.parse().ok()?)))
+    let repo_path = match parsed.host_str() {
+        Some(host) if !host.is_empty() => format!("{host}{path}"),
+        _ => path.into_owned(),
+    };
+    Ok(ForgeUrl {
+        forge: Forge::Local,
+        host: String::new(),
+        base: "file://".to_string(),
+        repo_path,
+        revision: None,
+        path: None,
+        lines,
+        view: None,
+        scheme: "file".to_string(),
+        port: None,
+        raw: raw.to_string(),
+    })
 }
 
 /// Parses a source's `repository` field: a repository URL, or `OWNER/REPO`, which
@@ -296,26 +318,6 @@ pub fn parse_repository(r: &str) -> Option<ForgeUrl> {
                 .all(|p| !p.is_empty() && *p != "." && *p != ".." && !p.contains(':'));
         plain.then(|| parse(&format!("https://github.com/{}", r.trim())).ok())?
     })
-}
-
-/// Decodes `%XX` escapes; invalid escapes are kept as written.
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok();
-            if let Some(b) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                out.push(b);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]
@@ -528,5 +530,139 @@ mod tests {
         assert!(parse("%%%").is_err());
         assert_eq!(percent_decode("a%2"), "a%2");
         assert_eq!(percent_decode("%"), "%");
+    }
+
+    /// `FORGE CLONE_URL REV PATH LINES PINNED` for a URL (`-` for none).
+    fn describe(url: &str) -> String {
+        match parse(url) {
+            Err(e) => format!("error: {e}"),
+            Ok(u) => format!(
+                "{:?} {} {} {} {} {}",
+                u.forge,
+                u.clone_url(),
+                match &u.revision {
+                    Some(Revision::Commit(c)) => c.short().to_string(),
+                    Some(Revision::Ref(r)) => r.clone(),
+                    None => "-".into(),
+                },
+                u.path.as_deref().unwrap_or("-"),
+                u.lines.map_or("-".into(), |l| l.to_string()),
+                if u.is_pinned() { "pinned" } else { "unpinned" },
+            ),
+        }
+    }
+
+    #[test]
+    fn every_forge_end_to_end() {
+        let sha256 = "a".repeat(64);
+        let cases = [
+            (
+                format!("https://github.com/o/r/blob/{SHA}/docs/a.md#L43-L45"),
+                "GitHub https://github.com/o/r.git de1fa14 docs/a.md L43-L45 pinned",
+            ),
+            (
+                format!("HTTPS://GitHub.COM/o/r/blob/{SHA}/a.md#L4"),
+                "GitHub https://github.com/o/r.git de1fa14 a.md L4 pinned",
+            ),
+            (
+                format!("https://github.com/o/r/blob/{sha256}/a.md"),
+                "GitHub https://github.com/o/r.git aaaaaaa a.md - pinned",
+            ),
+            (
+                format!("https://github.com/o/r/blob/{}/a.md", &SHA[..39]),
+                "GitHub https://github.com/o/r.git de1fa14ea798512f54dafc8b8795eb3ef1a6c36 a.md - unpinned",
+            ),
+            (
+                "https://raw.githubusercontent.com/o/r/refs/tags/v1/x.md".into(),
+                "GitHubRaw https://github.com/o/r.git refs/tags/v1 x.md - unpinned",
+            ),
+            (
+                format!("https://gitlab.com/g/s/p/-/raw/{SHA}/a%20b.csv#L2-3"),
+                "GitLab https://gitlab.com/g/s/p.git de1fa14 a b.csv L2-L3 pinned",
+            ),
+            (
+                format!("https://huggingface.co/spaces/o/app/blob/{SHA}/app.py#L9"),
+                "HuggingFace https://huggingface.co/spaces/o/app de1fa14 app.py L9 pinned",
+            ),
+            (
+                "https://huggingface.co/o/m/resolve/refs%2Fpr%2F3/config.json".into(),
+                "HuggingFace https://huggingface.co/o/m refs/pr/3 config.json - unpinned",
+            ),
+            (
+                format!("https://huggingface.co/gpt2/blob/{SHA}/README.md"),
+                "HuggingFace https://huggingface.co/gpt2 de1fa14 README.md - pinned",
+            ),
+            (
+                format!("https://codeberg.org/o/r/raw/commit/{SHA}/a.json"),
+                "Gitea https://codeberg.org/o/r.git de1fa14 a.json - pinned",
+            ),
+            (
+                format!("https://bitbucket.org/o/r/src/{SHA}/docs/a.md#lines-7:9"),
+                "Bitbucket https://bitbucket.org/o/r.git de1fa14 docs/a.md L7-L9 pinned",
+            ),
+            (
+                format!("https://bitbucket.org/o/r/raw/{SHA}/a.md#lines-7"),
+                "Bitbucket https://bitbucket.org/o/r.git de1fa14 a.md L7 pinned",
+            ),
+            (
+                "https://bitbucket.org/o/r/src/main/a.md#L3".into(),
+                "Bitbucket https://bitbucket.org/o/r.git main a.md L3 unpinned",
+            ),
+            (
+                "FILE:///srv/repos/a.git".into(),
+                "Local file:///srv/repos/a.git - - - unpinned",
+            ),
+            (
+                "file:///srv/my%20repo#L2".into(),
+                "Local file:///srv/my repo - - L2 unpinned",
+            ),
+            // Elsewhere `#lines-7` is no anchor pinaudit knows.
+            (
+                "https://github.com/o/r/blob/main/a.md#lines-7".into(),
+                "error: `https://github.com/o/r/blob/main/a.md#lines-7` has a line anchor pinaudit does not understand: `#lines-7` (expected `#L43`, `#L43-L45` or `#L43-45`)",
+            ),
+            // A repository segment that decodes to a path is no repository.
+            (
+                "https://github.com/o/r%2F..%2F..%2Fx".into(),
+                "error: `https://github.com/o/r%2F..%2F..%2Fx` does not name a repository (expected HOST/OWNER/REPO)",
+            ),
+            (
+                "https://github.com/%2e%2e/r".into(),
+                "error: `https://github.com/%2e%2e/r` does not name a repository (expected HOST/OWNER/REPO)",
+            ),
+            (
+                "ssh://git@github.com/o/r".into(),
+                "error: `ssh://git@github.com/o/r` is not an http(s) or file URL",
+            ),
+            (
+                "file://".into(),
+                "error: `file://` does not name a repository (expected HOST/OWNER/REPO)",
+            ),
+        ];
+        for (url, want) in &cases {
+            assert_eq!(describe(url), *want, "{url}");
+        }
+    }
+
+    #[test]
+    fn parsed_once_with_raw_text_scheme_port_and_view() {
+        let raw =
+            format!("  http://tok:s3cret@git.example:3000/o/r/src/commit/{SHA}/a.md?token=t#L2 ");
+        let u: ForgeUrl = raw.parse().unwrap();
+        assert_eq!(u.raw, raw.trim());
+        assert_eq!(u.scheme, "http");
+        assert_eq!(u.port, Some(3000));
+        assert_eq!(u.view, Some(View::Blob));
+        assert_eq!(u.base, "http://git.example:3000");
+        let shown = u.redacted();
+        assert!(
+            !shown.contains("s3cret") && !shown.contains("token=t"),
+            "{shown}"
+        );
+        assert_eq!(u.repository_url(), "http://git.example:3000/o/r");
+        let u = parse("https://raw.githubusercontent.com/o/r/main/a.md").unwrap();
+        assert_eq!(u.repository_url(), "https://github.com/o/r");
+        assert_eq!(u.view, Some(View::Raw));
+        assert_eq!(parse("https://github.com/o/r").unwrap().view, None);
     }
 }
