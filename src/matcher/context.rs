@@ -1,0 +1,518 @@
+//! What the words around a number say about it: its unit and dimension, whether it is
+//! part of a name rather than a value, and whether a setting keys it. The matcher asks
+//! only about numbers that already fit a claim, so none of this runs on most tokens.
+//! The rules are the module doc of [`super`] ("Units" and "Numbers that are names").
+
+use super::{Scanned, SPACES};
+
+/// What a unit measures. Two units contradict each other when both are known and their
+/// dimensions differ; an unknown word says nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Dim {
+    /// Per second, of a thing: `tok/s` (`"token"`), `req/s`, `it/s`.
+    Rate(&'static str),
+    /// Bytes with a decimal or binary prefix (`GB` and `GiB` are both `b'G'`).
+    Bytes(u8),
+    /// `GB/s`, `Gbps`, …
+    Bandwidth,
+    /// Time, by unit: `"ns"`, `"us"`, `"ms"`, `"s"`, `"min"`, `"h"`.
+    Time(&'static str),
+    /// `x`, `×`, `times`.
+    Multiplier,
+    /// `%`, `percent`, `pct`.
+    Percent,
+    /// A count of a noun (singular): `tokens`, `requests`, `nodes`.
+    Count(&'static str),
+    /// `K`, `M`, `B` glued to or after the number: thousands, millions, billions. The
+    /// number is not in the claim's base unit, whatever the claim's unit is.
+    Magnitude,
+}
+
+/// Whether a token's dimension can carry a claim's.
+pub(super) fn compatible(claim: Option<Dim>, token: Option<Dim>) -> bool {
+    match (claim, token) {
+        (Some(c), Some(t)) => c == t,
+        _ => true,
+    }
+}
+
+/// The dimension of a claim's unit (`"tokens/s"`, `"GB (source label; …)"`, `"%"`).
+pub(super) fn claim_dim(unit: Option<&str>) -> Option<Dim> {
+    let unit = unit?.trim();
+    if super::is_percent_unit(unit) {
+        return Some(Dim::Percent);
+    }
+    if let Some(dim) = word_dim(unit) {
+        return Some(dim);
+    }
+    let (word, rest) = read_word(unit);
+    phrase_dim(word, rest)
+}
+
+/// The unit written with the number that ends at `end`: `%`, glued letters (`120GB`,
+/// `2.9t/s`, `8K`), `×`, a hyphenated noun (`1,048,576-token`), or the next word
+/// (`80 tok/s`, `3 nodes`, `7.5K tok/s`).
+pub(super) fn unit_after(line: &str, end: usize) -> Option<Dim> {
+    let after = line.get(end..)?;
+    let spaced = after.trim_start_matches(SPACES);
+    if spaced.starts_with(['%', '％']) {
+        return Some(Dim::Percent);
+    }
+    if after.starts_with('×') {
+        return Some(Dim::Multiplier);
+    }
+    let word_start = if after.starts_with(char::is_alphabetic) {
+        after
+    } else if let Some(rest) = after.strip_prefix('-') {
+        // `1,048,576-token context`, `3-node cluster`: a compound adjective.
+        if !rest.starts_with(char::is_alphabetic) {
+            return None;
+        }
+        rest
+    } else if spaced.len() < after.len() {
+        if spaced.starts_with('×') {
+            // `2 × 8`: a product, not a multiplier.
+            return None;
+        }
+        spaced
+    } else {
+        return None;
+    };
+    let (word, rest) = read_word(word_start);
+    if word.is_empty() {
+        return None;
+    }
+    phrase_dim(word, rest).or_else(|| {
+        // One lowercase adjective may stand between the number and its noun:
+        // `32 concurrent requests`, `8192 output tokens`.
+        let next = rest.strip_prefix(' ')?;
+        if !word.chars().all(|c| c.is_ascii_lowercase()) {
+            return None;
+        }
+        let (noun, rest) = read_word(next);
+        phrase_dim(noun, rest).filter(|d| matches!(d, Dim::Count(_) | Dim::Rate(_)))
+    })
+}
+
+/// A word and what follows it: letters (and `µ`), plus one `/letters` (`tok/s`, `GB/s`).
+fn read_word(text: &str) -> (&str, &str) {
+    let is_letter = |c: char| c.is_alphabetic() || c == 'µ';
+    let mut end = text.find(|c: char| !is_letter(c)).unwrap_or(text.len());
+    if let Some(rest) = text[end..].strip_prefix('/') {
+        let more = rest.find(|c: char| !is_letter(c)).unwrap_or(rest.len());
+        if more > 0 {
+            end += 1 + more;
+        }
+    }
+    (&text[..end], &text[end..])
+}
+
+/// A unit word, with the words after it for `tokens per second`.
+fn phrase_dim(word: &str, rest: &str) -> Option<Dim> {
+    let dim = word_dim(word)?;
+    if let Dim::Count(noun) = dim {
+        let rest = rest.trim_start_matches(SPACES);
+        let per_second = ["per second", "per sec", "per s ", "/ s", "/s"]
+            .iter()
+            .any(|p| {
+                rest.get(..p.len())
+                    .is_some_and(|r| r.eq_ignore_ascii_case(p))
+            })
+            || rest.eq_ignore_ascii_case("per s");
+        if per_second {
+            return Some(Dim::Rate(noun));
+        }
+    }
+    Some(dim)
+}
+
+/// Count nouns, singular; a trailing `s` is dropped before the lookup.
+const NOUNS: [&str; 22] = [
+    "token",
+    "tok",
+    "request",
+    "req",
+    "node",
+    "gpu",
+    "problem",
+    "question",
+    "sample",
+    "prompt",
+    "step",
+    "sequence",
+    "seq",
+    "shard",
+    "item",
+    "task",
+    "user",
+    "worker",
+    "stream",
+    "epoch",
+    "layer",
+    "parameter",
+];
+
+fn word_dim(word: &str) -> Option<Dim> {
+    // Case matters for a few single letters: `M` is millions, `m` minutes.
+    match word {
+        "M" | "B" | "b" | "k" | "K" | "bn" => return Some(Dim::Magnitude),
+        "m" => return Some(Dim::Time("min")),
+        _ => {}
+    }
+    if word.len() > 24 {
+        return None;
+    }
+    let lower = word.to_lowercase();
+    let dim = match lower.as_str() {
+        "%" | "percent" | "pct" => Dim::Percent,
+        "x" | "×" | "times" => Dim::Multiplier,
+        "t/s" | "tok/s" | "toks/s" | "tokens/s" | "token/s" | "tokens/sec" | "tok/sec" | "tk/s"
+        | "tps" | "tokens/second" => Dim::Rate("token"),
+        "req/s" | "reqs/s" | "requests/s" | "request/s" | "rps" | "qps" => Dim::Rate("request"),
+        "it/s" => Dim::Rate("it"),
+        "samples/s" | "sample/s" => Dim::Rate("sample"),
+        "ns" => Dim::Time("ns"),
+        "us" | "µs" | "μs" => Dim::Time("us"),
+        "ms" | "msec" | "millisecond" | "milliseconds" => Dim::Time("ms"),
+        "s" | "sec" | "secs" | "second" | "seconds" => Dim::Time("s"),
+        "min" | "mins" | "minute" | "minutes" => Dim::Time("min"),
+        "h" | "hr" | "hrs" | "hour" | "hours" => Dim::Time("h"),
+        "byte" | "bytes" => Dim::Bytes(b'B'),
+        "kb" | "kib" => Dim::Bytes(b'K'),
+        "mb" | "mib" => Dim::Bytes(b'M'),
+        "gb" | "gib" => Dim::Bytes(b'G'),
+        "tb" | "tib" => Dim::Bytes(b'T'),
+        "gb/s" | "gib/s" | "mb/s" | "mib/s" | "tb/s" | "kb/s" | "gbps" | "mbps" | "gbit/s" => {
+            Dim::Bandwidth
+        }
+        other => {
+            let singular = other.strip_suffix('s').unwrap_or(other);
+            let noun = NOUNS.iter().find(|n| **n == singular || **n == other)?;
+            Dim::Count(match *noun {
+                "tok" => "token",
+                "req" => "request",
+                "seq" => "sequence",
+                n => n,
+            })
+        }
+    };
+    Some(dim)
+}
+
+/// Months as written before a day or a year (`Aug 7`, `August 10–16, 2026`, `Sept. 3`).
+const MONTHS: [&str; 24] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+    "Jan",
+    "Feb",
+    "Mar",
+    "Apr",
+    "Jun",
+    "Jul",
+    "Aug",
+    "Sep",
+    "Sept",
+    "Oct",
+    "Nov",
+    "Dec",
+];
+
+/// Words that make the number after them a version (`CUDA 13.0`, `vLLM 0.21`).
+const VERSIONED: [&str; 45] = [
+    "v",
+    "ver",
+    "version",
+    "release",
+    "cuda",
+    "cudnn",
+    "nccl",
+    "driver",
+    "capability",
+    "vllm",
+    "sglang",
+    "python",
+    "pytorch",
+    "torch",
+    "transformers",
+    "triton",
+    "tensorrt",
+    "tensorrt-llm",
+    "trt-llm",
+    "rocm",
+    "jax",
+    "jaxlib",
+    "ubuntu",
+    "debian",
+    "flashinfer",
+    "xformers",
+    "deepspeed",
+    "lmdeploy",
+    "tgi",
+    "ollama",
+    "llama.cpp",
+    "nvcc",
+    "gcc",
+    "clang",
+    "rustc",
+    "numpy",
+    "tensorflow",
+    "onnxruntime",
+    "accelerate",
+    "peft",
+    "trl",
+    "exllamav2",
+    "lm-eval",
+    "lm_eval",
+    "harness",
+];
+
+/// Words that make a clause a setting, not a score (`temperature=0.2`, `util 0.90`).
+/// A word also matches as the last part of a compound (`gpu_memory_utilization`).
+const SETTINGS: [&str; 34] = [
+    "temperature",
+    "temp",
+    "top_p",
+    "top_k",
+    "min_p",
+    "typical_p",
+    "lr",
+    "learning",
+    "learning_rate",
+    "util",
+    "utilization",
+    "mem_fraction_static",
+    "dropout",
+    "decay",
+    "momentum",
+    "beta",
+    "beta1",
+    "beta2",
+    "eps",
+    "epsilon",
+    "alpha",
+    "gamma",
+    "penalty",
+    "threshold",
+    "warmup",
+    "warmup_ratio",
+    "smoothing",
+    "tau",
+    "cfg",
+    "guidance",
+    "clip",
+    "damping",
+    "sparsity",
+    "keep_prob",
+];
+
+/// Characters that end a clause: a setting's key never reaches past them.
+const CLAUSE_ENDS: [char; 10] = [',', ';', '|', '(', ')', '{', '}', '[', ']', '\n'];
+
+/// The words between the previous token (or the start of the line) and token `i`,
+/// after the last clause boundary: what the number is keyed by.
+fn key_of<'l>(line: &'l str, scanned: &[Scanned], i: usize) -> &'l str {
+    let from = i
+        .checked_sub(1)
+        .and_then(|p| scanned.get(p))
+        .map_or(0, |p| p.token.span.end);
+    let to = scanned
+        .get(i)
+        .map_or(from, |t| t.token.span.start.max(from));
+    let gap = line.get(from..to).unwrap_or("");
+    gap.rfind(CLAUSE_ENDS).map_or(gap, |k| &gap[k + 1..])
+}
+
+/// Lowercase words of a key, `-` read as `_` and edges trimmed (`--top-p` → `top_p`).
+fn key_words(key: &str) -> impl Iterator<Item = String> + '_ {
+    key.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+        .map(|w| w.trim_matches(['-', '_']).to_lowercase().replace('-', "_"))
+        .filter(|w| !w.is_empty())
+}
+
+/// Token `i` sits in a clause keyed by a setting.
+pub(super) fn setting_keyed(line: &str, scanned: &[Scanned], i: usize) -> bool {
+    key_words(key_of(line, scanned, i)).any(|w| {
+        SETTINGS
+            .iter()
+            .any(|s| w == *s || w.strip_suffix(s).is_some_and(|head| head.ends_with('_')))
+    })
+}
+
+/// The run of name characters (`Llama-3.3`, `gsm8k`) that ends at `text`'s end.
+fn trailing_name(text: &str) -> &str {
+    let start = text
+        .char_indices()
+        .rev()
+        .take_while(|&(_, c)| c.is_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        .last()
+        .map_or(text.len(), |(k, _)| k);
+    &text[start..]
+}
+
+fn is_integer(t: &Scanned) -> bool {
+    !t.point && t.token.decimals == 0 && !t.token.text.contains('e')
+}
+
+/// Token `i` is part of a name, not a value (module doc, "Numbers that are names").
+pub(super) fn is_name(line: &str, scanned: &[Scanned], i: usize) -> bool {
+    let Some(t) = scanned.get(i) else {
+        return false;
+    };
+    let digits = t.digits_start;
+    let (start, end) = (t.token.span.start, t.token.span.end);
+    let before_digits = &line[..digits];
+    // `#21`
+    if before_digits.ends_with('#') {
+        return true;
+    }
+    // `HumanEval/40`, `results/gsm8k/49`
+    if let Some(head) = before_digits.strip_suffix('/') {
+        if head.ends_with(|c: char| c.is_alphabetic() || c == '_') {
+            return true;
+        }
+    }
+    let after = &line[end..];
+    // `4. Limitations` opening a line
+    if is_integer(t)
+        && line[..start].trim_start().is_empty()
+        && (after == "." || after.starts_with(". ") || after.starts_with(") "))
+    {
+        return true;
+    }
+    if is_progress(line, scanned, i) || is_date_part(line, scanned, i, 3) {
+        return true;
+    }
+    if is_version(line, scanned, i, 2) {
+        return true;
+    }
+    hyphenated_name(line, t)
+}
+
+/// `[47/50]`: both numbers of a bracketed counter.
+fn is_progress(line: &str, scanned: &[Scanned], i: usize) -> bool {
+    let pair = |a: usize| -> bool {
+        let (Some(x), Some(y)) = (scanned.get(a), scanned.get(a + 1)) else {
+            return false;
+        };
+        line[..x.token.span.start]
+            .trim_end_matches(SPACES)
+            .ends_with('[')
+            && &line[x.token.span.end..y.token.span.start] == "/"
+            && line[y.token.span.end..]
+                .trim_start_matches(SPACES)
+                .starts_with(']')
+    };
+    pair(i) || i.checked_sub(1).is_some_and(pair)
+}
+
+/// A day or year after a month name, or joined to one (`August 10–16, 2026`).
+fn is_date_part(line: &str, scanned: &[Scanned], i: usize, depth: u8) -> bool {
+    let Some(t) = scanned.get(i) else {
+        return false;
+    };
+    if !is_integer(t) || t.token.text.starts_with('-') {
+        return false;
+    }
+    let digits = t.token.text.len();
+    let before = &line[..t.token.span.start];
+    let head = before.trim_end_matches(SPACES);
+    if head.len() < before.len() {
+        let word = head.strip_suffix('.').unwrap_or(head);
+        let name = trailing_name(word);
+        if MONTHS.contains(&name) && (digits <= 2 || digits == 4) {
+            return true;
+        }
+    }
+    let Some(p) = i.checked_sub(1) else {
+        return false;
+    };
+    if depth == 0 {
+        return false;
+    }
+    let Some(prev) = scanned.get(p) else {
+        return false;
+    };
+    let gap = &line[prev.token.span.end..t.token.span.start];
+    let joined = match gap {
+        "–" | "—" | "-" | "‒" => digits <= 2,
+        ", " | "," => digits == 4,
+        _ => false,
+    };
+    joined && is_date_part(line, scanned, p, depth - 1)
+}
+
+/// A number right after a software name (`CUDA 13.0`, `vllm==0.6`), or after an arrow
+/// from one (`0.21 → 0.22`); never one written with a unit (`vLLM 2.9 tok/s`).
+fn is_version(line: &str, scanned: &[Scanned], i: usize, depth: u8) -> bool {
+    let Some(t) = scanned.get(i) else {
+        return false;
+    };
+    if t.token.percent || unit_after(line, t.token.span.end).is_some() {
+        return false;
+    }
+    let before = &line[..t.token.span.start];
+    let head = before
+        .trim_end_matches(|c: char| SPACES.contains(&c) || matches!(c, '=' | ':' | '>' | '<'));
+    let name = trailing_name(head).trim_start_matches(['-', '_', '.']);
+    if !name.is_empty() && name.len() <= 16 {
+        let lower = name.to_lowercase();
+        if VERSIONED.contains(&lower.as_str()) {
+            return true;
+        }
+    }
+    if depth == 0 {
+        return false;
+    }
+    let Some(p) = i.checked_sub(1) else {
+        return false;
+    };
+    let Some(prev) = scanned.get(p) else {
+        return false;
+    };
+    let gap = line[prev.token.span.end..t.token.span.start].trim_matches(SPACES);
+    matches!(gap, "→" | "->" | "=>" | "⇒") && is_version(line, scanned, p, depth - 1)
+}
+
+/// A number inside a hyphenated name: `Qwen3.8-27B-NVFP4`, `Nemotron-3.5-Super`,
+/// `Qwen2.5-7B`, `model-7b-chat`; not `llama-3`, `1,048,576-token`, `2.8-2.9`, `3-node`.
+fn hyphenated_name(line: &str, t: &Scanned) -> bool {
+    let (start, end) = (t.token.span.start, t.token.span.end);
+    let after = &line[end..];
+    let glued = after
+        .find(|c: char| !c.is_alphabetic())
+        .unwrap_or(after.len());
+    let then = &after[glued..];
+    let hyphen_word = |s: &str, letter_only: bool| {
+        s.strip_prefix('-').is_some_and(|r| {
+            r.starts_with(|c: char| {
+                if letter_only {
+                    c.is_alphabetic()
+                } else {
+                    c.is_alphanumeric()
+                }
+            })
+        })
+    };
+    if glued > 0 && hyphen_word(then, true) {
+        return true;
+    }
+    let before = &line[..start];
+    let Some(head) = before.strip_suffix('-') else {
+        return false;
+    };
+    if !head.ends_with(char::is_alphanumeric) {
+        return false;
+    }
+    let lettered = trailing_name(head).contains(|c: char| c.is_alphabetic());
+    lettered && (glued > 0 || hyphen_word(then, false))
+}

@@ -1,0 +1,2 @@
+#[path = "cli/matcher_corpus.rs"]
+mod matcher_corpus;
