@@ -1,13 +1,17 @@
-//! Issue "Foundation": importing the seed record document, and the pins/v1 files
-//! that `import` writes (golden file and round trip).
-
-mod foundation_support;
+//! `pinaudit import` (issue "Foundation"): importing the seed record document,
+//! the pins/v1 files that `import` writes (golden file, round trip, and
+//! `pins/schema.json`), and `import` on bad input.
 
 use std::path::Path;
 
-use foundation_support::{manifest_dir, pinaudit, run, seed_path, Fixture, REV};
 use pinaudit::record::document::{self, Imported};
 use pinaudit::record::{pinfile, ArtifactKind, Record, Revision};
+use serde_json::Value;
+
+use crate::common::inputs::REV;
+use crate::common::run::run;
+use crate::common::scratch::{pinaudit, Scratch};
+use crate::common::seed::{manifest_dir, seed_path, SEED_ID};
 
 const SHIPPED_PIN: &str = "pins/kimi-k3-iq1s-three-spark-scores.json";
 const README_SHA: &str = "4bccb5ffc313f08ca53f62b6c8fc880c1317c07f79fed53c522bfc8e99bea20d";
@@ -215,7 +219,7 @@ fn seed_names_one_unpinned_weights_and_one_unpinned_runtime() {
 /// Golden file: `import` of the seed must reproduce the shipped pin file byte for byte.
 #[test]
 fn import_of_the_seed_reproduces_the_shipped_pin_file() {
-    let out = Fixture::new();
+    let out = Scratch::new();
     let r = run(pinaudit()
         .current_dir(manifest_dir())
         .args(["import", "tests/data/seed.txt", "--out"])
@@ -303,4 +307,34 @@ fn claim_values_keep_the_digits_as_written() {
     );
     let value = pinfile::to_value(&record);
     assert_eq!(value["claims"][4]["value"].to_string(), "98.0");
+}
+
+// --- import on bad input ----------------------------------------------------
+
+#[test]
+fn import_of_an_unreadable_document_names_it_and_writes_nothing() {
+    let fx = Scratch::new();
+    let empty = fx.write("empty.md", "");
+    let r = run(fx.cmd().arg("import").arg(&empty).args(["--out", "out"]));
+    assert_eq!(r.code(), 2);
+    assert!(r.stderr.contains("empty.md"), "{}", r.stderr);
+    let written = std::fs::read_dir(fx.path().join("out")).map_or(0, |d| d.count());
+    assert_eq!(written, 0);
+}
+
+#[test]
+fn import_of_a_document_with_a_broken_block_keeps_the_rest() {
+    let fx = Scratch::new();
+    let seed = std::fs::read_to_string(seed_path()).unwrap();
+    // Break the memory-observations block; the figures live in other blocks.
+    let broken = seed.replacen("\"is_measured_peak\": false", "\"is_measured_peak\": ", 1);
+    assert_ne!(broken, seed);
+    let doc = fx.write("broken.txt", &broken);
+    let r = run(fx.cmd().arg("import").arg(&doc).args(["--out", "out"]));
+    assert!(r.stderr.contains("broken.txt"), "{}", r.stderr);
+    assert!(r.stderr.contains("line 1 column"), "{}", r.stderr);
+    let pin = fx.path().join(format!("out/{SEED_ID}.json"));
+    let pin: Value = serde_json::from_str(&std::fs::read_to_string(pin).unwrap()).unwrap();
+    assert_eq!(pin["claims"].as_array().unwrap().len(), 8);
+    assert_eq!(pin["sources"].as_array().unwrap().len(), 6);
 }
