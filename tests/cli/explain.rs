@@ -83,3 +83,37 @@ fn explain_without_a_code_is_a_usage_error() {
     assert_eq!(r.code(), 2);
     assert_eq!(r.stdout, "");
 }
+
+// --- Whole output ------------------------------------------------------------
+
+/// `pinaudit explain hash-mismatch` as a user reads it (README's example).
+#[test]
+fn explain_hash_mismatch_output() {
+    let r = run(pinaudit().args(["explain", "hash-mismatch"]));
+    assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
+    insta::assert_snapshot!(r.stdout, @r"
+    hash-mismatch (error)
+
+    The sha256 of the document at the pinned revision differs from the recorded one.
+    The evidence says which variant of the document the recorded hash does match, if
+    any (`crlf`: hashed after a checkout with CRLF line ends; `lf`; `bom`;
+    `trailing-newline`), and whether it equals the document at another commit in the
+    path's history, naming that commit: that is the version the author actually
+    hashed.
+
+    How to fix: Recompute the hash from the blob at the pinned commit (`git show
+    COMMIT:PATH | sha256sum`), not from a working-tree copy, or pin the commit the
+    evidence names.
+    ");
+}
+
+/// A misspelt code: the error names it, and the hint lists every known code.
+#[test]
+fn explain_unknown_code_output() {
+    let r = run(pinaudit().args(["explain", "hash-missmatch"]));
+    assert_eq!(r.code(), 2);
+    insta::assert_snapshot!(r.stderr, @r"
+    error: unknown finding code `hash-missmatch`
+      hint: known codes: invalid-record, uncited-claim, unpinned-url, revision-conflict, malformed-hash, missing-hash, unpinned-weights, unpinned-runtime, inconsistent-value, repository-missing, revision-missing, revision-unreachable, path-missing, hash-mismatch, commit-time-mismatch, line-out-of-range, value-missing, value-shifted, upstream-changed, value-superseded
+    ");
+}

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::common::run::{run, Run};
 use crate::common::scratch::Scratch;
-use crate::common::seed::{seed_path, SEED_ID};
+use crate::common::seed::{manifest_dir, seed_path, seed_pinned_to, Remote, SEED_ID};
 
 /// `pinaudit audit --offline` of the seed in a fresh cache, with extra arguments.
 fn audit_seed(fx: &Scratch, extra: &[&str]) -> Run {
@@ -227,4 +227,43 @@ fn no_color_is_honoured_on_a_terminal() {
     on_terminal(&fx, false, &format!("{args} --output report.txt")).unwrap();
     let file = std::fs::read_to_string(fx.path().join("report.txt")).unwrap();
     assert!(!file.contains('\x1b'), "{file}");
+}
+
+// --- Whole reports -----------------------------------------------------------
+
+/// The report in `format` of the seed against its served fixture, after a later
+/// commit moved the cited table and corrected a figure: hash mismatches,
+/// unpinned artifacts, upstream drift and a superseded value, each rendered.
+/// The scratch directory and the daemon's port are replaced by placeholders;
+/// `SOURCE_DATE_EPOCH=0` fixes the timestamp.
+fn drifted_seed_report(format: &str) -> String {
+    let (remote, pinned, _head) = Remote::seed_drifted();
+    let work = Scratch::new();
+    let record = work.write("records/seed.md", seed_pinned_to(&pinned.to_string()));
+    let rewrite = remote.rewrite();
+    let r = run(work
+        .cached("audit")
+        .args(["--timeout", "10", "--format", format, "--rewrite", &rewrite])
+        .arg(record));
+    assert_eq!(r.code(), 1, "stderr:\n{}", r.stderr);
+    remote.redact_port(&work.redact(&r.stdout))
+}
+
+#[test]
+fn text_report_of_the_drifted_seed() {
+    insta::assert_snapshot!("drifted_seed_text", drifted_seed_report("text"));
+}
+
+#[test]
+fn markdown_report_of_the_drifted_seed() {
+    insta::assert_snapshot!("drifted_seed_markdown", drifted_seed_report("markdown"));
+}
+
+#[test]
+fn text_report_of_the_seed_offline() {
+    let fx = Scratch::new();
+    let r = audit_seed(&fx, &["--format", "text"]);
+    assert_eq!(r.code(), 2, "stderr:\n{}", r.stderr);
+    let repo = manifest_dir().display().to_string();
+    insta::assert_snapshot!("seed_offline_text", r.stdout.replace(&repo, "[repo]"));
 }

@@ -341,7 +341,7 @@ fn history_says_when_the_line_was_removed() {
     );
 }
 
-/// Like `seed_superseded_figure_right_below_inserted_rows` in `claims_e2e`: the
+/// Like `seed_superseded_figure_right_below_inserted_rows` in `drift`: the
 /// edited line is the last line of the changed block, and history must follow
 /// it, not the first inserted line.
 #[test]
@@ -471,4 +471,35 @@ fn offline_after_a_networked_run_needs_no_server() {
     assert_eq!(offline.code(), 0, "stderr:\n{}", offline.stderr);
     // The same listing and history, from the cache alone.
     assert_eq!(offline.stdout, online.stdout);
+}
+
+// ---------------------------------------------------------------------------
+// Whole output.
+
+/// The served seed after a later commit moved the cited table and corrected
+/// the 8K prefill figure: the listing of two cited lines with one line of
+/// context, then their history to the head. Commits and dates are the
+/// fixture's, fixed; the port of the daemon never reaches the output, but is
+/// replaced in case it does.
+#[test]
+fn history_of_the_drifted_seed() {
+    let (remote, pinned, _head) = Remote::seed_drifted();
+    let work = Scratch::new();
+    let url = format!("{}#L43-L44", remote.blob_url(pinned, "README.md"));
+    let r = show(&work, &remote, &[&url, "-C", "1", "--history"]);
+    assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
+    insta::assert_snapshot!(remote.redact_port(&work.redact(&r.stdout)), @r"
+    README.md @ 5092790 (https://github.com/chishiki37/kimi-k3-iq1s-3node-dgx-spark.git)
+      42 | |---|---|
+    > 43 | | steady decode | ~2.9 tok/s |
+    > 44 | | 8K prefill | 79.6 |
+      45 | | 32K prefill | 43.9 |
+
+    history of L43-L44 from 5092790 to the head 73f4619:
+      73f4619 2026-08-20 Re-measure 8K prefill
+          L46: | 8K prefill | 81.2 |
+    at the head 73f4619:
+      L43 is now L45: | steady decode | ~2.9 tok/s |
+      L44 is now L46: | 8K prefill | 81.2 |
+    ");
 }

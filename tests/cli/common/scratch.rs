@@ -3,8 +3,8 @@
 //! whatever pinaudit writes.
 //!
 //! Inputs are passed by paths relative to the scratch directory, so reports
-//! name `pins/x.json`, not a random absolute path. (This replaces three
-//! helpers that differed only in their environment: the offline tests'
+//! name `pins/x.json`, not a random absolute path. (It replaces three helpers
+//! that differed only in their environment and timeout: the offline tests'
 //! `Fixture`, the transport tests' `Workspace` and the seed tests' `Workdir`.)
 
 use std::ffi::{OsStr, OsString};
@@ -54,6 +54,12 @@ impl Scratch {
 
     pub fn path(&self) -> &Path {
         self.dir.path()
+    }
+
+    /// `text` with this directory's path, which changes from run to run,
+    /// replaced by `[scratch]`.
+    pub fn redact(&self, text: &str) -> String {
+        text.replace(&self.path().display().to_string(), "[scratch]")
     }
 
     /// The cache directory (`--cache cache`, relative to the scratch directory).

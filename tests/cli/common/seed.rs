@@ -297,6 +297,29 @@ impl Remote {
         (remote, commit)
     }
 
+    /// [`Remote::seed`] plus a commit 13 days later that makes the README
+    /// [`readme_updated`]: the cited table moves down two lines and the 8K
+    /// prefill figure is corrected. Returns the remote, the pinned commit and
+    /// the head.
+    pub fn seed_drifted() -> (Remote, Oid, Oid) {
+        let (remote, pinned) = Remote::seed();
+        let head = remote.repo.commit(
+            &[("README.md", readme_updated())],
+            "Re-measure 8K prefill",
+            SEED_COMMIT_TIME + 13 * DAY,
+        );
+        (remote, pinned, head)
+    }
+
+    /// `text` with this daemon's port, which changes from run to run, replaced
+    /// by `[port]`.
+    pub fn redact_port(&self, text: &str) -> String {
+        text.replace(
+            &format!("127.0.0.1:{}", self.daemon.port()),
+            "127.0.0.1:[port]",
+        )
+    }
+
     pub fn repo(&self) -> &FixtureRepo {
         &self.repo
     }
