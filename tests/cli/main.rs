@@ -15,6 +15,7 @@ one process, and a reader finds the tests of a capability by its name.
 - [`show`]: `pinaudit show` and its `--history`.
 - [`bad_input`]: inputs pinaudit must survive, naming the culprit.
 - [`regression`]: one test per defect found in review, named after the defect.
+- [`properties`]: property tests (proptest) of URL parsing, cache paths and redaction.
 
 The network timeout is tested in `tests/fetch_timeout.rs`, a binary of its own:
 libgit2's timeouts are process-wide, so a short one there must not race the
@@ -30,6 +31,7 @@ mod explain;
 mod formats;
 mod git_sources;
 mod import;
+mod properties;
 mod records;
 mod regression;
 mod show;
