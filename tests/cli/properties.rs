@@ -102,7 +102,8 @@ proptest! {
         (first, last) in line_range(),
     ) {
         let path = path.join("/");
-        let url = format!("https://github.com/{owner}/{repo}/blob/{commit}/{path}#L{first}-L{last}");
+        let url =
+            format!("https://github.com/{owner}/{repo}/blob/{commit}/{path}#L{first}-L{last}");
         let parsed = parse(&url).map_err(|e| TestCaseError::fail(format!("{url}: {e}")))?;
         prop_assert_eq!(parsed.forge, Forge::GitHub);
         prop_assert_eq!(parsed.host, "github.com");

@@ -114,7 +114,7 @@ fn profile_only_document_became_a_hashless_source() {
     assert_eq!(again.only("unpinned-url")["evidence"]["reference"], "log");
 }
 
-/// Review: a source with no revision or no path made the audit "incomplete" (exit 2), saying nothing.
+/// Review: a source without revision or path made the audit "incomplete" (exit 2), unexplained.
 #[test]
 fn source_without_revision_or_path_left_the_audit_incomplete_unexplained() {
     let fx = Scratch::new();
@@ -324,7 +324,7 @@ fn notes_forge() -> (Forge, Oid, Oid) {
     (forge, pinned, head)
 }
 
-/// Review of `show`: a `--context` near `u32::MAX` overflowed the last line shown (a panic in debug builds).
+/// Review of `show`: `--context` near `u32::MAX` overflowed the last line shown (a debug panic).
 #[test]
 fn show_context_near_u32_max_overflowed() {
     let (forge, pinned, _) = notes_forge();
@@ -358,7 +358,7 @@ fn show_context_near_u32_max_overflowed() {
     assert_eq!(out[6..], ["(the document ends at line 5)"], "{}", r.stdout);
 }
 
-/// Review of `show`: `--history` of `#L1-L100000000` tracked every cited line (out of memory) and called lines past the end "removed".
+/// Review of `show`: `--history` of `#L1-L100000000` ran out of memory; past-end lines "removed".
 #[test]
 fn history_of_a_huge_range_ran_out_of_memory() {
     let (forge, pinned, head) = notes_forge();
@@ -393,7 +393,7 @@ fn history_of_a_huge_range_ran_out_of_memory() {
     assert!(!r.stdout.contains("removed"), "{}", r.stdout);
 }
 
-/// Review of `show`: `--history` of a range wholly past the end tracked every cited line (out of memory).
+/// Review of `show`: `--history` of a range wholly past the end ran out of memory.
 #[test]
 fn history_of_a_range_wholly_past_the_end_ran_out_of_memory() {
     let (forge, pinned, head) = notes_forge();
@@ -424,7 +424,7 @@ fn history_of_a_range_wholly_past_the_end_ran_out_of_memory() {
     );
 }
 
-/// Review of `show`: `--offline` said a commit the cache lacks "is not in the repository", which only a fetch can tell.
+/// Review of `show`: `--offline` said an uncached commit "is not in the repository" (unknowable).
 #[test]
 fn offline_show_called_an_uncached_commit_missing() {
     let (forge, pinned, _) = notes_forge();
