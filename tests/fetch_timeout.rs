@@ -1,13 +1,16 @@
 //! The network timeout, in a test process of its own: libgit2's timeouts are
 //! process-wide, so a short one here must not race the other fetch tests.
+//! That is why this file is not a module of the `cli` test binary
+//! (`tests/cli/main.rs`); it borrows only that binary's hanging server.
 
-mod common;
+#[path = "cli/common/hanging.rs"]
+mod hanging;
 
 use std::time::{Duration, Instant};
 
 use pinaudit::fetch::{FetchError, GitCache, SyncOptions};
 
-use common::HangingServer;
+use hanging::HangingServer;
 
 fn opts() -> SyncOptions {
     SyncOptions {

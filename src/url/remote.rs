@@ -48,12 +48,16 @@ impl<'a> Remote<'a> {
             }
         }
         // `file:/srv/x` without the slashes: a file URL to us, whatever the case.
-        if addr.len() >= 5 && addr[..5].eq_ignore_ascii_case("file:") {
+        if let Some(path) = addr
+            .get(..5)
+            .filter(|p| p.eq_ignore_ascii_case("file:"))
+            .and_then(|_| addr.get(5..))
+        {
             return Remote {
                 form: RemoteForm::Url,
                 scheme: Some("file".into()),
                 authority: None,
-                path: &addr[5..],
+                path,
             };
         }
         if let Some(colon) = scp_colon(addr) {

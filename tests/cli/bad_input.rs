@@ -3,25 +3,25 @@
 //! inputs, and nothing makes pinaudit panic or hang.
 //!
 //! Each test audits a bad input *before* a good pin file and checks that the good
-//! record is still reported. `foundation_support::run` fails any run whose stderr
-//! says "panicked" or that the 30 s timeout killed.
-
-mod foundation_support;
+//! record is still reported. `run` fails any run whose stderr says "panicked" or
+//! that the timeout killed. Usage errors are here too.
 
 use std::path::PathBuf;
 
 use serde_json::{json, Value};
 
-use foundation_support::{
-    blob_url, empty_pin_file, figure, figures_block, pin_file, record_doc, remove, Fixture, Run,
-    REV,
+use crate::common::inputs::{
+    blob_url, empty_pin_file, figure, figures_block, pin_file, record_doc, remove, source, REV, SHA,
 };
+use crate::common::run::{run, Run};
+use crate::common::scratch::{pinaudit, Scratch};
+use crate::common::seed::manifest_dir;
 
 /// Audits `bad` followed by a good pin file (record `good`), and checks that the
 /// good record survived.
-fn audit_with_good(fx: &Fixture, bad: PathBuf) -> Run {
+fn audit_with_good(fx: &Scratch, bad: PathBuf) -> Run {
     let good = fx.write_json("good/good.json", &pin_file("good"));
-    let r = fx.audit([bad, good]);
+    let r = fx.audit_offline([bad, good]);
     assert!(
         r.record("good").is_some(),
         "the good input's record is missing from the report:\n{}",
@@ -33,7 +33,7 @@ fn audit_with_good(fx: &Fixture, bad: PathBuf) -> Run {
 /// Audits a fresh fixture holding `contents` at `name` followed by the good pin
 /// file, as [`audit_with_good`] does.
 fn audit_bad(name: &str, contents: impl AsRef<[u8]>) -> Run {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     audit_with_good(&fx, fx.write(name, contents))
 }
 
@@ -117,7 +117,7 @@ fn json_file_of_binary_garbage() {
 
 #[test]
 fn deeply_nested_json_does_not_overflow_the_stack() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
     let json = fx.write("pins/deep.json", &deep);
     let doc = fx.write(
@@ -125,7 +125,7 @@ fn deeply_nested_json_does_not_overflow_the_stack() {
         format!("# Deep\n\n```json\n{deep}\n```\n"),
     );
     let good = fx.write_json("good/good.json", &pin_file("good"));
-    let r = fx.audit([json, doc, good]);
+    let r = fx.audit_offline([json, doc, good]);
     assert!(r.record("good").is_some());
     invalid_naming(&r, "deep.json");
     invalid_naming(&r, "deep.md");
@@ -135,10 +135,10 @@ fn deeply_nested_json_does_not_overflow_the_stack() {
 fn unreadable_input_makes_the_audit_incomplete() {
     // With nothing able to fail the run, an input that could not be read still
     // leaves the audit incomplete: exit 2, not 0.
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let bad = fx.write("pins/empty.json", "");
     let good = fx.write_json("pins/nothing.json", &empty_pin_file("nothing"));
-    let r = fx.audit([
+    let r = fx.audit_offline([
         bad.to_str().unwrap(),
         good.to_str().unwrap(),
         "--fail-on",
@@ -161,7 +161,7 @@ fn malformed_json_block_among_good_ones() {
             "revision": REV,
             "document_path": "bench.json",
             "pinned_url": blob_url(REV, "bench.json"),
-            "document_sha256": foundation_support::SHA,
+            "document_sha256": SHA,
             "last_commit_at": "2026-08-07T15:45:04Z"
         }]
     }))
@@ -232,7 +232,7 @@ fn unclosed_json_block() {
 
 #[test]
 fn document_without_json_blocks() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = audit_with_good(
         &fx,
         fx.write("records/prose.md", "# Just prose\n\nNo figures here.\n"),
@@ -276,7 +276,7 @@ fn value_given_as_a_string_in_a_record_document() {
 fn value_given_as_a_string_in_a_pin_file() {
     let mut pin = pin_file("strval");
     pin["claims"][0]["value"] = json!("2.9");
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = audit_with_good(&fx, fx.write_json("pins/strval.json", &pin));
     let f = &invalid_naming(&r, "strval.json")[0];
     assert_eq!(f["evidence"]["pointer"], "/claims/0/value");
@@ -323,7 +323,7 @@ fn bad_line_numbers_in_a_pin_file() {
         ("twenty-digits-single", "99999999999999999999"),
         ("past-u32", "[4294967297, 4294967297]"),
     ] {
-        let fx = Fixture::new();
+        let fx = Scratch::new();
         let file = format!("{name}.json");
         let r = audit_with_good(
             &fx,
@@ -351,7 +351,7 @@ fn bad_line_numbers_in_a_record_document() {
         fig["source_line"] = json!("LINE");
         fig["evidence_url"] = json!(blob_url(REV, "README.md"));
         let block = figures_block(&[fig]).replace("\"LINE\"", line);
-        let fx = Fixture::new();
+        let fx = Scratch::new();
         let file = format!("{name}.md");
         let r = audit_with_good(
             &fx,
@@ -371,7 +371,7 @@ fn huge_line_anchor_in_a_url() {
     for anchor in ["#L99999999999999999999", "#L4294967297", "#L0", "#L-3"] {
         let mut pin = pin_file("anchor");
         pin["claims"][0]["url"] = json!(format!("{}{anchor}", blob_url(REV, "README.md")));
-        let fx = Fixture::new();
+        let fx = Scratch::new();
         let r = audit_with_good(&fx, fx.write_json("pins/anchor.json", &pin));
         let f = r.only("invalid-record");
         assert_eq!(f["claim"], "decode", "{anchor}: {f}");
@@ -388,7 +388,7 @@ fn counts_of_the_wrong_kind() {
         let text = serde_json::to_string_pretty(&pin)
             .unwrap()
             .replace("\"CORRECT\"", correct);
-        let fx = Fixture::new();
+        let fx = Scratch::new();
         let file = format!("{name}.json");
         let r = audit_with_good(&fx, fx.write(&format!("pins/{file}"), text));
         let f = &invalid_naming(&r, &file)[0];
@@ -402,7 +402,7 @@ fn pin_file_lists_of_the_wrong_shape() {
     pin["claims"] = json!({"label": "not in a list"});
     pin["sources"] = json!([source_without_id(), "a string"]);
     pin["artifacts"] = json!([{"kind": "firmware", "label": "x"}]);
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = audit_with_good(&fx, fx.write_json("pins/shape.json", &pin));
     let pointers: Vec<Value> = invalid_naming(&r, "shape.json")
         .iter()
@@ -415,7 +415,7 @@ fn pin_file_lists_of_the_wrong_shape() {
 }
 
 fn source_without_id() -> Value {
-    let mut s = foundation_support::source("x");
+    let mut s = source("x");
     remove(&mut s, "id");
     s
 }
@@ -456,14 +456,13 @@ fn revision_with_multibyte_characters_renders_in_every_format() {
     let mut pin = pin_file("wide");
     pin["sources"][0]["revision"] = json!("é".repeat(21));
     remove(&mut pin["sources"][0], "url");
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let file = fx.write_json("pins/wide.json", &pin);
     for format in ["text", "markdown", "json"] {
-        let r = foundation_support::run(
-            fx.cmd()
-                .args(["audit", "--offline", "--format", format])
-                .arg(&file),
-        );
+        let r = run(fx
+            .cmd()
+            .args(["audit", "--offline", "--format", format])
+            .arg(&file));
         assert!(r.stdout.contains("wide"), "{format}:\n{}", r.stdout);
         assert_eq!(r.code(), 1, "{format}: unpinned-url, not a crash");
     }
@@ -474,13 +473,13 @@ fn revision_with_multibyte_characters_renders_in_every_format() {
 #[cfg(unix)]
 #[test]
 fn directory_with_a_symlink_loop_finishes() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     fx.write_json("tree/pins/good.json", &pin_file("good"));
     let pins = fx.path().join("tree/pins");
     std::os::unix::fs::symlink("..", pins.join("up")).unwrap();
     std::os::unix::fs::symlink(".", pins.join("here")).unwrap();
     std::os::unix::fs::symlink("self.json", pins.join("self.json")).unwrap();
-    let r = fx.audit(["tree"]);
+    let r = fx.audit_offline(["tree"]);
     let ids: Vec<Value> = r.report()["records"]
         .as_array()
         .unwrap()
@@ -496,10 +495,10 @@ fn directory_with_a_symlink_loop_finishes() {
 #[test]
 fn file_named_twice_is_audited_once() {
     // `pins/b.json` named directly and again inside `pins`: one record, not two.
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     fx.write_json("pins/a.json", &pin_file("a"));
     let b = fx.write_json("pins/b.json", &pin_file("b"));
-    let r = fx.audit([b, PathBuf::from("pins")]);
+    let r = fx.audit_offline([b, PathBuf::from("pins")]);
     let ids: Vec<Value> = r.report()["records"]
         .as_array()
         .unwrap()
@@ -512,10 +511,10 @@ fn file_named_twice_is_audited_once() {
 #[cfg(unix)]
 #[test]
 fn file_reached_twice_through_a_directory_link_is_audited_once() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     fx.write_json("tree/pins/good.json", &pin_file("good"));
     std::os::unix::fs::symlink("pins", fx.path().join("tree/alias")).unwrap();
-    let r = fx.audit(["tree"]);
+    let r = fx.audit_offline(["tree"]);
     assert_eq!(r.report()["summary"]["records"], 1, "{}", r.stdout);
 }
 
@@ -523,7 +522,7 @@ fn file_reached_twice_through_a_directory_link_is_audited_once() {
 #[test]
 fn file_name_that_is_not_utf8() {
     use std::os::unix::ffi::OsStrExt;
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let name = std::ffi::OsStr::from_bytes(b"pins/caf\xe9.json");
     std::fs::create_dir_all(fx.path().join("pins")).unwrap();
     std::fs::write(
@@ -531,15 +530,15 @@ fn file_name_that_is_not_utf8() {
         serde_json::to_string(&pin_file("latin1-name")).unwrap(),
     )
     .unwrap();
-    let r = fx.audit(["pins"]);
+    let r = fx.audit_offline(["pins"]);
     // The JSON report must still be a report, naming the file as best it can.
     assert!(r.record("latin1-name").is_some(), "stdout:\n{}", r.stdout);
 }
 
 #[test]
 fn path_that_does_not_exist() {
-    let fx = Fixture::new();
-    let r = fx.audit(["missing/nope.json"]);
+    let fx = Scratch::new();
+    let r = fx.audit_offline(["missing/nope.json"]);
     assert!(
         r.stderr.contains("missing/nope.json"),
         "stderr:\n{}",
@@ -551,7 +550,7 @@ fn path_that_does_not_exist() {
 
 #[test]
 fn path_that_does_not_exist_among_good_ones() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = audit_with_good(&fx, PathBuf::from("missing/nope.md"));
     assert!(
         r.stderr.contains("missing/nope.md"),
@@ -573,7 +572,7 @@ fn claim_url_pinaudit_does_not_understand() {
     ] {
         let mut pin = pin_file("url");
         pin["claims"][0]["url"] = json!(url);
-        let fx = Fixture::new();
+        let fx = Scratch::new();
         let r = audit_with_good(&fx, fx.write_json("pins/url.json", &pin));
         let f = r.only("invalid-record");
         assert_eq!(f["record"], "url");
@@ -588,7 +587,7 @@ fn claim_url_pinaudit_does_not_understand() {
 fn source_url_pinaudit_does_not_understand() {
     let mut pin = pin_file("url");
     pin["sources"][0]["url"] = json!("ftp://x/y");
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = audit_with_good(&fx, fx.write_json("pins/url.json", &pin));
     let f = r.only("invalid-record");
     assert_eq!(f["source"], "readme");
@@ -601,7 +600,7 @@ fn record_document_url_pinaudit_does_not_understand() {
     fig["evidence_url"] = json!("ftp://x/y");
     let mut second = figure("prefill", 79.6, 4);
     second["evidence_url"] = json!(format!("{}#usage", blob_url(REV, "README.md")));
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = audit_with_good(
         &fx,
         fx.write(
@@ -617,4 +616,22 @@ fn record_document_url_pinaudit_does_not_understand() {
     assert_eq!(claims, [json!("decode"), json!("prefill")]);
     let record = r.record("urls").unwrap();
     assert_eq!(record["claims"].as_array().unwrap().len(), 2);
+}
+
+// --- Usage errors -----------------------------------------------------------
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &["audit", "--format", "yaml"][..],
+        &["audit", "--fail-on", "sometimes"],
+        &["audit", "--no-such-flag"],
+        &["no-such-command"],
+        &["import"],
+    ] {
+        let r = run(pinaudit().current_dir(manifest_dir()).args(args));
+        assert_eq!(r.code(), 2, "{args:?}");
+        assert_eq!(r.stdout, "", "{args:?}");
+        assert!(!r.stderr.is_empty(), "{args:?}");
+    }
 }

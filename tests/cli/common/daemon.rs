@@ -5,7 +5,7 @@
 //! which also ends the `upload-pack` children it forked per connection.
 
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
@@ -25,7 +25,6 @@ pub enum Wants {
 pub struct GitDaemon {
     child: Option<Child>,
     port: u16,
-    base: PathBuf,
 }
 
 impl GitDaemon {
@@ -53,7 +52,6 @@ impl GitDaemon {
                 return GitDaemon {
                     child: Some(child),
                     port,
-                    base: base.to_path_buf(),
                 };
             }
             // Most likely someone else took the port in between: retry.
@@ -64,10 +62,6 @@ impl GitDaemon {
 
     pub fn port(&self) -> u16 {
         self.port
-    }
-
-    pub fn base(&self) -> &Path {
-        &self.base
     }
 
     /// `git://127.0.0.1:PORT/NAME`.

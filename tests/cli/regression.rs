@@ -1,16 +1,29 @@
-//! Regressions for the review of record reading and record-level judgement: each
-//! test names the defect it pins down. All runs are offline.
+//! One test per defect found in review, named after the defect (what broke, not
+//! what works now), with a one-line comment saying what broke. A test here that
+//! fails means the defect is back.
+//!
+//! First record reading and record-level judgement (all offline), then `pinaudit
+//! show` against fixture repositories reached over `file://`
+//! (`--rewrite https://github.com/=file:///FORGE/ --allow-local`).
 
-#[path = "foundation_support/mod.rs"]
-mod support;
-
+use git2::Oid;
 use serde_json::{json, Value};
-use support::*;
+
+use crate::common::forge::{self, Forge};
+use crate::common::inputs::{
+    blob_url, claim, figure, figures_block, pin_file, record_doc, remove, source, REPO, REV,
+};
+use crate::common::run::{run, Run};
+use crate::common::scratch::Scratch;
+use crate::common::seed::{DAY, SEED_COMMIT_TIME};
+use crate::common::show::{assert_error, history_heading, history_part, lines, short};
+
+// --- Reading records ----------------------------------------------------------
 
 /// Review: one figure without `value` made the importer drop every figure.
 #[test]
-fn a_figure_without_a_value_is_reported_and_the_others_kept() {
-    let fx = Fixture::new();
+fn figure_without_a_value_dropped_every_figure() {
+    let fx = Scratch::new();
     let mut bad = figure("no value", 1.0, 4);
     bad.as_object_mut().unwrap().remove("value");
     let doc = record_doc(&[&figures_block(&[figure("decode", 2.9, 3), bad])]);
@@ -28,8 +41,8 @@ fn a_figure_without_a_value_is_reported_and_the_others_kept() {
 
 /// Review: `{"label": "temperature", "value": 0.2}` in a recipe was taken for figures.
 #[test]
-fn recipe_parameters_are_not_figures() {
-    let fx = Fixture::new();
+fn recipe_parameters_taken_for_figures() {
+    let fx = Scratch::new();
     let recipe = json!({"recipe_parameters": [{"label": "temperature", "value": 0.2}]});
     let doc = record_doc(&[
         &figures_block(&[figure("decode", 2.9, 3)]),
@@ -43,8 +56,8 @@ fn recipe_parameters_are_not_figures() {
 
 /// Review: a figure with a URL but no `source_document_id` duplicated its source.
 #[test]
-fn a_figure_without_an_id_cites_the_listed_source_at_its_url() {
-    let fx = Fixture::new();
+fn figure_without_a_source_id_duplicated_its_source() {
+    let fx = Scratch::new();
     let mut f = figure("decode", 2.9, 3);
     f.as_object_mut().unwrap().remove("source_document_id");
     let doc = record_doc(&[&figures_block(&[figure("prefill", 79.6, 4), f])]);
@@ -57,8 +70,8 @@ fn a_figure_without_an_id_cites_the_listed_source_at_its_url() {
 
 /// Review: a figure's hash disagreeing with its source's was silently dropped.
 #[test]
-fn a_figure_hash_that_contradicts_its_source_is_reported() {
-    let fx = Fixture::new();
+fn contradicting_figure_hash_dropped_silently() {
+    let fx = Scratch::new();
     let mut f = figure("prefill", 79.6, 4);
     f["source_document_sha256"] = json!("0".repeat(64));
     let doc = record_doc(&[&figures_block(&[figure("decode", 2.9, 3), f])]);
@@ -73,8 +86,8 @@ fn a_figure_hash_that_contradicts_its_source_is_reported() {
 
 /// Review: a document cited only by a test profile became a hash-less source.
 #[test]
-fn a_profile_only_document_is_a_reference_whose_pin_is_judged() {
-    let fx = Fixture::new();
+fn profile_only_document_became_a_hashless_source() {
+    let fx = Scratch::new();
     let profiles = json!({"test_profiles": [
         {"label": "decode run", "evidence_url": format!("{}#L3", blob_url(REV, "README.md"))},
         {"label": "log", "evidence_url": format!("{REPO}/blob/main/logs/run.txt#L9")}
@@ -97,15 +110,14 @@ fn a_profile_only_document_is_a_reference_whose_pin_is_judged() {
     let pin: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("rec.json")).unwrap()).unwrap();
     assert_eq!(pin["references"][0]["label"], "log", "{pin:#}");
-    let again = fx.audit([out.join("rec.json")]);
+    let again = fx.audit_offline([out.join("rec.json")]);
     assert_eq!(again.only("unpinned-url")["evidence"]["reference"], "log");
 }
 
-/// Review: a source with no revision, or no path, left the audit "incomplete" (exit 2)
-/// without saying what was wrong with the record.
+/// Review: a source without revision or path made the audit "incomplete" (exit 2), unexplained.
 #[test]
-fn a_source_without_revision_or_path_is_a_finding() {
-    let fx = Fixture::new();
+fn source_without_revision_or_path_left_the_audit_incomplete_unexplained() {
+    let fx = Scratch::new();
     let mut pin = pin_file("rec");
     let mut norev = source("norev");
     remove(&mut norev, "revision");
@@ -130,8 +142,8 @@ fn a_source_without_revision_or_path_is_a_finding() {
 
 /// Review: a claim with no value was silently unchecked while the audit passed.
 #[test]
-fn a_claim_without_a_value_is_a_finding() {
-    let fx = Fixture::new();
+fn claim_without_a_value_passed_unchecked() {
+    let fx = Scratch::new();
     let mut pin = pin_file("rec");
     remove(&mut pin["claims"][0], "value");
     let r = fx.audit_pin(&pin);
@@ -145,8 +157,8 @@ fn a_claim_without_a_value_is_a_finding() {
 
 /// Review: duplicate source ids and claim labels were accepted without a word.
 #[test]
-fn duplicate_source_ids_and_claim_labels_are_findings() {
-    let fx = Fixture::new();
+fn duplicate_source_ids_and_claim_labels_accepted() {
+    let fx = Scratch::new();
     let mut pin = pin_file("rec");
     pin["sources"] = json!([source("readme"), source("readme")]);
     pin["claims"] = json!([claim("decode", "readme"), claim("decode", "readme")]);
@@ -172,14 +184,14 @@ fn duplicate_source_ids_and_claim_labels_are_findings() {
 
 /// Review: two files with one record id mixed their findings in text and markdown.
 #[test]
-fn records_sharing_an_id_are_told_apart_by_file() {
-    let fx = Fixture::new();
+fn records_sharing_an_id_mixed_their_findings() {
+    let fx = Scratch::new();
     let mut a = pin_file("same");
     a["sources"][0]["sha256"] = json!("abc");
     let b = pin_file("same");
     let fa = fx.write_json("pins/a.json", &a);
     let fb = fx.write_json("pins/b.json", &b);
-    let r = fx.audit([&fa, &fb]);
+    let r = fx.audit_offline([&fa, &fb]);
     let dup = r.only("invalid-record");
     assert_eq!(dup["file"], "pins/b.json", "{dup:#}");
     let malformed = r.only("malformed-hash");
@@ -194,8 +206,8 @@ fn records_sharing_an_id_are_told_apart_by_file() {
 
 /// Review: credentials in a record's URLs reached the report.
 #[test]
-fn credentials_in_record_urls_never_reach_the_report() {
-    let fx = Fixture::new();
+fn credentials_in_record_urls_reached_the_report() {
+    let fx = Scratch::new();
     let mut pin = pin_file("rec");
     pin["sources"][0]["url"] =
         json!("https://bob:ghp_SECRET123@github.com/owner/repo/blob/main/README.md");
@@ -224,10 +236,10 @@ fn credentials_in_record_urls_never_reach_the_report() {
 
 /// Review: a directory without inputs passed a CI gate with exit 0.
 #[test]
-fn an_audit_with_no_inputs_is_incomplete() {
-    let fx = Fixture::new();
+fn audit_with_no_inputs_exited_0() {
+    let fx = Scratch::new();
     fx.write("pins/README", "not an input");
-    let r = fx.audit(["pins"]);
+    let r = fx.audit_offline(["pins"]);
     assert_eq!(r.code(), 2);
     assert!(r.stderr.contains("no pin files"), "{}", r.stderr);
     assert_eq!(r.report()["summary"]["complete"], false);
@@ -235,8 +247,8 @@ fn an_audit_with_no_inputs_is_incomplete() {
 
 /// Review: `import` wrote an empty pin file for a document with no json blocks.
 #[test]
-fn import_of_a_document_without_figures_writes_nothing() {
-    let fx = Fixture::new();
+fn import_wrote_an_empty_pin_file_for_a_document_without_figures() {
+    let fx = Scratch::new();
     fx.write("empty.md", "# Just prose\n\nNo blocks here.\n");
     let r = run(fx.cmd().args(["import", "empty.md", "--out", "out"]));
     assert_eq!(r.code(), 2);
@@ -246,20 +258,20 @@ fn import_of_a_document_without_figures_writes_nothing() {
 
 /// Review: a pin file saved with a UTF-8 byte order mark was "not valid JSON".
 #[test]
-fn a_pin_file_with_a_byte_order_mark_reads() {
-    let fx = Fixture::new();
+fn pin_file_with_a_byte_order_mark_was_not_json() {
+    let fx = Scratch::new();
     let mut bytes = b"\xef\xbb\xbf".to_vec();
     bytes.extend(serde_json::to_vec(&pin_file("bom")).unwrap());
     let file = fx.write("pins/bom.json", bytes);
-    let r = fx.audit([file]);
+    let r = fx.audit_offline([file]);
     assert!(r.record("bom").is_some(), "{}", r.stdout);
     r.assert_lacks("invalid-record");
 }
 
 /// Review: an unreadable commit time was only reported once the commit was fetched.
 #[test]
-fn an_unreadable_commit_time_is_reported_offline() {
-    let fx = Fixture::new();
+fn unreadable_commit_time_reported_only_after_a_fetch() {
+    let fx = Scratch::new();
     let mut pin = pin_file("rec");
     pin["sources"][0]["commit_time"] = json!("last tuesday");
     let r = fx.audit_pin(&pin);
@@ -272,8 +284,8 @@ fn an_unreadable_commit_time_is_reported_offline() {
 
 /// Review: JSON error positions counted bytes, not characters, and repeated the block.
 #[test]
-fn json_error_positions_count_characters() {
-    let fx = Fixture::new();
+fn json_error_positions_counted_bytes() {
+    let fx = Scratch::new();
     let text = "# ééé\n```json\n{\"label\": \"ééé\", }\n```\n";
     let r = fx.audit_doc("rec.md", text);
     let f = r.only("invalid-record");
@@ -283,4 +295,169 @@ fn json_error_positions_count_characters() {
     let msg = f["message"].as_str().unwrap();
     assert_eq!(msg.matches("block 1").count(), 1, "{msg}");
     assert!(!msg.contains("at line"), "{msg}");
+}
+
+// --- `pinaudit show` -------------------------------------------------------
+
+const NOTES_REPO: &str = "bench-lab/notes";
+const NOTES: &str = "# Decode notes\n\ndecode: 2.9 tok/s\n\nMeasured with llama-bench.\n";
+
+/// `pinaudit show ARGS… --cache cache --allow-local --rewrite …` in `work`.
+fn show(work: &Scratch, forge: &Forge, args: &[&str]) -> Run {
+    let mut cmd = work.cached("show");
+    cmd.args(args)
+        .args(["--allow-local", "--rewrite", &forge.file_rewrite()]);
+    run(&mut cmd)
+}
+
+/// A forge holding `bench-lab/notes` with `notes.md` pinned, and a later commit
+/// that edits its line 3. Returns the forge, the pinned commit and the head.
+fn notes_forge() -> (Forge, Oid, Oid) {
+    let forge = Forge::new();
+    let repo = forge.repo(NOTES_REPO);
+    let pinned = repo.commit(&[("notes.md", NOTES)], "Decode notes", SEED_COMMIT_TIME);
+    let head = repo.commit(
+        &[("notes.md", NOTES.replace("2.9 tok/s", "3.1 tok/s"))],
+        "Correct the decode figure",
+        SEED_COMMIT_TIME + DAY,
+    );
+    (forge, pinned, head)
+}
+
+/// Review of `show`: `--context` near `u32::MAX` overflowed the last line shown (a debug panic).
+#[test]
+fn show_context_near_u32_max_overflowed() {
+    let (forge, pinned, _) = notes_forge();
+    let work = Scratch::new();
+    let url = format!("{}#L3", forge::blob_url(NOTES_REPO, pinned, "notes.md"));
+    let r = show(&work, &forge, &[&url, "-C", "4294967295"]);
+    assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
+    assert_eq!(
+        lines(&r.stdout)[1..],
+        [
+            "  1 | # Decode notes",
+            "  2 | ",
+            "> 3 | decode: 2.9 tok/s",
+            "  4 | ",
+            "  5 | Measured with llama-bench.",
+        ],
+        "{}",
+        r.stdout
+    );
+
+    // The same from the largest line a range can name (`MAX_LINE`).
+    let url = format!(
+        "{}#L2-L100000000",
+        forge::blob_url(NOTES_REPO, pinned, "notes.md")
+    );
+    let r = show(&work, &forge, &[&url, "-C", "4294967295"]);
+    assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
+    let out = lines(&r.stdout);
+    assert_eq!(out[1], "  1 | # Decode notes", "{}", r.stdout);
+    assert_eq!(out[5], "> 5 | Measured with llama-bench.", "{}", r.stdout);
+    assert_eq!(out[6..], ["(the document ends at line 5)"], "{}", r.stdout);
+}
+
+/// Review of `show`: `--history` of `#L1-L100000000` ran out of memory; past-end lines "removed".
+#[test]
+fn history_of_a_huge_range_ran_out_of_memory() {
+    let (forge, pinned, head) = notes_forge();
+    let work = Scratch::new();
+    let url = format!(
+        "{}#L1-L100000000",
+        forge::blob_url(NOTES_REPO, pinned, "notes.md")
+    );
+    let r = show(&work, &forge, &[&url, "-C", "0", "--history"]);
+    assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
+    assert_eq!(
+        history_part(&r.stdout),
+        [
+            history_heading("L1-L100000000", pinned, head),
+            format!(
+                "  the document has 5 line(s) at {}: L6-L100000000 is past its end, not followed",
+                short(pinned)
+            ),
+            format!("  {} 2026-08-08 Correct the decode figure", short(head)),
+            "      L3: decode: 3.1 tok/s".to_string(),
+            format!("at the head {}:", short(head)),
+            "  L1 is now L1: # Decode notes".to_string(),
+            "  L2 is now L2: ".to_string(),
+            "  L3 is now L3: decode: 3.1 tok/s".to_string(),
+            "  L4 is now L4: ".to_string(),
+            "  L5 is now L5: Measured with llama-bench.".to_string(),
+        ],
+        "{}",
+        r.stdout
+    );
+    // Lines past the end were never there: none of them is called removed.
+    assert!(!r.stdout.contains("removed"), "{}", r.stdout);
+}
+
+/// Review of `show`: `--history` of a range wholly past the end ran out of memory.
+#[test]
+fn history_of_a_range_wholly_past_the_end_ran_out_of_memory() {
+    let (forge, pinned, head) = notes_forge();
+    let work = Scratch::new();
+    let url = format!(
+        "{}#L9-L100000000",
+        forge::blob_url(NOTES_REPO, pinned, "notes.md")
+    );
+    let r = show(&work, &forge, &[&url, "--history"]);
+    // Nothing cited could be shown: exit 2 (issue 8).
+    assert_eq!(r.code(), 2, "stderr:\n{}", r.stderr);
+    assert_eq!(
+        lines(&r.stdout)[1],
+        "the document has 5 line(s); L9-L100000000 is past its end",
+        "{}",
+        r.stdout
+    );
+    assert_eq!(
+        history_part(&r.stdout),
+        [
+            history_heading("L9-L100000000", pinned, head),
+            format!(
+                "  the document has 5 line(s) at {}: L9-L100000000 is past its end, not followed",
+                short(pinned)
+            ),
+        ],
+        "{}",
+        r.stdout
+    );
+}
+
+/// Review of `show`: `--offline` said an uncached commit "is not in the repository" (unknowable).
+#[test]
+fn offline_show_called_an_uncached_commit_missing() {
+    let (forge, pinned, _) = notes_forge();
+    let work = Scratch::new();
+    let pinned_url = format!("{}#L3", forge::blob_url(NOTES_REPO, pinned, "notes.md"));
+    let filled = show(&work, &forge, &[&pinned_url]);
+    assert_eq!(filled.code(), 0, "stderr:\n{}", filled.stderr);
+
+    // A commit made after the cache was filled: the cache has the repository
+    // but not this commit, and offline nothing can say whether it exists.
+    let later = forge.repo(NOTES_REPO).commit(
+        &[("notes.md", NOTES.replace("2.9 tok/s", "3.2 tok/s"))],
+        "Re-measure decode",
+        SEED_COMMIT_TIME + 2 * DAY,
+    );
+    let later_url = format!("{}#L3", forge::blob_url(NOTES_REPO, later, "notes.md"));
+    let r = show(&work, &forge, &[&later_url, "--offline"]);
+    assert_error(&r, "is not in the cache", "without --offline");
+    assert!(
+        r.stderr.contains(&format!("commit `{later}`")),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains("not in the repository"), "{}", r.stderr);
+
+    // The pinned commit is in the cache: offline shows it as before.
+    let r = show(&work, &forge, &[&pinned_url, "--offline"]);
+    assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
+    assert_eq!(r.stdout, filled.stdout);
+
+    // Online, the missing commit is fetched and shown.
+    let r = show(&work, &forge, &[&later_url, "-C", "0"]);
+    assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
+    assert_eq!(lines(&r.stdout)[1..], ["> 3 | decode: 3.2 tok/s"]);
 }

@@ -2,22 +2,15 @@
 //! hides nothing, drift is judged against the branch that holds the pin, and every
 //! recorded hash is judged wherever it stands.
 
-mod common;
-
 use git2::Oid;
 use serde_json::Value;
 
-use common::audit::{
-    claim, pin, readme_pin, sha256_hex, source, Forge, Workspace, README, T0, T0_RFC3339,
+use crate::common::forge::{
+    claim, pin, readme_pin, sha256_hex, source, to_daemon, Forge, NAME, README, T0, T0_RFC3339,
 };
-use common::run::{write_file, Run};
-use common::{GitDaemon, Wants};
-
-const NAME: &str = "acme/bench";
-
-fn to_daemon(daemon: &GitDaemon) -> String {
-    Forge::rewrite(&daemon.url(""))
-}
+use crate::common::run::Run;
+use crate::common::scratch::Scratch;
+use crate::common::{FixtureRepo, GitDaemon, Wants};
 
 /// What two runs agree on: each source's status and each claim's verdict, and the
 /// finding codes, without what moves (times, stale marks).
@@ -45,7 +38,7 @@ fn a_warm_cache_with_the_daemon_stopped_judges_like_offline_and_marks_stale() {
     let repo = forge.repo(NAME);
     let c = repo.commit(&[("README.md", README)], "add results", T0);
     let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
-    let ws = Workspace::new();
+    let ws = Scratch::new();
     let file = ws.write_pin(&readme_pin(
         "blip",
         NAME,
@@ -87,7 +80,7 @@ fn a_cold_cache_with_the_daemon_stopped_is_unchecked() {
     let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
     let rewrite = to_daemon(&daemon);
     drop(daemon);
-    let ws = Workspace::new();
+    let ws = Scratch::new();
     let file = ws.write_pin(&readme_pin(
         "cold",
         NAME,
@@ -106,7 +99,7 @@ fn a_cold_cache_with_the_daemon_stopped_is_unchecked() {
 const NOTES: &str = "# Side notes\n\ndecode: 2.9 tok/s\n";
 
 /// A repository whose `main` never holds `notes.md`: it lives on `side` only.
-fn side_branch_forge() -> (Forge, common::FixtureRepo, Oid) {
+fn side_branch_forge() -> (Forge, FixtureRepo, Oid) {
     let forge = Forge::new();
     let repo = forge.repo(NAME);
     repo.commit(&[("README.md", README)], "add results", T0);
@@ -134,7 +127,7 @@ fn a_commit_only_on_a_side_branch_is_not_gone_from_main() {
     let (forge, repo, pinned) = side_branch_forge();
     repo.commit_on("side", &[("other.md", "x\n")], "unrelated", T0 + 180);
     let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
-    let ws = Workspace::new();
+    let ws = Scratch::new();
     let file = ws.write_pin(&notes_pin("side", pinned));
     let run = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
     run.assert_code(0);
@@ -154,7 +147,7 @@ fn a_figure_corrected_on_its_side_branch_is_superseded_there() {
         T0 + 180,
     );
     let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
-    let ws = Workspace::new();
+    let ws = Scratch::new();
     let file = ws.write_pin(&notes_pin("fixed", pinned));
     let run = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
     run.assert_codes(&["upstream-changed", "value-superseded"]);
@@ -176,7 +169,7 @@ fn a_hash_mismatch_hint_names_the_commit_and_path() {
     let repo = forge.repo(NAME);
     let c = repo.commit(&[("docs/results.md", README)], "add results", T0);
     let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
-    let ws = Workspace::new();
+    let ws = Scratch::new();
     let s = source(
         "results",
         NAME,
@@ -199,7 +192,7 @@ fn a_hash_mismatch_hint_names_the_commit_and_path() {
 
 #[test]
 fn a_malformed_weight_hash_with_no_model_named_is_malformed_hash() {
-    let ws = Workspace::new();
+    let ws = Scratch::new();
     let sha = "de1fa14ea798512f54dafc8b8795eb3ef1a6c367";
     let record = format!(
         "# Bare conditions - Pinned document: https://github.com/acme/bench/blob/{sha}/README.md \
@@ -209,7 +202,7 @@ fn a_malformed_weight_hash_with_no_model_named_is_malformed_hash() {
          \"evidence_url\": \"https://github.com/acme/bench/blob/{sha}/README.md#L5\"}}]}} ```\n",
         sha256_hex(README)
     );
-    write_file(ws.path(), "records/bare.md", record);
+    ws.write("records/bare.md", record);
     let run = ws.audit(["--offline", "records/bare.md"]);
     run.assert_code(1);
     let f = run.only("malformed-hash");

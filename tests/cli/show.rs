@@ -5,18 +5,17 @@
 //! The person at the terminal investigating a disputed figure (DESIGN.md, user 3)
 //! reads this output, so the tests pin it down line by line.
 
-mod common;
-
 use git2::Oid;
 use serde_json::json;
 
-use common::run::{run, Run};
-use common::seed::{Remote, Workdir, DAY, SEED_COMMIT_TIME};
-use common::show::{assert_error, history_heading, history_part, lines, short};
+use crate::common::run::{run, Run};
+use crate::common::scratch::Scratch;
+use crate::common::seed::{readme, Remote, DAY, SEED_COMMIT_TIME, SEED_REV};
+use crate::common::show::{assert_error, history_heading, history_part, lines, short};
 
 /// `pinaudit show ARGS… --cache cache --rewrite REWRITE` in `work`.
-fn show(work: &Workdir, remote: &Remote, args: &[&str]) -> Run {
-    let mut cmd = work.cmd(["show"]);
+fn show(work: &Scratch, remote: &Remote, args: &[&str]) -> Run {
+    let mut cmd = work.cached("show");
     cmd.args(args)
         .args(["--rewrite", &remote.rewrite(), "--timeout", "10"]);
     run(&mut cmd)
@@ -25,7 +24,7 @@ fn show(work: &Workdir, remote: &Remote, args: &[&str]) -> Run {
 /// Output lines `from..=to` (1-based line numbers of the document) of `show`'s
 /// listing of the seed README, with the cited ones marked.
 fn readme_listing(from: u32, to: u32, cited: &[u32]) -> Vec<String> {
-    let readme = common::seed::readme();
+    let readme = readme();
     let width = to.to_string().len();
     (from..=to)
         .map(|n| {
@@ -46,7 +45,7 @@ fn assert_header(first: &str, commit: Oid, path: &str) {
 #[test]
 fn url_target_prints_the_cited_line_with_three_lines_of_context() {
     let (remote, commit) = Remote::seed();
-    let work = Workdir::new();
+    let work = Scratch::new();
     let url = format!("{}#L43", remote.blob_url(commit, "README.md"));
     let r = show(&work, &remote, &[&url]);
     assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
@@ -61,7 +60,7 @@ fn url_target_prints_the_cited_line_with_three_lines_of_context() {
 #[test]
 fn pinfile_label_target_marks_the_value_under_the_cited_line() {
     let (remote, commit) = Remote::seed();
-    let work = Workdir::new();
+    let work = Scratch::new();
     let source = json!({
         "id": "readme",
         "url": remote.blob_url(commit, "README.md"),
@@ -135,7 +134,7 @@ fn pinfile_label_target_marks_the_value_under_the_cited_line() {
 #[test]
 fn context_zero_prints_only_the_cited_line() {
     let (remote, commit) = Remote::seed();
-    let work = Workdir::new();
+    let work = Scratch::new();
     let url = format!("{}#L83", remote.blob_url(commit, "README.md"));
     let r = show(&work, &remote, &[&url, "-C", "0"]);
     assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
@@ -154,7 +153,7 @@ fn context_zero_prints_only_the_cited_line() {
 #[test]
 fn range_target_marks_every_cited_line() {
     let (remote, commit) = Remote::seed();
-    let work = Workdir::new();
+    let work = Scratch::new();
     let url = format!("{}#L3-L4", remote.blob_url(commit, "README.md"));
     let r = show(&work, &remote, &[&url]);
     assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
@@ -199,7 +198,7 @@ fn notes_remote() -> (Remote, Oid) {
 }
 
 /// `show NOTES_URL --history` of `pinned`, which must succeed.
-fn show_history(work: &Workdir, remote: &Remote, pinned: Oid) -> Run {
+fn show_history(work: &Scratch, remote: &Remote, pinned: Oid) -> Run {
     let r = show(work, remote, &[&notes_url(remote, pinned), "--history"]);
     assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
     r
@@ -233,7 +232,7 @@ fn history_lists_each_commit_that_edited_the_line_oldest_first() {
         "Run CI on pull requests",
         SEED_COMMIT_TIME + 4 * DAY,
     );
-    let work = Workdir::new();
+    let work = Scratch::new();
     let r = show_history(&work, &remote, pinned);
     // The cited line at the pin comes first, as without --history.
     assert!(
@@ -275,7 +274,7 @@ fn history_follows_a_line_that_lines_inserted_above_moved() {
         "Say how figures are aggregated",
         SEED_COMMIT_TIME + DAY,
     );
-    let work = Workdir::new();
+    let work = Scratch::new();
     let r = show_history(&work, &remote, pinned);
     // The line moved from 3 to 5, but its text did not change: no commit listed.
     assert_eq!(
@@ -322,7 +321,7 @@ fn history_says_when_the_line_was_removed() {
         "Drop the unreproducible decode figure",
         SEED_COMMIT_TIME + DAY,
     );
-    let work = Workdir::new();
+    let work = Scratch::new();
     let r = show_history(&work, &remote, pinned);
     assert_eq!(
         history_part(&r.stdout),
@@ -342,7 +341,7 @@ fn history_says_when_the_line_was_removed() {
     );
 }
 
-/// Like `seed_superseded_figure_right_below_inserted_rows` in `claims_e2e`: the
+/// Like `seed_superseded_figure_right_below_inserted_rows` in `drift`: the
 /// edited line is the last line of the changed block, and history must follow
 /// it, not the first inserted line.
 #[test]
@@ -360,7 +359,7 @@ fn history_follows_an_edited_line_past_lines_inserted_right_above_it() {
         "Split decode into cold, warm and steady",
         SEED_COMMIT_TIME + DAY,
     );
-    let work = Workdir::new();
+    let work = Scratch::new();
     let r = show_history(&work, &remote, pinned);
     assert_eq!(
         history_part(&r.stdout),
@@ -384,9 +383,9 @@ fn history_follows_an_edited_line_past_lines_inserted_right_above_it() {
 // Errors: exit 2, `error: …` and a `hint: …` on stderr, nothing on stdout.
 
 /// `show` with no server at all (`--rewrite` to a port nobody listens on).
-fn show_unserved(work: &Workdir, args: &[&str]) -> Run {
-    let port = common::free_port();
-    let mut cmd = work.cmd(["show"]);
+fn show_unserved(work: &Scratch, args: &[&str]) -> Run {
+    let port = crate::common::free_port();
+    let mut cmd = work.cached("show");
     cmd.args(args).args([
         "--rewrite",
         &format!("https://github.com/=git://127.0.0.1:{port}/"),
@@ -398,7 +397,7 @@ fn show_unserved(work: &Workdir, args: &[&str]) -> Run {
 
 #[test]
 fn branch_url_is_not_pinned() {
-    let work = Workdir::new();
+    let work = Scratch::new();
     let r = show_unserved(
         &work,
         &["https://github.com/bench-lab/notes/blob/main/notes.md#L3"],
@@ -411,10 +410,10 @@ fn branch_url_is_not_pinned() {
 
 #[test]
 fn url_without_a_line_anchor_is_refused() {
-    let work = Workdir::new();
+    let work = Scratch::new();
     let url = format!(
         "https://github.com/bench-lab/notes/blob/{}/notes.md",
-        common::seed::SEED_REV
+        SEED_REV
     );
     let r = show_unserved(&work, &[&url]);
     assert_error(&r, "has no line anchor", "#L43");
@@ -422,14 +421,14 @@ fn url_without_a_line_anchor_is_refused() {
 
 #[test]
 fn unknown_label_lists_the_labels() {
-    let work = Workdir::new();
+    let work = Scratch::new();
     let pin = json!({
         "schema": "pinaudit/pins/v1",
         "id": "notes",
         "sources": [{
             "id": "notes",
             "url": format!("https://github.com/bench-lab/notes/blob/{}/notes.md",
-                           common::seed::SEED_REV),
+                           SEED_REV),
         }],
         "claims": [
             {"label": "decode", "source": "notes", "lines": [3, 3], "value": 2.9},
@@ -444,10 +443,10 @@ fn unknown_label_lists_the_labels() {
 
 #[test]
 fn offline_with_an_empty_cache_says_how_to_fill_it() {
-    let work = Workdir::new();
+    let work = Scratch::new();
     let url = format!(
         "https://github.com/bench-lab/notes/blob/{}/notes.md#L3",
-        common::seed::SEED_REV
+        SEED_REV
     );
     let r = show_unserved(&work, &[&url, "--offline"]);
     assert_error(&r, "not in the cache", "without --offline");
@@ -461,7 +460,7 @@ fn offline_after_a_networked_run_needs_no_server() {
         "Re-measure decode",
         SEED_COMMIT_TIME + DAY,
     );
-    let work = Workdir::new();
+    let work = Scratch::new();
     let url = notes_url(&remote, pinned);
     let online = show(&work, &remote, &[&url, "--history"]);
     assert_eq!(online.code(), 0, "stderr:\n{}", online.stderr);
@@ -472,4 +471,35 @@ fn offline_after_a_networked_run_needs_no_server() {
     assert_eq!(offline.code(), 0, "stderr:\n{}", offline.stderr);
     // The same listing and history, from the cache alone.
     assert_eq!(offline.stdout, online.stdout);
+}
+
+// ---------------------------------------------------------------------------
+// Whole output.
+
+/// The served seed after a later commit moved the cited table and corrected
+/// the 8K prefill figure: the listing of two cited lines with one line of
+/// context, then their history to the head. Commits and dates are the
+/// fixture's, fixed; the port of the daemon never reaches the output, but is
+/// replaced in case it does.
+#[test]
+fn history_of_the_drifted_seed() {
+    let (remote, pinned, _head) = Remote::seed_drifted();
+    let work = Scratch::new();
+    let url = format!("{}#L43-L44", remote.blob_url(pinned, "README.md"));
+    let r = show(&work, &remote, &[&url, "-C", "1", "--history"]);
+    assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
+    insta::assert_snapshot!(remote.redact_port(&work.redact(&r.stdout)), @r"
+    README.md @ 5092790 (https://github.com/chishiki37/kimi-k3-iq1s-3node-dgx-spark.git)
+      42 | |---|---|
+    > 43 | | steady decode | ~2.9 tok/s |
+    > 44 | | 8K prefill | 79.6 |
+      45 | | 32K prefill | 43.9 |
+
+    history of L43-L44 from 5092790 to the head 73f4619:
+      73f4619 2026-08-20 Re-measure 8K prefill
+          L46: | 8K prefill | 81.2 |
+    at the head 73f4619:
+      L43 is now L45: | steady decode | ~2.9 tok/s |
+      L44 is now L46: | 8K prefill | 81.2 |
+    ");
 }

@@ -39,10 +39,6 @@ impl FixtureRepo {
         }
     }
 
-    pub fn repo(&self) -> &Repository {
-        &self.repo
-    }
-
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -114,15 +110,6 @@ impl FixtureRepo {
         self.branch(name, target);
     }
 
-    pub fn delete_branch(&self, name: &str) {
-        self.delete_ref(&format!("refs/heads/{name}"));
-    }
-
-    /// A lightweight tag.
-    pub fn tag(&self, name: &str, target: Oid) {
-        self.set_ref(&format!("refs/tags/{name}"), target);
-    }
-
     /// An annotated tag; returns the tag object.
     pub fn annotated_tag(&self, name: &str, target: Oid, message: &str) -> Oid {
         let object = self.repo.find_object(target, None).expect("tag target");
@@ -155,15 +142,6 @@ impl FixtureRepo {
     /// UTC offset of the author and committer times of later commits.
     pub fn set_offset_minutes(&self, minutes: i32) {
         self.offset_minutes.set(minutes);
-    }
-
-    /// Set a boolean in the repository's own config.
-    pub fn set_config(&self, key: &str, value: bool) {
-        self.repo
-            .config()
-            .expect("config")
-            .set_bool(key, value)
-            .expect("set config");
     }
 
     fn build<C: AsRef<[u8]>>(

@@ -1,122 +1,28 @@
-//! `line-out-of-range`, `value-missing`, `value-shifted`, the claim statuses, and
-//! `upstream-changed` / `value-superseded`, end to end: the real binary, fixture
-//! repositories served by `git daemon` on loopback, `--rewrite` from GitHub.
+//! `line-out-of-range`, `value-missing`, `value-shifted` and the claim statuses,
+//! end to end: the real binary, fixture repositories served by `git daemon` on
+//! loopback, `--rewrite` from GitHub. (Drift at the head is in `drift`.)
 //!
 //! First the seed record (`tests/data/seed.txt`) against a repository that
 //! reproduces the documents it cites, then one small fixture per matching rule of
 //! DESIGN.md, "When a value is on the line".
 
-mod common;
-
-use std::path::Path;
+use std::ffi::OsStr;
 use std::sync::OnceLock;
 
-use git2::Oid;
 use pinaudit::fetch::sha256_hex;
 use serde_json::{json, Value};
 
-use common::run::{codes, with_code};
-use common::seed::{readme_updated, seed_pinned_to, Remote, Workdir, DAY, SEED_COMMIT_TIME};
-
-/// Claim label → status the seed's figures must have against the fixture.
-const SEED_STATUSES: [(&str, &str); 8] = [
-    ("steady decode", "rounded"),
-    ("8K prefill", "verified"),
-    ("32K prefill", "verified"),
-    ("131K prefill", "verified"),
-    ("GSM8K local subset", "verified"),
-    ("HumanEval initial local subset", "verified"),
-    ("HumanEval timeout retries", "verified"),
-    ("HumanEval local after selected retries", "verified"),
-];
-
-/// Source ids of the seed, in input order.
-const SEED_SOURCES: [&str; 6] = [
-    "kimi-iq1s-readme",
-    "kimi-iq1s-extra0",
-    "kimi-iq1s-extra1",
-    "kimi-iq1s-extra2",
-    "kimi-iq1s-extra3",
-    "kimi-iq1s-extra4",
-];
-
-fn claims(report: &Value) -> Vec<Value> {
-    report["records"][0]["claims"]
-        .as_array()
-        .expect("`claims` is an array")
-        .clone()
-}
-
-fn claim<'r>(report: &'r Value, label: &str) -> &'r Value {
-    report["records"][0]["claims"]
-        .as_array()
-        .expect("`claims` is an array")
-        .iter()
-        .find(|c| c["label"] == label)
-        .unwrap_or_else(|| panic!("no claim `{label}` in {report:#}"))
-}
-
-fn assert_seed_claims(report: &Value) {
-    let got: Vec<(String, String)> = claims(report)
-        .iter()
-        .map(|c| {
-            (
-                c["label"].as_str().unwrap_or("?").to_string(),
-                c["status"].as_str().unwrap_or("?").to_string(),
-            )
-        })
-        .collect();
-    let want: Vec<(String, String)> = SEED_STATUSES
-        .iter()
-        .map(|(l, s)| (l.to_string(), s.to_string()))
-        .collect();
-    assert_eq!(got, want, "claim statuses");
-    assert_eq!(report["summary"]["verified_claims"], 8, "{report:#}");
-    // Each figure was found on the line the seed cites.
-    for (label, line) in [
-        ("steady decode", 43),
-        ("8K prefill", 44),
-        ("131K prefill", 46),
-        ("GSM8K local subset", 5),
-        ("HumanEval timeout retries", 6),
-        ("HumanEval local after selected retries", 83),
-    ] {
-        assert_eq!(claim(report, label)["found_line"], line, "{label}");
-    }
-    assert_eq!(
-        claim(report, "steady decode")["line_text"],
-        "| steady decode | ~2.9 tok/s |"
-    );
-    for code in ["value-missing", "value-shifted", "line-out-of-range"] {
-        assert!(with_code(report, code).is_empty(), "unexpected {code}");
-    }
-}
-
-/// The seed pinned to `commit` (the fixture's), audited in `work`.
-fn audit_seed(work: &Workdir, remote: &Remote, commit: Oid) -> common::run::Run {
-    let record = work.write("records/seed.md", seed_pinned_to(&commit.to_string()));
-    work.audit(&remote.rewrite(), &[&record])
-}
-
-fn assert_seed_sources_checked(report: &Value) {
-    let sources = report["records"][0]["sources"]
-        .as_array()
-        .expect("`sources` is an array");
-    let ids: Vec<&str> = sources.iter().filter_map(|s| s["id"].as_str()).collect();
-    assert_eq!(ids, SEED_SOURCES);
-    for s in sources {
-        assert_eq!(s["status"], "checked", "{s:#}");
-        assert_eq!(s["commit_time"], "2026-08-07T15:45:04Z", "{s:#}");
-    }
-    assert_eq!(report["summary"]["unchecked_sources"], 0);
-    assert_eq!(report["summary"]["complete"], true);
-}
+use crate::common::run::{codes, with_code};
+use crate::common::scratch::Scratch;
+use crate::common::seed::{
+    assert_seed_claims, assert_seed_sources_checked, audit_served_seed, claim, Remote, SEED_SOURCES,
+};
 
 #[test]
 fn seed_end_to_end_over_loopback() {
     let (remote, commit) = Remote::seed();
-    let work = Workdir::new();
-    let run = audit_seed(&work, &remote, commit);
+    let work = Scratch::new();
+    let run = audit_served_seed(&work, &remote, commit);
     let report = run.report();
     // The hash mismatches are errors.
     assert_eq!(run.code(), 1, "stderr:\n{}", run.stderr);
@@ -150,7 +56,7 @@ fn seed_end_to_end_over_loopback() {
     let readme = &report["records"][0]["sources"][0];
     assert_eq!(
         readme["sha256"]["actual"],
-        sha256_hex(common::seed::readme().as_bytes())
+        sha256_hex(crate::common::seed::readme().as_bytes())
     );
 
     // What the record alone says, exactly once each.
@@ -187,138 +93,14 @@ fn seed_end_to_end_over_loopback() {
 
     // A scheduled re-check on the warm cache, and one with no network at all,
     // report the same thing.
-    let again = audit_seed(&work, &remote, commit);
+    let again = audit_served_seed(&work, &remote, commit);
     assert_eq!(again.code(), 1);
     assert_eq!(again.stdout, run.stdout);
-    let mut offline = work.cmd(["audit", "--format", "json", "--offline"]);
-    offline.arg("records/seed.md");
-    let offline = common::run::run(&mut offline);
+    let mut offline = work.cached("audit");
+    offline.args(["--format", "json", "--offline", "records/seed.md"]);
+    let offline = crate::common::run::run(&mut offline);
     assert_eq!(offline.code(), 1, "stderr:\n{}", offline.stderr);
     assert_eq!(offline.stdout, run.stdout);
-}
-
-#[test]
-fn seed_upstream_drift_after_a_later_commit() {
-    let (remote, pinned) = Remote::seed();
-    let head = remote.repo().commit(
-        &[("README.md", readme_updated())],
-        "Re-measure 8K prefill",
-        SEED_COMMIT_TIME + 13 * DAY,
-    );
-    let work = Workdir::new();
-    let run = audit_seed(&work, &remote, pinned);
-    let report = run.report();
-    assert_eq!(run.code(), 1, "stderr:\n{}", run.stderr);
-    assert_seed_sources_checked(&report);
-    // The pin did not move: every figure still stands where the seed cites it.
-    assert_seed_claims(&report);
-
-    let changed = with_code(&report, "upstream-changed");
-    assert_eq!(changed.len(), 1, "{:?}", codes(&report));
-    let f = changed[0];
-    assert_eq!(f["severity"], "note");
-    assert_eq!(f["source"], "kimi-iq1s-readme");
-    assert_eq!(f["location"]["path"], "README.md");
-    assert_eq!(f["location"]["revision"], head.to_string());
-    assert_eq!(f["evidence"]["head"], head.to_string());
-    assert_eq!(f["evidence"]["removed"], false);
-    let cited = f["evidence"]["cited_lines"]
-        .as_array()
-        .expect("cited_lines");
-    let line = |n: u32| {
-        cited
-            .iter()
-            .find(|l| l["line"] == n)
-            .unwrap_or_else(|| panic!("L{n} not in {cited:#?}"))
-    };
-    let nums: Vec<u64> = cited.iter().filter_map(|l| l["line"].as_u64()).collect();
-    assert_eq!(nums, [43, 44, 45, 46, 83]);
-    assert_eq!(line(43)["exists_at_head"], true);
-    assert_eq!(line(43)["head_line"], 45);
-    assert_eq!(line(43)["text"], "| steady decode | ~2.9 tok/s |");
-    assert_eq!(line(44)["exists_at_head"], false);
-    assert_eq!(line(44)["edited_into_head_line"], 46);
-    assert_eq!(line(46)["head_line"], 48);
-    assert_eq!(line(83)["head_line"], 85);
-
-    let superseded = with_code(&report, "value-superseded");
-    assert_eq!(superseded.len(), 1, "{superseded:#?}");
-    let s = superseded[0];
-    assert_eq!(s["severity"], "warning");
-    assert_eq!(s["claim"], "8K prefill");
-    assert_eq!(s["source"], "kimi-iq1s-readme");
-    assert_eq!(s["location"]["line"], 46);
-    assert_eq!(s["evidence"]["head"], head.to_string());
-    assert_eq!(s["evidence"]["pinned_line"], 44);
-    assert_eq!(s["evidence"]["pinned_text"], "| 8K prefill | 79.6 |");
-    assert_eq!(s["evidence"]["head_line"], 46);
-    assert_eq!(s["evidence"]["head_text"], "| 8K prefill | 81.2 |");
-    assert!(
-        s["evidence"]["head_numbers"]
-            .as_array()
-            .is_some_and(|n| n.iter().any(|x| x == "81.2")),
-        "{s:#}"
-    );
-
-    let upstream: Vec<(String, Value)> = report["records"][0]["sources"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| (s["id"].as_str().unwrap().to_string(), s["upstream"].clone()))
-        .collect();
-    for (id, u) in upstream {
-        assert_eq!(u["head"], head.to_string(), "{id}");
-        assert_eq!(u["changed"], id == "kimi-iq1s-readme", "{id}");
-    }
-    assert_eq!(
-        report["summary"]["findings"],
-        json!({"error": 6, "warning": 3, "note": 1}),
-        "{:?}",
-        codes(&report)
-    );
-}
-
-/// The corrected figure is the line right below the inserted ones: the diff sees
-/// one old line replaced by three new ones, and the edited line is the last of
-/// them, not the first.
-#[test]
-fn seed_superseded_figure_right_below_inserted_rows() {
-    let (remote, pinned) = Remote::seed();
-    let mut lines: Vec<String> = common::seed::readme().lines().map(str::to_string).collect();
-    assert_eq!(lines[42], "| steady decode | ~2.9 tok/s |");
-    lines[42] = "| steady decode | ~3.1 tok/s |".to_string();
-    lines.insert(42, "| warm decode | 2.4 tok/s |".to_string());
-    lines.insert(42, "| cold decode | 1.1 tok/s |".to_string());
-    let head = remote.repo().commit(
-        &[("README.md", lines.join("\n") + "\n")],
-        "Split decode into cold, warm and steady",
-        SEED_COMMIT_TIME + DAY,
-    );
-    let work = Workdir::new();
-    let run = audit_seed(&work, &remote, pinned);
-    let report = run.report();
-    assert_seed_claims(&report);
-
-    let superseded = with_code(&report, "value-superseded");
-    assert_eq!(superseded.len(), 1, "{superseded:#?}");
-    let s = superseded[0];
-    assert_eq!(s["claim"], "steady decode");
-    assert_eq!(s["evidence"]["head"], head.to_string());
-    assert_eq!(s["evidence"]["pinned_line"], 43);
-    assert_eq!(
-        (&s["evidence"]["head_line"], &s["evidence"]["head_text"]),
-        (&json!(45), &json!("| steady decode | ~3.1 tok/s |")),
-        "{s:#}"
-    );
-    assert_eq!(s["location"]["line"], 45);
-
-    let changed = with_code(&report, "upstream-changed");
-    assert_eq!(changed.len(), 1, "{:?}", codes(&report));
-    let l43 = &changed[0]["evidence"]["cited_lines"][0];
-    assert_eq!(l43["line"], 43);
-    assert_eq!(l43["exists_at_head"], false);
-    assert_eq!(l43["edited_into_head_line"], 45, "{l43:#}");
-    assert_eq!(changed[0]["evidence"]["cited_lines"][1]["head_line"], 46);
 }
 
 // ---------------------------------------------------------------------------
@@ -453,12 +235,16 @@ fn rules_report() -> &'static Value {
             "claims": claims,
             "artifacts": [],
         });
-        let work = Workdir::new();
+        let work = Scratch::new();
         let file = work.write(
             "pins/rules.json",
             serde_json::to_string_pretty(&pin).unwrap(),
         );
-        let run = work.audit(&remote.rewrite(), &[Path::new(&file)]);
+        let run = work.audit([
+            OsStr::new("--rewrite"),
+            OsStr::new(&remote.rewrite()),
+            file.as_os_str(),
+        ]);
         // value-missing and line-out-of-range are errors.
         assert_eq!(run.code(), 1, "stderr:\n{}\n{}", run.stderr, run.stdout);
         run.report()

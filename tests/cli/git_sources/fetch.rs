@@ -2,19 +2,16 @@
 //! `git daemon` with each `uploadpack` setting, `git http-backend`, `file://`,
 //! a refused port and a server that never answers.
 
-mod common;
-
 use std::path::Path;
 use std::time::Duration;
 
+use crate::common::scratch::Scratch;
+use crate::common::{free_port, FixtureRepo, GitDaemon, HttpGitServer, Wants};
 use git2::Oid;
 use pinaudit::fetch::{
     apply_rewrites, matching_variant, sha256_hex, FetchError, FoundBy, GitCache, Rewrite,
     SyncOptions, SyncReport,
 };
-use tempfile::TempDir;
-
-use common::{free_port, FixtureRepo, GitDaemon, HttpGitServer, Wants};
 
 const T0: i64 = 1_700_000_000;
 
@@ -40,7 +37,7 @@ fn offline() -> SyncOptions {
 
 /// A served repository with every kind of commit the audit distinguishes.
 struct Scenario {
-    base: TempDir,
+    base: Scratch,
     repo: FixtureRepo,
     /// On `main`, tagged `v1` (annotated).
     c1: Oid,
@@ -55,7 +52,7 @@ struct Scenario {
 }
 
 fn scenario() -> Scenario {
-    let base = tempfile::tempdir().expect("tempdir");
+    let base = Scratch::new();
     let repo = FixtureRepo::create(base.path(), "proj.git");
     let c1 = repo.commit(&[("README.md", "decode: 2.9 tok/s\n")], "one", T0);
     let c2 = repo.commit(
@@ -103,8 +100,8 @@ fn by_id_error(report: &SyncReport, oid: Oid) -> String {
 }
 
 /// Sync the scenario from `url` into a fresh cache; returns the cache too.
-fn sync_scenario(s: &Scenario, url: &str) -> (TempDir, GitCache, SyncReport) {
-    let dir = tempfile::tempdir().expect("tempdir");
+fn sync_scenario(s: &Scenario, url: &str) -> (Scratch, GitCache, SyncReport) {
+    let dir = Scratch::new();
     let cache = GitCache::new(dir.path());
     let report = cache
         .sync(url, url, &[s.c2, s.pr, s.erased, s.ghost], &opts())
@@ -189,7 +186,7 @@ fn other_refs_are_bounded_and_exact_matches_come_first() {
     let (inside, exact) = (pulls[2].0, pulls[3].1);
     let daemon = GitDaemon::start(s.base.path(), Wants::Default);
     let url = daemon.url("proj.git");
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = Scratch::new();
     let cache = GitCache::new(dir.path());
     let bounded = SyncOptions {
         max_other_refs: 2,
@@ -222,7 +219,7 @@ fn other_refs_are_bounded_and_exact_matches_come_first() {
 fn stale_scratch_from_a_crashed_first_sync_is_cleared() {
     let s = scenario();
     let url = s.repo.file_url();
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = Scratch::new();
     let cache = GitCache::new(dir.path());
     let path = cache.repo_path(&url);
     let scratch = path.with_file_name(format!(
@@ -311,7 +308,7 @@ fn warm_resync_fetches_nothing_until_upstream_moves() {
     let s = scenario();
     let daemon = GitDaemon::start(s.base.path(), Wants::Reachable);
     let url = daemon.url("proj.git");
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = Scratch::new();
     let cache = GitCache::new(dir.path());
 
     let first = cache.sync(&url, &url, &[s.c2], &opts()).expect("sync");
@@ -353,7 +350,7 @@ fn warm_resync_fetches_nothing_until_upstream_moves() {
 fn missing_repositories_are_reported_as_such() {
     let s = scenario();
     let daemon = GitDaemon::start(s.base.path(), Wants::Default);
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = Scratch::new();
     let cache = GitCache::new(dir.path());
 
     let url = daemon.url("nope.git");
@@ -372,7 +369,7 @@ fn missing_repositories_are_reported_as_such() {
 
 #[test]
 fn refused_connection_is_a_network_error_without_credentials() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = Scratch::new();
     let cache = GitCache::new(dir.path());
     let port = free_port();
     for url in [
@@ -391,7 +388,7 @@ fn refused_connection_is_a_network_error_without_credentials() {
 fn credentials_in_urls_never_reach_errors() {
     let s = scenario();
     let server = HttpGitServer::start(s.base.path(), Wants::Default);
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = Scratch::new();
     let cache = GitCache::new(dir.path());
     let url = server
         .url("nope.git")
@@ -412,7 +409,7 @@ fn credentials_in_urls_never_reach_the_cache_on_disk() {
     let url = server
         .url("proj.git")
         .replace("http://", "http://x-access-token:s3cret-t0ken@");
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = Scratch::new();
     let cache = GitCache::new(dir.path());
     let report = cache
         .sync(&url, &url, &[s.c2, s.pr], &opts())
@@ -433,7 +430,7 @@ fn credentials_in_urls_never_reach_the_cache_on_disk() {
 #[test]
 fn offline_uses_only_the_cache() {
     let s = scenario();
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = Scratch::new();
     let cache = GitCache::new(dir.path());
     let url = s.repo.file_url();
 
@@ -457,7 +454,7 @@ fn offline_uses_only_the_cache() {
 
 #[test]
 fn broken_cache_directory_is_reported_not_panicked() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = Scratch::new();
     let cache = GitCache::new(dir.path());
     let url = "https://github.com/owner/broken.git";
     let path = cache.repo_path(url);
@@ -489,7 +486,7 @@ fn rewrites_change_where_we_fetch_not_the_cache_entry() {
     let fetch_url = apply_rewrites(&rules, original);
     assert_eq!(fetch_url, daemon.url("proj.git"));
 
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = Scratch::new();
     let cache = GitCache::new(dir.path());
     let report = cache
         .sync(original, &fetch_url, &[s.c2], &opts())
@@ -506,7 +503,7 @@ fn concurrent_syncs_share_one_mirror_safely() {
     let s = scenario();
     let daemon = GitDaemon::start(s.base.path(), Wants::Reachable);
     let url = daemon.url("proj.git");
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = Scratch::new();
     let root = dir.path().to_path_buf();
     let wanted = [s.c2, s.pr];
     let threads: Vec<_> = (0..3)
@@ -540,7 +537,7 @@ fn read_side_helpers_answer_from_the_object_database() {
     let a4 = repo.commit(&[("README.md", "v1\n")], "a4 (revert)", T0 + 30);
     let a5 = repo.delete(&["README.md", "docs/x.md"], "a5", T0 + 40);
     let url = repo.file_url();
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = Scratch::new();
     let cache = GitCache::new(dir.path());
     cache.sync(&url, &url, &[], &opts()).expect("sync");
     let cached = cache.open(&url).expect("open");
@@ -596,7 +593,7 @@ fn recorded_hash_is_matched_to_a_variant_or_an_older_commit() {
     let old = repo.commit(&[("README.md", "decode: 2.9\n")], "old", T0);
     let new = repo.commit(&[("README.md", "decode: 3.1\n")], "new", T0 + 10);
     let url = repo.file_url();
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = Scratch::new();
     let cache = GitCache::new(dir.path());
     cache.sync(&url, &url, &[], &opts()).expect("sync");
     let cached = cache.open(&url).expect("open");
@@ -633,7 +630,7 @@ fn recorded_hash_is_matched_to_a_variant_or_an_older_commit() {
 
 #[test]
 fn cache_paths_stay_inside_the_cache() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = Scratch::new();
     let cache = GitCache::new(dir.path());
     for url in [
         "https://github.com/../../etc/passwd",

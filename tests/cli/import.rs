@@ -1,13 +1,17 @@
-//! Issue "Foundation": importing the seed record document, and the pins/v1 files
-//! that `import` writes (golden file and round trip).
-
-mod foundation_support;
+//! `pinaudit import` (issue "Foundation"): importing the seed record document,
+//! the pins/v1 files that `import` writes (golden file, round trip, and
+//! `pins/schema.json`), and `import` on bad input.
 
 use std::path::Path;
 
-use foundation_support::{manifest_dir, pinaudit, run, seed_path, Fixture, REV};
 use pinaudit::record::document::{self, Imported};
 use pinaudit::record::{pinfile, ArtifactKind, Record, Revision};
+use serde_json::Value;
+
+use crate::common::inputs::{figure, figures_block, record_doc, REPO, REV};
+use crate::common::run::run;
+use crate::common::scratch::{pinaudit, Scratch};
+use crate::common::seed::{manifest_dir, seed_path, SEED_ID};
 
 const SHIPPED_PIN: &str = "pins/kimi-k3-iq1s-three-spark-scores.json";
 const README_SHA: &str = "4bccb5ffc313f08ca53f62b6c8fc880c1317c07f79fed53c522bfc8e99bea20d";
@@ -215,7 +219,7 @@ fn seed_names_one_unpinned_weights_and_one_unpinned_runtime() {
 /// Golden file: `import` of the seed must reproduce the shipped pin file byte for byte.
 #[test]
 fn import_of_the_seed_reproduces_the_shipped_pin_file() {
-    let out = Fixture::new();
+    let out = Scratch::new();
     let r = run(pinaudit()
         .current_dir(manifest_dir())
         .args(["import", "tests/data/seed.txt", "--out"])
@@ -303,4 +307,152 @@ fn claim_values_keep_the_digits_as_written() {
     );
     let value = pinfile::to_value(&record);
     assert_eq!(value["claims"][4]["value"].to_string(), "98.0");
+}
+
+// --- import on bad input ----------------------------------------------------
+
+#[test]
+fn import_of_an_unreadable_document_names_it_and_writes_nothing() {
+    let fx = Scratch::new();
+    let empty = fx.write("empty.md", "");
+    let r = run(fx.cmd().arg("import").arg(&empty).args(["--out", "out"]));
+    assert_eq!(r.code(), 2);
+    assert!(r.stderr.contains("empty.md"), "{}", r.stderr);
+    let written = std::fs::read_dir(fx.path().join("out")).map_or(0, |d| d.count());
+    assert_eq!(written, 0);
+}
+
+#[test]
+fn import_of_a_document_with_a_broken_block_keeps_the_rest() {
+    let fx = Scratch::new();
+    let seed = std::fs::read_to_string(seed_path()).unwrap();
+    // Break the memory-observations block; the figures live in other blocks.
+    let broken = seed.replacen("\"is_measured_peak\": false", "\"is_measured_peak\": ", 1);
+    assert_ne!(broken, seed);
+    let doc = fx.write("broken.txt", &broken);
+    let r = run(fx.cmd().arg("import").arg(&doc).args(["--out", "out"]));
+    assert!(r.stderr.contains("broken.txt"), "{}", r.stderr);
+    assert!(r.stderr.contains("line 1 column"), "{}", r.stderr);
+    let pin = fx.path().join(format!("out/{SEED_ID}.json"));
+    let pin: Value = serde_json::from_str(&std::fs::read_to_string(pin).unwrap()).unwrap();
+    assert_eq!(pin["claims"].as_array().unwrap().len(), 8);
+    assert_eq!(pin["sources"].as_array().unwrap().len(), 6);
+}
+
+// --- pins/schema.json ----------------------------------------------------------
+
+/// A validator for `pins/schema.json`, which must itself be a valid schema.
+fn pin_schema() -> jsonschema::Validator {
+    let text = std::fs::read_to_string(manifest_dir().join("pins/schema.json"))
+        .expect("pins/schema.json is readable");
+    let schema: Value = serde_json::from_str(&text).expect("pins/schema.json is JSON");
+    if let Err(e) = jsonschema::meta::validate(&schema) {
+        panic!("pins/schema.json is not a valid JSON Schema: {e}");
+    }
+    jsonschema::validator_for(&schema)
+        .unwrap_or_else(|e| panic!("pins/schema.json does not compile: {e}"))
+}
+
+/// Fails with every violation unless the pin file at `path` matches `schema`.
+fn assert_matches_schema(schema: &jsonschema::Validator, path: &Path) {
+    let text = std::fs::read_to_string(path).expect("the pin file is readable");
+    let pin: Value = serde_json::from_str(&text).expect("the pin file is JSON");
+    let errors: Vec<String> = schema
+        .iter_errors(&pin)
+        .map(|e| format!("  at `{}`: {e}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{} does not match pins/schema.json:\n{}",
+        path.display(),
+        errors.join("\n")
+    );
+}
+
+/// `pinaudit import DOCUMENT --out out` in `fx`; returns the files written.
+fn import_into(fx: &Scratch, document: &Path) -> Vec<std::path::PathBuf> {
+    let r = run(fx.cmd().arg("import").arg(document).args(["--out", "out"]));
+    assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
+    let mut written: Vec<_> = std::fs::read_dir(fx.path().join("out"))
+        .expect("import made --out")
+        .map(|e| e.expect("a directory entry").path())
+        .collect();
+    written.sort();
+    written
+}
+
+#[test]
+fn imported_seed_matches_the_pin_schema() {
+    let fx = Scratch::new();
+    let written = import_into(&fx, &seed_path());
+    assert_eq!(written.len(), 1, "{written:?}");
+    assert!(written[0].ends_with(format!("{SEED_ID}.json")));
+    assert_matches_schema(&pin_schema(), &written[0]);
+}
+
+/// A record whose test profile cites a document without a figure: the pin file
+/// carries `references` as well as sources and claims.
+#[test]
+fn imported_references_match_the_pin_schema() {
+    let fx = Scratch::new();
+    let profiles = serde_json::json!({"test_profiles": [
+        {"label": "log", "evidence_url": format!("{REPO}/blob/main/logs/run.txt#L9")}
+    ]});
+    let doc = record_doc(&[
+        &figures_block(&[figure("decode", 2.9, 3)]),
+        &serde_json::to_string(&profiles).unwrap(),
+    ]);
+    let written = import_into(&fx, &fx.write("rec.md", doc));
+    assert_eq!(written.len(), 1, "{written:?}");
+    let pin: Value = serde_json::from_str(&std::fs::read_to_string(&written[0]).unwrap()).unwrap();
+    assert_eq!(pin["references"][0]["label"], "log", "{pin:#}");
+    assert_matches_schema(&pin_schema(), &written[0]);
+}
+
+#[test]
+fn every_shipped_pin_file_matches_the_pin_schema() {
+    let schema = pin_schema();
+    let mut checked = 0;
+    for entry in std::fs::read_dir(manifest_dir().join("pins")).expect("pins/ is readable") {
+        let path = entry.expect("a directory entry").path();
+        let is_pin = path.extension().is_some_and(|e| e == "json")
+            && path.file_name().is_some_and(|n| n != "schema.json");
+        if is_pin {
+            assert_matches_schema(&schema, &path);
+            checked += 1;
+        }
+    }
+    assert!(checked > 0, "no pin file in pins/");
+}
+
+/// pinaudit's JSON keeps numbers as written (serde_json's `arbitrary_precision`):
+/// the validator must still read them as numbers, so that the tests above mean
+/// something. `98.0` and `49` are a number and an integer; line `0` and a
+/// negative count are refused, as pinaudit refuses them.
+#[test]
+fn pin_schema_reads_numbers_as_written() {
+    let schema = pin_schema();
+    let shipped: Value =
+        serde_json::from_str(&std::fs::read_to_string(manifest_dir().join(SHIPPED_PIN)).unwrap())
+            .unwrap();
+    let gsm8k = shipped["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|c| c["label"] == "GSM8K local subset")
+        .expect("the GSM8K claim");
+    assert_eq!(shipped["claims"][gsm8k]["value"].to_string(), "98.0");
+    assert_eq!(shipped["claims"][gsm8k]["correct"].to_string(), "49");
+    assert!(schema.is_valid(&shipped));
+    for (field, bad) in [
+        ("lines", serde_json::json!([0, 0])),
+        ("lines", serde_json::json!([1, 100_000_001])),
+        ("correct", serde_json::json!(-1)),
+        ("total", serde_json::json!(50.5)),
+        ("value", serde_json::json!("98.0")),
+    ] {
+        let mut pin = shipped.clone();
+        pin["claims"][gsm8k][field] = bad.clone();
+        assert!(!schema.is_valid(&pin), "`{field}: {bad}` passed");
+    }
 }

@@ -1,18 +1,18 @@
-//! Fixtures shared by the integration tests: real git repositories built with
-//! git2 in temporary directories, and loopback servers that serve them the way
-//! remotes do (`git daemon`, `git http-backend` behind a tiny HTTP server), plus
-//! a server that accepts connections and never answers.
-//!
-//! Each test binary uses a subset, hence the allowances.
+//! Fixtures shared by the integration tests: one way to run the binary in a
+//! scratch directory ([`scratch`]), inputs built in code ([`inputs`], [`seed`]),
+//! real git repositories built with git2 in temporary directories ([`fixture`],
+//! [`forge`]), and loopback servers that serve them the way remotes do
+//! (`git daemon`, `git http-backend` behind a tiny HTTP server), plus a server
+//! that accepts connections and never answers.
 
-#![allow(dead_code, unused_imports)]
-
-pub mod audit;
 pub mod daemon;
 pub mod fixture;
+pub mod forge;
 pub mod hanging;
 pub mod http;
+pub mod inputs;
 pub mod run;
+pub mod scratch;
 pub mod seed;
 pub mod show;
 

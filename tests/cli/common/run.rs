@@ -1,30 +1,13 @@
-//! One run of the `pinaudit` binary and the JSON report it printed, shared by
-//! every integration test: the ones against served fixture remotes (through
-//! `common`) and the offline `foundation_*` ones (which load this file with
-//! `#[path]`, without the rest of `common`).
+//! One run of the `pinaudit` binary and the JSON report it printed.
 //!
 //! Every run checks that pinaudit did not panic and was not killed: no input
 //! may make it panic, whatever else the test asserts.
-
-// Each test binary uses its own subset of these helpers.
-#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
 use serde_json::Value;
-
-/// The binary with what every test fixes in its environment (no
-/// `PINAUDIT_CACHE`, `SOURCE_DATE_EPOCH=0`) and a `timeout`, so that a hang
-/// fails the test instead of stalling the suite. Callers add the rest.
-pub fn pinaudit_with_timeout(timeout: Duration) -> Command {
-    let mut cmd = Command::cargo_bin("pinaudit").expect("the pinaudit binary is built");
-    cmd.env_remove("PINAUDIT_CACHE")
-        .env("SOURCE_DATE_EPOCH", "0")
-        .timeout(timeout);
-    cmd
-}
 
 /// Writes `name` under `root` (creating its directories) and returns `name`
 /// as a relative path.

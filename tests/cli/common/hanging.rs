@@ -37,10 +37,6 @@ impl HangingServer {
         }
     }
 
-    pub fn port(&self) -> u16 {
-        self.port
-    }
-
     /// A URL of `scheme` (`git`, `http`) on this server.
     pub fn url(&self, scheme: &str, name: &str) -> String {
         format!("{scheme}://127.0.0.1:{}/{name}", self.port)

@@ -4,22 +4,21 @@
 //! A [`Forge`] is a base directory of bare `OWNER/REPO.git` repositories, laid
 //! out as GitHub's paths are, so one `--rewrite https://github.com/=SERVER/`
 //! points every cited `https://github.com/OWNER/REPO` at a `GitDaemon`, an
-//! `HttpGitServer` or a `file://` URL. A [`Workspace`] holds the pin files and
+//! `HttpGitServer` or a `file://` URL. A `Scratch` holds the pin files and
 //! the cache of one scenario; the cache key is the *original* GitHub URL
 //! (`cache/git/github.com/OWNER/REPO.git`), whatever the rewrite.
 
 use std::collections::BTreeMap;
-use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use git2::Oid;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use tempfile::TempDir;
 
-use super::run::{pinaudit_with_timeout, run, write_file, Run};
-use super::FixtureRepo;
+use super::run::Run;
+use super::{FixtureRepo, GitDaemon};
 
 /// Committer time of the first fixture commit; later ones add seconds.
 pub const T0: i64 = 1_700_000_000;
@@ -47,6 +46,45 @@ pub fn sha256_hex(bytes: impl AsRef<[u8]>) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+/// The repository of the usual scenario.
+pub const NAME: &str = "acme/bench";
+
+/// `--rewrite` sending GitHub to `daemon`.
+pub fn to_daemon(daemon: &GitDaemon) -> String {
+    Forge::rewrite(&daemon.url(""))
+}
+
+/// A forge holding `acme/bench` with [`README`] committed at [`T0`] on `main`.
+pub fn forge_with_readme() -> (Forge, FixtureRepo, Oid) {
+    let forge = Forge::new();
+    let repo = forge.repo(NAME);
+    let commit = repo.commit(&[("README.md", README)], "add results", T0);
+    (forge, repo, commit)
+}
+
+/// The usual pin of [`README`] line 5 at `commit`, with the right hash and time.
+pub fn good_pin(id: &str, commit: Oid) -> Value {
+    readme_pin(id, NAME, commit, &sha256_hex(README), T0_RFC3339)
+}
+
+/// Asserts that `record`'s `readme` source was checked at `commit` with the
+/// true hash of [`README`], and that its `decode` claim was verified on line 5.
+pub fn assert_clean(run: &Run, record: &str, commit: Oid) {
+    let s = run.source(record, "readme");
+    assert_eq!(s["status"], "checked", "{s:#}");
+    assert_eq!(s["reason"], Value::Null, "{s:#}");
+    assert_eq!(s["revision"], commit.to_string());
+    assert_eq!(s["sha256"]["expected"], sha256_hex(README));
+    assert_eq!(s["sha256"]["actual"], sha256_hex(README));
+    let blob = Oid::hash_object(git2::ObjectType::Blob, README.as_bytes()).expect("blob id");
+    assert_eq!(s["git_blob"], blob.to_string());
+    assert_eq!(s["commit_time"], T0_RFC3339);
+    let c = run.claim(record, "decode");
+    assert_eq!(c["status"], "verified", "{c:#}");
+    assert_eq!(c["found_line"], README_LINE);
+    assert_eq!(c["line_text"], README_LINE_TEXT);
 }
 
 /// A directory of bare repositories named like GitHub's (`OWNER/REPO.git`).
@@ -147,98 +185,6 @@ pub fn readme_pin(id: &str, name: &str, commit: Oid, sha256: &str, commit_time: 
     let s = source("readme", name, commit, "README.md", sha256, commit_time);
     let c = claim("decode", &s, README_LINE, 2.9);
     pin(id, &[s], &[c])
-}
-
-/// Pin files and a cache in a temp dir; pinaudit runs inside it.
-pub struct Workspace {
-    dir: TempDir,
-}
-
-impl Default for Workspace {
-    fn default() -> Self {
-        Workspace::new()
-    }
-}
-
-impl Workspace {
-    pub fn new() -> Self {
-        Workspace {
-            dir: tempfile::tempdir().expect("tempdir"),
-        }
-    }
-
-    pub fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    /// The cache directory (`--cache cache`, relative to the workspace).
-    pub fn cache(&self) -> PathBuf {
-        self.dir.path().join("cache")
-    }
-
-    /// Where the mirror of `https://github.com/NAME` lives in the cache: keyed
-    /// by the original URL, never by the rewritten one.
-    pub fn mirror(&self, name: &str) -> PathBuf {
-        self.cache()
-            .join("git/github.com")
-            .join(format!("{name}.git"))
-    }
-
-    /// Writes `pins/ID.json`; returns the path relative to the workspace.
-    pub fn write_pin(&self, pin: &Value) -> String {
-        let id = pin["id"].as_str().expect("pin id");
-        let rel = format!("pins/{id}.json");
-        write_file(
-            self.path(),
-            &rel,
-            serde_json::to_string_pretty(pin).expect("json") + "\n",
-        );
-        rel
-    }
-
-    /// `pinaudit audit --cache cache --format json --timeout 10 ARGS...`.
-    ///
-    /// 10 s is far above any loopback answer and still fails a hang quickly.
-    pub fn audit<I, S>(&self, args: I) -> Run
-    where
-        I: IntoIterator<Item = S>,
-        S: AsRef<OsStr>,
-    {
-        self.audit_with_timeout(10, args)
-    }
-
-    /// [`Self::audit`] with `--timeout SECS` (clap refuses a repeated flag).
-    pub fn audit_with_timeout<I, S>(&self, secs: u64, args: I) -> Run
-    where
-        I: IntoIterator<Item = S>,
-        S: AsRef<OsStr>,
-    {
-        let mut all: Vec<OsString> = ["audit", "--cache", "cache", "--format", "json", "--timeout"]
-            .iter()
-            .map(OsString::from)
-            .collect();
-        all.push(secs.to_string().into());
-        all.extend(args.into_iter().map(|a| a.as_ref().to_os_string()));
-        self.pinaudit(all)
-    }
-
-    /// `pinaudit ARGS...` in the workspace, with a clean environment.
-    pub fn pinaudit<I, S>(&self, args: I) -> Run
-    where
-        I: IntoIterator<Item = S>,
-        S: AsRef<OsStr>,
-    {
-        let mut cmd = pinaudit_with_timeout(Duration::from_secs(60));
-        cmd.current_dir(self.path())
-            .env_remove("GITHUB_TOKEN")
-            // Keep the machine's git configuration (credential helpers,
-            // insteadOf rules) out of the run.
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("HOME", self.path())
-            .args(args);
-        run(&mut cmd)
-    }
 }
 
 /// Every file under `dir` with its size and modification time, by relative

@@ -9,58 +9,19 @@
 //! the sources and claims, and the exit status (DESIGN.md: 0 clean, 1 a finding
 //! at or above `--fail-on`, 2 incomplete). Every server is stopped on drop.
 
-mod common;
-
 use std::os::unix::fs::MetadataExt;
 use std::time::Duration;
 
 use git2::Oid;
 use serde_json::{json, Value};
 
-use common::audit::{
-    claim, pin, readme_pin, sha256_hex, snapshot, source, Forge, Workspace, README, README_LINE,
-    README_LINE_TEXT, T0, T0_RFC3339,
+use crate::common::forge::{
+    assert_clean, claim, forge_with_readme, good_pin, pin, readme_pin, sha256_hex, snapshot,
+    source, to_daemon, Forge, NAME, README, README_LINE, T0, T0_RFC3339,
 };
-use common::run::Run;
-use common::{free_port, FixtureRepo, GitDaemon, HangingServer, HttpGitServer, Wants};
-
-const NAME: &str = "acme/bench";
-
-/// `--rewrite` sending GitHub to `daemon`.
-fn to_daemon(daemon: &GitDaemon) -> String {
-    Forge::rewrite(&daemon.url(""))
-}
-
-/// A forge holding `acme/bench` with [`README`] committed at [`T0`] on `main`.
-fn forge_with_readme() -> (Forge, FixtureRepo, Oid) {
-    let forge = Forge::new();
-    let repo = forge.repo(NAME);
-    let commit = repo.commit(&[("README.md", README)], "add results", T0);
-    (forge, repo, commit)
-}
-
-/// The usual pin of [`README`] line 5 at `commit`, with the right hash and time.
-fn good_pin(id: &str, commit: Oid) -> Value {
-    readme_pin(id, NAME, commit, &sha256_hex(README), T0_RFC3339)
-}
-
-/// Asserts that `record`'s `readme` source was checked at `commit` with the
-/// true hash of [`README`], and that its `decode` claim was verified on line 5.
-fn assert_clean(run: &Run, record: &str, commit: Oid) {
-    let s = run.source(record, "readme");
-    assert_eq!(s["status"], "checked", "{s:#}");
-    assert_eq!(s["reason"], Value::Null, "{s:#}");
-    assert_eq!(s["revision"], commit.to_string());
-    assert_eq!(s["sha256"]["expected"], sha256_hex(README));
-    assert_eq!(s["sha256"]["actual"], sha256_hex(README));
-    let blob = Oid::hash_object(git2::ObjectType::Blob, README.as_bytes()).expect("blob id");
-    assert_eq!(s["git_blob"], blob.to_string());
-    assert_eq!(s["commit_time"], T0_RFC3339);
-    let c = run.claim(record, "decode");
-    assert_eq!(c["status"], "verified", "{c:#}");
-    assert_eq!(c["found_line"], README_LINE);
-    assert_eq!(c["line_text"], README_LINE_TEXT);
-}
+use crate::common::run::Run;
+use crate::common::scratch::Scratch;
+use crate::common::{free_port, GitDaemon, HangingServer, HttpGitServer, Wants};
 
 // --- Clean citations, over each transport -----------------------------------
 
@@ -68,7 +29,7 @@ fn assert_clean(run: &Run, record: &str, commit: Oid) {
 fn clean_citation_over_git_daemon_is_checked_and_verified() {
     let (forge, _repo, c) = forge_with_readme();
     let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
-    let ws = Workspace::new();
+    let ws = Scratch::new();
     let file = ws.write_pin(&good_pin("clean", c));
 
     let run = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
@@ -100,7 +61,7 @@ fn clean_citation_over_git_daemon_is_checked_and_verified() {
 #[test]
 fn clean_citation_over_file_url_with_allow_local() {
     let (forge, _repo, c) = forge_with_readme();
-    let ws = Workspace::new();
+    let ws = Scratch::new();
     let file = ws.write_pin(&good_pin("local", c));
 
     let run = ws.audit(["--allow-local", "--rewrite", &forge.file_rewrite(), &file]);
@@ -113,7 +74,7 @@ fn clean_citation_over_file_url_with_allow_local() {
 #[test]
 fn file_url_rewrite_without_allow_local_is_refused() {
     let (forge, _repo, c) = forge_with_readme();
-    let ws = Workspace::new();
+    let ws = Scratch::new();
     let file = ws.write_pin(&good_pin("refused", c));
 
     let run = ws.audit(["--rewrite", &forge.file_rewrite(), &file]);
@@ -136,7 +97,7 @@ fn file_url_rewrite_without_allow_local_is_refused() {
 fn clean_citation_over_smart_http() {
     let (forge, _repo, c) = forge_with_readme();
     let server = HttpGitServer::start(forge.path(), Wants::Reachable);
-    let ws = Workspace::new();
+    let ws = Scratch::new();
     let file = ws.write_pin(&good_pin("http", c));
 
     let run = ws.audit(["--rewrite", &Forge::rewrite(&server.url("")), &file]);
@@ -152,7 +113,7 @@ fn clean_citation_over_smart_http() {
 fn hash_of_a_crlf_copy_is_a_hash_mismatch_naming_the_crlf_variant() {
     let (forge, _repo, c) = forge_with_readme();
     let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
-    let ws = Workspace::new();
+    let ws = Scratch::new();
     // Hashed from a Windows checkout: the same text with CRLF line ends.
     let recorded = sha256_hex(README.replace('\n', "\r\n"));
     let file = ws.write_pin(&readme_pin("crlf", NAME, c, &recorded, T0_RFC3339));
@@ -183,7 +144,7 @@ fn hash_of_an_older_version_names_the_older_commit() {
     let older = repo.commit(&[("README.md", draft.as_str())], "draft", T0 - 3600);
     let c = repo.commit(&[("README.md", README)], "final", T0);
     let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
-    let ws = Workspace::new();
+    let ws = Scratch::new();
     // The author hashed the draft, then pinned the final commit.
     let recorded = sha256_hex(&draft);
     let file = ws.write_pin(&readme_pin("older", NAME, c, &recorded, T0_RFC3339));
@@ -216,7 +177,7 @@ fn deleted_path_is_path_missing() {
     );
     let c = repo.delete(&["docs/results.md"], "drop results", T0);
     let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
-    let ws = Workspace::new();
+    let ws = Scratch::new();
     let s = source(
         "results",
         NAME,
@@ -266,7 +227,7 @@ fn pin_at(id: &str, commit: Oid, time: &str) -> Value {
 fn audit_force_pushed(wants: Wants) -> (Oid, Oid, Run) {
     let (forge, base, erased) = force_pushed();
     let daemon = GitDaemon::start(forge.path(), wants);
-    let ws = Workspace::new();
+    let ws = Scratch::new();
     let file = ws.write_pin(&pin_at("erased", erased, "2023-11-14T22:14:20Z"));
     let run = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
     (base, erased, run)
@@ -327,7 +288,7 @@ fn commit_force_pushed_after_a_first_audit_becomes_unreachable() {
     let (forge, repo, base) = forge_with_readme();
     let pinned = repo.commit(&[("notes.md", "to be erased\n")], "notes", T0 + 60);
     let daemon = GitDaemon::start(forge.path(), Wants::Default);
-    let ws = Workspace::new();
+    let ws = Scratch::new();
     let file = ws.write_pin(&pin_at("recheck", pinned, "2023-11-14T22:14:20Z"));
     let rewrite = to_daemon(&daemon);
     let run = ws.audit(["--rewrite", &rewrite, &file]);
@@ -363,7 +324,7 @@ fn pull_request_only(wants: Wants, found_by: &str) {
     );
     repo.set_ref("refs/pull/1/head", pr);
     let daemon = GitDaemon::start(forge.path(), wants);
-    let ws = Workspace::new();
+    let ws = Scratch::new();
     let file = ws.write_pin(&pin_at("pull", pr, "2023-11-14T22:14:20Z"));
 
     let run = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
@@ -397,7 +358,7 @@ fn commit_reachable_only_from_an_annotated_tag_is_reachable() {
     repo.annotated_tag("v1.0", released, "release 1.0");
     repo.reset_branch("main", base);
     let daemon = GitDaemon::start(forge.path(), Wants::Default);
-    let ws = Workspace::new();
+    let ws = Scratch::new();
     let file = ws.write_pin(&pin_at("tagged", released, "2023-11-14T22:14:20Z"));
 
     let run = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
@@ -407,44 +368,12 @@ fn commit_reachable_only_from_an_annotated_tag_is_reachable() {
 }
 
 #[test]
-fn upstream_is_the_default_branch_whatever_its_name() {
-    let forge = Forge::new();
-    let repo = forge.repo(NAME);
-    let c = repo.commit_on("trunk", &[("README.md", README)], "add results", T0);
-    repo.set_default_branch("trunk");
-    let corrected = README.replace("2.9 tok/s", "3.1 tok/s");
-    let head = repo.commit_on(
-        "trunk",
-        &[("README.md", corrected.as_str())],
-        "fix",
-        T0 + 60,
-    );
-    // A stale `main` that still carries the pinned commit must not count.
-    repo.branch("main", c);
-    let daemon = GitDaemon::start(forge.path(), Wants::Default);
-    let ws = Workspace::new();
-    let file = ws.write_pin(&good_pin("trunk", c));
-
-    let run = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
-    run.assert_codes(&["upstream-changed", "value-superseded"]);
-    assert_eq!(
-        run.only("upstream-changed")["evidence"]["head"],
-        head.to_string()
-    );
-    assert_eq!(
-        run.source("trunk", "readme")["upstream"],
-        json!({"head": head.to_string(), "changed": true})
-    );
-    run.assert_code(0);
-}
-
-#[test]
 fn ghost_commit_is_revision_missing() {
     let (forge, _repo, _c) = forge_with_readme();
     let ghost = Oid::from_str("00000000deadbeef00000000deadbeef00000000").expect("oid");
     for wants in [Wants::Reachable, Wants::Default] {
         let daemon = GitDaemon::start(forge.path(), wants);
-        let ws = Workspace::new();
+        let ws = Scratch::new();
         let file = ws.write_pin(&pin_at("ghost", ghost, T0_RFC3339));
 
         let run = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
@@ -470,7 +399,7 @@ fn ghost_commit_is_revision_missing() {
 fn missing_repository_is_repository_missing() {
     let (forge, _repo, c) = forge_with_readme();
     let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
-    let ws = Workspace::new();
+    let ws = Scratch::new();
     let file = ws.write_pin(&readme_pin(
         "nope",
         "acme/nope",
@@ -512,7 +441,7 @@ fn commit_time_is_compared_with_the_committer_time() {
     repo.set_offset_minutes(120);
     let c = repo.commit(&[("README.md", README)], "add results", T0);
     let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
-    let ws = Workspace::new();
+    let ws = Scratch::new();
     let hash = sha256_hex(README);
     let right = source("right", NAME, c, "README.md", &hash, T0_RFC3339);
     let shifted = source(
@@ -551,78 +480,6 @@ fn commit_time_is_compared_with_the_committer_time() {
     }
 }
 
-// --- upstream-changed / value-superseded --------------------------------------------------
-
-#[test]
-fn moved_line_upstream_is_upstream_changed_not_value_superseded() {
-    let (forge, repo, c) = forge_with_readme();
-    // Two lines inserted above the table push the cited line 5 down to 7.
-    let moved = README.replacen(
-        "\n\n| phase",
-        "\n\n> Re-run with the 0.4 release.\n\n| phase",
-        1,
-    );
-    assert_eq!(moved.lines().nth(6), Some(README_LINE_TEXT));
-    let head = repo.commit(&[("README.md", moved.as_str())], "note", T0 + 600);
-    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
-    let ws = Workspace::new();
-    let file = ws.write_pin(&good_pin("moved", c));
-    let rewrite = to_daemon(&daemon);
-
-    let run = ws.audit(["--rewrite", &rewrite, &file]);
-    // A note does not fail the run.
-    run.assert_code(0);
-    run.assert_codes(&["upstream-changed"]);
-    run.assert_lacks("value-superseded");
-    let f = run.only("upstream-changed");
-    assert_eq!(f["severity"], "note");
-    let e = &f["evidence"];
-    assert_eq!(e["head"], head.to_string(), "{f:#}");
-    assert_eq!(e["removed"], false);
-    assert_eq!(e["cited_lines"][0]["line"], README_LINE);
-    assert_eq!(e["cited_lines"][0]["exists_at_head"], true);
-    assert_eq!(e["cited_lines"][0]["head_line"], 7, "{f:#}");
-    assert_eq!(f["location"]["revision"], head.to_string());
-    assert_clean(&run, "moved", c);
-    assert_eq!(
-        run.source("moved", "readme")["upstream"],
-        json!({"head": head.to_string(), "changed": true})
-    );
-
-    let run = ws.audit(["--no-upstream", "--rewrite", &rewrite, &file]);
-    run.assert_code(0);
-    run.assert_codes(&[]);
-    assert_eq!(run.source("moved", "readme")["upstream"], Value::Null);
-    assert_clean(&run, "moved", c);
-}
-
-#[test]
-fn corrected_value_upstream_is_value_superseded() {
-    let (forge, repo, c) = forge_with_readme();
-    let corrected = README.replace("| decode | 2.9 tok/s |", "| decode | 3.1 tok/s |");
-    let head = repo.commit(&[("README.md", corrected.as_str())], "fix", T0 + 600);
-    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
-    let ws = Workspace::new();
-    let file = ws.write_pin(&good_pin("corrected", c));
-
-    let run = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
-    run.assert_code(0);
-    run.assert_codes(&["upstream-changed", "value-superseded"]);
-    let f = run.only("value-superseded");
-    assert_eq!(f["claim"], "decode");
-    let e = &f["evidence"];
-    assert_eq!(e["head"], head.to_string());
-    assert_eq!(e["pinned_line"], README_LINE);
-    assert_eq!(e["head_line"], README_LINE, "{f:#}");
-    assert_eq!(e["head_text"], "| decode | 3.1 tok/s |");
-    assert_eq!(
-        run.only("upstream-changed")["evidence"]["cited_lines"][0]["head_line"],
-        Value::Null
-    );
-    // The pinned document still carries the figure.
-    assert_clean(&run, "corrected", c);
-}
-
 // --- Servers that go away -----------------------------------------------------------------
 
 /// Two repositories, `alpha/bench` and `beta/bench`, in two forges, each
@@ -632,7 +489,7 @@ struct TwoRemotes {
     beta: Forge,
     alpha_commit: Oid,
     beta_commit: Oid,
-    ws: Workspace,
+    ws: Scratch,
     files: [String; 2],
 }
 
@@ -644,7 +501,7 @@ fn two_remotes() -> TwoRemotes {
     let beta_commit = beta
         .repo("beta/bench")
         .commit(&[("README.md", README)], "beta", T0);
-    let ws = Workspace::new();
+    let ws = Scratch::new();
     let hash = sha256_hex(README);
     let files = [
         ws.write_pin(&readme_pin(
@@ -793,7 +650,7 @@ fn hanging_server_times_out_and_leaves_only_its_sources_unchecked() {
 fn warm_rerun_fetches_no_objects() {
     let (forge, repo, c) = forge_with_readme();
     let server = HttpGitServer::start(forge.path(), Wants::Reachable);
-    let ws = Workspace::new();
+    let ws = Scratch::new();
     let file = ws.write_pin(&good_pin("warm", c));
     let rewrite = Forge::rewrite(&server.url(""));
     let objects = ws.mirror(NAME).join("objects");
@@ -838,7 +695,7 @@ fn warm_rerun_fetches_no_objects() {
 fn offline_on_a_warm_cache_checks_without_any_server() {
     let (forge, _repo, c) = forge_with_readme();
     let mut daemon = GitDaemon::start(forge.path(), Wants::Reachable);
-    let ws = Workspace::new();
+    let ws = Scratch::new();
     let file = ws.write_pin(&good_pin("offline", c));
     ws.audit(["--rewrite", &to_daemon(&daemon), &file])
         .assert_code(0);
@@ -881,7 +738,7 @@ fn offline_on_an_empty_cache_is_incomplete() {
 fn offline_commit_not_yet_in_a_warm_cache_is_unchecked_not_missing() {
     let (forge, repo, c) = forge_with_readme();
     let mut daemon = GitDaemon::start(forge.path(), Wants::Reachable);
-    let ws = Workspace::new();
+    let ws = Scratch::new();
     let first = ws.write_pin(&good_pin("first", c));
     ws.audit(["--rewrite", &to_daemon(&daemon), &first])
         .assert_code(0);
@@ -905,7 +762,7 @@ fn offline_commit_not_yet_in_a_warm_cache_is_unchecked_not_missing() {
 #[test]
 fn credentials_in_rewrite_targets_never_reach_the_output() {
     let (forge, _repo, c) = forge_with_readme();
-    let ws = Workspace::new();
+    let ws = Scratch::new();
     let good = ws.write_pin(&good_pin("closed", c));
     let nope = ws.write_pin(&readme_pin(
         "nope",
@@ -921,7 +778,7 @@ fn credentials_in_rewrite_targets_never_reach_the_output() {
     // A closed port: the source stays unchecked, in every format.
     let closed = with_secret(&format!("http://127.0.0.1:{}/", free_port()));
     for format in ["json", "text", "markdown"] {
-        let run = ws.pinaudit([
+        let run = ws.run([
             "audit",
             "--cache",
             "cache",

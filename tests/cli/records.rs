@@ -1,27 +1,30 @@
-//! Issue "Foundation": the record-level finding codes (each triggered, and a near
-//! miss that must not trigger it), the offline audit of the seed, and exit statuses.
+//! Reading records (issue "Foundation"): the record-level finding codes (each
+//! triggered, and a near miss that must not trigger it), the offline audit of the
+//! seed, the default input directory, and exit statuses.
 //!
-//! Every test writes a pin file or a small record document into a temp dir and runs
-//! `pinaudit audit --offline --format json` on it: offline, every source is
-//! `unchecked`, so only the record-level checks can produce findings.
+//! Every test writes a pin file or a small record document into a scratch
+//! directory and runs `pinaudit audit --offline --format json` on it: offline,
+//! every source is `unchecked`, so only the record-level checks can produce
+//! findings.
 
-mod foundation_support;
+use std::path::Path;
 
 use serde_json::{json, Value};
 
-use foundation_support::{
-    blob_url, empty_pin_file, figure, figures_block, manifest_dir, pin_file, pinaudit, record_doc,
-    remove, run, Fixture, Run, OTHER_REV, REPO, REV, SHA,
+use crate::common::inputs::{
+    blob_url, empty_pin_file, figure, figures_block, pin_file, record_doc, remove, OTHER_REV, REPO,
+    REV, SHA,
 };
-
-const SEED_ID: &str = "kimi-k3-iq1s-three-spark-scores";
+use crate::common::run::{run, Run};
+use crate::common::scratch::{pinaudit, Scratch};
+use crate::common::seed::{manifest_dir, SEED_ID};
 
 /// `pinaudit audit --offline --format json tests/data/seed.txt` with a fresh cache.
 fn audit_seed(extra: &[&str]) -> Run {
-    audit_seed_with_cache(&Fixture::new(), extra)
+    audit_seed_with_cache(&Scratch::new(), extra)
 }
 
-fn audit_seed_with_cache(cache: &Fixture, extra: &[&str]) -> Run {
+fn audit_seed_with_cache(cache: &Scratch, extra: &[&str]) -> Run {
     run(pinaudit()
         .current_dir(manifest_dir())
         .args(["audit", "--offline", "--cache"])
@@ -34,7 +37,7 @@ fn audit_seed_with_cache(cache: &Fixture, extra: &[&str]) -> Run {
 /// The report text with what differs between machines and releases replaced.
 /// (Compared as text: `arbitrary_precision` numbers do not survive insta's
 /// serializer, and the text is what users' scripts read anyway.)
-fn stable(report: &str, cache: &Fixture) -> String {
+fn stable(report: &str, cache: &Scratch) -> String {
     report
         .replace(&cache.path().display().to_string(), "[cache]")
         .replace(&manifest_dir().display().to_string(), "[repo]")
@@ -68,7 +71,7 @@ fn percent_claim(value: Value, correct: u64, total: u64) -> Value {
 
 #[test]
 fn seed_offline_report_snapshot() {
-    let cache = Fixture::new();
+    let cache = Scratch::new();
     let r = audit_seed_with_cache(&cache, &[]);
     r.report(); // stdout is one JSON document
     insta::assert_snapshot!("seed_offline_report", stable(&r.stdout, &cache));
@@ -137,7 +140,7 @@ fn seed_offline_leaves_every_source_unchecked_and_is_incomplete() {
 
 #[test]
 fn clean_pin_file_has_no_findings() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = fx.audit_pin(&pin_file("clean"));
     assert_eq!(r.codes(), Vec::<String>::new());
     assert_eq!(r.code(), 2, "no findings, but the source is unchecked");
@@ -147,7 +150,7 @@ fn clean_pin_file_has_no_findings() {
 
 #[test]
 fn invalid_record_for_a_value_written_as_a_string() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = fx.audit_pin(&pin_with_claim(json!({"value": "2.9"})));
     let f = r.only("invalid-record");
     assert_eq!(f["severity"], "error");
@@ -159,7 +162,7 @@ fn invalid_record_for_a_value_written_as_a_string() {
 
 #[test]
 fn no_invalid_record_for_a_value_written_as_a_number() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = fx.audit_pin(&pin_with_claim(json!({"value": 2.9})));
     r.assert_lacks("invalid-record");
 }
@@ -167,7 +170,7 @@ fn no_invalid_record_for_a_value_written_as_a_number() {
 #[test]
 fn no_invalid_record_for_lines_written_as_a_range_string() {
     // `record::lenient::Reader::lines` documents `"43-45"` as an accepted form.
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = fx.audit_pin(&pin_with_claim(json!({"lines": "43-45"})));
     r.assert_lacks("invalid-record");
     assert_eq!(
@@ -178,7 +181,7 @@ fn no_invalid_record_for_lines_written_as_a_range_string() {
 
 #[test]
 fn no_invalid_record_for_a_single_line_number() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = fx.audit_pin(&pin_with_claim(json!({"lines": 43})));
     assert_eq!(r.codes(), Vec::<String>::new());
     assert_eq!(
@@ -191,7 +194,7 @@ fn no_invalid_record_for_a_single_line_number() {
 
 #[test]
 fn uncited_claim_when_a_figure_names_no_source() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let mut pin = pin_file("r");
     remove(&mut pin["claims"][0], "source");
     let r = fx.audit_pin(&pin);
@@ -205,7 +208,7 @@ fn uncited_claim_when_a_figure_names_no_source() {
 
 #[test]
 fn uncited_claim_when_a_figure_names_an_unknown_source() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = fx.audit_pin(&pin_with_claim(json!({"source": "nowhere"})));
     let f = r.only("uncited-claim");
     assert_eq!(f["claim"], "decode");
@@ -215,7 +218,7 @@ fn uncited_claim_when_a_figure_names_an_unknown_source() {
 
 #[test]
 fn uncited_claim_when_a_figure_names_no_line() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let mut pin = pin_with_claim(json!({"url": blob_url(REV, "README.md")}));
     remove(&mut pin["claims"][0], "lines");
     let r = fx.audit_pin(&pin);
@@ -227,7 +230,7 @@ fn uncited_claim_when_a_figure_names_no_line() {
 
 #[test]
 fn no_uncited_claim_for_a_figure_with_source_and_line() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let mut pin = pin_file("r");
     pin["claims"][0]["lines"] = json!([3, 5]);
     let r = fx.audit_pin(&pin);
@@ -238,7 +241,7 @@ fn no_uncited_claim_for_a_figure_with_source_and_line() {
 fn pin_file_claim_takes_its_line_from_the_anchor() {
     // No `lines`, but the claim's URL ends in `#L3`: the figure names its line, as
     // the same figure in a record document does (next test).
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let mut pin = pin_file("r");
     remove(&mut pin["claims"][0], "lines");
     let r = fx.audit_pin(&pin);
@@ -251,7 +254,7 @@ fn record_document_figure_takes_its_line_from_the_anchor() {
     // No `source_line`, but the evidence URL's `#L7` names the line: cited.
     let mut fig = figure("decode", 2.9, 7);
     remove(&mut fig, "source_line");
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = fx.audit_doc("record.md", &record_doc(&[&figures_block(&[fig])]));
     r.assert_lacks("uncited-claim");
     let record = r.record("record").expect("the document's record");
@@ -261,7 +264,7 @@ fn record_document_figure_takes_its_line_from_the_anchor() {
 #[test]
 fn record_document_figure_without_source_or_url_is_uncited() {
     let fig = json!({"label": "decode", "metric": "decode_rate", "value": 2.9, "unit": "tokens/s"});
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = fx.audit_doc("record.md", &record_doc(&[&figures_block(&[fig])]));
     let f = r.only("uncited-claim");
     assert_eq!(f["claim"], "decode");
@@ -271,7 +274,7 @@ fn record_document_figure_without_source_or_url_is_uncited() {
 
 #[test]
 fn unpinned_url_for_a_figure_citing_a_branch() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let url = format!("{REPO}/blob/main/README.md#L3");
     let r = fx.audit_pin(&pin_with_claim(json!({"url": url})));
     let f = r.only("unpinned-url");
@@ -283,7 +286,7 @@ fn unpinned_url_for_a_figure_citing_a_branch() {
 
 #[test]
 fn unpinned_url_for_a_figure_citing_a_short_sha() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let url = format!("{REPO}/blob/{}/README.md#L3", &REV[..7]);
     let r = fx.audit_pin(&pin_with_claim(json!({"url": url})));
     let f = r.only("unpinned-url");
@@ -293,7 +296,7 @@ fn unpinned_url_for_a_figure_citing_a_short_sha() {
 
 #[test]
 fn unpinned_url_for_a_source_on_a_branch() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let mut pin = pin_file("r");
     pin["sources"][0]["revision"] = json!("main");
     pin["sources"][0]["url"] = json!(format!("{REPO}/blob/main/README.md"));
@@ -308,7 +311,7 @@ fn unpinned_url_for_a_source_on_a_branch() {
 fn unpinned_url_for_a_record_document_figure_on_a_branch() {
     let mut fig = figure("decode", 2.9, 3);
     fig["evidence_url"] = json!(format!("{REPO}/blob/main/README.md#L3"));
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = fx.audit_doc("record.md", &record_doc(&[&figures_block(&[fig])]));
     let f = r.only("unpinned-url");
     assert_eq!(f["claim"], "decode");
@@ -316,7 +319,7 @@ fn unpinned_url_for_a_record_document_figure_on_a_branch() {
 
 #[test]
 fn unpinned_url_for_a_source_revision_given_as_a_short_sha() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let mut pin = pin_file("r");
     pin["sources"][0]["revision"] = json!(&REV[..7]);
     remove(&mut pin["sources"][0], "url");
@@ -344,7 +347,7 @@ fn unpinned_url_on_every_forge_and_pinned_near_miss() {
     for form in forms {
         for (rev, pinned) in [("main", false), ("v1.2.0", false), (REV, true)] {
             let url = form.replace("{}", rev);
-            let fx = Fixture::new();
+            let fx = Scratch::new();
             let mut pin = pin_file("r");
             // The source follows the figure, so only pinning is in question.
             pin["sources"][0]["url"] = json!(url.split('#').next().unwrap());
@@ -365,7 +368,7 @@ fn unpinned_url_on_every_forge_and_pinned_near_miss() {
 
 #[test]
 fn no_unpinned_url_for_a_full_commit_id() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     // Upper case hex is still a full commit id.
     let url = format!("{REPO}/blob/{}/README.md#L3", REV.to_uppercase());
     let r = fx.audit_pin(&pin_with_claim(json!({"url": url})));
@@ -377,7 +380,7 @@ fn no_unpinned_url_for_a_full_commit_id() {
 
 #[test]
 fn revision_conflict_when_the_figure_url_pins_another_commit() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let url = format!("{}#L3", blob_url(OTHER_REV, "README.md"));
     let r = fx.audit_pin(&pin_with_claim(json!({"url": url})));
     let f = r.only("revision-conflict");
@@ -393,7 +396,7 @@ fn revision_conflict_when_the_figure_url_pins_another_commit() {
 
 #[test]
 fn revision_conflict_when_a_source_url_disagrees_with_its_revision() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let mut pin = pin_file("r");
     pin["sources"][0]["url"] = json!(blob_url(OTHER_REV, "README.md"));
     let r = fx.audit_pin(&pin);
@@ -407,7 +410,7 @@ fn revision_conflict_in_a_record_document() {
     // The header declares REV for the README; a figure cites it at OTHER_REV.
     let mut fig = figure("decode", 2.9, 3);
     fig["evidence_url"] = json!(format!("{}#L3", blob_url(OTHER_REV, "README.md")));
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = fx.audit_doc("record.md", &record_doc(&[&figures_block(&[fig])]));
     let f = r.only("revision-conflict");
     assert_eq!(f["claim"], "decode");
@@ -416,7 +419,7 @@ fn revision_conflict_in_a_record_document() {
 
 #[test]
 fn no_revision_conflict_when_figure_and_source_agree() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = fx.audit_doc(
         "record.md",
         &record_doc(&[&figures_block(&[figure("decode", 2.9, 3)])]),
@@ -429,7 +432,7 @@ fn no_revision_conflict_when_figure_and_source_agree() {
 
 #[test]
 fn malformed_hash_for_66_hex_digits() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let mut pin = pin_file("r");
     pin["sources"][0]["sha256"] = json!(format!("{SHA}ab"));
     let r = fx.audit_pin(&pin);
@@ -444,7 +447,7 @@ fn malformed_hash_for_66_hex_digits() {
 
 #[test]
 fn malformed_hash_for_non_hex_characters() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let mut pin = pin_file("r");
     let bad = format!("{}zz", &SHA[..62]);
     pin["sources"][0]["sha256"] = json!(bad);
@@ -455,7 +458,7 @@ fn malformed_hash_for_non_hex_characters() {
 
 #[test]
 fn malformed_hash_for_weights_and_runtime_digests() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let mut pin = pin_file("r");
     pin["artifacts"] = json!([
         {"kind": "weights", "label": "w", "revision": null, "sha256": "abc123"},
@@ -469,7 +472,7 @@ fn malformed_hash_for_weights_and_runtime_digests() {
 
 #[test]
 fn no_malformed_hash_for_64_hex_digits() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let mut pin = pin_file("r");
     pin["sources"][0]["sha256"] = json!(SHA.to_uppercase());
     pin["artifacts"] = json!([
@@ -485,7 +488,7 @@ fn no_malformed_hash_for_64_hex_digits() {
 #[test]
 fn missing_hash_when_a_source_has_no_sha256() {
     for absent in [None, Some(Value::Null)] {
-        let fx = Fixture::new();
+        let fx = Scratch::new();
         let mut pin = pin_file("r");
         match &absent {
             None => remove(&mut pin["sources"][0], "sha256"),
@@ -503,7 +506,7 @@ fn missing_hash_when_a_source_has_no_sha256() {
 
 #[test]
 fn no_missing_hash_when_the_sha256_is_recorded() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = fx.audit_pin(&pin_file("r"));
     r.assert_lacks("missing-hash");
 }
@@ -512,7 +515,7 @@ fn no_missing_hash_when_the_sha256_is_recorded() {
 fn missing_hash_for_a_record_document_figure_without_sha() {
     let mut fig = figure("decode", 2.9, 3);
     remove(&mut fig, "source_document_sha256");
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = fx.audit_doc("record.md", &record_doc(&[&figures_block(&[fig])]));
     let f = r.only("missing-hash");
     assert_eq!(f["source"], "readme");
@@ -528,7 +531,7 @@ fn artifacts_pin(artifacts: Value) -> Value {
 
 #[test]
 fn unpinned_weights_and_runtime_without_revision_or_hash() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = fx.audit_pin(&artifacts_pin(json!([
         {"kind": "weights", "label": "model-q4", "revision": null, "sha256": null},
         {"kind": "runtime", "label": "llama.cpp", "revision": null, "digest": null}
@@ -545,7 +548,7 @@ fn unpinned_weights_and_runtime_without_revision_or_hash() {
 
 #[test]
 fn no_unpinned_artifacts_with_a_revision() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = fx.audit_pin(&artifacts_pin(json!([
         {"kind": "weights", "label": "model-q4", "revision": REV, "sha256": null},
         {"kind": "runtime", "label": "llama.cpp", "revision": OTHER_REV, "digest": null}
@@ -555,7 +558,7 @@ fn no_unpinned_artifacts_with_a_revision() {
 
 #[test]
 fn no_unpinned_artifacts_with_a_hash_or_digest() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = fx.audit_pin(&artifacts_pin(json!([
         {"kind": "weights", "label": "model-q4", "revision": null, "sha256": SHA},
         {"kind": "runtime", "label": "llama.cpp", "revision": null, "digest": format!("sha256:{SHA}")}
@@ -580,7 +583,7 @@ fn one_unpinned_weights_finding_however_many_figures_name_the_weights() {
             f
         })
         .collect();
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = fx.audit_doc("record.md", &record_doc(&[&figures_block(&figures)]));
     assert_eq!(
         r.codes(),
@@ -606,7 +609,7 @@ fn record_document_weights_with_revision_are_pinned() {
     });
     let mut fig = figure("decode", 2.9, 3);
     fig["conditions"] = conditions;
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = fx.audit_doc("record.md", &record_doc(&[&figures_block(&[fig])]));
     assert_eq!(r.codes(), Vec::<String>::new());
 }
@@ -626,7 +629,7 @@ fn inconsistent_value_near_misses_pass() {
         ("100.0", 4, 4),
         ("0", 0, 20),
     ] {
-        let fx = Fixture::new();
+        let fx = Scratch::new();
         let v: Value = serde_json::from_str(value).unwrap();
         let r = fx.audit_pin(&percent_claim(v, correct, total));
         assert!(
@@ -648,7 +651,7 @@ fn inconsistent_value_when_the_percentage_disagrees() {
         ("66.6", 2, 3, "66.7"),
         ("66.66", 2, 3, "66.67"),
     ] {
-        let fx = Fixture::new();
+        let fx = Scratch::new();
         let v: Value = serde_json::from_str(value).unwrap();
         let r = fx.audit_pin(&percent_claim(v, correct, total));
         let found = r.with_code("inconsistent-value");
@@ -672,7 +675,7 @@ fn inconsistent_value_when_the_percentage_disagrees() {
 
 #[test]
 fn inconsistent_value_when_correct_exceeds_total() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     // 102.0 is 51/50 exactly: only the count itself is wrong.
     let r = fx.audit_pin(&percent_claim(json!(102.0), 51, 50));
     let f = r.only("inconsistent-value");
@@ -681,14 +684,14 @@ fn inconsistent_value_when_correct_exceeds_total() {
 
 #[test]
 fn inconsistent_value_when_total_is_zero() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = fx.audit_pin(&percent_claim(json!(0.0), 0, 0));
     r.assert_has("inconsistent-value");
 }
 
 #[test]
 fn no_inconsistent_value_check_for_other_units() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = fx.audit_pin(&pin_with_claim(json!({
         "value": 95.0, "unit": "tokens/s", "correct": 49, "total": 50
     })));
@@ -697,7 +700,7 @@ fn no_inconsistent_value_check_for_other_units() {
 
 #[test]
 fn no_inconsistent_value_check_without_counts() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = fx.audit_pin(&pin_with_claim(json!({"value": 95.0, "unit": "percent"})));
     r.assert_lacks("inconsistent-value");
 }
@@ -707,7 +710,7 @@ fn inconsistent_value_in_a_record_document_reads_counts_from_conditions() {
     let mut fig = figure("GSM8K", 95.0, 5);
     fig["unit"] = json!("percent");
     fig["conditions"] = json!({"correct": 49, "total": 50});
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = fx.audit_doc("record.md", &record_doc(&[&figures_block(&[fig])]));
     let f = r.only("inconsistent-value");
     assert_eq!(f["claim"], "GSM8K");
@@ -717,16 +720,16 @@ fn inconsistent_value_in_a_record_document_reads_counts_from_conditions() {
 
 #[test]
 fn exit_1_when_an_error_finding_exists() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = fx.audit_pin(&percent_claim(json!(95.0), 49, 50));
     assert_eq!(r.code(), 1);
 }
 
 #[test]
 fn exit_2_with_fail_on_never_even_with_errors() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let file = fx.write_json("pins/r.json", &percent_claim(json!(95.0), 49, 50));
-    let r = fx.audit([file.to_str().unwrap(), "--fail-on", "never"]);
+    let r = fx.audit_offline([file.to_str().unwrap(), "--fail-on", "never"]);
     r.assert_has("inconsistent-value");
     assert_eq!(r.code(), 2, "nothing fails, but the audit is incomplete");
 }
@@ -746,7 +749,7 @@ fn exit_2_with_fail_on_error_and_only_warnings() {
 
 #[test]
 fn empty_pin_file_audits_complete_with_exit_0() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let r = fx.audit_pin(&empty_pin_file("nothing"));
     let report = r.report();
     assert_eq!(report["summary"]["complete"], true, "{report}");
@@ -757,21 +760,21 @@ fn empty_pin_file_audits_complete_with_exit_0() {
 
 #[test]
 fn empty_pin_file_with_fail_on_never_exits_0() {
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let file = fx.write_json("pins/nothing.json", &empty_pin_file("nothing"));
-    let r = fx.audit([file.to_str().unwrap(), "--fail-on", "never"]);
+    let r = fx.audit_offline([file.to_str().unwrap(), "--fail-on", "never"]);
     assert_eq!(r.code(), 0);
 }
 
 #[test]
 fn records_and_findings_follow_input_order() {
     // Files named on the command line are audited in the order given, not by name.
-    let fx = Fixture::new();
+    let fx = Scratch::new();
     let first = fx.write_json("b-first.json", &percent_claim(json!(95.0), 49, 50));
     let mut second = pin_file("second");
     remove(&mut second["sources"][0], "sha256");
     let second = fx.write_json("a-second.json", &second);
-    let r = fx.audit([first, second]);
+    let r = fx.audit_offline([first, second]);
     let by_record: Vec<(Value, Value)> = r
         .findings()
         .iter()
@@ -791,4 +794,36 @@ fn records_and_findings_follow_input_order() {
         .map(|r| r["id"].clone())
         .collect();
     assert_eq!(ids, [json!("r"), json!("second")]);
+}
+
+// --- Default input ----------------------------------------------------------
+
+#[test]
+fn default_input_is_the_pins_directory() {
+    let fx = Scratch::new();
+    fx.write_json("pins/x.json", &pin_file("x"));
+    fx.write_json("elsewhere/y.json", &pin_file("y"));
+    let r = run(fx
+        .cmd()
+        .args(["audit", "--offline", "--quiet", "--format", "json"]));
+    let ids: Vec<Value> = r.report()["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|rec| rec["id"].clone())
+        .collect();
+    assert_eq!(ids, [Value::from("x")]);
+    assert_eq!(
+        r.report()["records"][0]["file"],
+        Path::new("pins").join("x.json").to_str().unwrap()
+    );
+    assert_eq!(r.code(), 2);
+}
+
+#[test]
+fn default_input_missing_is_reported() {
+    let fx = Scratch::new();
+    let r = run(fx.cmd().args(["audit", "--offline", "--format", "json"]));
+    assert_eq!(r.code(), 2);
+    assert!(r.stderr.contains("pins"), "{}", r.stderr);
 }

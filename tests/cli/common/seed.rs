@@ -6,14 +6,15 @@
 //! sha256, so tests audit a copy of the seed whose commit id is the fixture's, and
 //! expect `hash-mismatch` on every document.
 
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::ffi::OsStr;
+use std::path::PathBuf;
 
-use assert_cmd::Command;
 use git2::Oid;
+use serde_json::Value;
 use tempfile::TempDir;
 
-use super::run::{pinaudit_with_timeout, run, write_file, Run};
+use super::run::{with_code, Run};
+use super::scratch::Scratch;
 use super::{FixtureRepo, GitDaemon, Wants};
 
 /// The commit the seed pins (in every URL and `revision` of the seed).
@@ -25,10 +26,21 @@ pub const SEED_COMMIT_TIME: i64 = 1_786_117_504;
 /// One day, for histories.
 pub const DAY: i64 = 86_400;
 
+/// `id` of the seed record.
+pub const SEED_ID: &str = "kimi-k3-iq1s-three-spark-scores";
+
+pub fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The seed record, from the copy kept in the repository (`shared/` may be absent in CI).
+pub fn seed_path() -> PathBuf {
+    manifest_dir().join("tests/data/seed.txt")
+}
+
 /// The seed record's text.
 pub fn seed_text() -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/seed.txt");
-    std::fs::read_to_string(&path).expect("read tests/data/seed.txt")
+    std::fs::read_to_string(seed_path()).expect("read tests/data/seed.txt")
 }
 
 /// The seed record with every occurrence of its commit id replaced by `commit`.
@@ -285,6 +297,29 @@ impl Remote {
         (remote, commit)
     }
 
+    /// [`Remote::seed`] plus a commit 13 days later that makes the README
+    /// [`readme_updated`]: the cited table moves down two lines and the 8K
+    /// prefill figure is corrected. Returns the remote, the pinned commit and
+    /// the head.
+    pub fn seed_drifted() -> (Remote, Oid, Oid) {
+        let (remote, pinned) = Remote::seed();
+        let head = remote.repo.commit(
+            &[("README.md", readme_updated())],
+            "Re-measure 8K prefill",
+            SEED_COMMIT_TIME + 13 * DAY,
+        );
+        (remote, pinned, head)
+    }
+
+    /// `text` with this daemon's port, which changes from run to run, replaced
+    /// by `[port]`.
+    pub fn redact_port(&self, text: &str) -> String {
+        text.replace(
+            &format!("127.0.0.1:{}", self.daemon.port()),
+            "127.0.0.1:[port]",
+        )
+    }
+
     pub fn repo(&self) -> &FixtureRepo {
         &self.repo
     }
@@ -312,58 +347,105 @@ impl Remote {
     }
 }
 
-/// The binary, with what pinaudit reads from the environment fixed, and a
-/// timeout so that a hang fails the test instead of stalling the suite.
-pub fn pinaudit() -> Command {
-    let mut cmd = pinaudit_with_timeout(Duration::from_secs(20));
-    cmd.env("NO_COLOR", "1");
-    cmd
+// ---------------------------------------------------------------------------
+// What an audit of the served seed must say.
+
+/// Claim label → status the seed's figures must have against the fixture.
+pub const SEED_STATUSES: [(&str, &str); 8] = [
+    ("steady decode", "rounded"),
+    ("8K prefill", "verified"),
+    ("32K prefill", "verified"),
+    ("131K prefill", "verified"),
+    ("GSM8K local subset", "verified"),
+    ("HumanEval initial local subset", "verified"),
+    ("HumanEval timeout retries", "verified"),
+    ("HumanEval local after selected retries", "verified"),
+];
+
+/// Source ids of the seed, in input order.
+pub const SEED_SOURCES: [&str; 6] = [
+    "kimi-iq1s-readme",
+    "kimi-iq1s-extra0",
+    "kimi-iq1s-extra1",
+    "kimi-iq1s-extra2",
+    "kimi-iq1s-extra3",
+    "kimi-iq1s-extra4",
+];
+
+fn claims(report: &Value) -> Vec<Value> {
+    report["records"][0]["claims"]
+        .as_array()
+        .expect("`claims` is an array")
+        .clone()
 }
 
-/// A scratch directory the binary runs in, with its cache at `cache/`.
-pub struct Workdir {
-    dir: TempDir,
+/// Claim `label` of the first record of `report`.
+pub fn claim<'r>(report: &'r Value, label: &str) -> &'r Value {
+    report["records"][0]["claims"]
+        .as_array()
+        .expect("`claims` is an array")
+        .iter()
+        .find(|c| c["label"] == label)
+        .unwrap_or_else(|| panic!("no claim `{label}` in {report:#}"))
 }
 
-impl Default for Workdir {
-    fn default() -> Self {
-        Workdir::new()
+pub fn assert_seed_claims(report: &Value) {
+    let got: Vec<(String, String)> = claims(report)
+        .iter()
+        .map(|c| {
+            (
+                c["label"].as_str().unwrap_or("?").to_string(),
+                c["status"].as_str().unwrap_or("?").to_string(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, String)> = SEED_STATUSES
+        .iter()
+        .map(|(l, s)| (l.to_string(), s.to_string()))
+        .collect();
+    assert_eq!(got, want, "claim statuses");
+    assert_eq!(report["summary"]["verified_claims"], 8, "{report:#}");
+    // Each figure was found on the line the seed cites.
+    for (label, line) in [
+        ("steady decode", 43),
+        ("8K prefill", 44),
+        ("131K prefill", 46),
+        ("GSM8K local subset", 5),
+        ("HumanEval timeout retries", 6),
+        ("HumanEval local after selected retries", 83),
+    ] {
+        assert_eq!(claim(report, label)["found_line"], line, "{label}");
+    }
+    assert_eq!(
+        claim(report, "steady decode")["line_text"],
+        "| steady decode | ~2.9 tok/s |"
+    );
+    for code in ["value-missing", "value-shifted", "line-out-of-range"] {
+        assert!(with_code(report, code).is_empty(), "unexpected {code}");
     }
 }
 
-impl Workdir {
-    pub fn new() -> Workdir {
-        Workdir {
-            dir: tempfile::tempdir().expect("tempdir"),
-        }
-    }
+/// The seed pinned to `commit` (the fixture's), audited in `work` against
+/// `remote`.
+pub fn audit_served_seed(work: &Scratch, remote: &Remote, commit: Oid) -> Run {
+    let record = work.write("records/seed.md", seed_pinned_to(&commit.to_string()));
+    work.audit([
+        OsStr::new("--rewrite"),
+        OsStr::new(&remote.rewrite()),
+        record.as_os_str(),
+    ])
+}
 
-    pub fn path(&self) -> &Path {
-        self.dir.path()
+pub fn assert_seed_sources_checked(report: &Value) {
+    let sources = report["records"][0]["sources"]
+        .as_array()
+        .expect("`sources` is an array");
+    let ids: Vec<&str> = sources.iter().filter_map(|s| s["id"].as_str()).collect();
+    assert_eq!(ids, SEED_SOURCES);
+    for s in sources {
+        assert_eq!(s["status"], "checked", "{s:#}");
+        assert_eq!(s["commit_time"], "2026-08-07T15:45:04Z", "{s:#}");
     }
-
-    /// Writes `name` (creating directories); returns the relative path.
-    pub fn write(&self, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
-        write_file(self.path(), name, contents)
-    }
-
-    /// `pinaudit ARGS… --cache cache` in this directory.
-    pub fn cmd<I, S>(&self, args: I) -> Command
-    where
-        I: IntoIterator<Item = S>,
-        S: AsRef<std::ffi::OsStr>,
-    {
-        let mut cmd = pinaudit();
-        cmd.current_dir(self.path())
-            .args(args)
-            .args(["--cache", "cache"]);
-        cmd
-    }
-
-    /// `pinaudit audit --format json --timeout 10 --rewrite REWRITE FILES…`.
-    pub fn audit(&self, rewrite: &str, files: &[&Path]) -> Run {
-        let mut cmd = self.cmd(["audit", "--format", "json", "--timeout", "10"]);
-        cmd.args(["--rewrite", rewrite]).args(files);
-        run(&mut cmd)
-    }
+    assert_eq!(report["summary"]["unchecked_sources"], 0);
+    assert_eq!(report["summary"]["complete"], true);
 }

@@ -1,0 +1,250 @@
+//! Drift at the default branch's head: `upstream-changed` (a note: the cited
+//! lines changed or moved since the pin) and `value-superseded` (a warning: the
+//! figure itself was corrected), end to end over `git daemon` on loopback.
+//!
+//! First the small `acme/bench` README, then the seed record against a
+//! repository that reproduces the documents it cites.
+
+use serde_json::{json, Value};
+
+use crate::common::forge::{
+    assert_clean, forge_with_readme, good_pin, to_daemon, Forge, NAME, README, README_LINE,
+    README_LINE_TEXT, T0,
+};
+use crate::common::run::{codes, with_code};
+use crate::common::scratch::Scratch;
+use crate::common::seed::{
+    assert_seed_claims, assert_seed_sources_checked, audit_served_seed, readme, readme_updated,
+    Remote, DAY, SEED_COMMIT_TIME,
+};
+use crate::common::{GitDaemon, Wants};
+
+// --- The `acme/bench` README ------------------------------------------------
+
+#[test]
+fn upstream_is_the_default_branch_whatever_its_name() {
+    let forge = Forge::new();
+    let repo = forge.repo(NAME);
+    let c = repo.commit_on("trunk", &[("README.md", README)], "add results", T0);
+    repo.set_default_branch("trunk");
+    let corrected = README.replace("2.9 tok/s", "3.1 tok/s");
+    let head = repo.commit_on(
+        "trunk",
+        &[("README.md", corrected.as_str())],
+        "fix",
+        T0 + 60,
+    );
+    // A stale `main` that still carries the pinned commit must not count.
+    repo.branch("main", c);
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let ws = Scratch::new();
+    let file = ws.write_pin(&good_pin("trunk", c));
+
+    let run = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
+    run.assert_codes(&["upstream-changed", "value-superseded"]);
+    assert_eq!(
+        run.only("upstream-changed")["evidence"]["head"],
+        head.to_string()
+    );
+    assert_eq!(
+        run.source("trunk", "readme")["upstream"],
+        json!({"head": head.to_string(), "changed": true})
+    );
+    run.assert_code(0);
+}
+
+#[test]
+fn moved_line_upstream_is_upstream_changed_not_value_superseded() {
+    let (forge, repo, c) = forge_with_readme();
+    // Two lines inserted above the table push the cited line 5 down to 7.
+    let moved = README.replacen(
+        "\n\n| phase",
+        "\n\n> Re-run with the 0.4 release.\n\n| phase",
+        1,
+    );
+    assert_eq!(moved.lines().nth(6), Some(README_LINE_TEXT));
+    let head = repo.commit(&[("README.md", moved.as_str())], "note", T0 + 600);
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let ws = Scratch::new();
+    let file = ws.write_pin(&good_pin("moved", c));
+    let rewrite = to_daemon(&daemon);
+
+    let run = ws.audit(["--rewrite", &rewrite, &file]);
+    // A note does not fail the run.
+    run.assert_code(0);
+    run.assert_codes(&["upstream-changed"]);
+    run.assert_lacks("value-superseded");
+    let f = run.only("upstream-changed");
+    assert_eq!(f["severity"], "note");
+    let e = &f["evidence"];
+    assert_eq!(e["head"], head.to_string(), "{f:#}");
+    assert_eq!(e["removed"], false);
+    assert_eq!(e["cited_lines"][0]["line"], README_LINE);
+    assert_eq!(e["cited_lines"][0]["exists_at_head"], true);
+    assert_eq!(e["cited_lines"][0]["head_line"], 7, "{f:#}");
+    assert_eq!(f["location"]["revision"], head.to_string());
+    assert_clean(&run, "moved", c);
+    assert_eq!(
+        run.source("moved", "readme")["upstream"],
+        json!({"head": head.to_string(), "changed": true})
+    );
+
+    let run = ws.audit(["--no-upstream", "--rewrite", &rewrite, &file]);
+    run.assert_code(0);
+    run.assert_codes(&[]);
+    assert_eq!(run.source("moved", "readme")["upstream"], Value::Null);
+    assert_clean(&run, "moved", c);
+}
+
+#[test]
+fn corrected_value_upstream_is_value_superseded() {
+    let (forge, repo, c) = forge_with_readme();
+    let corrected = README.replace("| decode | 2.9 tok/s |", "| decode | 3.1 tok/s |");
+    let head = repo.commit(&[("README.md", corrected.as_str())], "fix", T0 + 600);
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let ws = Scratch::new();
+    let file = ws.write_pin(&good_pin("corrected", c));
+
+    let run = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
+    run.assert_code(0);
+    run.assert_codes(&["upstream-changed", "value-superseded"]);
+    let f = run.only("value-superseded");
+    assert_eq!(f["claim"], "decode");
+    let e = &f["evidence"];
+    assert_eq!(e["head"], head.to_string());
+    assert_eq!(e["pinned_line"], README_LINE);
+    assert_eq!(e["head_line"], README_LINE, "{f:#}");
+    assert_eq!(e["head_text"], "| decode | 3.1 tok/s |");
+    assert_eq!(
+        run.only("upstream-changed")["evidence"]["cited_lines"][0]["head_line"],
+        Value::Null
+    );
+    // The pinned document still carries the figure.
+    assert_clean(&run, "corrected", c);
+}
+
+// --- The seed ---------------------------------------------------------------
+
+#[test]
+fn seed_upstream_drift_after_a_later_commit() {
+    let (remote, pinned) = Remote::seed();
+    let head = remote.repo().commit(
+        &[("README.md", readme_updated())],
+        "Re-measure 8K prefill",
+        SEED_COMMIT_TIME + 13 * DAY,
+    );
+    let work = Scratch::new();
+    let run = audit_served_seed(&work, &remote, pinned);
+    let report = run.report();
+    assert_eq!(run.code(), 1, "stderr:\n{}", run.stderr);
+    assert_seed_sources_checked(&report);
+    // The pin did not move: every figure still stands where the seed cites it.
+    assert_seed_claims(&report);
+
+    let changed = with_code(&report, "upstream-changed");
+    assert_eq!(changed.len(), 1, "{:?}", codes(&report));
+    let f = changed[0];
+    assert_eq!(f["severity"], "note");
+    assert_eq!(f["source"], "kimi-iq1s-readme");
+    assert_eq!(f["location"]["path"], "README.md");
+    assert_eq!(f["location"]["revision"], head.to_string());
+    assert_eq!(f["evidence"]["head"], head.to_string());
+    assert_eq!(f["evidence"]["removed"], false);
+    let cited = f["evidence"]["cited_lines"]
+        .as_array()
+        .expect("cited_lines");
+    let line = |n: u32| {
+        cited
+            .iter()
+            .find(|l| l["line"] == n)
+            .unwrap_or_else(|| panic!("L{n} not in {cited:#?}"))
+    };
+    let nums: Vec<u64> = cited.iter().filter_map(|l| l["line"].as_u64()).collect();
+    assert_eq!(nums, [43, 44, 45, 46, 83]);
+    assert_eq!(line(43)["exists_at_head"], true);
+    assert_eq!(line(43)["head_line"], 45);
+    assert_eq!(line(43)["text"], "| steady decode | ~2.9 tok/s |");
+    assert_eq!(line(44)["exists_at_head"], false);
+    assert_eq!(line(44)["edited_into_head_line"], 46);
+    assert_eq!(line(46)["head_line"], 48);
+    assert_eq!(line(83)["head_line"], 85);
+
+    let superseded = with_code(&report, "value-superseded");
+    assert_eq!(superseded.len(), 1, "{superseded:#?}");
+    let s = superseded[0];
+    assert_eq!(s["severity"], "warning");
+    assert_eq!(s["claim"], "8K prefill");
+    assert_eq!(s["source"], "kimi-iq1s-readme");
+    assert_eq!(s["location"]["line"], 46);
+    assert_eq!(s["evidence"]["head"], head.to_string());
+    assert_eq!(s["evidence"]["pinned_line"], 44);
+    assert_eq!(s["evidence"]["pinned_text"], "| 8K prefill | 79.6 |");
+    assert_eq!(s["evidence"]["head_line"], 46);
+    assert_eq!(s["evidence"]["head_text"], "| 8K prefill | 81.2 |");
+    assert!(
+        s["evidence"]["head_numbers"]
+            .as_array()
+            .is_some_and(|n| n.iter().any(|x| x == "81.2")),
+        "{s:#}"
+    );
+
+    let upstream: Vec<(String, Value)> = report["records"][0]["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["id"].as_str().unwrap().to_string(), s["upstream"].clone()))
+        .collect();
+    for (id, u) in upstream {
+        assert_eq!(u["head"], head.to_string(), "{id}");
+        assert_eq!(u["changed"], id == "kimi-iq1s-readme", "{id}");
+    }
+    assert_eq!(
+        report["summary"]["findings"],
+        json!({"error": 6, "warning": 3, "note": 1}),
+        "{:?}",
+        codes(&report)
+    );
+}
+
+/// The corrected figure is the line right below the inserted ones: the diff sees
+/// one old line replaced by three new ones, and the edited line is the last of
+/// them, not the first.
+#[test]
+fn seed_superseded_figure_right_below_inserted_rows() {
+    let (remote, pinned) = Remote::seed();
+    let mut lines: Vec<String> = readme().lines().map(str::to_string).collect();
+    assert_eq!(lines[42], "| steady decode | ~2.9 tok/s |");
+    lines[42] = "| steady decode | ~3.1 tok/s |".to_string();
+    lines.insert(42, "| warm decode | 2.4 tok/s |".to_string());
+    lines.insert(42, "| cold decode | 1.1 tok/s |".to_string());
+    let head = remote.repo().commit(
+        &[("README.md", lines.join("\n") + "\n")],
+        "Split decode into cold, warm and steady",
+        SEED_COMMIT_TIME + DAY,
+    );
+    let work = Scratch::new();
+    let run = audit_served_seed(&work, &remote, pinned);
+    let report = run.report();
+    assert_seed_claims(&report);
+
+    let superseded = with_code(&report, "value-superseded");
+    assert_eq!(superseded.len(), 1, "{superseded:#?}");
+    let s = superseded[0];
+    assert_eq!(s["claim"], "steady decode");
+    assert_eq!(s["evidence"]["head"], head.to_string());
+    assert_eq!(s["evidence"]["pinned_line"], 43);
+    assert_eq!(
+        (&s["evidence"]["head_line"], &s["evidence"]["head_text"]),
+        (&json!(45), &json!("| steady decode | ~3.1 tok/s |")),
+        "{s:#}"
+    );
+    assert_eq!(s["location"]["line"], 45);
+
+    let changed = with_code(&report, "upstream-changed");
+    assert_eq!(changed.len(), 1, "{:?}", codes(&report));
+    let l43 = &changed[0]["evidence"]["cited_lines"][0];
+    assert_eq!(l43["line"], 43);
+    assert_eq!(l43["exists_at_head"], false);
+    assert_eq!(l43["edited_into_head_line"], 45, "{l43:#}");
+    assert_eq!(changed[0]["evidence"]["cited_lines"][1]["head_line"], 46);
+}

@@ -1,0 +1,43 @@
+/*!
+The integration tests of pinaudit, in one binary with one module per capability
+(ripgrep's layout; see STYLE.md): one binary links once and runs every test in
+one process, and a reader finds the tests of a capability by its name.
+
+- [`records`]: reading pin files and record documents, the record-level finding
+  codes, the offline audit of the seed, exit statuses.
+- [`import`]: `pinaudit import` and the pin files it writes (`pins/schema.json`).
+- [`formats`]: the text, markdown and JSON reports, `--output`, colour.
+- [`explain`]: `pinaudit explain CODE`.
+- [`git_sources`]: fetching pinned revisions over `git daemon`, smart HTTP and
+  `file://`, and the source-level findings of audits over them.
+- [`claims`]: whether each cited line carries the claimed value.
+- [`drift`]: `upstream-changed` and `value-superseded` at the default branch's head.
+- [`show`]: `pinaudit show` and its `--history`.
+- [`bad_input`]: inputs pinaudit must survive, naming the culprit.
+- [`regression`]: one test per defect found in review, named after the defect.
+- [`properties`]: property tests (proptest) of URL parsing, cache paths and redaction.
+- [`matcher_corpus`]: the value matcher against a labelled corpus of real-shaped
+  benchmark documents (`tests/data/matcher/`), with its confusion matrix.
+- [`verdicts`]: statuses that say what happened: a network blip, side-branch
+  drift, bare weight hashes, hints with real values.
+
+The network timeout is tested in `tests/fetch_timeout.rs`, a binary of its own:
+libgit2's timeouts are process-wide, so a short one there must not race the
+fetches of these tests.
+*/
+
+mod common;
+
+mod bad_input;
+mod claims;
+mod drift;
+mod explain;
+mod formats;
+mod git_sources;
+mod import;
+mod matcher_corpus;
+mod properties;
+mod records;
+mod regression;
+mod show;
+mod verdicts;

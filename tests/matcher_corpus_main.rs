@@ -1,2 +1,0 @@
-#[path = "cli/matcher_corpus.rs"]
-mod matcher_corpus;
