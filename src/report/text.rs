@@ -77,6 +77,9 @@ fn claim_line(c: &ClaimReport, p: &Paint) -> String {
         c.label,
         c.source.as_deref().unwrap_or("?")
     );
+    if c.inconsistent_value {
+        line.push_str("  (disagrees with its own correct/total)");
+    }
     if let (Some(n), Some(t)) = (c.found_line, &c.line_text) {
         let _ = write!(line, "\n              L{n}: {t}");
     }

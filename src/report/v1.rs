@@ -140,6 +140,9 @@ pub struct ClaimReport {
     pub status: ClaimStatus,
     pub found_line: Option<u32>,
     pub line_text: Option<String>,
+    /// The claim's own figures disagree (`inconsistent-value`), whatever the line
+    /// says (added in v1).
+    pub inconsistent_value: bool,
 }
 
 impl Report {
@@ -320,7 +323,7 @@ fn source_report(s: &Source, o: &SourceOutcome) -> SourceReport {
     }
 }
 
-fn claim_report(c: &Claim, v: &Verdict) -> ClaimReport {
+fn claim_report(c: &Claim, v: &Verdict, findings: &[Finding]) -> ClaimReport {
     ClaimReport {
         label: c.label.clone(),
         source: c.source.clone(),
@@ -330,6 +333,9 @@ fn claim_report(c: &Claim, v: &Verdict) -> ClaimReport {
         status: v.status.into(),
         found_line: v.found_line,
         line_text: v.line_text.clone(),
+        inconsistent_value: findings.iter().any(|f| {
+            f.code == Code::InconsistentValue && f.claim.as_deref() == Some(c.label.as_str())
+        }),
     }
 }
 
@@ -353,7 +359,7 @@ impl From<&AuditResult> for Report {
                     .claims
                     .iter()
                     .zip(&r.claims)
-                    .map(|(c, v)| claim_report(c, v))
+                    .map(|(c, v)| claim_report(c, v, &r.findings))
                     .collect(),
             })
             .collect();

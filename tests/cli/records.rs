@@ -637,6 +637,7 @@ fn inconsistent_value_near_misses_pass() {
             "{value}% with {correct}/{total} is consistent, got {:#?}",
             r.findings()
         );
+        assert_eq!(r.claim("r", "accuracy")["inconsistent_value"], false);
     }
 }
 
@@ -670,6 +671,8 @@ fn inconsistent_value_when_the_percentage_disagrees() {
         assert_eq!(f["evidence"]["total"], total);
         assert_eq!(f["evidence"]["expected"], expected, "{f}");
         assert_eq!(r.code(), 1);
+        // The claim's own entry says so too (issue 8).
+        assert_eq!(r.claim("r", "accuracy")["inconsistent_value"], true);
     }
 }
 
