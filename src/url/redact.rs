@@ -22,8 +22,19 @@ const TEXT_END: &[char] = &['\'', '"', '`', '<', '>', '(', ')', '[', ']', '{', '
 /// a bare user name, which is not a secret, but lose a `user:password@` part.
 pub fn redact(addr: &str) -> String {
     let remote = Remote::parse(addr);
-    if remote.form == RemoteForm::Url && addr.contains("://") {
-        return redact_text(addr);
+    if remote.form == RemoteForm::Url {
+        // One address: its userinfo may hold any character a URL allows
+        // (`'`, `(`, `)` included), so it is not cut where free text would be.
+        if let Some(pos) = addr.find("://") {
+            let body = &addr[pos + 3..];
+            let end = body.find(char::is_whitespace).unwrap_or(body.len());
+            return format!(
+                "{}{}{}",
+                &addr[..pos + 3],
+                redact_after_scheme(&body[..end]),
+                &body[end..]
+            );
+        }
     }
     let kept = match (remote.form, remote.authority) {
         (RemoteForm::Scp, Some(authority)) => match split_userinfo(authority) {
@@ -49,24 +60,28 @@ pub fn redact_text(text: &str) -> String {
         let span_end = after
             .find(|c: char| c.is_whitespace() || TEXT_END.contains(&c))
             .unwrap_or(after.len());
-        let span = &after[..span_end];
-        let authority_end = span.find(['/', '\\', '?', '#']).unwrap_or(span.len());
-        let authority = &span[..authority_end];
-        let host_start = match split_userinfo(authority) {
-            (Some(userinfo), _) => userinfo.len() + 1,
-            // `user:pa/ss@host`: a password with an unescaped `/` (or `?`, `#`)
-            // makes the authority look like `user:pa`, whose "port" is no number.
-            // Then the last `@` of the span ends the userinfo.
-            (None, _) if authority.contains(':') && Authority::parse(authority).is_none() => {
-                span.rfind('@').map_or(0, |at| at + 1)
-            }
-            (None, _) => 0,
-        };
-        out.push_str(&redact_params(&span[host_start..]));
+        out.push_str(&redact_after_scheme(&after[..span_end]));
         rest = &after[span_end..];
     }
     out.push_str(rest);
     out
+}
+
+/// One URL's text after `scheme://`, without its userinfo and secret parameters.
+fn redact_after_scheme(span: &str) -> String {
+    let authority_end = span.find(['/', '\\', '?', '#']).unwrap_or(span.len());
+    let authority = &span[..authority_end];
+    let host_start = match split_userinfo(authority) {
+        (Some(userinfo), _) => userinfo.len() + 1,
+        // `user:pa/ss@host`: a password with an unescaped `/` (or `?`, `#`)
+        // makes the authority look like `user:pa`, whose "port" is no number.
+        // Then the last `@` of the span ends the userinfo.
+        (None, _) if authority.contains(':') && Authority::parse(authority).is_none() => {
+            span.rfind('@').map_or(0, |at| at + 1)
+        }
+        (None, _) => 0,
+    };
+    redact_params(&span[host_start..])
 }
 
 /// `url` with the value of every secret-looking query or fragment parameter
@@ -212,6 +227,18 @@ mod tests {
         ] {
             let shown = redact(input);
             assert!(!shown.contains("s3cret"), "{input} -> {shown}");
+        }
+    }
+
+    #[test]
+    fn redact_keeps_no_password_whatever_its_characters() {
+        for url in [
+            "https://u:pa(ss@h/x",
+            "https://u:pa)ss@h/x",
+            "https://u:pa'ss@h/x",
+            "https://u:p[a]{s}s@h/x",
+        ] {
+            assert_eq!(redact(url), "https://h/x", "{url}");
         }
     }
 
