@@ -82,6 +82,15 @@ impl Finding {
         self
     }
 
+    /// Adds the facts of a typed evidence struct (one per code, next to its
+    /// check), in field order.
+    pub fn evidence(mut self, facts: impl serde::Serialize) -> Self {
+        if let Ok(Value::Object(map)) = serde_json::to_value(facts) {
+            self.evidence.extend(map);
+        }
+        self
+    }
+
     /// Adds one fact to the evidence; `null`-valued facts are kept, they say "unknown".
     pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
         self.evidence.insert(key.to_string(), value.into());

@@ -2,6 +2,8 @@
 //! pinned revision really carry the claimed value? This is the check no other tool
 //! makes; the matching rules live in [`crate::matcher`].
 
+use serde::Serialize;
+
 use crate::finding::{Code, Finding};
 use crate::matcher::{self, Expected, Match, MatchKind};
 use crate::record::{Claim, Record, Source};
@@ -9,6 +11,32 @@ pub use crate::result::{ClaimStatus, Verdict};
 
 use super::location::{claim_location, show_target};
 use super::{excerpt, SourceText};
+
+/// `line-out-of-range` evidence.
+#[derive(Serialize)]
+struct LineOutOfRange {
+    line_count: usize,
+    /// The line nearest to the citation that carries the value, if any.
+    nearest_line: Option<usize>,
+    nearest_text: Option<String>,
+}
+
+/// `value-shifted` evidence.
+#[derive(Serialize)]
+struct ValueShifted<'a> {
+    value: &'a str,
+    cited_lines: [u32; 2],
+    nearest_line: usize,
+    nearest_text: String,
+    cited_text: String,
+}
+
+/// `value-missing` evidence.
+#[derive(Serialize)]
+struct ValueMissing<'a> {
+    value: &'a str,
+    cited_text: String,
+}
 
 /// The matcher's view of a claim, when it has a value to look for.
 pub fn expected(c: &Claim) -> Option<Expected<'_>> {
@@ -66,14 +94,13 @@ pub fn check(
             .claim(&c.label)
             .source(&s.id)
             .at(loc)
-            .with("line_count", doc.len())
-            .with("nearest_line", nearest.as_ref().map(|(i, _)| i + 1))
-            .with(
-                "nearest_text",
-                nearest
+            .evidence(LineOutOfRange {
+                line_count: doc.len(),
+                nearest_line: nearest.as_ref().map(|(i, _)| i + 1),
+                nearest_text: nearest
                     .as_ref()
                     .and_then(|(i, _)| all.get(*i).map(|l| excerpt(l))),
-            ),
+            }),
         );
         // The value may still be in the document: say where, as for a shifted one.
         return match nearest {
@@ -103,11 +130,13 @@ pub fn check(
             .claim(&c.label)
             .source(&s.id)
             .at(loc)
-            .with("value", exp.value)
-            .with("cited_lines", vec![lines.first(), lines.last()])
-            .with("nearest_line", i + 1)
-            .with("nearest_text", excerpt(all[i]))
-            .with("cited_text", excerpt(all[first - 1])),
+            .evidence(ValueShifted {
+                value: exp.value,
+                cited_lines: [lines.first(), lines.last()],
+                nearest_line: i + 1,
+                nearest_text: excerpt(all[i]),
+                cited_text: excerpt(all[first - 1]),
+            }),
         );
         return found_at(i, m, ClaimStatus::Shifted);
     }
@@ -131,8 +160,10 @@ pub fn check(
         .claim(&c.label)
         .source(&s.id)
         .at(loc)
-        .with("value", exp.value)
-        .with("cited_text", excerpt(all[first - 1])),
+        .evidence(ValueMissing {
+            value: exp.value,
+            cited_text: excerpt(all[first - 1]),
+        }),
     );
     Verdict {
         status: ClaimStatus::Missing,

@@ -1,12 +1,33 @@
 //! `path-missing`, `hash-mismatch`: is the document at the pinned revision the one
 //! the record describes? Judged from the provider's [`Snapshot`].
 
+use serde::Serialize;
+
 use crate::fetch::matching_variant;
 use crate::finding::{Code, Finding};
 use crate::provider::{DocRef, OtherVersion, Snapshot};
 use crate::record::{Record, Recorded, Source};
 
 use super::location::source_location;
+
+/// `path-missing` evidence.
+#[derive(Serialize)]
+struct PathMissing<'a> {
+    path: &'a str,
+    commit: &'a str,
+}
+
+/// `hash-mismatch` evidence.
+#[derive(Serialize)]
+struct HashMismatch<'a> {
+    expected: &'a str,
+    actual: &'a str,
+    git_blob: Option<&'a str>,
+    /// The variant of the document (`crlf`, `bom`, ...) whose hash was recorded.
+    matching_variant: Option<&'static str>,
+    /// The version, at another commit, whose hash was recorded.
+    matching_commit: Option<OtherVersion>,
+}
 
 /// Judges the document a source cites. `snapshot` is `None` when the path does not
 /// exist at the revision; `elsewhere` finds the version whose bytes have the
@@ -29,8 +50,10 @@ pub fn check(
             )
             .source(&s.id)
             .at(loc)
-            .with("path", r.path.as_str())
-            .with("commit", r.commit.as_str()),
+            .evidence(PathMissing {
+                path: &r.path,
+                commit: r.commit.as_str(),
+            }),
         );
         return;
     };
@@ -66,15 +89,12 @@ pub fn check(
             ))
             .source(&s.id)
             .at(loc)
-            .with("expected", expected.as_str())
-            .with("actual", doc.sha256.as_str())
-            .with("git_blob", doc.git_blob.clone())
-            .with("matching_variant", variant)
-            .with(
-                "matching_commit",
-                other.map_or(serde_json::Value::Null, |o| {
-                    serde_json::to_value(o).unwrap_or_default()
-                }),
-            ),
+            .evidence(HashMismatch {
+                expected: expected.as_str(),
+                actual: &doc.sha256,
+                git_blob: doc.git_blob.as_deref(),
+                matching_variant: variant,
+                matching_commit: other,
+            }),
     );
 }

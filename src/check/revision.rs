@@ -4,6 +4,8 @@
 
 use std::collections::HashSet;
 
+use serde::Serialize;
+
 use crate::finding::{Code, Finding};
 use crate::provider::{DocRef, FoundBy, RevisionFacts};
 use crate::record::{Record, Source};
@@ -15,6 +17,38 @@ use super::location::source_location;
 /// one repository (six in the seed) share one missing repository or commit, and get
 /// one finding for it, naming the first source.
 pub type Reported = HashSet<(String, Option<String>, Code)>;
+
+/// `repository-missing` evidence.
+#[derive(Serialize)]
+struct RepositoryMissing<'a> {
+    /// The repository the record cites (redacted).
+    url: String,
+    /// The URL it was fetched from, after `--rewrite`.
+    fetched_from: &'a str,
+    remote_said: &'a str,
+}
+
+/// `revision-missing` evidence.
+#[derive(Serialize)]
+struct RevisionMissing<'a> {
+    commit: &'a str,
+    /// Why the server would not give the commit by id, when that was tried.
+    fetch_by_id_error: Option<&'a str>,
+}
+
+/// `revision-unreachable` evidence.
+#[derive(Serialize)]
+struct RevisionUnreachable<'a> {
+    commit: &'a str,
+    found_by: &'a str,
+}
+
+/// `commit-time-mismatch` evidence.
+#[derive(Serialize)]
+struct CommitTimeMismatch<'a> {
+    recorded: &'a str,
+    actual: Option<&'a str>,
+}
 
 /// Whether the revision is there to read a document from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,9 +84,11 @@ pub fn check(
                     Finding::new(Code::RepositoryMissing, &record.id, described.as_str())
                         .source(&s.id)
                         .at(loc)
-                        .with("url", crate::fetch::redact(&r.remote))
-                        .with("fetched_from", fetched_from.as_str())
-                        .with("remote_said", remote_said.as_str()),
+                        .evidence(RepositoryMissing {
+                            url: crate::fetch::redact(&r.remote),
+                            fetched_from,
+                            remote_said,
+                        }),
                 );
             }
             Established::Absent(Absence::Repository)
@@ -70,8 +106,10 @@ pub fn check(
                     Finding::new(Code::RevisionMissing, &record.id, message)
                         .source(&s.id)
                         .at(loc)
-                        .with("commit", r.commit.as_str())
-                        .with("fetch_by_id_error", by_id_error.clone()),
+                        .evidence(RevisionMissing {
+                            commit: r.commit.as_str(),
+                            fetch_by_id_error: by_id_error.as_deref(),
+                        }),
                 );
             }
             Established::Absent(Absence::Commit)
@@ -98,8 +136,10 @@ pub fn check(
                     )
                     .source(&s.id)
                     .at(loc.clone())
-                    .with("commit", r.commit.as_str())
-                    .with("found_by", how),
+                    .evidence(RevisionUnreachable {
+                        commit: r.commit.as_str(),
+                        found_by: how,
+                    }),
                 );
             }
             let actual = commit_time.and_then(|(secs, offset)| rfc3339(secs, offset));
@@ -118,8 +158,10 @@ pub fn check(
                         )
                         .source(&s.id)
                         .at(loc)
-                        .with("recorded", recorded.as_str())
-                        .with("actual", actual.clone()),
+                        .evidence(CommitTimeMismatch {
+                            recorded,
+                            actual: actual.as_deref(),
+                        }),
                     );
                 }
             }

@@ -5,6 +5,7 @@
 //! Lines are followed from the pinned document to the head with a line diff, so a
 //! figure pushed down by an inserted paragraph is "moved", not "gone".
 
+use serde::Serialize;
 use serde_json::{json, Value};
 use similar::{capture_diff_slices, get_diff_ratio, Algorithm, DiffOp};
 
@@ -331,6 +332,30 @@ fn likeness(old: &[&str], new: &[&str]) -> Vec<f32> {
     like
 }
 
+/// `upstream-changed` evidence.
+#[derive(Serialize)]
+struct UpstreamChanged<'a> {
+    head: &'a str,
+    /// The branch compared with, when not the default branch.
+    branch: Option<&'a str>,
+    /// The document is gone at the head.
+    removed: bool,
+    /// Where each cited line stands at the head.
+    cited_lines: Vec<Value>,
+}
+
+/// `value-superseded` evidence.
+#[derive(Serialize)]
+struct ValueSuperseded<'a> {
+    head: &'a str,
+    pinned_line: u32,
+    pinned_text: String,
+    head_line: Option<u32>,
+    head_text: Option<String>,
+    /// The numbers the head line carries instead.
+    head_numbers: Option<Vec<String>>,
+}
+
 /// Compares the pinned document with the document at the head.
 pub fn check(
     record: &Record,
@@ -417,10 +442,12 @@ pub fn check(
             )
             .source(&s.id)
             .at(location(None))
-            .with("head", head_id.as_str())
-            .with("branch", head.branch.clone())
-            .with("removed", head_text.is_none())
-            .with("cited_lines", cited_lines),
+            .evidence(UpstreamChanged {
+                head: &head_id,
+                branch: head.branch.as_deref(),
+                removed: head_text.is_none(),
+                cited_lines,
+            }),
     );
 
     for (c, v) in claims {
@@ -464,12 +491,14 @@ pub fn check(
                 .claim(&c.label)
                 .source(&s.id)
                 .at(location(head_line))
-                .with("head", head_id.as_str())
-                .with("pinned_line", line)
-                .with("pinned_text", excerpt(old[line as usize - 1]))
-                .with("head_line", head_line)
-                .with("head_text", head_line_text)
-                .with("head_numbers", now),
+                .evidence(ValueSuperseded {
+                    head: &head_id,
+                    pinned_line: line,
+                    pinned_text: excerpt(old[line as usize - 1]),
+                    head_line,
+                    head_text: head_line_text,
+                    head_numbers: now,
+                }),
         );
     }
     Upstream {
