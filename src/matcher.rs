@@ -56,7 +56,8 @@
 //! a dimension: rate (of tokens, requests or iterations: `tok/s`, `tokens/s`, `t/s`,
 //! `req/s`, `it/s`), bytes by prefix (`GB` and `GiB` alike, not `MB` or `TB`),
 //! bandwidth (`GB/s`, `Gbps`), time by unit (`ms` is not `s`), multiplier (`x`, `×`,
-//! `times`), percent, a count of a noun (`tokens`, `requests`, `nodes`, …), or a
+//! `times`), percent, a count of a noun (`tokens`, `requests`, `nodes`, …), another
+//! physical quantity (power `W`, energy `Wh`, frequency `GHz`, temperature `°C`), or a
 //! magnitude (`K`, `M`, `B`: `16k`, `7.5K tok/s`) that is in no claim's base unit. A
 //! token whose dimension contradicts the claim's never matches (`~1GB` is never 95 %,
 //! `16k` never 16 tok/s, `412 ms` never 412 s); an unknown word, a bare cell or a
@@ -64,7 +65,8 @@
 //!
 //! # Numbers that are names (never values)
 //!
-//! `#21`; a path or task segment (`HumanEval/40`, `results/gsm8k/49`); a list marker
+//! `#21`; a number keyed by an identifier's name (`port=8000`, `seed: 42`, `pid`,
+//! `rank`, `device`, `*_id`); a path or task segment (`HumanEval/40`, `results/gsm8k/49`); a list marker
 //! opening a line (`4. `, `2) `); both numbers of a progress counter (`[47/50]`); a day
 //! or year after a month name (`Aug 7`, `August 10–16, 2026`); a version — a number
 //! without unit right after a software word (`CUDA 13.0`, `vLLM 0.21`, `python 3.12`,
@@ -112,7 +114,8 @@
 //!   `4` is far too common to verify "4 of 4 correct" on a line that says `4 nodes`.
 //!   A count, like a ratio, is never a name and has no unit but a count noun.
 //!
-//! When a line holds several candidates the best wins: Exact, then Rounded, then Ratio,
+//! When a line holds several candidates the best wins: any exact form before any
+//! rounded one (`1029 of 1319` beats `78.0%` for 78.01), then Exact, Rounded, Ratio,
 //! Fraction, Count (an unrounded fraction before a rounded one, a count next to a count
 //! word before one that is not); among equals, the leftmost. Over a cited range
 //! ([`find_in_lines`]) a line carrying the value exactly beats an earlier line that
@@ -517,8 +520,9 @@ fn is_ratio_joiner(between: &str) -> bool {
 
 /// A match found on a line, ranked against the others.
 struct Candidate {
-    /// (kind precedence, rounded, weak count): lower is better.
-    rank: (u8, bool, bool),
+    /// (rounded, kind precedence, weak count): lower is better. Any exact form
+    /// (`1029 of 1319`) beats a rounding on the same line (`78.0%` for 78.01).
+    rank: (bool, u8, bool),
     kind: MatchKind,
     rounded: bool,
     span: Range<usize>,
@@ -529,7 +533,11 @@ fn find_claim(line: &str, claim: &Claim) -> Option<Match> {
     let mut best: Option<Candidate> = None;
     // Only a strictly better candidate replaces the best, so the leftmost of equals stays.
     let mut consider = |kind: MatchKind, rounded: bool, weak: bool, span: Range<usize>| {
-        let rank = (kind.precedence(), rounded, weak);
+        let rank = (
+            rounded || kind == MatchKind::Rounded,
+            kind.precedence(),
+            weak,
+        );
         if best.as_ref().is_none_or(|b| rank < b.rank) {
             best = Some(Candidate {
                 rank,
@@ -1127,6 +1135,16 @@ mod tests {
         ("score 1", "100", P, None, None, None),
         ("score 1.0", "100", P, None, None, Some(Fraction)),
         ("KV cache ~1GB", "95", P, None, None, None),
+        // Other physical units contradict rates and bytes (held-out corpus).
+        ("power 165 W under load, 38 W idle", "38", TOK, None, None, None),
+        ("power 165 W under load", "165", Some("GB"), None, None, None),
+        ("clock 1.8 GHz", "1.8", TOK, None, None, None),
+        // Numbers keyed by an identifier's name are not values.
+        ("Namespace(host='0.0.0.0', port=8000, max_num_seqs=256)", "8000", None, None, None, None),
+        ("seed: 42", "42", None, None, None, None),
+        ("max_num_seqs=256", "256", None, None, None, Some(Exact)),
+        // An exact form beats a rounding on the same line.
+        ("scored 78.0%, i.e. 1029 of 1319", "78.01", P, Some(1029), Some(1319), Some(Ratio)),
         ("stderr ≈ 0.9", "89.26", P, None, None, None),
         ("stderr ≈ 0.9", "90", P, None, None, Some(Fraction)),
         // One-digit and whole figures round only with a reason.

@@ -23,6 +23,9 @@ pub(super) enum Dim {
     Percent,
     /// A count of a noun (singular): `tokens`, `requests`, `nodes`.
     Count(&'static str),
+    /// Another physical quantity, by unit family: `"power"` (`W`, `kW`), `"energy"`
+    /// (`J`, `Wh`), `"frequency"` (`Hz`, `GHz`), `"temperature"` (`°C`).
+    Physical(&'static str),
     /// `K`, `M`, `B` glued to or after the number: thousands, millions, billions. The
     /// number is not in the claim's base unit, whatever the claim's unit is.
     Magnitude,
@@ -185,6 +188,10 @@ fn word_dim(word: &str) -> Option<Dim> {
         "gb/s" | "gib/s" | "mb/s" | "mib/s" | "tb/s" | "kb/s" | "gbps" | "mbps" | "gbit/s" => {
             Dim::Bandwidth
         }
+        "w" | "kw" | "mw" | "watt" | "watts" | "kilowatt" | "kilowatts" => Dim::Physical("power"),
+        "j" | "kj" | "wh" | "kwh" | "joule" | "joules" => Dim::Physical("energy"),
+        "hz" | "khz" | "mhz" | "ghz" => Dim::Physical("frequency"),
+        "°c" | "°f" | "c°" | "celsius" => Dim::Physical("temperature"),
         other => {
             let singular = other.strip_suffix('s').unwrap_or(other);
             let noun = NOUNS.iter().find(|n| **n == singular || **n == other)?;
@@ -315,6 +322,9 @@ const SETTINGS: [&str; 34] = [
     "keep_prob",
 ];
 
+/// Keys whose number names something rather than measuring it.
+const IDENTIFIERS: [&str; 8] = ["port", "pid", "seed", "uid", "gid", "id", "rank", "device"];
+
 /// Characters that end a clause: a setting's key never reaches past them.
 const CLAUSE_ENDS: [char; 10] = [',', ';', '|', '(', ')', '{', '}', '[', ']', '\n'];
 
@@ -373,6 +383,14 @@ pub(super) fn is_name(line: &str, scanned: &[Scanned], i: usize) -> bool {
     let before_digits = &line[..digits];
     // `#21`
     if before_digits.ends_with('#') {
+        return true;
+    }
+    // `port=8000`, `pid 4711`, `seed: 42`: numbers keyed by an identifier's name.
+    if key_words(key_of(line, scanned, i)).last().is_some_and(|w| {
+        IDENTIFIERS
+            .iter()
+            .any(|k| w == *k || w.strip_suffix(k).is_some_and(|head| head.ends_with('_')))
+    }) {
         return true;
     }
     // `HumanEval/40`, `results/gsm8k/49`

@@ -18,6 +18,8 @@ one process, and a reader finds the tests of a capability by its name.
 - [`properties`]: property tests (proptest) of URL parsing, cache paths and redaction.
 - [`matcher_corpus`]: the value matcher against a labelled corpus of real-shaped
   benchmark documents (`tests/data/matcher/`), with its confusion matrix.
+- [`matcher_holdout`]: the same against a held-out corpus written without reading
+  the matcher (`tests/data/matcher_holdout/`).
 - [`verdicts`]: statuses that say what happened: a network blip, side-branch
   drift, bare weight hashes, hints with real values.
 
@@ -36,6 +38,7 @@ mod formats;
 mod git_sources;
 mod import;
 mod matcher_corpus;
+mod matcher_holdout;
 mod properties;
 mod records;
 mod regression;
