@@ -88,3 +88,124 @@ pub fn excerpt(line: &str) -> String {
         format!("{}…", t.chars().take(MAX).collect::<String>())
     }
 }
+
+/// Record-level checks, in process: a record built from a pin file's JSON, its
+/// findings read back as codes and evidence.
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use serde_json::{json, Value};
+
+    use super::record_checks;
+    use crate::finding::{Code, Finding};
+    use crate::record::pinfile;
+
+    const SHA: &str = "de1fa14ea798512f54dafc8b8795eb3ef1a6c367";
+    const HASH: &str = "4bccb5ffc313f08ca53f62b6c8fc880c1317c07f79fed53c522bfc8e99bea20d";
+
+    fn findings(pin: Value) -> Vec<Finding> {
+        let parsed = pinfile::from_value(&pin, Path::new("pins/r.json")).expect("a pin file");
+        assert!(parsed.problems.is_empty(), "{:?}", parsed.problems);
+        record_checks(&parsed.record)
+    }
+
+    fn codes(f: &[Finding]) -> Vec<Code> {
+        f.iter().map(|f| f.code).collect()
+    }
+
+    fn pin(source: Value, claims: Value, artifacts: Value) -> Value {
+        json!({
+            "schema": "pinaudit/pins/v1",
+            "id": "r",
+            "sources": [source],
+            "claims": claims,
+            "artifacts": artifacts,
+        })
+    }
+
+    fn source(revision: &str, sha256: Option<&str>) -> Value {
+        json!({
+            "id": "readme",
+            "url": format!("https://github.com/o/r/blob/{revision}/README.md"),
+            "repository": "https://github.com/o/r",
+            "revision": revision,
+            "path": "README.md",
+            "sha256": sha256,
+        })
+    }
+
+    fn claim(value: Value, unit: &str, lines: Value) -> Value {
+        json!({"label": "decode", "source": "readme", "lines": lines, "value": value, "unit": unit})
+    }
+
+    #[test]
+    fn a_clean_record_has_no_finding() {
+        let f = findings(pin(
+            source(SHA, Some(HASH)),
+            json!([claim(json!(2.9), "tokens/s", json!([43, 43]))]),
+            json!([]),
+        ));
+        assert_eq!(codes(&f), []);
+    }
+
+    #[test]
+    fn a_branch_is_unpinned_and_a_missing_hash_is_said() {
+        let f = findings(pin(
+            source("main", None),
+            json!([claim(json!(2.9), "tokens/s", json!([43, 43]))]),
+            json!([]),
+        ));
+        assert!(codes(&f).contains(&Code::UnpinnedUrl), "{f:?}");
+        assert!(codes(&f).contains(&Code::MissingHash), "{f:?}");
+    }
+
+    #[test]
+    fn a_short_hash_is_malformed() {
+        let f = findings(pin(source(SHA, Some("abc123")), json!([]), json!([])));
+        let m = f
+            .iter()
+            .find(|f| f.code == Code::MalformedHash)
+            .expect("malformed");
+        assert_eq!(m.evidence["recorded"], "abc123");
+        assert_eq!(m.source.as_deref(), Some("readme"));
+    }
+
+    #[test]
+    fn a_claim_without_lines_is_uncited() {
+        let f = findings(pin(
+            source(SHA, Some(HASH)),
+            json!([claim(json!(2.9), "tokens/s", Value::Null)]),
+            json!([]),
+        ));
+        assert_eq!(codes(&f), [Code::UncitedClaim]);
+    }
+
+    #[test]
+    fn a_percentage_must_agree_with_its_counts() {
+        let mut c = claim(json!(95.0), "percent", json!([5, 5]));
+        c["correct"] = json!(49);
+        c["total"] = json!(50);
+        let f = findings(pin(source(SHA, Some(HASH)), json!([c]), json!([])));
+        let m = f
+            .iter()
+            .find(|f| f.code == Code::InconsistentValue)
+            .expect("inconsistent");
+        assert_eq!(m.evidence["expected"], "98.0");
+        assert_eq!(m.claim.as_deref(), Some("decode"));
+    }
+
+    #[test]
+    fn unpinned_weights_and_runtimes_are_said_once_each() {
+        let f = findings(pin(
+            source(SHA, Some(HASH)),
+            json!([]),
+            json!([
+                {"kind": "weights", "label": "k3 IQ1_S"},
+                {"kind": "runtime", "label": "llama.cpp fork"},
+                {"kind": "runtime", "label": "vllm", "digest": format!("sha256:{HASH}")},
+            ]),
+        ));
+        assert_eq!(codes(&f), [Code::UnpinnedWeights, Code::UnpinnedRuntime]);
+    }
+}
