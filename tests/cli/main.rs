@@ -41,3 +41,4 @@ mod records;
 mod regression;
 mod show;
 mod verdicts;
+mod workflows;
