@@ -245,6 +245,20 @@ pub struct FindingReport {
     pub record_location: Option<RecordLocation>,
 }
 
+impl RecordReport {
+    /// The web page of a claim's cited lines at its source's pinned revision.
+    pub fn claim_url(&self, c: &ClaimReport) -> Option<String> {
+        let s = self.sources.iter().find(|s| Some(&s.id) == c.source.as_ref())?;
+        crate::record::url::source_web_url(
+            s.url.as_deref(),
+            s.repository.as_deref(),
+            s.path.as_deref(),
+            s.revision.as_deref()?,
+            c.lines.map(|[first, _]| first),
+        )
+    }
+}
+
 impl FindingReport {
     /// The web page of the line the finding is about, at the revision its
     /// location names: the pinned commit, or the head for drift (issue 10).
