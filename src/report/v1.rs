@@ -248,7 +248,10 @@ pub struct FindingReport {
 impl RecordReport {
     /// The web page of a claim's cited lines at its source's pinned revision.
     pub fn claim_url(&self, c: &ClaimReport) -> Option<String> {
-        let s = self.sources.iter().find(|s| Some(&s.id) == c.source.as_ref())?;
+        let s = self
+            .sources
+            .iter()
+            .find(|s| Some(&s.id) == c.source.as_ref())?;
         crate::record::url::source_web_url(
             s.url.as_deref(),
             s.repository.as_deref(),

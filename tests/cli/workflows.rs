@@ -5,7 +5,9 @@
 
 use serde_json::{json, Value};
 
-use crate::common::forge::{good_pin, readme_pin, sha256_hex, to_daemon, NAME, T0_RFC3339};
+use crate::common::forge::{
+    good_pin, readme_pin, sha256_hex, to_daemon, Forge, NAME, README, T0, T0_RFC3339,
+};
 use crate::common::scratch::Scratch;
 use crate::common::seed::seed_path;
 use crate::common::{GitDaemon, Wants};
@@ -266,4 +268,296 @@ fn good_pin_has_no_annotations() {
     run.assert_code(0);
     let out = run.stdout.clone();
     assert!(!out.contains("::error"), "{out}");
+}
+
+// --- `pinaudit pin` and `audit --fix` -------------------------------------------
+
+/// `pinaudit pin ARGS... --cache cache --rewrite …` in `ws`.
+fn pin_cmd(ws: &Scratch, daemon: &GitDaemon, args: &[&str]) -> crate::common::run::Run {
+    let rewrite = to_daemon(daemon);
+    let mut all = vec![
+        "pin",
+        "--cache",
+        "cache",
+        "--timeout",
+        "10",
+        "--rewrite",
+        &rewrite,
+    ];
+    all.extend_from_slice(args);
+    ws.run(all)
+}
+
+#[test]
+fn pin_resolves_a_branch_url_to_the_head_commit_and_hashes_the_document() {
+    let (forge, _repo, c) = crate::common::forge::forge_with_readme();
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let ws = Scratch::new();
+    let url = format!("https://github.com/{NAME}/blob/main/README.md#L5");
+    let run = pin_cmd(
+        &ws,
+        &daemon,
+        &[
+            &url, "--value", "2.9", "--unit", "tok/s", "--label", "decode",
+        ],
+    );
+    run.assert_code(0);
+    let fragment: Value = serde_json::from_str(&run.stdout).expect("a JSON fragment");
+    let s = &fragment["sources"][0];
+    assert_eq!(s["revision"], c.to_string());
+    assert_eq!(s["sha256"], sha256_hex(README));
+    assert_eq!(s["commit_time"], T0_RFC3339);
+    assert_eq!(
+        s["url"],
+        format!("https://github.com/{NAME}/blob/{c}/README.md")
+    );
+    let claim = &fragment["claims"][0];
+    assert_eq!(claim["lines"], json!([5, 5]));
+    assert_eq!(claim["value"], json!(2.9));
+    assert_eq!(
+        claim["url"],
+        format!("https://github.com/{NAME}/blob/{c}/README.md#L5")
+    );
+    assert!(
+        run.stderr.contains(&format!("`main` names `{c}` now")),
+        "{}",
+        run.stderr
+    );
+
+    // A short id names the same commit.
+    let short = format!(
+        "https://github.com/{NAME}/blob/{}/README.md",
+        &c.to_string()[..7]
+    );
+    let run = pin_cmd(&ws, &daemon, &[&short]);
+    run.assert_code(0);
+    let fragment: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(fragment["sources"][0]["revision"], c.to_string());
+}
+
+#[test]
+fn pin_says_where_a_value_that_moved_stands_now() {
+    let (forge, repo, _c) = crate::common::forge::forge_with_readme();
+    let moved = README.replacen("\n\n| phase", "\n\n> Re-run.\n\n| phase", 1);
+    let head = repo.commit(&[("README.md", moved.as_str())], "note", T0 + 60);
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let ws = Scratch::new();
+    let url = format!("https://github.com/{NAME}/blob/main/README.md");
+    let run = pin_cmd(
+        &ws,
+        &daemon,
+        &[&url, "--line", "5", "--value", "2.9", "--unit", "tok/s"],
+    );
+    run.assert_code(0);
+    assert!(
+        run.stderr.contains("is not on line 5 but on line 7"),
+        "{}",
+        run.stderr
+    );
+    let fragment: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(fragment["sources"][0]["revision"], head.to_string());
+    assert_eq!(fragment["sources"][0]["sha256"], sha256_hex(&moved));
+    assert_eq!(fragment["claims"][0]["lines"], json!([7, 7]));
+
+    // A value that is nowhere is said so, with exit status 1.
+    let run = pin_cmd(&ws, &daemon, &[&url, "--line", "5", "--value", "77.7"]);
+    run.assert_code(1);
+    assert!(
+        run.stderr.contains("nor on any other line"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn pin_into_a_pin_file_makes_an_audit_that_passes() {
+    let (forge, _repo, c) = crate::common::forge::forge_with_readme();
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let ws = Scratch::new();
+    let url = format!("https://github.com/{NAME}/blob/main/README.md#L5");
+    let run = pin_cmd(
+        &ws,
+        &daemon,
+        &[
+            &url,
+            "--value",
+            "2.9",
+            "--unit",
+            "tok/s",
+            "--label",
+            "decode",
+            "--into",
+            "pins/new.json",
+        ],
+    );
+    run.assert_code(0);
+    assert_eq!(run.stdout, "");
+    let audit = ws.audit(["--rewrite", &to_daemon(&daemon), "pins/new.json"]);
+    audit.assert_code(0);
+    assert_eq!(audit.claim("new", "decode")["status"], "verified");
+    assert_eq!(audit.source("new", "README.md")["revision"], c.to_string());
+}
+
+#[test]
+fn audit_fix_pins_branch_urls_of_pin_files_in_place() {
+    let (forge, _repo, c) = crate::common::forge::forge_with_readme();
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let ws = Scratch::new();
+    let mut pin = good_pin("moving", c);
+    let branch_url = format!("https://github.com/{NAME}/blob/main/README.md");
+    pin["sources"][0]["url"] = json!(branch_url);
+    pin["sources"][0]["revision"] = json!("main");
+    pin["claims"][0]["url"] = json!(format!("{branch_url}#L5"));
+    let file = ws.write_pin(&pin);
+    let before = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
+    before.assert_has("unpinned-url");
+
+    let after = ws.audit(["--fix", "--rewrite", &to_daemon(&daemon), &file]);
+    assert!(after.stderr.contains("fixed: "), "{}", after.stderr);
+    after.assert_lacks("unpinned-url");
+    after.assert_code(0);
+    let fixed: Value =
+        serde_json::from_str(&std::fs::read_to_string(ws.path().join(&file)).unwrap()).unwrap();
+    assert_eq!(fixed["sources"][0]["revision"], c.to_string());
+    assert_eq!(
+        fixed["claims"][0]["url"],
+        format!("https://github.com/{NAME}/blob/{c}/README.md#L5")
+    );
+}
+
+// --- Shards and merge --------------------------------------------------------------
+
+#[test]
+fn shards_partition_records_fetch_each_repository_once_and_merge_to_the_whole() {
+    let forge = Forge::new();
+    // Enough repositories that both shards of two hold some.
+    let names: Vec<String> = (0..6).map(|i| format!("acme/r{i}")).collect();
+    let shard =
+        |name: &str| pinaudit::shard::shard_of(&format!("https://github.com/{name}.git"), 2);
+    assert!(names.iter().any(|n| shard(n) == 1) && names.iter().any(|n| shard(n) == 2));
+    let ws = Scratch::new();
+    for (i, name) in names.iter().enumerate() {
+        let repo = forge.repo(name);
+        let c = repo.commit(&[("README.md", README)], "add results", T0);
+        ws.write_pin(&readme_pin(
+            &format!("rec{i}"),
+            name,
+            c,
+            &sha256_hex(README),
+            T0_RFC3339,
+        ));
+    }
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let rewrite = to_daemon(&daemon);
+    let run_into = |cache: &str, out: &str, shard: Option<&str>| {
+        let mut args = vec![
+            "audit",
+            "--cache",
+            cache,
+            "--format",
+            "json",
+            "--timeout",
+            "10",
+            "--rewrite",
+            &rewrite,
+            "--output",
+            out,
+        ];
+        if let Some(s) = shard {
+            args.extend(["--shard", s]);
+        }
+        args.push("pins");
+        ws.run(args)
+    };
+    run_into("cache-all", "all.json", None).assert_code(0);
+    run_into("cache-1", "s1.json", Some("1/2")).assert_code(0);
+    run_into("cache-2", "s2.json", Some("2/2")).assert_code(0);
+    let read = |f: &str| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(ws.path().join(f)).unwrap()).unwrap()
+    };
+    let ids = |v: &Value| -> Vec<String> {
+        v["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let (all, s1, s2) = (read("all.json"), read("s1.json"), read("s2.json"));
+    let mut both: Vec<String> = ids(&s1).into_iter().chain(ids(&s2)).collect();
+    both.sort();
+    assert_eq!(both, ids(&all), "the shards partition the records");
+    assert!(ids(&s1).iter().all(|id| !ids(&s2).contains(id)));
+    // Each repository was fetched by exactly one shard: its mirror is in one cache.
+    for name in &names {
+        let in_cache = |cache: &str| {
+            ws.path()
+                .join(cache)
+                .join("git/github.com")
+                .join(format!("{name}.git"))
+                .exists()
+        };
+        assert!(in_cache("cache-1") ^ in_cache("cache-2"), "{name}");
+        assert_eq!(in_cache("cache-1"), shard(name) == 1, "{name}");
+    }
+
+    let merged = ws.run(["merge", "s1.json", "s2.json"]);
+    merged.assert_code(0);
+    let mut merged: Value = serde_json::from_str(&merged.stdout).unwrap();
+    let mut all = all;
+    merged["generated_at"] = Value::Null;
+    all["generated_at"] = Value::Null;
+    assert_eq!(merged, all);
+}
+
+#[test]
+fn merge_refuses_what_is_not_a_v1_report_and_keeps_the_exit_status_of_the_whole() {
+    let ws = Scratch::new();
+    ws.write("x.json", "{\"schema\": \"other\"}");
+    let run = ws.run(["merge", "x.json"]);
+    run.assert_code(2);
+    assert!(
+        run.stderr.contains("is not a `pinaudit/report/v1` report"),
+        "{}",
+        run.stderr
+    );
+    // The seed offline has warnings and is incomplete: the merge says the same.
+    let seed = seed_path();
+    let s = ws.run([
+        "audit",
+        "--offline",
+        "--cache",
+        "cache",
+        "--format",
+        "json",
+        "--output",
+        "seed.json",
+        "--fail-on",
+        "warning",
+        seed.to_str().unwrap(),
+    ]);
+    s.assert_code(1);
+    ws.run(["merge", "seed.json", "--fail-on", "warning"])
+        .assert_code(1);
+    ws.run(["merge", "seed.json"]).assert_code(2);
+}
+
+// --- Completions and the man page -----------------------------------------------------
+
+#[test]
+fn completions_and_man_page_are_printed() {
+    let ws = Scratch::new();
+    for shell in ["bash", "zsh", "fish", "powershell"] {
+        let run = ws.run(["completions", shell]);
+        run.assert_code(0);
+        assert!(run.stdout.contains("pinaudit"), "{shell}");
+        assert!(run.stdout.contains("audit"), "{shell}");
+    }
+    let man = ws.run(["man"]);
+    man.assert_code(0);
+    assert!(
+        man.stdout.starts_with(".ie") || man.stdout.contains(".TH pinaudit"),
+        "{}",
+        &man.stdout[..200.min(man.stdout.len())]
+    );
 }
