@@ -561,3 +561,113 @@ fn completions_and_man_page_are_printed() {
         &man.stdout[..200.min(man.stdout.len())]
     );
 }
+
+// --- The shipped workflow files ---------------------------------------------------
+
+/// Every `pinaudit …` command of a workflow file, continuation lines joined, with
+/// expressions (`${{ … }}`) and shell variables replaced by sample values.
+fn pinaudit_commands(text: &str) -> Vec<Vec<String>> {
+    let joined = text.replace("\\\n", " ");
+    let expr = regex::Regex::new(r"\$\{\{[^}]*\}\}").unwrap();
+    let var = regex::Regex::new(r"\$[A-Z_]+").unwrap();
+    joined
+        .lines()
+        .map(str::trim)
+        .filter_map(|l| l.strip_prefix("run: ").or(Some(l)))
+        .filter(|l| l.starts_with("pinaudit "))
+        .map(|l| {
+            let l = expr.replace_all(l, "1");
+            let l = var.replace_all(&l, "2");
+            // Up to a redirection or a pipe: what pinaudit itself is given.
+            let l = l.split(['>', '|']).next().unwrap_or("");
+            l.split_whitespace()
+                .map(|w| w.trim_matches('"').to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// Each command the example workflow runs is one pinaudit accepts. The workflow
+/// itself is not run here: its `diff` step needs `pinaudit diff`, which arrives
+/// with the fingerprints of another issue ("Scheduled re-checks").
+#[test]
+fn the_example_workflow_runs_commands_pinaudit_accepts() {
+    use clap::Parser;
+    let root = crate::common::seed::manifest_dir();
+    let text = std::fs::read_to_string(root.join("examples/scheduled-recheck.yml")).unwrap();
+    let commands = pinaudit_commands(&text);
+    let subcommands: Vec<&str> = commands.iter().map(|c| c[1].as_str()).collect();
+    for want in ["audit", "merge", "diff"] {
+        assert!(subcommands.contains(&want), "{want} in {subcommands:?}");
+    }
+    for c in commands.iter().filter(|c| c[1] != "diff") {
+        if let Err(e) = pinaudit::cli::Cli::try_parse_from(c) {
+            panic!("`{}` is refused: {e}", c.join(" "));
+        }
+    }
+    let hooks = std::fs::read_to_string(root.join(".pre-commit-hooks.yaml")).unwrap();
+    assert!(hooks.contains("- id: pinaudit-structure") && hooks.contains("- id: pinaudit-audit"));
+    assert!(std::fs::read_to_string(root.join("action.yml"))
+        .unwrap()
+        .contains("using: composite"));
+}
+
+/// The offline pre-commit hook passes a well-pinned record without the network
+/// (an incomplete audit is its normal state) and fails an unpinned one.
+#[test]
+fn the_offline_pre_commit_hook_passes_pins_and_fails_unpinned_urls() {
+    let root = crate::common::seed::manifest_dir();
+    let hooks = std::fs::read_to_string(root.join(".pre-commit-hooks.yaml")).unwrap();
+    // The folded (`>-`) entry of the first hook, as YAML joins it.
+    let entry: String = hooks
+        .split("entry: >-")
+        .nth(1)
+        .and_then(|rest| rest.split("\n  files:").next())
+        .expect("the structure hook's entry")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let script = entry
+        .strip_prefix("sh -c '")
+        .and_then(|s| s.strip_suffix("' --"))
+        .expect("sh -c '…' --");
+    let bin = assert_cmd::cargo::cargo_bin("pinaudit");
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let ws = Scratch::new();
+    let c = git2::Oid::from_str("de1fa14ea798512f54dafc8b8795eb3ef1a6c367").unwrap();
+    let good = ws.write_pin(&good_pin("good", c));
+    let mut bad = good_pin("bad", c);
+    bad["sources"][0]["url"] = json!(format!("https://github.com/{NAME}/blob/main/README.md"));
+    bad["sources"][0]["revision"] = json!("main");
+    let bad = ws.write_pin(&bad);
+    let hook = |file: &str| {
+        std::process::Command::new("sh")
+            .args(["-c", script, "--", file])
+            .current_dir(ws.path())
+            .env("PATH", &path)
+            .env("PINAUDIT_CACHE", "cache")
+            .output()
+            .expect("sh runs")
+    };
+    let ok = hook(&good);
+    assert_eq!(
+        ok.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let fail = hook(&bad);
+    assert_eq!(
+        fail.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&fail.stdout)
+    );
+    assert!(String::from_utf8_lossy(&fail.stdout).contains("unpinned-url"));
+}
