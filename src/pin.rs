@@ -242,7 +242,30 @@ pub fn pin(cache: &GitCache, req: &Request, plan: &SyncPlan) -> Result<Outcome, 
         (value, lines) => {
             let doc = SourceText::new(&blob.bytes);
             let mut lines = lines;
-            if let (Some(v), Some(l)) = (value, lines) {
+            // Without a line, the value's first line in the document is cited.
+            if let (Some(v), None) = (value, lines) {
+                let exp = Expected {
+                    value: v,
+                    unit: req.unit.as_deref(),
+                    correct: None,
+                    total: None,
+                };
+                match matcher::find_in_lines(doc.lines(), &exp) {
+                    Some((i, _)) => {
+                        let at = i as u32 + 1;
+                        notes.push(format!("`{v}` stands on line {at}; the fragment cites it"));
+                        lines = Lines::single(at).ok();
+                    }
+                    None => {
+                        value_found = false;
+                        notes.push(format!(
+                            "`{v}` is on no line of `{}` at `{}`",
+                            p.path,
+                            p.commit.short()
+                        ));
+                    }
+                }
+            } else if let (Some(v), Some(l)) = (value, lines) {
                 let all = doc.lines();
                 let exp = Expected {
                     value: v,

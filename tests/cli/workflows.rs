@@ -324,6 +324,18 @@ fn pin_resolves_a_branch_url_to_the_head_commit_and_hashes_the_document() {
         run.stderr
     );
 
+    // Without a line, the value's line in the document is found and cited.
+    let bare = format!("https://github.com/{NAME}/blob/main/README.md");
+    let run = pin_cmd(&ws, &daemon, &[&bare, "--value", "41.3", "--unit", "tok/s"]);
+    run.assert_code(0);
+    let fragment: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(fragment["claims"][0]["lines"], json!([6, 6]));
+    assert!(
+        run.stderr.contains("`41.3` stands on line 6"),
+        "{}",
+        run.stderr
+    );
+
     // A short id names the same commit.
     let short = format!(
         "https://github.com/{NAME}/blob/{}/README.md",
@@ -411,6 +423,14 @@ fn audit_fix_pins_branch_urls_of_pin_files_in_place() {
     let file = ws.write_pin(&pin);
     let before = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
     before.assert_has("unpinned-url");
+    let hint = before.with_code("unpinned-url")[0]["hint"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        hint.contains("pinaudit pin '") && hint.contains("--fix"),
+        "{hint}"
+    );
 
     let after = ws.audit(["--fix", "--rewrite", &to_daemon(&daemon), &file]);
     assert!(after.stderr.contains("fixed: "), "{}", after.stderr);
