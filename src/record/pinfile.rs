@@ -263,13 +263,14 @@ pub fn from_text_value(v: &Value, file: &Path, text: &str) -> Result<Parsed, Pro
                     .iter()
                     .enumerate()
                     .filter(|(_, e)| match key {
-                        "sources" => e
-                            .get("id")
-                            .is_some_and(|id| id.is_string() || id.is_number()),
+                        // As `SourceV1::read` and `ArtifactV1::read` skip entries.
+                        "sources" => e.get("id").is_some_and(|id| {
+                            matches!(<Text as super::lenient::Form>::read(id), Ok(Some(_)))
+                        }),
                         "artifacts" => e
                             .get("kind")
                             .and_then(Value::as_str)
-                            .is_some_and(|k| k == "weights" || k == "runtime"),
+                            .is_some_and(|k| matches!(k.trim(), "weights" | "runtime")),
                         _ => e.is_object(),
                     })
                     .map(|(i, _)| i)
@@ -972,6 +973,20 @@ mod tests {
             ])
         );
         assert!(written.get("references").is_none());
+    }
+
+    #[test]
+    fn entries_keep_their_place_in_the_file_when_others_are_skipped() {
+        let text = "{\"schema\": \"pinaudit/pins/v1\", \"id\": \"p\",\n\"sources\": [\n  {\"url\": \"x\"},\n  {\"id\": 7},\n  {\"id\": \"b\"}],\n\"claims\": [1,\n   {\"label\": \"c\"}],\n\"artifacts\": [{\"kind\": \"toy\"},\n {\"kind\": \" weights \"}]}";
+        let v: Value = serde_json::from_str(text).unwrap();
+        let parsed = from_text_value(&v, Path::new("p.json"), text).unwrap();
+        let r = &parsed.record;
+        let at = |a: crate::record::At| a.0.map(|p| (p.line, p.column));
+        assert_eq!(r.sources.len(), 2);
+        assert_eq!(at(r.sources[0].at), Some((4, 3)));
+        assert_eq!(at(r.sources[1].at), Some((5, 3)));
+        assert_eq!(at(r.claims[0].at), Some((7, 4)));
+        assert_eq!(at(r.artifacts[0].at), Some((9, 2)));
     }
 
     #[test]

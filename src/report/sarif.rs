@@ -15,13 +15,13 @@ use crate::finding::{Code, Severity};
 const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
 /// Where a code is explained: the README's finding-code table, when the package
-/// says where its repository is.
-fn help_uri(code: Code) -> Option<String> {
+/// says where its repository is (a `helpUri` must be absolute). `pinaudit explain
+/// CODE` says the same offline.
+fn help_uri() -> Option<String> {
     let repo = option_env!("CARGO_PKG_REPOSITORY").filter(|r| !r.is_empty())?;
     Some(format!(
-        "{}/blob/main/README.md#{}",
-        repo.trim_end_matches('/'),
-        code.as_str()
+        "{}/blob/main/README.md#finding-codes",
+        repo.trim_end_matches('/')
     ))
 }
 
@@ -43,7 +43,7 @@ fn rule(code: Code) -> Value {
         "help": {"text": m.fix},
         "defaultConfiguration": {"level": level(m.severity)},
     });
-    if let (Some(uri), Some(o)) = (help_uri(code), r.as_object_mut()) {
+    if let (Some(uri), Some(o)) = (help_uri(), r.as_object_mut()) {
         o.insert("helpUri".into(), Value::String(uri));
     }
     r
