@@ -435,11 +435,14 @@ pub fn fix_pin_file(
             })
             .clone()
     };
-    for key in ["sources", "claims"] {
+    for key in ["sources", "claims", "references"] {
         let Some(entries) = v.get_mut(key).and_then(Value::as_array_mut) else {
             continue;
         };
         for e in entries.iter_mut() {
+            if key == "sources" {
+                fix_source_revision(cache, plan, file, e, &mut changes);
+            }
             let Some(u) = e.get("url").and_then(Value::as_str).map(str::to_string) else {
                 continue;
             };
@@ -482,6 +485,65 @@ pub fn fix_pin_file(
         })?;
     }
     Ok(changes)
+}
+
+/// A source whose own `revision` is a branch, tag or short id (whatever its URL
+/// says) gets the commit that revision names now, from its repository.
+fn fix_source_revision(
+    cache: &GitCache,
+    plan: &SyncPlan,
+    file: &Path,
+    e: &mut Value,
+    changes: &mut Vec<String>,
+) {
+    let Some(rev) = e
+        .get("revision")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+    else {
+        return;
+    };
+    if CommitId::parse(&rev).is_some() || rev.trim().is_empty() {
+        return;
+    }
+    let repo = e
+        .get("url")
+        .and_then(Value::as_str)
+        .and_then(|u| forge_url::parse(u).ok())
+        .or_else(|| {
+            e.get("repository")
+                .and_then(Value::as_str)
+                .and_then(forge_url::parse_repository)
+        });
+    let Some(repo) = repo else {
+        return;
+    };
+    if repo.forge == Forge::Local && !plan.allow_local {
+        return;
+    }
+    let id = e
+        .get("id")
+        .and_then(Value::as_str)
+        .unwrap_or("?")
+        .to_string();
+    let resolved = sync(cache, &repo.clone_url(), plan).and_then(|mirror| {
+        mirror.resolve_name(rev.trim()).ok_or_else(|| {
+            input(
+                format!("`{rev}` names nothing in `{}`", repo.repository_url()),
+                "check the revision",
+            )
+        })
+    });
+    match resolved {
+        Ok(oid) => {
+            changes.push(format!(
+                "{}: sources `{id}`: revision `{rev}` -> `{oid}` ({rev} names it now)",
+                file.display()
+            ));
+            e["revision"] = Value::String(oid.to_string());
+        }
+        Err(err) => changes.push(format!("cannot pin source `{id}`: {err}")),
+    }
 }
 
 #[cfg(test)]

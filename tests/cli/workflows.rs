@@ -440,9 +440,35 @@ fn audit_fix_pins_branch_urls_of_pin_files_in_place() {
         serde_json::from_str(&std::fs::read_to_string(ws.path().join(&file)).unwrap()).unwrap();
     assert_eq!(fixed["sources"][0]["revision"], c.to_string());
     assert_eq!(
+        fixed["sources"][0]["url"],
+        format!("https://github.com/{NAME}/blob/{c}/README.md")
+    );
+    assert_eq!(
         fixed["claims"][0]["url"],
         format!("https://github.com/{NAME}/blob/{c}/README.md#L5")
     );
+}
+
+#[test]
+fn audit_fix_pins_a_source_that_names_only_a_branch() {
+    let (forge, _repo, c) = crate::common::forge::forge_with_readme();
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let ws = Scratch::new();
+    let mut pin = good_pin("bare", c);
+    crate::common::inputs::remove(&mut pin["sources"][0], "url");
+    pin["sources"][0]["revision"] = json!("main");
+    crate::common::inputs::remove(&mut pin["claims"][0], "url");
+    let file = ws.write_pin(&pin);
+    ws.audit(["--rewrite", &to_daemon(&daemon), &file])
+        .assert_has("unpinned-url");
+    let after = ws.audit(["--fix", "--rewrite", &to_daemon(&daemon), &file]);
+    assert!(
+        after.stderr.contains(&format!("revision `main` -> `{c}`")),
+        "{}",
+        after.stderr
+    );
+    after.assert_lacks("unpinned-url");
+    assert_eq!(after.claim("bare", "decode")["status"], "verified");
 }
 
 // --- Shards and merge --------------------------------------------------------------
