@@ -348,6 +348,41 @@ fn pin_resolves_a_branch_url_to_the_head_commit_and_hashes_the_document() {
 }
 
 #[test]
+fn pin_works_offline_from_the_cache_and_names_what_it_cannot_pin() {
+    let (forge, _repo, c) = crate::common::forge::forge_with_readme();
+    let mut daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let ws = Scratch::new();
+    let url = format!("https://github.com/{NAME}/blob/main/README.md#L5");
+    pin_cmd(&ws, &daemon, &[&url]).assert_code(0);
+    daemon.stop();
+    let offline = ws.run(["pin", "--cache", "cache", "--offline", &url]);
+    offline.assert_code(0);
+    let fragment: Value = serde_json::from_str(&offline.stdout).unwrap();
+    assert_eq!(fragment["sources"][0]["revision"], c.to_string());
+
+    let no_branch = format!("https://github.com/{NAME}/blob/nope/README.md");
+    let run = ws.run(["pin", "--cache", "cache", "--offline", &no_branch]);
+    run.assert_code(2);
+    assert!(
+        run.stderr.contains("`nope` names no branch, tag or commit"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("hint: "), "{}", run.stderr);
+    let no_path = format!("https://github.com/{NAME}/blob/main/MISSING.md");
+    let run = ws.run(["pin", "--cache", "cache", "--offline", &no_path]);
+    run.assert_code(2);
+    assert!(
+        run.stderr.contains("`MISSING.md` does not exist"),
+        "{}",
+        run.stderr
+    );
+    let run = ws.run(["pin", "--cache", "cache", "--offline", "not a url"]);
+    run.assert_code(2);
+    assert!(run.stderr.starts_with("error: "), "{}", run.stderr);
+}
+
+#[test]
 fn pin_says_where_a_value_that_moved_stands_now() {
     let (forge, repo, _c) = crate::common::forge::forge_with_readme();
     let moved = README.replacen("\n\n| phase", "\n\n> Re-run.\n\n| phase", 1);
