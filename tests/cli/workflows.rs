@@ -12,7 +12,9 @@ use crate::common::scratch::Scratch;
 use crate::common::seed::seed_path;
 use crate::common::{GitDaemon, Wants};
 
-/// The official SARIF 2.1.0 schema (OASIS, `sarif-schema-2.1.0.json`).
+/// The official SARIF 2.1.0 schema (OASIS, `sarif-schema-2.1.0.json`, `$id`
+/// `…/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json`), as the
+/// `serde-sarif` 0.8.0 crate ships it (the OASIS file with its blank lines removed).
 fn sarif_validator() -> jsonschema::Validator {
     let text = include_str!("../data/sarif-schema-2.1.0.json");
     // The 2.1.0 schema's `language` patterns (of `run` and `toolComponent`) have a
