@@ -37,6 +37,58 @@ pub enum Command {
     Show(ShowArgs),
     /// Explain what a finding code means and how to fix it
     Explain(ExplainArgs),
+    /// Resolve a branch, tag or short-id URL to its commit now, hash it, and emit a pin
+    Pin(PinArgs),
+    /// Combine the JSON reports of `audit --shard K/N` runs into one v1 report
+    Merge(MergeArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell)
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) on stdout
+    Man,
+}
+
+#[derive(Debug, Args)]
+pub struct PinArgs {
+    /// A document URL at a branch, tag or short commit id (…/blob/main/README.md#L43)
+    #[arg(value_name = "URL")]
+    pub url: String,
+    /// The cited line (default: the URL's `#L` anchor)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub line: Option<u32>,
+    /// The figure's value, looked for on the line
+    #[arg(long, value_name = "V", allow_hyphen_values = true)]
+    pub value: Option<String>,
+    /// The figure's unit
+    #[arg(long, value_name = "U")]
+    pub unit: Option<String>,
+    /// The claim's label
+    #[arg(long, value_name = "L")]
+    pub label: Option<String>,
+    /// Add the source and claim to this pin file (created when missing)
+    #[arg(long, value_name = "FILE")]
+    pub into: Option<PathBuf>,
+    #[command(flatten)]
+    pub fetch: FetchArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// JSON reports written by `audit --shard K/N --format json`
+    #[arg(value_name = "REPORT", required = true)]
+    pub reports: Vec<PathBuf>,
+    /// Write the merged report to FILE instead of stdout
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Exit 1 when the merged report has a finding at or above this severity
+    #[arg(long, value_enum, default_value_t = FailOn::Error, value_name = "SEVERITY")]
+    pub fail_on: FailOn,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell
+    #[arg(value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Args)]
@@ -77,6 +129,12 @@ pub struct AuditArgs {
     /// No progress output (progress only ever goes to stderr, and only on a terminal)
     #[arg(long, short)]
     pub quiet: bool,
+    /// Audit only the records whose first source's repository hashes to shard K of N
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<crate::shard::Shard>,
+    /// Rewrite unpinned URLs in pin files to the commit they name now, then audit
+    #[arg(long)]
+    pub fix: bool,
     #[command(flatten)]
     pub fetch: FetchArgs,
 }

@@ -6,7 +6,9 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 use crate::audit::{self, Options};
-use crate::cli::{AuditArgs, ExplainArgs, FetchArgs, ImportArgs, ShowArgs};
+use crate::cli::{
+    AuditArgs, CompletionsArgs, ExplainArgs, FetchArgs, ImportArgs, MergeArgs, PinArgs, ShowArgs,
+};
 use crate::exit::ExitStatus;
 use crate::finding::Code;
 use crate::report::{self, Format};
@@ -64,8 +66,12 @@ pub fn audit(args: AuditArgs) -> ExitStatus {
         allow_local: args.fetch.allow_local,
         timeout: std::time::Duration::from_secs(args.fetch.timeout),
         progress: !args.quiet,
+        shard: args.shard,
         ..Options::new(&args.fetch.cache)
     };
+    if args.fix {
+        fix(&args, opts.rewrites.clone());
+    }
     let result = audit::run(&args.paths, &opts);
     for e in &result.walk_errors {
         error(&e.message, None);
@@ -263,6 +269,134 @@ pub fn show(args: ShowArgs) -> ExitStatus {
         }
         Err(e) => {
             error(&e.to_string(), e.hint().as_deref());
+            ExitStatus::Incomplete
+        }
+    }
+}
+
+/// `audit --fix`: pins every unpinned URL of the pin files among the inputs, in
+/// place, before the audit runs. Record documents are never rewritten.
+fn fix(args: &AuditArgs, rewrites: Vec<crate::fetch::Rewrite>) {
+    let (files, _) = input::collect(&args.paths);
+    let cache = crate::fetch::GitCache::new(&args.fetch.cache);
+    let plan = sync_plan(&args.fetch, rewrites, !args.quiet);
+    for file in files.iter().filter(|f| {
+        f.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    }) {
+        match crate::pin::fix_pin_file(&cache, file, &plan) {
+            Ok(changes) => {
+                for c in changes {
+                    note(&format!("fixed: {c}"));
+                }
+            }
+            Err(e) => error(&e.to_string(), e.hint().as_deref()),
+        }
+    }
+}
+
+pub fn pin(args: PinArgs) -> ExitStatus {
+    let rewrites = match rewrites(&args.fetch) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let cache = crate::fetch::GitCache::new(&args.fetch.cache);
+    let req = crate::pin::Request {
+        url: args.url.clone(),
+        line: args.line,
+        value: args.value.clone(),
+        unit: args.unit.clone(),
+        label: args.label.clone(),
+    };
+    let outcome = match crate::pin::pin(&cache, &req, &sync_plan(&args.fetch, rewrites, true)) {
+        Ok(o) => o,
+        Err(e) => {
+            error(&e.to_string(), e.hint().as_deref());
+            return ExitStatus::Incomplete;
+        }
+    };
+    for n in &outcome.notes {
+        note(n);
+    }
+    match &args.into {
+        Some(file) => {
+            if let Err(e) = crate::pin::add_to(file, &outcome) {
+                error(&e.to_string(), e.hint().as_deref());
+                return ExitStatus::Incomplete;
+            }
+            note(&format!(
+                "added `{}` to `{}`",
+                outcome.source["id"].as_str().unwrap_or("?"),
+                file.display()
+            ));
+        }
+        None => {
+            let mut fragment = serde_json::Map::new();
+            fragment.insert("sources".into(), serde_json::json!([outcome.source]));
+            if let Some(c) = &outcome.claim {
+                fragment.insert("claims".into(), serde_json::json!([c]));
+            }
+            let mut text = serde_json::to_string_pretty(&fragment).unwrap_or_default();
+            text.push('\n');
+            out(&text);
+        }
+    }
+    if outcome.value_found {
+        ExitStatus::Clean
+    } else {
+        ExitStatus::Findings
+    }
+}
+
+pub fn merge(args: MergeArgs) -> ExitStatus {
+    let merged = match crate::merge::merge_files(&args.reports) {
+        Ok(m) => m,
+        Err(e) => {
+            error(&e.to_string(), Some(e.hint()));
+            return ExitStatus::Incomplete;
+        }
+    };
+    let mut text = serde_json::to_string_pretty(&merged).unwrap_or_default();
+    text.push('\n');
+    match &args.output {
+        Some(path) => {
+            if let Err(e) = write_file(path, &text) {
+                error(
+                    &format!("cannot write the report to `{}`: {e}", path.display()),
+                    None,
+                );
+                return ExitStatus::Incomplete;
+            }
+        }
+        None => out(&text),
+    }
+    crate::merge::exit_status(&merged, args.fail_on)
+}
+
+pub fn completions(args: CompletionsArgs) -> ExitStatus {
+    use clap::CommandFactory;
+    let mut buf = Vec::new();
+    clap_complete::generate(
+        args.shell,
+        &mut crate::cli::Cli::command(),
+        "pinaudit",
+        &mut buf,
+    );
+    out(&String::from_utf8_lossy(&buf));
+    ExitStatus::Clean
+}
+
+pub fn man() -> ExitStatus {
+    use clap::CommandFactory;
+    let mut buf = Vec::new();
+    match clap_mangen::Man::new(crate::cli::Cli::command()).render(&mut buf) {
+        Ok(()) => {
+            out(&String::from_utf8_lossy(&buf));
+            ExitStatus::Clean
+        }
+        Err(e) => {
+            error(&format!("cannot render the man page: {e}"), None);
             ExitStatus::Incomplete
         }
     }

@@ -197,7 +197,10 @@ fn load_pinfile(file: &Path, bytes: &[u8]) -> Input {
             );
         }
     };
-    match pinfile::from_value(&value, file) {
+    let located = std::str::from_utf8(bytes)
+        .map(|text| pinfile::from_text_value(&value, file, text))
+        .unwrap_or_else(|_| pinfile::from_value(&value, file));
+    match located {
         Ok(parsed) => {
             let id = parsed.record.id.clone();
             let findings = parsed

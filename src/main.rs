@@ -15,6 +15,10 @@ fn main() -> ExitCode {
         Command::Import(args) => commands::import(args),
         Command::Show(args) => commands::show(args),
         Command::Explain(args) => commands::explain(args),
+        Command::Pin(args) => commands::pin(args),
+        Command::Merge(args) => commands::merge(args),
+        Command::Completions(args) => commands::completions(args),
+        Command::Man => commands::man(),
     };
     let _ = std::io::stdout().flush();
     code.into()

@@ -229,3 +229,60 @@ impl AuditResult {
         self.findings().map(|f| f.severity).max()
     }
 }
+
+impl RecordResult {
+    /// Where in the record file a finding points (issue 10): the figure it is
+    /// about, else the artifact, else the source, else the position an
+    /// `invalid-record` finding names, else the record's first line.
+    pub fn position_of(&self, f: &Finding) -> crate::record::Position {
+        let r = &self.record;
+        let claim = f
+            .claim
+            .as_deref()
+            .and_then(|l| r.claims.iter().find(|c| c.label == l))
+            .and_then(|c| c.at.0);
+        let artifact = || {
+            f.evidence
+                .get("artifact")
+                .and_then(|v| v.as_str())
+                .and_then(|l| r.artifacts.iter().find(|a| a.label == l))
+                .and_then(|a| a.at.0)
+        };
+        let source = || {
+            f.source
+                .as_deref()
+                .and_then(|id| r.source(id))
+                .and_then(|s| s.at.0)
+        };
+        claim
+            .or_else(artifact)
+            .or_else(source)
+            .or_else(|| stated_position(f))
+            .unwrap_or(crate::record::Position { line: 1, column: 1 })
+    }
+}
+
+/// The position an input finding states in its evidence (`line`, `column`) or
+/// location, if any.
+pub fn stated_position(f: &Finding) -> Option<crate::record::Position> {
+    let num = |k: &str| {
+        f.evidence
+            .get(k)
+            .and_then(|v| v.as_u64())
+            .map(|n| n as usize)
+    };
+    match (num("line"), num("column")) {
+        (Some(line), column) if line > 0 => Some(crate::record::Position {
+            line,
+            column: column.filter(|c| *c > 0).unwrap_or(1),
+        }),
+        _ => f
+            .location
+            .line
+            .filter(|_| f.code == crate::finding::Code::InvalidRecord && f.location.line > Some(0))
+            .map(|l| crate::record::Position {
+                line: l as usize,
+                column: 1,
+            }),
+    }
+}

@@ -65,6 +65,7 @@ pub fn resolve(target: &str, allow_local: bool) -> Result<Resolved, ShowError> {
             path: None,
             sha256: None,
             commit_time: None,
+            at: Default::default(),
         };
         let target = sources::resolve(&source, allow_local).map_err(|e| {
             let hint = match &u.revision {

@@ -201,6 +201,7 @@ mod tests {
             path: path.map(Into::into),
             sha256: None::<Recorded<_>>,
             commit_time: None,
+            at: Default::default(),
         }
     }
 

@@ -29,6 +29,8 @@ pub struct Options {
     pub timeout: Duration,
     /// Show a progress bar (only ever on a terminal).
     pub progress: bool,
+    /// Audit only the records of this shard (`--shard K/N`, issue 10).
+    pub shard: Option<crate::shard::Shard>,
 }
 
 impl Options {
@@ -43,6 +45,7 @@ impl Options {
             allow_local: false,
             timeout: Duration::from_secs(60),
             progress: false,
+            shard: None,
         }
     }
 }
@@ -119,7 +122,15 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
 
 /// Runs the audit with any provider: load, plan, prefetch, check, finish.
 pub fn run_with(paths: &[PathBuf], opts: &Options, provider: &mut dyn Provider) -> AuditResult {
-    let loaded = stages::load(paths);
+    let mut loaded = stages::load(paths);
+    if let Some(shard) = opts.shard {
+        // Before planning, so that no other shard's repository is fetched.
+        loaded.records.retain(|(r, _)| shard.holds(r));
+        let rest = &mut loaded.rest;
+        rest.orphan_findings
+            .retain(|f| shard.holds_key(&format!("file:{}", f.file.as_deref().unwrap_or(""))));
+        rest.unreadable_input = !rest.orphan_findings.is_empty();
+    }
     let planned = stages::plan(loaded.records, opts.allow_local);
     stages::prefetch(&planned, provider);
     let records = stages::check(planned, provider, opts);

@@ -330,6 +330,10 @@ fn unpinned(record: &Record, shown: &str, rev: &str) -> Finding {
         &record.id,
         format!("`{shown}` names {what} (`{rev}`), not a full commit id"),
     )
+    .hint(format!(
+        "`pinaudit pin '{shown}'` resolves `{rev}` to the commit it names now and prints the pin; \
+         `pinaudit audit --fix` rewrites it in a pin file"
+    ))
     .with("revision", rev)
     .with("url", shown)
 }

@@ -186,6 +186,31 @@ impl CachedRepo {
         self.repo.refname_to_id(HEAD_REF).ok()
     }
 
+    /// The commit a branch, tag or abbreviated commit id names in the mirror
+    /// now (issue 10: `pinaudit pin`). Branches win over tags, as on forges;
+    /// an abbreviated id must be unambiguous.
+    pub fn resolve_name(&self, name: &str) -> Option<Oid> {
+        if name == "HEAD" {
+            return self.head();
+        }
+        for r in [format!("refs/heads/{name}"), format!("refs/tags/{name}")] {
+            if let Ok(c) = self
+                .repo
+                .find_reference(&r)
+                .and_then(|r| r.peel_to_commit())
+            {
+                return Some(c.id());
+            }
+        }
+        let hex =
+            name.len() >= 4 && name.len() <= 64 && name.bytes().all(|b| b.is_ascii_hexdigit());
+        if !hex {
+            return None;
+        }
+        let obj = self.repo.revparse_single(name).ok()?;
+        obj.peel_to_commit().ok().map(|c| c.id())
+    }
+
     /// The remote's default branch (`refs/heads/main`) as recorded at the
     /// last sync, when the remote advertised one.
     pub fn default_branch(&self) -> Option<String> {

@@ -14,15 +14,10 @@ use serde_json::{Map, Value};
 
 use super::lenient::{Problem, Reader};
 use super::{
-    url, Artifact, ArtifactKind, Claim, Lines, Record, Recorded, Reference, Revision, Source,
+    url, Artifact, ArtifactKind, At, Claim, Lines, Record, Recorded, Reference, Revision, Source,
 };
 
-/// One place in an input file, 1-based, in characters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Position {
-    pub line: usize,
-    pub column: usize,
-}
+pub use super::Position;
 
 /// Something in a record document that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,13 +82,7 @@ fn blocks(text: &str) -> (Vec<Block<'_>>, Vec<Issue>) {
 
 /// Line and column (in characters) of a byte offset.
 fn position_of(text: &str, offset: usize) -> Position {
-    let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    Position {
-        line,
-        column: before[line_start..].chars().count() + 1,
-    }
+    super::spans::position_of(text, offset)
 }
 
 /// Maps serde_json's (line, byte column) inside a block to the file's position, in
@@ -164,9 +153,15 @@ pub fn import(text: &str, file: &Path) -> Imported {
     let (found, mut issues) = blocks(text);
     let head = header(text);
     let mut values: Vec<(usize, Value)> = Vec::new();
+    // Where each block's objects stand, so that sources, figures and artifacts
+    // keep their place in the file (issue 10).
+    let mut spans: Vec<(usize, usize, super::spans::Spans)> = Vec::new();
     for b in &found {
         match serde_json::from_str::<Value>(b.text) {
-            Ok(v) => values.push((b.index, v)),
+            Ok(v) => {
+                values.push((b.index, v));
+                spans.push((b.index, b.offset, super::spans::Spans::scan(b.text)));
+            }
             Err(e) => issues.push(Issue {
                 block: Some(b.index),
                 position: Some(file_position(text, b, e.line(), e.column())),
@@ -197,6 +192,19 @@ pub fn import(text: &str, file: &Path) -> Imported {
         parent_ids,
         ..
     } = walk;
+
+    let at = |block: usize, ptr: &str| -> At {
+        At(spans
+            .iter()
+            .find(|(i, _, _)| *i == block)
+            .and_then(|(_, offset, s)| s.offset(ptr).map(|o| position_of(text, offset + o))))
+    };
+    // The header's pinned document stands where its URL is written.
+    let header_at = At(head
+        .pinned_document
+        .as_deref()
+        .and_then(|u| text.find(u))
+        .map(|o| position_of(text, o)));
 
     let mut reader = Reader::default();
     let mut problems: Vec<(usize, Problem)> = Vec::new();
@@ -233,6 +241,7 @@ pub fn import(text: &str, file: &Path) -> Imported {
                 .map(|h| Recorded::parse_sha256(&h)),
             commit_time: reader.string(s, "last_commit_at", ptr),
             url: pinned_url,
+            at: at(*block, ptr),
         };
         flush(&mut reader, *block);
         if !sources.iter().any(|x| x.id == source.id) {
@@ -311,6 +320,11 @@ pub fn import(text: &str, file: &Path) -> Imported {
                     path: h.path.clone(),
                     sha256: sha.as_deref().map(Recorded::parse_sha256),
                     commit_time: head.commit_time.clone(),
+                    at: if header_at.0.is_some() {
+                        header_at
+                    } else {
+                        at(*block, ptr)
+                    },
                 }),
                 (None, Some(p)) => Some(Source {
                     id: id.to_string(),
@@ -322,6 +336,7 @@ pub fn import(text: &str, file: &Path) -> Imported {
                     path: p.path.clone(),
                     sha256: sha.as_deref().map(Recorded::parse_sha256),
                     commit_time: None,
+                    at: at(*block, ptr),
                 }),
                 (None, None) => None,
             };
@@ -371,6 +386,7 @@ pub fn import(text: &str, file: &Path) -> Imported {
             url: evidence_url,
             correct,
             total,
+            at: at(*block, ptr),
         });
         flush(&mut reader, *block);
     }
@@ -405,7 +421,7 @@ pub fn import(text: &str, file: &Path) -> Imported {
         }
     }
 
-    let artifacts = artifacts(&conditions, &mut reader);
+    let artifacts = artifacts(&conditions, &mut reader, &at);
     problems.extend(reader.problems.drain(..).map(|p| (0, p)));
 
     let id = parent_ids.into_iter().next().unwrap_or_else(|| {
@@ -571,14 +587,18 @@ impl<'v> Walk<'v> {
 /// recorded with no name beside it (a `weight_hash` in top-level conditions) still
 /// makes an artifact, labelled by where it stands, so that every recorded hash and
 /// revision is judged.
-fn artifacts(conditions: &[(usize, String, &Map<String, Value>)], r: &mut Reader) -> Vec<Artifact> {
+fn artifacts(
+    conditions: &[(usize, String, &Map<String, Value>)],
+    r: &mut Reader,
+    at: &dyn Fn(usize, &str) -> At,
+) -> Vec<Artifact> {
     let mut out: Vec<Artifact> = Vec::new();
     let mut push = |a: Artifact| {
         if !out.contains(&a) {
             out.push(a);
         }
     };
-    for (_, ptr, c) in conditions {
+    for (block, ptr, c) in conditions {
         let revision = r.text(c, "model_revision", ptr);
         let sha256 = r
             .string(c, "weight_hash", ptr)
@@ -596,6 +616,7 @@ fn artifacts(conditions: &[(usize, String, &Map<String, Value>)], r: &mut Reader
                 revision,
                 sha256,
                 digest: None,
+                at: at(*block, ptr),
             });
         }
         let revision = r.text(c, "runtime_execution_revision", ptr);
@@ -610,6 +631,7 @@ fn artifacts(conditions: &[(usize, String, &Map<String, Value>)], r: &mut Reader
                 revision,
                 sha256: None,
                 digest,
+                at: at(*block, ptr),
             });
         }
     }

@@ -10,6 +10,7 @@ pub mod document;
 mod forge;
 pub mod lenient;
 pub mod pinfile;
+pub mod spans;
 pub mod url;
 
 use std::fmt;
@@ -241,6 +242,27 @@ impl fmt::Display for ClaimValue {
     }
 }
 
+/// One place in an input file, 1-based, in characters (a flattened one-line
+/// record's column counts characters, as editors do).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Position {
+    pub line: usize,
+    pub column: usize,
+}
+
+/// Where a source, claim or artifact stands in its record file (issue 10: findings
+/// point at the line to fix). It is not part of what the record says: two records
+/// that say the same thing are equal wherever they stand, so a pin file written
+/// from a record document compares equal to it.
+#[derive(Debug, Clone, Copy, Default, Eq)]
+pub struct At(pub Option<Position>);
+
+impl PartialEq for At {
+    fn eq(&self, _: &At) -> bool {
+        true
+    }
+}
+
 /// Where a record came from: a file, and for record documents the JSON block.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Origin {
@@ -286,6 +308,8 @@ pub struct Source {
     pub sha256: Option<Recorded<Sha256>>,
     /// The commit time the record states, as written (RFC 3339 expected).
     pub commit_time: Option<String>,
+    /// Where the source stands in the record file.
+    pub at: At,
 }
 
 /// A figure: a value the record says a source carries on some lines.
@@ -301,6 +325,8 @@ pub struct Claim {
     pub url: Option<String>,
     pub correct: Option<u64>,
     pub total: Option<u64>,
+    /// Where the figure stands in the record file.
+    pub at: At,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -329,6 +355,8 @@ pub struct Artifact {
     pub sha256: Option<Recorded<Sha256>>,
     /// Runtime: an image digest (`sha256:…`).
     pub digest: Option<String>,
+    /// Where the artifact stands in the record file.
+    pub at: At,
 }
 
 /// The first seven characters of a revision, as git abbreviates commit ids; a

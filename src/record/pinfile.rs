@@ -23,7 +23,7 @@ use serde_json::{Map, Number, Value};
 
 use super::lenient::{kind, Field, List, Problem, Reader, Text, Unknown};
 use super::{
-    Artifact, ArtifactKind, Claim, ClaimValue, Lines, Record, Recorded, Reference, Revision,
+    Artifact, ArtifactKind, At, Claim, ClaimValue, Lines, Record, Recorded, Reference, Revision,
     Source, MAX_LINE,
 };
 
@@ -240,6 +240,56 @@ pub fn from_value(v: &Value, file: &Path) -> Result<Parsed, Problem> {
     Ok(pin.into_record(file))
 }
 
+/// [`from_value`] for a value parsed from `text`: each source, claim and artifact
+/// also keeps the line and column where it stands in the file.
+pub fn from_text_value(v: &Value, file: &Path, text: &str) -> Result<Parsed, Problem> {
+    let mut parsed = from_value(v, file)?;
+    let spans = super::spans::Spans::scan(text);
+    let at = |key: &str, i: usize| {
+        super::At(
+            spans
+                .offset(&format!("/{key}/{i}"))
+                .map(|o| super::spans::position_of(text, o)),
+        )
+    };
+    // Entries that could not be read are skipped, so list entries are matched to
+    // what was read by their order among the readable ones.
+    let r = &mut parsed.record;
+    let readable = |key: &str| -> Vec<usize> {
+        v.get(key)
+            .and_then(Value::as_array)
+            .map(|items| {
+                items
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, e)| match key {
+                        // As `SourceV1::read` and `ArtifactV1::read` skip entries.
+                        "sources" => e.get("id").is_some_and(|id| {
+                            matches!(<Text as super::lenient::Form>::read(id), Ok(Some(_)))
+                        }),
+                        "artifacts" => e
+                            .get("kind")
+                            .and_then(Value::as_str)
+                            .is_some_and(|k| matches!(k.trim(), "weights" | "runtime")),
+                        _ => e.is_object(),
+                    })
+                    .map(|(i, _)| i)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    for (s, i) in r.sources.iter_mut().zip(readable("sources")) {
+        s.at = at("sources", i);
+    }
+    for (c, i) in r.claims.iter_mut().zip(readable("claims")) {
+        c.at = at("claims", i);
+    }
+    for (a, i) in r.artifacts.iter_mut().zip(readable("artifacts")) {
+        a.at = at("artifacts", i);
+    }
+    Ok(parsed)
+}
+
 /// The canonical JSON of a record as a pin file.
 pub fn to_value(record: &Record) -> Value {
     serde_json::to_value(PinFileV1::from(record)).expect("a pin file serializes")
@@ -360,6 +410,7 @@ impl SourceV1 {
                 .take(self.sha256, ptr, "sha256")
                 .map(|x| Recorded::parse_sha256(&x)),
             commit_time: r.take(self.commit_time, ptr, "commit_time"),
+            at: At::default(),
         })
     }
 }
@@ -394,6 +445,7 @@ impl ClaimV1 {
             correct: r.take(self.correct, ptr, "correct"),
             total: r.take(self.total, ptr, "total"),
             label,
+            at: At::default(),
         }
     }
 }
@@ -425,6 +477,7 @@ impl ArtifactV1 {
                 .take(self.sha256.unwrap_or_default(), ptr, "sha256")
                 .map(|x| Recorded::parse_sha256(&x)),
             digest: r.take(self.digest.unwrap_or_default(), ptr, "digest"),
+            at: At::default(),
         })
     }
 }
@@ -920,6 +973,20 @@ mod tests {
             ])
         );
         assert!(written.get("references").is_none());
+    }
+
+    #[test]
+    fn entries_keep_their_place_in_the_file_when_others_are_skipped() {
+        let text = "{\"schema\": \"pinaudit/pins/v1\", \"id\": \"p\",\n\"sources\": [\n  {\"url\": \"x\"},\n  {\"id\": 7},\n  {\"id\": \"b\"}],\n\"claims\": [1,\n   {\"label\": \"c\"}],\n\"artifacts\": [{\"kind\": \"toy\"},\n {\"kind\": \" weights \"}]}";
+        let v: Value = serde_json::from_str(text).unwrap();
+        let parsed = from_text_value(&v, Path::new("p.json"), text).unwrap();
+        let r = &parsed.record;
+        let at = |a: crate::record::At| a.0.map(|p| (p.line, p.column));
+        assert_eq!(r.sources.len(), 2);
+        assert_eq!(at(r.sources[0].at), Some((4, 3)));
+        assert_eq!(at(r.sources[1].at), Some((5, 3)));
+        assert_eq!(at(r.claims[0].at), Some((7, 4)));
+        assert_eq!(at(r.artifacts[0].at), Some((9, 2)));
     }
 
     #[test]

@@ -127,6 +127,86 @@ impl ForgeUrl {
     pub fn redacted(&self) -> String {
         crate::url::redact(&self.raw)
     }
+
+    /// The web page of `path` at `revision` in this URL's repository, anchored at
+    /// `line` (issue 10: reports link each finding to the line it is about).
+    /// `None` for a local repository, which has no web page.
+    pub fn web_url(&self, revision: &str, path: &str, line: Option<u32>) -> Option<String> {
+        page_url(&self.repository_url(), self.forge, revision, path, line)
+    }
+}
+
+/// Characters a path segment or revision keeps percent-encoded in a web URL.
+const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'`')
+    .add(b'{')
+    .add(b'}');
+
+/// The web page of a document at a revision, anchored at a line, in each forge's
+/// grammar: GitHub `blob/REV/PATH#L12`, GitLab `-/blob/REV/PATH#L12`,
+/// Gitea/Codeberg `src/commit/REV/PATH#L12`, Hugging Face `blob/REV/PATH#L12`,
+/// Bitbucket `src/REV/PATH#lines-12`.
+pub fn page_url(
+    repository: &str,
+    forge: Forge,
+    revision: &str,
+    path: &str,
+    line: Option<u32>,
+) -> Option<String> {
+    let enc = |s: &str| {
+        s.split('/')
+            .map(|seg| percent_encoding::utf8_percent_encode(seg, SEGMENT).to_string())
+            .collect::<Vec<_>>()
+            .join("/")
+    };
+    let repo = crate::url::redact(repository.trim_end_matches('/'));
+    let repo = repo.strip_suffix(".git").unwrap_or(&repo);
+    let (rev, path) = (enc(revision), enc(path.trim_start_matches('/')));
+    let base = match forge {
+        Forge::Local => return None,
+        Forge::GitHub | Forge::GitHubRaw | Forge::HuggingFace => {
+            format!("{repo}/blob/{rev}/{path}")
+        }
+        Forge::GitLab => format!("{repo}/-/blob/{rev}/{path}"),
+        Forge::Gitea => {
+            // A full commit id is a commit; a name may be a branch or a tag.
+            let kind = if super::CommitId::parse(revision).is_some() {
+                "commit"
+            } else {
+                "branch"
+            };
+            format!("{repo}/src/{kind}/{rev}/{path}")
+        }
+        Forge::Bitbucket => format!("{repo}/src/{rev}/{path}"),
+    };
+    Some(match (line, forge) {
+        (Some(l), Forge::Bitbucket) => format!("{base}#lines-{l}"),
+        (Some(l), _) => format!("{base}#L{l}"),
+        (None, _) => base,
+    })
+}
+
+/// The web page of a source's document at `revision` (the pin, or a head for
+/// drift), anchored at `line`: from its URL, else from its repository.
+pub fn source_web_url(
+    url: Option<&str>,
+    repository: Option<&str>,
+    path: Option<&str>,
+    revision: &str,
+    line: Option<u32>,
+) -> Option<String> {
+    let parsed = url
+        .and_then(|u| parse(u).ok())
+        .or_else(|| repository.and_then(parse_repository))?;
+    let path = path.map(str::to_string).or_else(|| parsed.path.clone())?;
+    parsed.web_url(revision, &path, line)
 }
 
 impl FromStr for ForgeUrl {
@@ -323,6 +403,40 @@ pub fn parse_repository(r: &str) -> Option<ForgeUrl> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn web_urls_follow_each_forge() {
+        let at = |u: &str| {
+            parse(u)
+                .unwrap()
+                .web_url(SHA, "docs/a b.md", Some(12))
+                .unwrap()
+        };
+        assert_eq!(
+            at("https://github.com/o/r"),
+            format!("https://github.com/o/r/blob/{SHA}/docs/a%20b.md#L12")
+        );
+        assert_eq!(
+            at("https://raw.githubusercontent.com/o/r/main/x.md"),
+            format!("https://github.com/o/r/blob/{SHA}/docs/a%20b.md#L12")
+        );
+        assert_eq!(
+            at("https://gitlab.com/g/p"),
+            format!("https://gitlab.com/g/p/-/blob/{SHA}/docs/a%20b.md#L12")
+        );
+        assert_eq!(
+            at("https://codeberg.org/o/r"),
+            format!("https://codeberg.org/o/r/src/commit/{SHA}/docs/a%20b.md#L12")
+        );
+        assert_eq!(
+            at("https://huggingface.co/datasets/o/n"),
+            format!("https://huggingface.co/datasets/o/n/blob/{SHA}/docs/a%20b.md#L12")
+        );
+        assert_eq!(
+            source_web_url(None, Some("o/r"), Some("README.md"), "main", None).unwrap(),
+            "https://github.com/o/r/blob/main/README.md"
+        );
+    }
 
     const SHA: &str = "de1fa14ea798512f54dafc8b8795eb3ef1a6c367";
 

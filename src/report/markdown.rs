@@ -42,6 +42,11 @@ pub fn render(report: &Report, _opts: &super::RenderOptions) -> String {
                     (Some(src), None) => format!("`{src}`"),
                     (None, _) => "—".into(),
                 };
+                // Linked to the cited line at the pinned revision (issue 10).
+                let cited = match r.claim_url(c) {
+                    Some(url) => format!("[{cited}]({url})"),
+                    None => cited,
+                };
                 let found = match (c.found_line, &c.line_text) {
                     (Some(n), Some(t)) => format!("L{n}: `{}`", cell(t).replace('`', "'")),
                     _ => String::new(),
@@ -87,7 +92,10 @@ pub fn render(report: &Report, _opts: &super::RenderOptions) -> String {
                     "| {} | `{}` | {} | {} |",
                     f.severity,
                     f.code,
-                    cell(&f.message),
+                    match f.web_url() {
+                        Some(url) => format!("{} ([cited line]({url}))", cell(&f.message)),
+                        None => cell(&f.message),
+                    },
                     cell(&f.hint)
                 );
             }

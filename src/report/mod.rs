@@ -37,6 +37,8 @@ formats! {
     Text => text,
     Json => json,
     Markdown => markdown,
+    Sarif => sarif,
+    Github => github,
 }
 
 pub use crate::record::short_rev;

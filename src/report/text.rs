@@ -20,6 +20,16 @@ impl Paint {
         self.wrap(code, s.as_str())
     }
 
+    /// A link: an OSC 8 hyperlink showing `text` on a terminal that takes colour,
+    /// else the plain URL, which terminals and logs make clickable themselves.
+    fn link(&self, url: &str, text: &str) -> String {
+        if self.0 {
+            format!("\x1b]8;;{url}\x1b\\{text}\x1b]8;;\x1b\\")
+        } else {
+            url.to_string()
+        }
+    }
+
     fn wrap(&self, code: &str, text: &str) -> String {
         if self.0 {
             format!("\x1b[{code}m{text}\x1b[0m")
@@ -58,7 +68,7 @@ fn source_line(s: &SourceReport, p: &Paint) -> String {
     line
 }
 
-fn claim_line(c: &ClaimReport, p: &Paint) -> String {
+fn claim_line(c: &ClaimReport, url: Option<String>, p: &Paint) -> String {
     let status = match c.status {
         ClaimStatus::Verified | ClaimStatus::Rounded => p.wrap("32", c.status.as_str()),
         ClaimStatus::Shifted => p.wrap("33", c.status.as_str()),
@@ -72,11 +82,13 @@ fn claim_line(c: &ClaimReport, p: &Paint) -> String {
         Some([a, b]) => format!("#L{a}-L{b}"),
         None => String::new(),
     };
-    let mut line = format!(
-        "    {status:<9} {}  {value}{unit}  {}{lines}",
-        c.label,
-        c.source.as_deref().unwrap_or("?")
-    );
+    let cited = format!("{}{lines}", c.source.as_deref().unwrap_or("?"));
+    let cited = match url {
+        Some(u) if p.0 => p.link(&u, &cited),
+        Some(u) => format!("{cited}  {u}"),
+        None => cited,
+    };
+    let mut line = format!("    {status:<9} {}  {value}{unit}  {cited}", c.label);
     if c.inconsistent_value {
         line.push_str("  (disagrees with its own correct/total)");
     }
@@ -92,7 +104,12 @@ fn finding_lines(f: &FindingReport, p: &Paint, out: &mut String) {
     if let (Some(path), Some(rev)) = (&loc.path, &loc.revision) {
         let line = loc.line.map_or(String::new(), |l| format!("#L{l}"));
         let repo = loc.repository.as_deref().unwrap_or("");
-        let _ = writeln!(out, "      --> {repo} {path}@{}{line}", short(Some(rev)));
+        let shown = format!("{repo} {path}@{}{line}", short(Some(rev)));
+        let shown = match f.web_url() {
+            Some(url) => p.link(&url, &shown),
+            None => shown,
+        };
+        let _ = writeln!(out, "      --> {shown}");
     }
     let _ = writeln!(out, "      hint: {}", &f.hint);
 }
@@ -111,7 +128,7 @@ pub fn render(report: &Report, opts: &super::RenderOptions) -> String {
         if !r.claims.is_empty() {
             let _ = writeln!(out, "  claims");
             for c in &r.claims {
-                let _ = writeln!(out, "{}", claim_line(c, &p));
+                let _ = writeln!(out, "{}", claim_line(c, r.claim_url(c), &p));
             }
         }
         let mine: Vec<_> = report.findings_of(r).collect();
@@ -156,4 +173,19 @@ pub fn render(report: &Report, opts: &super::RenderOptions) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Paint;
+
+    #[test]
+    fn links_are_osc8_on_a_colour_terminal_and_plain_urls_elsewhere() {
+        let url = "https://github.com/o/r/blob/abc/README.md#L5";
+        assert_eq!(
+            Paint(true).link(url, "o/r README.md@abc#L5"),
+            format!("\x1b]8;;{url}\x1b\\o/r README.md@abc#L5\x1b]8;;\x1b\\")
+        );
+        assert_eq!(Paint(false).link(url, "shown"), url);
+    }
 }

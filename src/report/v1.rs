@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::{Map, Number, Value};
 
 use crate::finding::{Code, Finding, Location, Severity};
-use crate::record::{Claim, Source};
+use crate::record::{Claim, Position, Source};
 use crate::result::{self, AuditResult, SourceOutcome, SourceState, Verdict};
 
 pub const SCHEMA: &str = "pinaudit/report/v1";
@@ -242,6 +242,88 @@ pub struct FindingReport {
     pub evidence: Map<String, Value>,
     /// Advice with the real commit, path and target (added in v1).
     pub hint: String,
+    /// Where in the record file the finding points: the figure, artifact or
+    /// source it is about (added in v1, issue 10). `null` only when the finding
+    /// names no file.
+    pub record_location: Option<RecordLocation>,
+}
+
+impl RecordReport {
+    /// The web page of a claim's cited lines at its source's pinned revision.
+    pub fn claim_url(&self, c: &ClaimReport) -> Option<String> {
+        let s = self
+            .sources
+            .iter()
+            .find(|s| Some(&s.id) == c.source.as_ref())?;
+        crate::record::url::source_web_url(
+            s.url.as_deref(),
+            s.repository.as_deref(),
+            s.path.as_deref(),
+            s.revision.as_deref()?,
+            c.lines.map(|[first, _]| first),
+        )
+    }
+}
+
+impl FindingReport {
+    /// The web page of the line the finding is about, at the revision its
+    /// location names: the pinned commit, or the head for drift (issue 10).
+    pub fn web_url(&self) -> Option<String> {
+        let l = &self.location;
+        crate::record::url::source_web_url(
+            None,
+            l.repository.as_deref(),
+            l.path.as_deref(),
+            l.revision.as_deref()?,
+            l.line,
+        )
+    }
+
+    /// Where in the record file the finding points, with a fallback for a
+    /// finding that names no file: its location's path, else the record id.
+    pub fn record_position(&self) -> RecordLocation {
+        self.record_location
+            .clone()
+            .unwrap_or_else(|| RecordLocation {
+                file: self
+                    .file
+                    .clone()
+                    .or_else(|| self.location.path.clone())
+                    .unwrap_or_else(|| self.record.clone()),
+                line: 1,
+                column: 1,
+            })
+    }
+}
+
+/// A place in a record file, 1-based; the column counts characters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct RecordLocation {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+}
+
+/// The finding's fingerprint: a stable hash of what it is about (DESIGN.md),
+/// never of what moves by itself. SARIF's `partialFingerprints` carry it.
+pub fn fingerprint_of(f: &FindingReport) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for part in [
+        Some(f.code.as_str()),
+        Some(f.record.as_str()),
+        f.file.as_deref(),
+        f.source.as_deref(),
+        f.claim.as_deref(),
+        f.location.repository.as_deref(),
+        f.location.path.as_deref(),
+    ] {
+        // Length-prefixed, so that no two different tuples hash alike.
+        let part = part.unwrap_or("\u{0}");
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part.as_bytes());
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 impl From<&Location> for LocationReport {
@@ -268,6 +350,14 @@ impl From<&Finding> for FindingReport {
             location: (&f.location).into(),
             evidence: f.evidence.clone(),
             hint: f.hint_text().to_string(),
+            record_location: f.file.clone().map(|file| {
+                let at = result::stated_position(f).unwrap_or(Position { line: 1, column: 1 });
+                RecordLocation {
+                    file,
+                    line: at.line,
+                    column: at.column,
+                }
+            }),
         }
     }
 }
@@ -363,7 +453,27 @@ impl From<&AuditResult> for Report {
                     .collect(),
             })
             .collect();
-        let findings = a.findings().map(FindingReport::from).collect();
+        // Each finding about a record points at the entry it is about.
+        let findings = a
+            .records
+            .iter()
+            .flat_map(|r| {
+                r.findings.iter().map(move |f| {
+                    let mut report = FindingReport::from(f);
+                    let at = r.position_of(f);
+                    report.record_location = Some(RecordLocation {
+                        file: f
+                            .file
+                            .clone()
+                            .unwrap_or_else(|| r.record.file.display().to_string()),
+                        line: at.line,
+                        column: at.column,
+                    });
+                    report
+                })
+            })
+            .chain(a.orphan_findings.iter().map(FindingReport::from))
+            .collect();
         let mut report = Report::new(records, findings, a.generated_at.clone());
         report.summary.complete = a.complete();
         report

@@ -44,3 +44,4 @@ mod records;
 mod regression;
 mod show;
 mod verdicts;
+mod workflows;

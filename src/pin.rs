@@ -1,0 +1,581 @@
+//! `pinaudit pin URL`: the moment before publishing (issue 10), like `ratchet pin`
+//! for Actions. A branch, tag or short-id URL is resolved to the full commit it
+//! names now, the document is fetched and hashed, the value is looked for on the
+//! cited line (and, if it moved, where it is), and a pins/v1 source and claim are
+//! printed or added to a pin file. `audit --fix` uses the same resolution to
+//! rewrite each unpinned URL of a pin file in place.
+
+use std::fmt::Write;
+use std::path::Path;
+
+use git2::Oid;
+use serde_json::{json, Value};
+
+use crate::check::SourceText;
+use crate::fetch::{CachedRepo, FetchError, GitCache};
+use crate::matcher::{self, Expected};
+use crate::record::url::{self as forge_url, Forge, ForgeUrl};
+use crate::record::{ClaimValue, CommitId, Lines, Revision};
+use crate::sources::SyncPlan;
+
+/// Why `pin` could not pin.
+#[derive(Debug, thiserror::Error)]
+pub enum PinError {
+    #[error("{0}")]
+    Input(String, String),
+    #[error(transparent)]
+    Fetch(#[from] FetchError),
+}
+
+impl PinError {
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            PinError::Input(_, h) => Some(h.clone()),
+            PinError::Fetch(e) => e.hint(),
+        }
+    }
+}
+
+fn input(message: String, hint: &str) -> PinError {
+    PinError::Input(message, hint.to_string())
+}
+
+/// What `pin` was asked.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    pub url: String,
+    pub line: Option<u32>,
+    pub value: Option<String>,
+    pub unit: Option<String>,
+    pub label: Option<String>,
+}
+
+/// A URL resolved to the commit its revision names now.
+#[derive(Debug, Clone)]
+pub struct Pinned {
+    pub url: ForgeUrl,
+    pub commit: CommitId,
+    pub path: String,
+    /// The revision as the URL wrote it.
+    pub was: String,
+}
+
+/// `raw` with its revision `from` replaced by the commit `to`, the URL otherwise
+/// kept as written (anchor included). The revision is found after the view
+/// segment (`blob/`, `-/blob/`, `raw/`, `src/branch/`, …); a Gitea branch or
+/// tag view becomes a commit view. Without a view (raw.githubusercontent.com),
+/// the first segment equal to `from` after the host, owner and repository.
+pub fn replace_revision(raw: &str, from: &str, to: &str) -> String {
+    const VIEWS: [(&str, &str); 9] = [
+        ("/src/branch/", "/src/commit/"),
+        ("/src/tag/", "/src/commit/"),
+        ("/src/commit/", "/src/commit/"),
+        ("/blob/", "/blob/"),
+        ("/raw/", "/raw/"),
+        ("/tree/", "/tree/"),
+        ("/blame/", "/blame/"),
+        ("/resolve/", "/resolve/"),
+        ("/src/", "/src/"),
+    ];
+    let encoded =
+        percent_encoding::utf8_percent_encode(from, percent_encoding::NON_ALPHANUMERIC).to_string();
+    for rev in [from, encoded.as_str()] {
+        for (view, new_view) in VIEWS {
+            let needle = format!("{view}{rev}/");
+            if let Some(i) = raw.find(&needle) {
+                return format!("{}{new_view}{to}/{}", &raw[..i], &raw[i + needle.len()..]);
+            }
+        }
+    }
+    // `scheme://host/OWNER/REPO/REV/…`: the revision is the fifth segment.
+    let mut slashes = raw.match_indices('/').map(|(i, _)| i);
+    if let (Some(start), Some(end)) = (slashes.nth(4), slashes.next()) {
+        if raw[start + 1..end] == *from || raw[start + 1..end] == encoded {
+            return format!("{}/{to}{}", &raw[..start], &raw[end..]);
+        }
+    }
+    raw.to_string()
+}
+
+/// Parses a document URL and checks that it names a repository, a revision and
+/// a document.
+pub fn parse(url: &str, allow_local: bool) -> Result<(ForgeUrl, String, String), PinError> {
+    let u = forge_url::parse(url).map_err(|e| {
+        input(
+            e.to_string(),
+            "give a document URL, e.g. https://github.com/OWNER/REPO/blob/main/README.md#L43",
+        )
+    })?;
+    if u.forge == Forge::Local && !allow_local {
+        return Err(input(
+            format!("`{}` is a local repository", u.redacted()),
+            "pass --allow-local to read file: URLs and paths",
+        ));
+    }
+    let rev = u
+        .revision
+        .as_ref()
+        .map(|r| r.as_str().to_string())
+        .ok_or_else(|| {
+            input(
+                format!("`{}` names no revision", u.redacted()),
+                "give a blob URL: …/blob/BRANCH/PATH",
+            )
+        })?;
+    let path = u.path.clone().ok_or_else(|| {
+        input(
+            format!("`{}` names no document", u.redacted()),
+            "give a blob URL: …/blob/BRANCH/PATH",
+        )
+    })?;
+    Ok((u, rev, path))
+}
+
+/// Brings the mirror of `remote` up to date (or opens it, offline).
+pub fn sync(cache: &GitCache, remote: &str, plan: &SyncPlan) -> Result<CachedRepo, PinError> {
+    if !plan.sync.offline {
+        let fetch_url =
+            crate::fetch::rewrite::resolve_fetch_url(&plan.rewrites, remote, plan.allow_local)
+                .map_err(|e| input(e.to_string(), "check the --rewrite rules"))?;
+        cache.sync(remote, &fetch_url, &[], &plan.sync)?;
+    }
+    Ok(cache.open(remote)?)
+}
+
+/// Resolves a URL's revision to the full commit it names now.
+pub fn resolve(
+    cache: &GitCache,
+    url: &str,
+    plan: &SyncPlan,
+) -> Result<(Pinned, CachedRepo), PinError> {
+    let (u, rev, path) = parse(url, plan.allow_local)?;
+    let repo = sync(cache, &u.clone_url(), plan)?;
+    let oid = match &u.revision {
+        Some(Revision::Commit(c)) => Oid::from_str(c.as_str())
+            .ok()
+            .filter(|o| repo.has_commit(*o)),
+        _ => repo.resolve_name(&rev),
+    }
+    .ok_or_else(|| {
+        input(
+            format!(
+                "`{rev}` names no branch, tag or commit of `{}`{}",
+                crate::fetch::redact(&u.repository_url()),
+                if plan.sync.offline {
+                    " in the cache"
+                } else {
+                    ""
+                }
+            ),
+            "check the revision in the URL; a short id must be unambiguous",
+        )
+    })?;
+    let commit = CommitId::parse(&oid.to_string()).ok_or_else(|| {
+        input(
+            format!("commit `{oid}` is not a full commit id"),
+            "report this as a bug",
+        )
+    })?;
+    Ok((
+        Pinned {
+            url: u,
+            commit,
+            path,
+            was: rev,
+        },
+        repo,
+    ))
+}
+
+/// What `pin` found: the fragment, and what it has to say about the value.
+#[derive(Debug)]
+pub struct Outcome {
+    pub source: Value,
+    pub claim: Option<Value>,
+    pub notes: Vec<String>,
+    /// False when a value was given and is not on the line (nor anywhere near).
+    pub value_found: bool,
+}
+
+/// Pins one URL: resolve, fetch, hash, and check the value on the line.
+pub fn pin(cache: &GitCache, req: &Request, plan: &SyncPlan) -> Result<Outcome, PinError> {
+    let (p, repo) = resolve(cache, &req.url, plan)?;
+    let oid = Oid::from_str(p.commit.as_str()).unwrap_or_else(|_| Oid::zero());
+    let blob = repo.read_blob(oid, &p.path)?.ok_or_else(|| {
+        input(
+            format!(
+                "`{}` does not exist at `{}` ({})",
+                p.path,
+                p.commit.short(),
+                p.was
+            ),
+            "check the path in the URL",
+        )
+    })?;
+    let sha256 = crate::fetch::sha256_hex(&blob.bytes);
+    let commit_time = repo
+        .commit_time(oid)
+        .and_then(|(secs, off)| crate::check::revision::rfc3339(secs, off));
+    let lines = req.line.and_then(|l| Lines::single(l).ok()).or(p.url.lines);
+    let id = p.path.rsplit('/').next().unwrap_or("document").to_string();
+    let mut notes = Vec::new();
+    if p.was != p.commit.as_str() {
+        notes.push(format!("`{}` names `{}` now", p.was, p.commit));
+    }
+    let base = replace_revision(
+        p.url.raw.split('#').next().unwrap_or(&p.url.raw),
+        &p.was,
+        p.commit.as_str(),
+    );
+    let source = json!({
+        "id": id,
+        "url": crate::fetch::redact(&base),
+        "repository": crate::fetch::redact(&p.url.repository_url()),
+        "revision": p.commit.as_str(),
+        "path": p.path,
+        "sha256": sha256,
+        "commit_time": commit_time,
+    });
+    let mut value_found = true;
+    let claim = match (&req.value, lines) {
+        (None, None) => None,
+        (value, lines) => {
+            let doc = SourceText::new(&blob.bytes);
+            let mut lines = lines;
+            // Without a line, the value's first line in the document is cited.
+            if let (Some(v), None) = (value, lines) {
+                let exp = Expected {
+                    value: v,
+                    unit: req.unit.as_deref(),
+                    correct: None,
+                    total: None,
+                };
+                match matcher::find_in_lines(doc.lines(), &exp) {
+                    Some((i, _)) => {
+                        let at = i as u32 + 1;
+                        notes.push(format!("`{v}` stands on line {at}; the fragment cites it"));
+                        lines = Lines::single(at).ok();
+                    }
+                    None => {
+                        value_found = false;
+                        notes.push(format!(
+                            "`{v}` is on no line of `{}` at `{}`",
+                            p.path,
+                            p.commit.short()
+                        ));
+                    }
+                }
+            } else if let (Some(v), Some(l)) = (value, lines) {
+                let all = doc.lines();
+                let exp = Expected {
+                    value: v,
+                    unit: req.unit.as_deref(),
+                    correct: None,
+                    total: None,
+                };
+                let first = l.first() as usize;
+                let last = (l.last() as usize).min(all.len());
+                let cited = all.get(first.saturating_sub(1)..last).unwrap_or(&[]);
+                if matcher::find_in_lines(cited.iter().copied(), &exp).is_some() {
+                    notes.push(format!("`{v}` stands on line {}", l.first()));
+                } else if let Some((i, _)) =
+                    matcher::nearest_line(&all, first.saturating_sub(1)..last, &exp)
+                {
+                    let now = i as u32 + 1;
+                    notes.push(format!(
+                        "`{v}` is not on line {} but on line {now}: `{}`; the fragment cites line {now}",
+                        l.first(),
+                        crate::check::excerpt(all[i])
+                    ));
+                    lines = Lines::single(now).ok();
+                } else {
+                    value_found = false;
+                    notes.push(format!(
+                        "`{v}` is not on line {} of `{}` at `{}`, nor on any other line",
+                        l.first(),
+                        p.path,
+                        p.commit.short()
+                    ));
+                }
+            }
+            let mut url = crate::fetch::redact(&base);
+            if let Some(l) = lines {
+                let _ = write!(url, "#{l}");
+            }
+            let value = value
+                .as_deref()
+                .and_then(ClaimValue::parse)
+                .and_then(|v| v.text().parse::<serde_json::Number>().ok())
+                .map(Value::Number);
+            Some(json!({
+                "label": req.label.clone().unwrap_or_else(|| format!("{id} line {}", lines.map_or(0, |l| l.first()))),
+                "source": id,
+                "lines": lines.map(|l| [l.first(), l.last()]),
+                "value": value,
+                "unit": req.unit,
+                "url": url,
+            }))
+        }
+    };
+    Ok(Outcome {
+        source,
+        claim,
+        notes,
+        value_found,
+    })
+}
+
+/// Adds the fragment to the pin file `into` (created when missing): the source
+/// unless one with its id is there already, and the claim.
+pub fn add_to(into: &Path, outcome: &Outcome) -> Result<(), PinError> {
+    let mut file: Value = match std::fs::read_to_string(into) {
+        Ok(text) => serde_json::from_str(&text).map_err(|e| {
+            input(
+                format!("`{}` is not JSON: {e}", into.display()),
+                "give a pins/v1 file, or a new file name",
+            )
+        })?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => json!({
+            "schema": crate::record::pinfile::SCHEMA,
+            "id": into.file_stem().map_or("record".into(), |s| s.to_string_lossy().into_owned()),
+            "sources": [],
+            "claims": [],
+        }),
+        Err(e) => {
+            return Err(input(
+                format!("cannot read `{}`: {e}", into.display()),
+                "check the path",
+            ))
+        }
+    };
+    let Some(obj) = file.as_object_mut() else {
+        return Err(input(
+            format!("`{}` is not a pins/v1 object", into.display()),
+            "give a pins/v1 file, or a new file name",
+        ));
+    };
+    let list = |obj: &mut serde_json::Map<String, Value>, key: &str| -> Result<(), PinError> {
+        let v = obj.entry(key).or_insert_with(|| json!([]));
+        if !v.is_array() {
+            return Err(input(
+                format!("`{key}` of `{}` is not a list", into.display()),
+                "fix the pin file first",
+            ));
+        }
+        Ok(())
+    };
+    list(obj, "sources")?;
+    list(obj, "claims")?;
+    if let Some(sources) = obj.get_mut("sources").and_then(Value::as_array_mut) {
+        if !sources.iter().any(|s| s["id"] == outcome.source["id"]) {
+            sources.push(outcome.source.clone());
+        }
+    }
+    if let (Some(c), Some(claims)) = (
+        &outcome.claim,
+        obj.get_mut("claims").and_then(Value::as_array_mut),
+    ) {
+        claims.push(c.clone());
+    }
+    let mut text = serde_json::to_string_pretty(&file).unwrap_or_default();
+    text.push('\n');
+    if let Some(dir) = into.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            input(
+                format!("cannot create `{}`: {e}", dir.display()),
+                "check the path",
+            )
+        })?;
+    }
+    std::fs::write(into, text).map_err(|e| {
+        input(
+            format!("cannot write `{}`: {e}", into.display()),
+            "check the path",
+        )
+    })
+}
+
+/// `audit --fix`: rewrites every unpinned URL of the pin file `file` (a branch,
+/// tag or short id where a full commit belongs) to the commit it names now, in
+/// place. Returns one line per change. Record documents are never rewritten.
+pub fn fix_pin_file(
+    cache: &GitCache,
+    file: &Path,
+    plan: &SyncPlan,
+) -> Result<Vec<String>, PinError> {
+    let text = std::fs::read_to_string(file).map_err(|e| {
+        input(
+            format!("cannot read `{}`: {e}", file.display()),
+            "check the path",
+        )
+    })?;
+    let mut v: Value = serde_json::from_str(&text).map_err(|e| {
+        input(
+            format!("`{}` is not JSON: {e}", file.display()),
+            "fix the pin file first",
+        )
+    })?;
+    let mut changes = Vec::new();
+    // Each moving revision is resolved once, however many entries name it.
+    let mut resolved: std::collections::HashMap<String, Option<Pinned>> = Default::default();
+    let mut pin_url = |u: &str, changes: &mut Vec<String>| -> Option<Pinned> {
+        let parsed = forge_url::parse(u).ok()?;
+        if parsed.is_pinned() || parsed.revision.is_none() {
+            return None;
+        }
+        let key = u.split('#').next().unwrap_or(u).to_string();
+        resolved
+            .entry(key)
+            .or_insert_with(|| match resolve(cache, u, plan) {
+                Ok((p, _)) => Some(p),
+                Err(e) => {
+                    changes.push(format!("cannot pin `{}`: {e}", crate::fetch::redact(u)));
+                    None
+                }
+            })
+            .clone()
+    };
+    for key in ["sources", "claims", "references"] {
+        let Some(entries) = v.get_mut(key).and_then(Value::as_array_mut) else {
+            continue;
+        };
+        for e in entries.iter_mut() {
+            if key == "sources" {
+                fix_source_revision(cache, plan, file, e, &mut changes);
+            }
+            let Some(u) = e.get("url").and_then(Value::as_str).map(str::to_string) else {
+                continue;
+            };
+            let Some(p) = pin_url(&u, &mut changes) else {
+                continue;
+            };
+            let new = replace_revision(&u, &p.was, p.commit.as_str());
+            if new == u {
+                continue;
+            }
+            let what = e
+                .get("id")
+                .or_else(|| e.get("label"))
+                .and_then(Value::as_str)
+                .unwrap_or("?")
+                .to_string();
+            changes.push(format!(
+                "{}: {key} `{what}`: `{}` -> `{}` ({} names it now)",
+                file.display(),
+                crate::fetch::redact(&u),
+                crate::fetch::redact(&new),
+                p.was
+            ));
+            e["url"] = Value::String(new);
+            // A source's own revision follows its URL when it named the same ref.
+            if key == "sources" && e.get("revision").and_then(Value::as_str) == Some(p.was.as_str())
+            {
+                e["revision"] = Value::String(p.commit.to_string());
+            }
+        }
+    }
+    if changes.iter().any(|c| !c.starts_with("cannot pin")) {
+        let mut out = serde_json::to_string_pretty(&v).unwrap_or_default();
+        out.push('\n');
+        std::fs::write(file, out).map_err(|e| {
+            input(
+                format!("cannot write `{}`: {e}", file.display()),
+                "check the path",
+            )
+        })?;
+    }
+    Ok(changes)
+}
+
+/// A source whose own `revision` is a branch, tag or short id (whatever its URL
+/// says) gets the commit that revision names now, from its repository.
+fn fix_source_revision(
+    cache: &GitCache,
+    plan: &SyncPlan,
+    file: &Path,
+    e: &mut Value,
+    changes: &mut Vec<String>,
+) {
+    let Some(rev) = e
+        .get("revision")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+    else {
+        return;
+    };
+    if CommitId::parse(&rev).is_some() || rev.trim().is_empty() {
+        return;
+    }
+    let repo = e
+        .get("url")
+        .and_then(Value::as_str)
+        .and_then(|u| forge_url::parse(u).ok())
+        .or_else(|| {
+            e.get("repository")
+                .and_then(Value::as_str)
+                .and_then(forge_url::parse_repository)
+        });
+    let Some(repo) = repo else {
+        return;
+    };
+    if repo.forge == Forge::Local && !plan.allow_local {
+        return;
+    }
+    let id = e
+        .get("id")
+        .and_then(Value::as_str)
+        .unwrap_or("?")
+        .to_string();
+    let resolved = sync(cache, &repo.clone_url(), plan).and_then(|mirror| {
+        mirror.resolve_name(rev.trim()).ok_or_else(|| {
+            input(
+                format!("`{rev}` names nothing in `{}`", repo.repository_url()),
+                "check the revision",
+            )
+        })
+    });
+    match resolved {
+        Ok(oid) => {
+            changes.push(format!(
+                "{}: sources `{id}`: revision `{rev}` -> `{oid}` ({rev} names it now)",
+                file.display()
+            ));
+            e["revision"] = Value::String(oid.to_string());
+        }
+        Err(err) => changes.push(format!("cannot pin source `{id}`: {err}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn revisions_are_replaced_in_place() {
+        let sha = "de1fa14ea798512f54dafc8b8795eb3ef1a6c367";
+        assert_eq!(
+            replace_revision(
+                "https://github.com/o/r/blob/main/a/main/x.md#L3",
+                "main",
+                sha
+            ),
+            format!("https://github.com/o/r/blob/{sha}/a/main/x.md#L3")
+        );
+        assert_eq!(
+            replace_revision("https://github.com/main/r/blob/v1.0/x.md", "v1.0", sha),
+            format!("https://github.com/main/r/blob/{sha}/x.md")
+        );
+        assert_eq!(
+            replace_revision("https://codeberg.org/o/r/src/branch/main/x.md", "main", sha),
+            format!("https://codeberg.org/o/r/src/commit/{sha}/x.md")
+        );
+        assert_eq!(
+            replace_revision(
+                "https://raw.githubusercontent.com/main/r/main/x.md",
+                "main",
+                sha
+            ),
+            format!("https://raw.githubusercontent.com/main/r/{sha}/x.md")
+        );
+    }
+}

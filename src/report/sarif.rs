@@ -1,0 +1,165 @@
+//! `--format sarif`: SARIF 2.1.0 for code scanning (issue 10).
+//!
+//! One rule per finding code, described from the code table; one result per
+//! finding, located at the line of the record file that states what is wrong,
+//! so that code scanning annotates the line under review. The cited document's
+//! line, at the pinned commit (or the head, for drift), is a related location.
+//! `partialFingerprints` carry the finding's fingerprint so that alerts follow a
+//! finding across runs.
+
+use serde_json::{json, Map, Value};
+
+use super::{fingerprint_of, FindingReport, Report};
+use crate::finding::{Code, Severity};
+
+const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+
+/// Where a code is explained: the README's finding-code table, when the package
+/// says where its repository is (a `helpUri` must be absolute). `pinaudit explain
+/// CODE` says the same offline.
+fn help_uri() -> Option<String> {
+    let repo = option_env!("CARGO_PKG_REPOSITORY").filter(|r| !r.is_empty())?;
+    Some(format!(
+        "{}/blob/main/README.md#finding-codes",
+        repo.trim_end_matches('/')
+    ))
+}
+
+fn level(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Note => "note",
+    }
+}
+
+fn rule(code: Code) -> Value {
+    let m = code.meta();
+    let mut r = json!({
+        "id": m.id,
+        "name": m.id,
+        "shortDescription": {"text": m.summary},
+        "fullDescription": {"text": m.means},
+        "help": {"text": m.fix},
+        "defaultConfiguration": {"level": level(m.severity)},
+    });
+    if let (Some(uri), Some(o)) = (help_uri(), r.as_object_mut()) {
+        o.insert("helpUri".into(), Value::String(uri));
+    }
+    r
+}
+
+/// A record file path as a relative URI reference (SARIF §3.10): `/`-separated,
+/// percent-encoded where a URI needs it.
+fn uri_of(path: &str) -> String {
+    const KEEP: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+        .remove(b'/')
+        .remove(b'-')
+        .remove(b'_')
+        .remove(b'.')
+        .remove(b'~');
+    let path = path.replace('\\', "/");
+    let encoded = percent_encoding::utf8_percent_encode(&path, KEEP).to_string();
+    if encoded.starts_with('/') {
+        format!("file://{encoded}")
+    } else {
+        encoded
+    }
+}
+
+fn result(f: &FindingReport, rule_index: usize) -> Value {
+    let at = f.record_position();
+    let mut properties = Map::new();
+    properties.insert("record".into(), f.record.clone().into());
+    if let Some(s) = &f.source {
+        properties.insert("source".into(), s.clone().into());
+    }
+    if let Some(c) = &f.claim {
+        properties.insert("claim".into(), c.clone().into());
+    }
+    properties.insert("hint".into(), f.hint.clone().into());
+    properties.insert("evidence".into(), Value::Object(f.evidence.clone()));
+    let mut r = json!({
+        "ruleId": f.code.as_str(),
+        "ruleIndex": rule_index,
+        "level": level(f.severity),
+        "message": {"text": f.message},
+        "locations": [{
+            "physicalLocation": {
+                "artifactLocation": {"uri": uri_of(&at.file)},
+                "region": {"startLine": at.line, "startColumn": at.column},
+            }
+        }],
+        "partialFingerprints": {"pinauditFingerprint/v1": fingerprint_of(f)},
+        "properties": properties,
+    });
+    if let (Some(url), Some(o)) = (f.web_url(), r.as_object_mut()) {
+        let mut region = Map::new();
+        if let Some(line) = f.location.line {
+            region.insert("startLine".into(), line.into());
+        }
+        let mut physical = json!({"artifactLocation": {"uri": url}});
+        if !region.is_empty() {
+            physical["region"] = Value::Object(region);
+        }
+        o.insert(
+            "relatedLocations".into(),
+            json!([{
+                "id": 1,
+                "physicalLocation": physical,
+                "message": {"text": "the cited line"},
+            }]),
+        );
+    }
+    r
+}
+
+pub fn render(report: &Report, _opts: &super::RenderOptions) -> String {
+    let rules: Vec<Value> = Code::ALL.iter().map(|c| rule(*c)).collect();
+    let results: Vec<Value> = report
+        .findings
+        .iter()
+        .map(|f| {
+            let index = Code::ALL.iter().position(|c| *c == f.code).unwrap_or(0);
+            result(f, index)
+        })
+        .collect();
+    let mut driver = json!({
+        "name": "pinaudit",
+        "semanticVersion": env!("CARGO_PKG_VERSION"),
+        "version": env!("CARGO_PKG_VERSION"),
+        "rules": rules,
+    });
+    if let Some(repo) = option_env!("CARGO_PKG_REPOSITORY").filter(|r| !r.is_empty()) {
+        driver["informationUri"] = Value::String(repo.to_string());
+    }
+    let log = json!({
+        "$schema": SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": driver},
+            // Record columns count characters (Unicode code points).
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+            "invocations": [{
+                "executionSuccessful": report.summary.complete,
+            }],
+        }],
+    });
+    // Serialising plain JSON values cannot fail.
+    let mut s = serde_json::to_string_pretty(&log).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_paths_become_relative_uri_references() {
+        assert_eq!(uri_of("pins/a b.json"), "pins/a%20b.json");
+        assert_eq!(uri_of("records\\x#1.md"), "records/x%231.md");
+        assert_eq!(uri_of("/abs/x.json"), "file:///abs/x.json");
+    }
+}

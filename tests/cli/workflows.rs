@@ -1,0 +1,756 @@
+//! Where users work (issue 10): findings that point at the record line
+//! (`record_location`), SARIF for code scanning, GitHub workflow commands,
+//! links to the cited lines, `pin`, shards and `merge`, completions and the
+//! man page.
+
+use serde_json::{json, Value};
+
+use crate::common::forge::{
+    good_pin, readme_pin, sha256_hex, to_daemon, Forge, NAME, README, T0, T0_RFC3339,
+};
+use crate::common::scratch::Scratch;
+use crate::common::seed::seed_path;
+use crate::common::{GitDaemon, Wants};
+
+/// The official SARIF 2.1.0 schema (OASIS, `sarif-schema-2.1.0.json`, `$id`
+/// `…/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json`), as the
+/// `serde-sarif` 0.8.0 crate ships it (the OASIS file with its blank lines removed).
+fn sarif_validator() -> jsonschema::Validator {
+    let text = include_str!("../data/sarif-schema-2.1.0.json");
+    // The 2.1.0 schema's `language` patterns (of `run` and `toolComponent`) have a
+    // stray `]` that the meta-schema's `format: regex` refuses; SARIF 2.1.0
+    // Errata 01 corrects them to this. pinaudit never writes `language`, so the
+    // correction changes nothing it is judged on.
+    const BROKEN: &str = r#""^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$""#;
+    assert_eq!(text.matches(BROKEN).count(), 2);
+    let text = text.replace(BROKEN, r#""^[a-zA-Z]{2}(-[a-zA-Z]{2})?$""#);
+    let schema: Value = serde_json::from_str(&text).expect("the schema is JSON");
+    jsonschema::validator_for(&schema).expect("the schema compiles")
+}
+
+/// Asserts that `sarif` is valid SARIF 2.1.0 and that every result stands on a
+/// line of a record file; returns the results.
+fn assert_valid_sarif(sarif: &Value) -> Vec<Value> {
+    let v = sarif_validator();
+    let errors: Vec<String> = v
+        .iter_errors(sarif)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "invalid SARIF: {errors:#?}");
+    let results = sarif["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .clone();
+    for r in &results {
+        let loc = &r["locations"][0]["physicalLocation"];
+        assert!(
+            loc["artifactLocation"]["uri"]
+                .as_str()
+                .is_some_and(|u| !u.is_empty()),
+            "{r:#}"
+        );
+        assert!(
+            loc["region"]["startLine"].as_u64().is_some_and(|l| l >= 1),
+            "{r:#}"
+        );
+        assert!(
+            r["partialFingerprints"]
+                .as_object()
+                .is_some_and(|o| !o.is_empty()),
+            "{r:#}"
+        );
+    }
+    results
+}
+
+/// A pin file whose claim stands on a known line: the decode figure claims 3.1
+/// (the README says 2.9) and the hash is wrong.
+fn bad_pin(commit: git2::Oid) -> Value {
+    let mut pin = readme_pin("bad", NAME, commit, &sha256_hex("other"), T0_RFC3339);
+    pin["claims"][0]["value"] = json!(3.1);
+    pin
+}
+
+/// The line (1-based) of `text` where `needle` first stands.
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines()
+        .position(|l| l.contains(needle))
+        .expect("needle")
+        + 1
+}
+
+// --- Positions in the record ------------------------------------------------
+
+#[test]
+fn findings_point_at_the_claim_and_source_in_a_pin_file() {
+    let (forge, _repo, c) = crate::common::forge::forge_with_readme();
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let ws = Scratch::new();
+    let file = ws.write_pin(&bad_pin(c));
+    let text = std::fs::read_to_string(ws.path().join(&file)).unwrap();
+    let run = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
+    let claim_line = line_of(&text, "\"claims\"") + 1;
+    let source_line = line_of(&text, "\"sources\"") + 1;
+    let missing = run.only("value-missing");
+    assert_eq!(
+        missing["record_location"],
+        json!({"file": file, "line": claim_line, "column": 5}),
+        "{missing:#}"
+    );
+    let hash = run.only("hash-mismatch");
+    assert_eq!(
+        hash["record_location"],
+        json!({"file": file, "line": source_line, "column": 5}),
+        "{hash:#}"
+    );
+}
+
+#[test]
+fn flattened_record_documents_locate_by_column() {
+    // The whole record on one line, as some publishers flatten it: only the
+    // column tells one figure from the next.
+    // Figures that cite nothing (`uncited-claim`), so that each has a finding.
+    let uncited = |label: &str, value: f64| json!({"label": label, "metric": "m", "value": value});
+    let doc = crate::common::inputs::record_doc(&[&crate::common::inputs::figures_block(&[
+        uncited("first", 2.9),
+        uncited("second", 41.3),
+    ])]);
+    let flat = doc.replace('\n', " ");
+    let ws = Scratch::new();
+    let run = ws.audit_doc("flat.md", &flat);
+    let findings = run.findings();
+    let at = |label: &str| {
+        findings
+            .iter()
+            .find(|f| f["claim"] == label)
+            .map(|f| f["record_location"].clone())
+            .unwrap_or_else(|| panic!("a finding about `{label}` in {findings:#?}"))
+    };
+    let (first, second) = (at("first"), at("second"));
+    assert_eq!(first["line"], 1);
+    assert_eq!(second["line"], 1);
+    let col = |needle: &str| {
+        flat.find(needle)
+            .map(|i| flat[..i].chars().count() + 1)
+            .unwrap()
+    };
+    // Each figure's object opens just before its label.
+    let open_before = |label: &str| {
+        let at = flat.find(&format!("\"label\": \"{label}\"")).unwrap();
+        let brace = flat[..at].rfind('{').unwrap();
+        flat[..brace].chars().count() + 1
+    };
+    assert_eq!(first["column"], open_before("first"), "{first}");
+    assert_eq!(second["column"], open_before("second"), "{second}");
+    assert!(col("\"second\"") > col("\"first\""));
+}
+
+// --- SARIF --------------------------------------------------------------------
+
+#[test]
+fn sarif_of_the_seed_validates_and_every_result_has_a_record_line() {
+    let ws = Scratch::new();
+    let seed = seed_path();
+    let run = ws.run([
+        "audit",
+        "--offline",
+        "--cache",
+        "cache",
+        "--format",
+        "sarif",
+        seed.to_str().unwrap(),
+    ]);
+    let sarif: Value = serde_json::from_str(&run.stdout).expect("SARIF is JSON");
+    let results = assert_valid_sarif(&sarif);
+    assert!(!results.is_empty());
+    // The validator does judge: a log without `version` is refused.
+    let mut broken = sarif.clone();
+    broken.as_object_mut().unwrap().remove("version");
+    assert!(!sarif_validator().is_valid(&broken));
+    let rules = sarif["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
+    for r in &results {
+        let i = r["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[i]["id"], r["ruleId"]);
+    }
+}
+
+#[test]
+fn sarif_over_git_daemon_links_the_cited_line_at_the_pin() {
+    let (forge, _repo, c) = crate::common::forge::forge_with_readme();
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let ws = Scratch::new();
+    let file = ws.write_pin(&bad_pin(c));
+    let run = ws.run([
+        "audit",
+        "--cache",
+        "cache",
+        "--format",
+        "sarif",
+        "--rewrite",
+        &to_daemon(&daemon),
+        &file,
+    ]);
+    let sarif: Value = serde_json::from_str(&run.stdout).expect("SARIF is JSON");
+    let results = assert_valid_sarif(&sarif);
+    let missing = results
+        .iter()
+        .find(|r| r["ruleId"] == "value-missing")
+        .expect("value-missing");
+    assert_eq!(missing["level"], "error");
+    assert_eq!(
+        missing["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "pins/bad.json"
+    );
+    assert_eq!(
+        missing["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        format!("https://github.com/{NAME}/blob/{c}/README.md#L5")
+    );
+    // The JSON report of the same run points at the same record line.
+    let json = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
+    let loc = &json.only("value-missing")["record_location"];
+    assert_eq!(
+        missing["locations"][0]["physicalLocation"]["region"]["startLine"],
+        loc["line"]
+    );
+}
+
+// --- GitHub workflow commands ---------------------------------------------------
+
+#[test]
+fn github_commands_carry_the_record_file_and_line() {
+    let (forge, _repo, c) = crate::common::forge::forge_with_readme();
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let ws = Scratch::new();
+    let file = ws.write_pin(&bad_pin(c));
+    let run = ws.run([
+        "audit",
+        "--cache",
+        "cache",
+        "--format",
+        "github",
+        "--rewrite",
+        &to_daemon(&daemon),
+        &file,
+    ]);
+    run.assert_code(1);
+    let out = run.stdout.clone();
+    let json = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
+    let line = json.only("value-missing")["record_location"]["line"].clone();
+    let expected = format!("::error file=pins/bad.json,line={line},col=5,title=value-missing::");
+    assert!(out.lines().any(|l| l.starts_with(&expected)), "{out}");
+    for l in out.lines().filter(|l| l.starts_with("::")) {
+        assert!(l.contains(" file=pins/bad.json,"), "{l}");
+        assert!(l.contains(",line="), "{l}");
+        assert!(!l.contains('\r'));
+    }
+    assert!(
+        out.contains("%0Ahint: "),
+        "the hint rides on an escaped newline: {out}"
+    );
+}
+
+#[test]
+fn good_pin_has_no_annotations() {
+    let (forge, _repo, c) = crate::common::forge::forge_with_readme();
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let ws = Scratch::new();
+    let file = ws.write_pin(&good_pin("good", c));
+    let run = ws.run([
+        "audit",
+        "--cache",
+        "cache",
+        "--format",
+        "github",
+        "--rewrite",
+        &to_daemon(&daemon),
+        &file,
+    ]);
+    run.assert_code(0);
+    let out = run.stdout.clone();
+    assert!(!out.contains("::error"), "{out}");
+}
+
+// --- `pinaudit pin` and `audit --fix` -------------------------------------------
+
+/// `pinaudit pin ARGS... --cache cache --rewrite …` in `ws`.
+fn pin_cmd(ws: &Scratch, daemon: &GitDaemon, args: &[&str]) -> crate::common::run::Run {
+    let rewrite = to_daemon(daemon);
+    let mut all = vec![
+        "pin",
+        "--cache",
+        "cache",
+        "--timeout",
+        "10",
+        "--rewrite",
+        &rewrite,
+    ];
+    all.extend_from_slice(args);
+    ws.run(all)
+}
+
+#[test]
+fn pin_resolves_a_branch_url_to_the_head_commit_and_hashes_the_document() {
+    let (forge, _repo, c) = crate::common::forge::forge_with_readme();
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let ws = Scratch::new();
+    let url = format!("https://github.com/{NAME}/blob/main/README.md#L5");
+    let run = pin_cmd(
+        &ws,
+        &daemon,
+        &[
+            &url, "--value", "2.9", "--unit", "tok/s", "--label", "decode",
+        ],
+    );
+    run.assert_code(0);
+    let fragment: Value = serde_json::from_str(&run.stdout).expect("a JSON fragment");
+    let s = &fragment["sources"][0];
+    assert_eq!(s["revision"], c.to_string());
+    assert_eq!(s["sha256"], sha256_hex(README));
+    assert_eq!(s["commit_time"], T0_RFC3339);
+    assert_eq!(
+        s["url"],
+        format!("https://github.com/{NAME}/blob/{c}/README.md")
+    );
+    let claim = &fragment["claims"][0];
+    assert_eq!(claim["lines"], json!([5, 5]));
+    assert_eq!(claim["value"], json!(2.9));
+    assert_eq!(
+        claim["url"],
+        format!("https://github.com/{NAME}/blob/{c}/README.md#L5")
+    );
+    assert!(
+        run.stderr.contains(&format!("`main` names `{c}` now")),
+        "{}",
+        run.stderr
+    );
+
+    // Without a line, the value's line in the document is found and cited.
+    let bare = format!("https://github.com/{NAME}/blob/main/README.md");
+    let run = pin_cmd(&ws, &daemon, &[&bare, "--value", "41.3", "--unit", "tok/s"]);
+    run.assert_code(0);
+    let fragment: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(fragment["claims"][0]["lines"], json!([6, 6]));
+    assert!(
+        run.stderr.contains("`41.3` stands on line 6"),
+        "{}",
+        run.stderr
+    );
+
+    // A short id names the same commit.
+    let short = format!(
+        "https://github.com/{NAME}/blob/{}/README.md",
+        &c.to_string()[..7]
+    );
+    let run = pin_cmd(&ws, &daemon, &[&short]);
+    run.assert_code(0);
+    let fragment: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(fragment["sources"][0]["revision"], c.to_string());
+}
+
+#[test]
+fn pin_works_offline_from_the_cache_and_names_what_it_cannot_pin() {
+    let (forge, _repo, c) = crate::common::forge::forge_with_readme();
+    let mut daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let ws = Scratch::new();
+    let url = format!("https://github.com/{NAME}/blob/main/README.md#L5");
+    pin_cmd(&ws, &daemon, &[&url]).assert_code(0);
+    daemon.stop();
+    let offline = ws.run(["pin", "--cache", "cache", "--offline", &url]);
+    offline.assert_code(0);
+    let fragment: Value = serde_json::from_str(&offline.stdout).unwrap();
+    assert_eq!(fragment["sources"][0]["revision"], c.to_string());
+
+    let no_branch = format!("https://github.com/{NAME}/blob/nope/README.md");
+    let run = ws.run(["pin", "--cache", "cache", "--offline", &no_branch]);
+    run.assert_code(2);
+    assert!(
+        run.stderr.contains("`nope` names no branch, tag or commit"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("hint: "), "{}", run.stderr);
+    let no_path = format!("https://github.com/{NAME}/blob/main/MISSING.md");
+    let run = ws.run(["pin", "--cache", "cache", "--offline", &no_path]);
+    run.assert_code(2);
+    assert!(
+        run.stderr.contains("`MISSING.md` does not exist"),
+        "{}",
+        run.stderr
+    );
+    let run = ws.run(["pin", "--cache", "cache", "--offline", "not a url"]);
+    run.assert_code(2);
+    assert!(run.stderr.starts_with("error: "), "{}", run.stderr);
+}
+
+#[test]
+fn pin_says_where_a_value_that_moved_stands_now() {
+    let (forge, repo, _c) = crate::common::forge::forge_with_readme();
+    let moved = README.replacen("\n\n| phase", "\n\n> Re-run.\n\n| phase", 1);
+    let head = repo.commit(&[("README.md", moved.as_str())], "note", T0 + 60);
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let ws = Scratch::new();
+    let url = format!("https://github.com/{NAME}/blob/main/README.md");
+    let run = pin_cmd(
+        &ws,
+        &daemon,
+        &[&url, "--line", "5", "--value", "2.9", "--unit", "tok/s"],
+    );
+    run.assert_code(0);
+    assert!(
+        run.stderr.contains("is not on line 5 but on line 7"),
+        "{}",
+        run.stderr
+    );
+    let fragment: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(fragment["sources"][0]["revision"], head.to_string());
+    assert_eq!(fragment["sources"][0]["sha256"], sha256_hex(&moved));
+    assert_eq!(fragment["claims"][0]["lines"], json!([7, 7]));
+
+    // A value that is nowhere is said so, with exit status 1.
+    let run = pin_cmd(&ws, &daemon, &[&url, "--line", "5", "--value", "77.7"]);
+    run.assert_code(1);
+    assert!(
+        run.stderr.contains("nor on any other line"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn pin_into_a_pin_file_makes_an_audit_that_passes() {
+    let (forge, _repo, c) = crate::common::forge::forge_with_readme();
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let ws = Scratch::new();
+    let url = format!("https://github.com/{NAME}/blob/main/README.md#L5");
+    let run = pin_cmd(
+        &ws,
+        &daemon,
+        &[
+            &url,
+            "--value",
+            "2.9",
+            "--unit",
+            "tok/s",
+            "--label",
+            "decode",
+            "--into",
+            "pins/new.json",
+        ],
+    );
+    run.assert_code(0);
+    assert_eq!(run.stdout, "");
+    let audit = ws.audit(["--rewrite", &to_daemon(&daemon), "pins/new.json"]);
+    audit.assert_code(0);
+    assert_eq!(audit.claim("new", "decode")["status"], "verified");
+    assert_eq!(audit.source("new", "README.md")["revision"], c.to_string());
+}
+
+#[test]
+fn audit_fix_pins_branch_urls_of_pin_files_in_place() {
+    let (forge, _repo, c) = crate::common::forge::forge_with_readme();
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let ws = Scratch::new();
+    let mut pin = good_pin("moving", c);
+    let branch_url = format!("https://github.com/{NAME}/blob/main/README.md");
+    pin["sources"][0]["url"] = json!(branch_url);
+    pin["sources"][0]["revision"] = json!("main");
+    pin["claims"][0]["url"] = json!(format!("{branch_url}#L5"));
+    let file = ws.write_pin(&pin);
+    let before = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
+    before.assert_has("unpinned-url");
+    let hint = before.with_code("unpinned-url")[0]["hint"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        hint.contains("pinaudit pin '") && hint.contains("--fix"),
+        "{hint}"
+    );
+
+    let after = ws.audit(["--fix", "--rewrite", &to_daemon(&daemon), &file]);
+    assert!(after.stderr.contains("fixed: "), "{}", after.stderr);
+    after.assert_lacks("unpinned-url");
+    after.assert_code(0);
+    let fixed: Value =
+        serde_json::from_str(&std::fs::read_to_string(ws.path().join(&file)).unwrap()).unwrap();
+    assert_eq!(fixed["sources"][0]["revision"], c.to_string());
+    assert_eq!(
+        fixed["sources"][0]["url"],
+        format!("https://github.com/{NAME}/blob/{c}/README.md")
+    );
+    assert_eq!(
+        fixed["claims"][0]["url"],
+        format!("https://github.com/{NAME}/blob/{c}/README.md#L5")
+    );
+}
+
+#[test]
+fn audit_fix_pins_a_source_that_names_only_a_branch() {
+    let (forge, _repo, c) = crate::common::forge::forge_with_readme();
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let ws = Scratch::new();
+    let mut pin = good_pin("bare", c);
+    crate::common::inputs::remove(&mut pin["sources"][0], "url");
+    pin["sources"][0]["revision"] = json!("main");
+    crate::common::inputs::remove(&mut pin["claims"][0], "url");
+    let file = ws.write_pin(&pin);
+    ws.audit(["--rewrite", &to_daemon(&daemon), &file])
+        .assert_has("unpinned-url");
+    let after = ws.audit(["--fix", "--rewrite", &to_daemon(&daemon), &file]);
+    assert!(
+        after.stderr.contains(&format!("revision `main` -> `{c}`")),
+        "{}",
+        after.stderr
+    );
+    after.assert_lacks("unpinned-url");
+    assert_eq!(after.claim("bare", "decode")["status"], "verified");
+}
+
+// --- Shards and merge --------------------------------------------------------------
+
+#[test]
+fn shards_partition_records_fetch_each_repository_once_and_merge_to_the_whole() {
+    let forge = Forge::new();
+    // Enough repositories that both shards of two hold some.
+    let names: Vec<String> = (0..6).map(|i| format!("acme/r{i}")).collect();
+    let shard =
+        |name: &str| pinaudit::shard::shard_of(&format!("https://github.com/{name}.git"), 2);
+    assert!(names.iter().any(|n| shard(n) == 1) && names.iter().any(|n| shard(n) == 2));
+    let ws = Scratch::new();
+    for (i, name) in names.iter().enumerate() {
+        let repo = forge.repo(name);
+        let c = repo.commit(&[("README.md", README)], "add results", T0);
+        ws.write_pin(&readme_pin(
+            &format!("rec{i}"),
+            name,
+            c,
+            &sha256_hex(README),
+            T0_RFC3339,
+        ));
+    }
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let rewrite = to_daemon(&daemon);
+    let run_into = |cache: &str, out: &str, shard: Option<&str>| {
+        let mut args = vec![
+            "audit",
+            "--cache",
+            cache,
+            "--format",
+            "json",
+            "--timeout",
+            "10",
+            "--rewrite",
+            &rewrite,
+            "--output",
+            out,
+        ];
+        if let Some(s) = shard {
+            args.extend(["--shard", s]);
+        }
+        args.push("pins");
+        ws.run(args)
+    };
+    run_into("cache-all", "all.json", None).assert_code(0);
+    run_into("cache-1", "s1.json", Some("1/2")).assert_code(0);
+    run_into("cache-2", "s2.json", Some("2/2")).assert_code(0);
+    let read = |f: &str| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(ws.path().join(f)).unwrap()).unwrap()
+    };
+    let ids = |v: &Value| -> Vec<String> {
+        v["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let (all, s1, s2) = (read("all.json"), read("s1.json"), read("s2.json"));
+    let mut both: Vec<String> = ids(&s1).into_iter().chain(ids(&s2)).collect();
+    both.sort();
+    assert_eq!(both, ids(&all), "the shards partition the records");
+    assert!(ids(&s1).iter().all(|id| !ids(&s2).contains(id)));
+    // Each repository was fetched by exactly one shard: its mirror is in one cache.
+    for name in &names {
+        let in_cache = |cache: &str| {
+            ws.path()
+                .join(cache)
+                .join("git/github.com")
+                .join(format!("{name}.git"))
+                .exists()
+        };
+        assert!(in_cache("cache-1") ^ in_cache("cache-2"), "{name}");
+        assert_eq!(in_cache("cache-1"), shard(name) == 1, "{name}");
+    }
+
+    let merged = ws.run(["merge", "s1.json", "s2.json"]);
+    merged.assert_code(0);
+    let mut merged: Value = serde_json::from_str(&merged.stdout).unwrap();
+    let mut all = all;
+    merged["generated_at"] = Value::Null;
+    all["generated_at"] = Value::Null;
+    assert_eq!(merged, all);
+}
+
+#[test]
+fn merge_refuses_what_is_not_a_v1_report_and_keeps_the_exit_status_of_the_whole() {
+    let ws = Scratch::new();
+    ws.write("x.json", "{\"schema\": \"other\"}");
+    let run = ws.run(["merge", "x.json"]);
+    run.assert_code(2);
+    assert!(
+        run.stderr.contains("is not a `pinaudit/report/v1` report"),
+        "{}",
+        run.stderr
+    );
+    // The seed offline has warnings and is incomplete: the merge says the same.
+    let seed = seed_path();
+    let s = ws.run([
+        "audit",
+        "--offline",
+        "--cache",
+        "cache",
+        "--format",
+        "json",
+        "--output",
+        "seed.json",
+        "--fail-on",
+        "warning",
+        seed.to_str().unwrap(),
+    ]);
+    s.assert_code(1);
+    ws.run(["merge", "seed.json", "--fail-on", "warning"])
+        .assert_code(1);
+    ws.run(["merge", "seed.json"]).assert_code(2);
+}
+
+// --- Completions and the man page -----------------------------------------------------
+
+#[test]
+fn completions_and_man_page_are_printed() {
+    let ws = Scratch::new();
+    for shell in ["bash", "zsh", "fish", "powershell"] {
+        let run = ws.run(["completions", shell]);
+        run.assert_code(0);
+        assert!(run.stdout.contains("pinaudit"), "{shell}");
+        assert!(run.stdout.contains("audit"), "{shell}");
+    }
+    let man = ws.run(["man"]);
+    man.assert_code(0);
+    assert!(
+        man.stdout.starts_with(".ie") || man.stdout.contains(".TH pinaudit"),
+        "{}",
+        &man.stdout[..200.min(man.stdout.len())]
+    );
+}
+
+// --- The shipped workflow files ---------------------------------------------------
+
+/// Every `pinaudit …` command of a workflow file, continuation lines joined, with
+/// expressions (`${{ … }}`) and shell variables replaced by sample values.
+fn pinaudit_commands(text: &str) -> Vec<Vec<String>> {
+    let joined = text.replace("\\\n", " ");
+    let expr = regex::Regex::new(r"\$\{\{[^}]*\}\}").unwrap();
+    let var = regex::Regex::new(r"\$[A-Z_]+").unwrap();
+    joined
+        .lines()
+        .map(str::trim)
+        .filter_map(|l| l.strip_prefix("run: ").or(Some(l)))
+        .filter(|l| l.starts_with("pinaudit "))
+        .map(|l| {
+            let l = expr.replace_all(l, "1");
+            let l = var.replace_all(&l, "2");
+            // Up to a redirection or a pipe: what pinaudit itself is given.
+            let l = l.split(['>', '|']).next().unwrap_or("");
+            l.split_whitespace()
+                .map(|w| w.trim_matches('"').to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// Each command the example workflow runs is one pinaudit accepts. The workflow
+/// itself is not run here: its `diff` step needs `pinaudit diff`, which arrives
+/// with the fingerprints of another issue ("Scheduled re-checks").
+#[test]
+fn the_example_workflow_runs_commands_pinaudit_accepts() {
+    use clap::Parser;
+    let root = crate::common::seed::manifest_dir();
+    let text = std::fs::read_to_string(root.join("examples/scheduled-recheck.yml")).unwrap();
+    let commands = pinaudit_commands(&text);
+    let subcommands: Vec<&str> = commands.iter().map(|c| c[1].as_str()).collect();
+    for want in ["audit", "merge", "diff"] {
+        assert!(subcommands.contains(&want), "{want} in {subcommands:?}");
+    }
+    for c in commands.iter().filter(|c| c[1] != "diff") {
+        if let Err(e) = pinaudit::cli::Cli::try_parse_from(c) {
+            panic!("`{}` is refused: {e}", c.join(" "));
+        }
+    }
+    let hooks = std::fs::read_to_string(root.join(".pre-commit-hooks.yaml")).unwrap();
+    assert!(hooks.contains("- id: pinaudit-structure") && hooks.contains("- id: pinaudit-audit"));
+    assert!(std::fs::read_to_string(root.join("action.yml"))
+        .unwrap()
+        .contains("using: composite"));
+}
+
+/// The offline pre-commit hook passes a well-pinned record without the network
+/// (an incomplete audit is its normal state) and fails an unpinned one.
+#[test]
+fn the_offline_pre_commit_hook_passes_pins_and_fails_unpinned_urls() {
+    let root = crate::common::seed::manifest_dir();
+    let hooks = std::fs::read_to_string(root.join(".pre-commit-hooks.yaml")).unwrap();
+    // The folded (`>-`) entry of the first hook, as YAML joins it.
+    let entry: String = hooks
+        .split("entry: >-")
+        .nth(1)
+        .and_then(|rest| rest.split("\n  files:").next())
+        .expect("the structure hook's entry")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let script = entry
+        .strip_prefix("sh -c '")
+        .and_then(|s| s.strip_suffix("' --"))
+        .expect("sh -c '…' --");
+    let bin = assert_cmd::cargo::cargo_bin("pinaudit");
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let ws = Scratch::new();
+    let c = git2::Oid::from_str("de1fa14ea798512f54dafc8b8795eb3ef1a6c367").unwrap();
+    let good = ws.write_pin(&good_pin("good", c));
+    let mut bad = good_pin("bad", c);
+    bad["sources"][0]["url"] = json!(format!("https://github.com/{NAME}/blob/main/README.md"));
+    bad["sources"][0]["revision"] = json!("main");
+    let bad = ws.write_pin(&bad);
+    let hook = |file: &str| {
+        std::process::Command::new("sh")
+            .args(["-c", script, "--", file])
+            .current_dir(ws.path())
+            .env("PATH", &path)
+            .env("PINAUDIT_CACHE", "cache")
+            .output()
+            .expect("sh runs")
+    };
+    let ok = hook(&good);
+    assert_eq!(
+        ok.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let fail = hook(&bad);
+    assert_eq!(
+        fail.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&fail.stdout)
+    );
+    assert!(String::from_utf8_lossy(&fail.stdout).contains("unpinned-url"));
+}
