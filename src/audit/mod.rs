@@ -3,7 +3,10 @@
 //! finish with what made the audit incomplete. The result is domain data
 //! ([`AuditResult`]); reports are built from it elsewhere.
 
+mod policy;
 mod stages;
+
+pub use policy::{Ignore, Policy};
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -29,6 +32,10 @@ pub struct Options {
     pub timeout: Duration,
     /// Show a progress bar (only ever on a terminal).
     pub progress: bool,
+    /// Severity overrides, ignores and baseline, applied as the audit finishes.
+    pub policy: Policy,
+    /// How input directories are walked.
+    pub walk: crate::input::WalkOptions,
 }
 
 impl Options {
@@ -43,6 +50,8 @@ impl Options {
             allow_local: false,
             timeout: Duration::from_secs(60),
             progress: false,
+            policy: Policy::default(),
+            walk: crate::input::WalkOptions::default(),
         }
     }
 }
@@ -63,7 +72,8 @@ pub enum FailOn {
 }
 
 impl FailOn {
-    fn threshold(self) -> Option<Severity> {
+    /// The least severity that fails, or `None` for `never`.
+    pub fn threshold(self) -> Option<Severity> {
         match self {
             FailOn::Error => Some(Severity::Error),
             FailOn::Warning => Some(Severity::Warning),
@@ -119,9 +129,11 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
 
 /// Runs the audit with any provider: load, plan, prefetch, check, finish.
 pub fn run_with(paths: &[PathBuf], opts: &Options, provider: &mut dyn Provider) -> AuditResult {
-    let loaded = stages::load(paths);
+    let loaded = stages::load(paths, &opts.walk);
     let planned = stages::plan(loaded.records, opts.allow_local);
     stages::prefetch(&planned, provider);
     let records = stages::check(planned, provider, opts);
-    stages::finish(loaded.rest, records, provider)
+    let mut result = stages::finish(loaded.rest, records, provider);
+    opts.policy.apply(&mut result);
+    result
 }

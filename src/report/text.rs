@@ -8,6 +8,8 @@ use super::{
     short_rev, ClaimReport, ClaimStatus, FindingReport, Report, SourceReport, SourceStatus,
 };
 
+/// Colour through `anstyle`; callers pad text *before* painting it, so columns
+/// line up on visible width.
 struct Paint(bool);
 
 impl Paint {
@@ -21,8 +23,16 @@ impl Paint {
     }
 
     fn wrap(&self, code: &str, text: &str) -> String {
+        use anstyle::{AnsiColor, Style};
+        let color = match code {
+            "31" => AnsiColor::Red,
+            "32" => AnsiColor::Green,
+            "33" => AnsiColor::Yellow,
+            _ => AnsiColor::Cyan,
+        };
+        let style = Style::new().fg_color(Some(color.into()));
         if self.0 {
-            format!("\x1b[{code}m{text}\x1b[0m")
+            format!("{style}{text}{style:#}")
         } else {
             text.to_string()
         }
@@ -59,11 +69,12 @@ fn source_line(s: &SourceReport, p: &Paint) -> String {
 }
 
 fn claim_line(c: &ClaimReport, p: &Paint) -> String {
+    let padded = format!("{:<9}", c.status.as_str());
     let status = match c.status {
-        ClaimStatus::Verified | ClaimStatus::Rounded => p.wrap("32", c.status.as_str()),
-        ClaimStatus::Shifted => p.wrap("33", c.status.as_str()),
-        ClaimStatus::Missing => p.wrap("31", c.status.as_str()),
-        ClaimStatus::Unchecked => c.status.as_str().to_string(),
+        ClaimStatus::Verified | ClaimStatus::Rounded => p.wrap("32", &padded),
+        ClaimStatus::Shifted => p.wrap("33", &padded),
+        ClaimStatus::Missing => p.wrap("31", &padded),
+        ClaimStatus::Unchecked => padded,
     };
     let value = c.value.as_ref().map_or("?".to_string(), |v| v.to_string());
     let unit = c.unit.as_deref().map_or(String::new(), |u| format!(" {u}"));
@@ -73,7 +84,7 @@ fn claim_line(c: &ClaimReport, p: &Paint) -> String {
         None => String::new(),
     };
     let mut line = format!(
-        "    {status:<9} {}  {value}{unit}  {}{lines}",
+        "    {status} {}  {value}{unit}  {}{lines}",
         c.label,
         c.source.as_deref().unwrap_or("?")
     );
@@ -84,7 +95,14 @@ fn claim_line(c: &ClaimReport, p: &Paint) -> String {
 }
 
 fn finding_lines(f: &FindingReport, p: &Paint, out: &mut String) {
-    let _ = writeln!(out, "    {}[{}] {}", p.sev(f.severity), f.code, f.message);
+    let _ = write!(out, "    {}[{}] {}", p.sev(f.severity), f.code, f.message);
+    if f.baseline {
+        out.push_str("  (baseline: not counted)");
+    }
+    if let Some(i) = &f.ignored {
+        let _ = write!(out, "  (ignored: {})", i.reason);
+    }
+    out.push('\n');
     let loc = &f.location;
     if let (Some(path), Some(rev)) = (&loc.path, &loc.revision) {
         let line = loc.line.map_or(String::new(), |l| format!("#L{l}"));

@@ -3,7 +3,7 @@
 //! removed. Internal types never serialise into it directly, so refactoring them
 //! cannot change what users parse.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
 use crate::finding::{Code, Finding, Location, Severity};
@@ -58,7 +58,7 @@ pub struct Counts {
     pub note: usize,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RecordReport {
     pub id: String,
     /// The input file, as shown to people (a non-UTF-8 name is shown lossily).
@@ -67,7 +67,7 @@ pub struct RecordReport {
     pub claims: Vec<ClaimReport>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SourceStatus {
     Checked,
@@ -76,19 +76,19 @@ pub enum SourceStatus {
     Unchecked,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Sha256Pair {
     pub expected: Option<String>,
     pub actual: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Upstream {
     pub head: Option<String>,
     pub changed: Option<bool>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SourceReport {
     pub id: String,
     pub url: Option<String>,
@@ -98,6 +98,7 @@ pub struct SourceReport {
     pub status: SourceStatus,
     /// Why an `unchecked` source could not be checked (added in v1).
     pub reason: Option<String>,
+    #[serde(default)]
     pub sha256: Sha256Pair,
     pub git_blob: Option<String>,
     pub commit_time: Option<String>,
@@ -107,7 +108,7 @@ pub struct SourceReport {
     pub stale_since: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ClaimStatus {
     Verified,
@@ -129,7 +130,7 @@ impl ClaimStatus {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ClaimReport {
     pub label: String,
     pub source: Option<String>,
@@ -209,14 +210,25 @@ impl Report {
         })
     }
 
-    /// The most severe finding, if any.
+    /// The most severe finding that counts (not baseline, not ignored), if any.
     pub fn worst(&self) -> Option<Severity> {
-        self.findings.iter().map(|f| f.severity).max()
+        self.findings
+            .iter()
+            .filter(|f| f.counts())
+            .map(|f| f.severity)
+            .max()
+    }
+
+    /// The record a finding is about, in this report.
+    pub fn record_of(&self, f: &FindingReport) -> Option<&RecordReport> {
+        self.records
+            .iter()
+            .find(|r| r.id == f.record && f.file.as_deref().is_none_or(|file| file == r.file))
     }
 }
 
 /// Where a finding points, as v1 writes it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct LocationReport {
     pub repository: Option<String>,
     pub revision: Option<String>,
@@ -225,7 +237,7 @@ pub struct LocationReport {
 }
 
 /// One finding, as v1 writes it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FindingReport {
     pub code: Code,
     pub severity: Severity,
@@ -235,10 +247,36 @@ pub struct FindingReport {
     pub source: Option<String>,
     pub claim: Option<String>,
     pub message: String,
+    #[serde(default)]
     pub location: LocationReport,
+    #[serde(default)]
     pub evidence: Map<String, Value>,
     /// Advice with the real commit, path and target (added in v1).
+    #[serde(default)]
     pub hint: String,
+    /// Stable identity of what the finding is about ([`crate::fingerprint`]); the
+    /// same across runs while the record and its pins stay the same (added in v1).
+    #[serde(default)]
+    pub fingerprint: String,
+    /// Already in the `--baseline` report, so not counted (added in v1).
+    #[serde(default)]
+    pub baseline: bool,
+    /// Ignored by the configuration, with its reason, so not counted (added in v1).
+    #[serde(default)]
+    pub ignored: Option<Ignored>,
+}
+
+/// Why a finding is ignored, as the configuration says.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ignored {
+    pub reason: String,
+}
+
+impl FindingReport {
+    /// Whether the finding counts toward the exit status.
+    pub fn counts(&self) -> bool {
+        !self.baseline && self.ignored.is_none()
+    }
 }
 
 impl From<&Location> for LocationReport {
@@ -265,6 +303,12 @@ impl From<&Finding> for FindingReport {
             location: (&f.location).into(),
             evidence: f.evidence.clone(),
             hint: f.hint_text().to_string(),
+            fingerprint: f
+                .fingerprint
+                .clone()
+                .unwrap_or_else(|| crate::fingerprint::of_finding(f, None)),
+            baseline: f.baseline,
+            ignored: f.ignored.clone().map(|reason| Ignored { reason }),
         }
     }
 }

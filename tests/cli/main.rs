@@ -37,6 +37,7 @@ mod git_sources;
 mod import;
 mod matcher_corpus;
 mod properties;
+mod recheck;
 mod records;
 mod regression;
 mod show;
