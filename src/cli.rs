@@ -43,10 +43,9 @@ impl Invocation {
         self.given.iter().any(|g| g == id)
     }
 
-    /// Fills the invocation from clap's matches of a subcommand.
-    pub fn from_matches(cli: &Cli, m: &clap::ArgMatches) -> Invocation {
-        let given = m
-            .ids()
+    /// The argument ids of a subcommand's matches given explicitly.
+    pub fn given_in(m: &clap::ArgMatches) -> Vec<String> {
+        m.ids()
             .filter(|id| {
                 matches!(
                     m.value_source(id.as_str()),
@@ -57,11 +56,15 @@ impl Invocation {
                 )
             })
             .map(|id| id.as_str().to_string())
-            .collect();
+            .collect()
+    }
+
+    /// Fills the invocation from clap's matches of a subcommand.
+    pub fn from_matches(cli: &Cli, m: &clap::ArgMatches) -> Invocation {
         Invocation {
             config: cli.config.clone(),
             no_config: cli.no_config,
-            given,
+            given: Invocation::given_in(m),
         }
     }
 }

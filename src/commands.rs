@@ -110,14 +110,23 @@ pub fn config(args: ConfigArgs) -> ExitStatus {
         Ok(c) => c,
         Err(code) => return code,
     };
-    // The settings `audit` would use with no flags.
-    let defaults = <crate::cli::Cli as clap::Parser>::try_parse_from(["pinaudit", "audit"]);
-    let Ok(crate::cli::Cli {
-        command: crate::cli::Command::Audit(audit_args),
-        ..
-    }) = defaults
+    // The settings `audit` would use with no flags (the environment still counts).
+    let parsed = <crate::cli::Cli as clap::CommandFactory>::command()
+        .try_get_matches_from(["pinaudit", "audit"])
+        .and_then(|m| {
+            <crate::cli::Cli as clap::FromArgMatches>::from_arg_matches(&m).map(|c| (c, m))
+        });
+    let Ok((cli, matches)) = parsed else {
+        return ExitStatus::Usage;
+    };
+    let (crate::cli::Command::Audit(mut audit_args), Some((_, sub))) =
+        (cli.command, matches.subcommand())
     else {
         return ExitStatus::Usage;
+    };
+    audit_args.invocation = Invocation {
+        given: Invocation::given_in(sub),
+        ..args.invocation.clone()
     };
     out(&effective(&audit_args, &config).render());
     ExitStatus::Clean
@@ -139,6 +148,13 @@ pub fn audit(args: AuditArgs) -> ExitStatus {
         Ok(r) => r,
         Err(code) => return code,
     };
+    if let Err(message) = input::check_globs(&eff.exclude.value) {
+        error(
+            &message,
+            Some("globs use gitignore syntax, e.g. `drafts/**`"),
+        );
+        return ExitStatus::Usage;
+    }
     let baseline = match &args.baseline {
         Some(path) => match crate::diff::ReportFile::read(path) {
             Ok(report) => Some(crate::diff::Baseline::new(&report)),

@@ -60,6 +60,16 @@ pub struct Collected {
     pub errors: Vec<WalkError>,
 }
 
+/// Checks `--exclude` globs before any walking, so that a bad one is a usage error.
+pub fn check_globs(globs: &[String]) -> Result<(), String> {
+    let mut b = ignore::overrides::OverrideBuilder::new(".");
+    for g in globs {
+        b.add(&format!("!{g}"))
+            .map_err(|e| format!("invalid `--exclude` glob `{g}`: {e}"))?;
+    }
+    Ok(())
+}
+
 /// The symlink loop inside an `ignore` error, if that is what it is.
 fn loop_ancestor(e: &ignore::Error) -> Option<&Path> {
     match e {
@@ -130,7 +140,7 @@ pub fn collect(paths: &[PathBuf], opts: &WalkOptions) -> Collected {
             // Hidden directories (`.git/`, `.cache/`), never hidden files: a record
             // file is never skipped because of its name.
             .filter_entry(move |e| {
-                respect.then_some(()).is_none()
+                !respect
                     || e.path() == root
                     || !(e.file_type().is_some_and(|t| t.is_dir())
                         && e.file_name().to_str().is_some_and(|n| n.starts_with('.')))

@@ -696,3 +696,105 @@ fn import_refuses_to_overwrite_a_hand_edited_pin_file_without_force() {
         "{\"edited\": true}\n"
     );
 }
+
+#[test]
+fn every_fingerprint_of_the_seed_report_is_recomputed_from_its_v1_fields() {
+    // The seed raises most record- and source-level codes offline; a report with
+    // its fingerprints stripped must diff as entirely unchanged.
+    let ws = Scratch::new();
+    let (_forge, _repo, c) = forge_with_readme();
+    let mut pin = good_pin("flawed", c);
+    pin["sources"][0]["sha256"] = json!("xyz");
+    let mut second = pin["sources"][0].clone();
+    second["id"] = json!("notes");
+    second["url"] = json!("https://github.com/acme/bench/blob/main/NOTES.md");
+    second["revision"] = json!("main");
+    second["sha256"] = Value::Null;
+    pin["sources"].as_array_mut().unwrap().push(second);
+    let mut uncited = pin["claims"][0].clone();
+    uncited["label"] = json!("uncited");
+    uncited["lines"] = Value::Null;
+    uncited["url"] = Value::Null;
+    let mut ratio = pin["claims"][0].clone();
+    ratio["label"] = json!("accuracy");
+    ratio["value"] = json!(98.0);
+    ratio["unit"] = json!("%");
+    ratio["correct"] = json!(48);
+    ratio["total"] = json!(50);
+    pin["claims"]
+        .as_array_mut()
+        .unwrap()
+        .extend([uncited, ratio]);
+    let file = ws.write_pin(&pin);
+    ws.write("broken.md", "# r\n\n```json\n{\"figures\": [\n```\n");
+    let r = run(ws
+        .cached("audit")
+        .args(["--offline", "--format", "json", &file, "broken.md"])
+        .arg(crate::common::seed::seed_path()));
+    let report = r.report();
+    let mut stripped = report.clone();
+    for f in stripped["findings"].as_array_mut().unwrap() {
+        f.as_object_mut().unwrap().remove("fingerprint");
+    }
+    ws.write_json("old.json", &stripped);
+    ws.write_json("new.json", &report);
+    let d = diff(&ws, "old.json", "new.json", &["--format", "json"]);
+    d.assert_code(0);
+    let d: Value = serde_json::from_str(&d.stdout).unwrap();
+    assert_eq!(d["new"], json!([]), "{d:#}");
+    assert_eq!(d["resolved"], json!([]));
+    assert_eq!(
+        d["summary"]["unchanged"],
+        report["findings"].as_array().unwrap().len()
+    );
+    let codes: BTreeSet<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap())
+        .collect();
+    for code in [
+        "malformed-hash",
+        "missing-hash",
+        "unpinned-url",
+        "uncited-claim",
+        "inconsistent-value",
+        "invalid-record",
+        "unpinned-weights",
+    ] {
+        assert!(codes.contains(code), "{code} in {codes:?}");
+    }
+}
+
+#[test]
+fn a_bad_exclude_glob_is_a_usage_error() {
+    let ws = Scratch::new();
+    let r = ws.audit_offline([".", "--exclude", "a/{b"]);
+    r.assert_code(3);
+    assert!(
+        r.stderr.contains("invalid `--exclude` glob `a/{b`"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn config_names_the_environment_as_an_origin() {
+    let ws = Scratch::new();
+    let r = run(ws
+        .cmd()
+        .env("PINAUDIT_CACHE", "/tmp/elsewhere")
+        .arg("config"));
+    r.assert_code(0);
+    assert!(
+        r.stdout
+            .contains("cache = \"/tmp/elsewhere\"  # command line or environment"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.starts_with("# configuration file: none"),
+        "{}",
+        r.stdout
+    );
+}
