@@ -200,15 +200,29 @@ pub fn carries_record(file: &Path) -> bool {
     if !text.contains("```json") {
         return false;
     }
-    // A fence of JSON that is not a record (an example in a README) is no record
-    // either; a broken block still is, it may be a damaged record.
-    let imported = document::import(&String::from_utf8_lossy(&bytes), file);
-    let r = &imported.record;
-    !(r.sources.is_empty()
-        && r.claims.is_empty()
-        && r.artifacts.is_empty()
-        && imported.issues.is_empty())
+    // A fence of JSON that is not a record (an example in a README, valid or not)
+    // is no record either; a file that yields nothing but uses the record format's
+    // own words is a damaged record, and stays an `invalid-record`.
+    let text = String::from_utf8_lossy(&bytes);
+    let r = document::import(&text, file).record;
+    if !(r.sources.is_empty() && r.claims.is_empty() && r.artifacts.is_empty()) {
+        return true;
+    }
+    RECORD_MARKERS.iter().any(|m| text.contains(m))
 }
+
+/// Words only a record document uses: its JSON keys and header bullets (DESIGN.md).
+const RECORD_MARKERS: &[&str] = &[
+    "\"figures\"",
+    "\"supplemental_sources\"",
+    "\"source_document_id\"",
+    "\"source_document_sha256\"",
+    "\"source_line\"",
+    "\"test_profiles\"",
+    "\"parent_record_id\"",
+    "Pinned document:",
+    "Source revision:",
+];
 
 fn stem(file: &Path) -> String {
     file.file_stem()

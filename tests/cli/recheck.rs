@@ -577,6 +577,8 @@ fn audit_dot_reads_only_the_real_records() {
         "# Tooling\n\nConfigure it:\n\n```json\n{\"name\": \"demo\", \"private\": true}\n```\n",
     );
     ws.write("NOTES.txt", "nothing to see\n");
+    // An example fence that is not even valid JSON is still no record.
+    ws.write("docs/API.md", "```json\n{\"schema\": \"…\", …}\n```\n");
     ws.write(
         "package.json",
         "{\"name\": \"demo\", \"version\": \"1.0.0\"}\n",
@@ -606,8 +608,23 @@ fn audit_dot_reads_only_the_real_records() {
         "drafts/broken.json",
         "{\"schema\": \"pinaudit/pins/v1\", \"id\": ",
     );
+    ws.write(
+        "drafts/broken.md",
+        "- Pinned document: x\n```json\n{\"figures\": [\n```\n",
+    );
     let r = ws.audit_offline(["."]);
-    r.assert_has("invalid-record");
+    let broken: BTreeSet<String> = r
+        .with_code("invalid-record")
+        .iter()
+        .map(|f| f["file"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        broken,
+        BTreeSet::from([
+            "./drafts/broken.json".to_string(),
+            "./drafts/broken.md".to_string()
+        ])
+    );
     // ... unless excluded.
     let r = ws.audit_offline([".", "--exclude", "drafts/**"]);
     r.assert_lacks("invalid-record");
