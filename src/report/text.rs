@@ -160,6 +160,13 @@ pub fn render(report: &Report, opts: &super::RenderOptions) -> String {
         s.findings.warning,
         s.findings.note
     );
+    if s.baseline_findings + s.ignored_findings > 0 {
+        let _ = writeln!(
+            out,
+            "not counted toward the exit status: {} baseline finding(s), {} ignored finding(s)",
+            s.baseline_findings, s.ignored_findings
+        );
+    }
     if !s.complete {
         let _ = writeln!(
             out,

@@ -49,6 +49,10 @@ pub struct Summary {
     pub stale_sources: usize,
     pub complete: bool,
     pub findings: Counts,
+    /// Findings already in the `--baseline` report, not counted (added in v1).
+    pub baseline_findings: usize,
+    /// Findings the configuration ignores, not counted (added in v1).
+    pub ignored_findings: usize,
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize)]
@@ -179,6 +183,8 @@ impl Report {
                 .count(),
             complete: unchecked_sources == 0,
             findings: counts,
+            baseline_findings: findings.iter().filter(|f| f.baseline).count(),
+            ignored_findings: findings.iter().filter(|f| f.ignored.is_some()).count(),
         };
         Report {
             schema: SCHEMA,

@@ -242,6 +242,8 @@ fn baseline_findings_do_not_count_but_a_new_error_does() {
     again.assert_code(0);
     let f = again.only("hash-mismatch");
     assert_eq!(f["baseline"], true);
+    assert_eq!(again.summary()["baseline_findings"], 1);
+    assert_eq!(again.summary()["ignored_findings"], 0);
 
     // One new error: the claim's value is nowhere in the document.
     pin["claims"][0]["value"] = json!(7.7);
@@ -458,6 +460,20 @@ fn an_ignore_with_a_reason_turns_exit_1_into_0_and_stays_in_the_report() {
     assert_eq!(
         r.only("hash-mismatch")["ignored"],
         json!({"reason": "the publisher hashed the CRLF checkout"})
+    );
+    assert_eq!(r.summary()["ignored_findings"], 1);
+    let text = ws.run(["audit", "--rewrite", &rw, "--cache", "cache", &file]);
+    assert!(
+        text.stdout
+            .contains("(ignored: the publisher hashed the CRLF checkout)"),
+        "{}",
+        text.stdout
+    );
+    assert!(
+        text.stdout
+            .contains("0 baseline finding(s), 1 ignored finding(s)"),
+        "{}",
+        text.stdout
     );
     // `--no-config` sees the finding again.
     ws.audit(["--no-config", "--rewrite", &rw, &file])
