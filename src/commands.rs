@@ -188,10 +188,18 @@ pub fn audit(args: AuditArgs) -> ExitStatus {
     for e in &result.walk_errors {
         error(&e.message, None);
     }
-    for f in &result.skipped_inputs {
+    // A few names say what is going on; hundreds would bury the warnings.
+    const SHOWN: usize = 10;
+    for f in result.skipped_inputs.iter().take(SHOWN) {
         note(&format!(
             "note: skipped `{}`: it carries no record (no pin file keys, no ```json record block)",
             f.display()
+        ));
+    }
+    if result.skipped_inputs.len() > SHOWN {
+        note(&format!(
+            "note: skipped {} more file(s) that carry no record\n  hint: --exclude GLOB or a .ignore file keeps them out of the walk",
+            result.skipped_inputs.len() - SHOWN
         ));
     }
     for f in &result.remote_failures {
