@@ -9,7 +9,7 @@ use crate::audit::{self, Options};
 use crate::cli::{
     AuditArgs, ConfigArgs, DiffArgs, ExplainArgs, FetchArgs, ImportArgs, Invocation, ShowArgs,
 };
-use crate::config::{Config, Effective};
+use crate::config::{effective, Config};
 use crate::exit::ExitStatus;
 use crate::finding::Code;
 use crate::report::{self, Format};
@@ -57,52 +57,6 @@ fn load_config(inv: &Invocation) -> Result<Config, ExitStatus> {
         error(&format!("invalid configuration: {e}"), e.hint.as_deref());
         ExitStatus::Usage
     })
-}
-
-/// The effective settings of `audit`: flags given, else the file's, else defaults.
-fn effective(args: &AuditArgs, config: &Config) -> Effective {
-    let inv = &args.invocation;
-    let flag = |id: &str| inv.given(id);
-    Effective {
-        file: config.file.clone(),
-        inputs: config.pick(
-            flag("paths").then(|| args.paths.clone()),
-            &config.inputs,
-            args.paths.clone(),
-        ),
-        cache: config.pick(
-            flag("cache").then(|| args.fetch.cache.clone()),
-            &config.cache,
-            args.fetch.cache.clone(),
-        ),
-        rewrite: config.pick(
-            flag("rewrite").then(|| args.fetch.rewrite.clone()),
-            &config.rewrite,
-            Vec::new(),
-        ),
-        fail_on: config.pick(
-            flag("fail_on").then_some(args.fail_on),
-            &config.fail_on,
-            args.fail_on,
-        ),
-        jobs: config.pick(
-            flag("jobs").then_some(args.jobs),
-            &config.jobs.map(Some),
-            None,
-        ),
-        timeout: config.pick(
-            flag("timeout").then_some(args.fetch.timeout),
-            &config.timeout,
-            args.fetch.timeout,
-        ),
-        exclude: config.pick(
-            flag("exclude").then(|| args.exclude.clone()),
-            &config.exclude,
-            Vec::new(),
-        ),
-        severity: config.severity.clone(),
-        ignores: config.ignores.clone(),
-    }
 }
 
 pub fn config(args: ConfigArgs) -> ExitStatus {

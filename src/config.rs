@@ -16,6 +16,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::audit::{FailOn, Ignore};
+use crate::cli::AuditArgs;
 use crate::finding::{Code, Severity};
 
 /// The file's name, looked for in the current directory and its ancestors.
@@ -338,6 +339,52 @@ impl Config {
             },
             (None, None) => Setting::default(default),
         }
+    }
+}
+
+/// The effective settings of `audit`: flags given, else the file's, else defaults.
+pub fn effective(args: &AuditArgs, config: &Config) -> Effective {
+    let inv = &args.invocation;
+    let flag = |id: &str| inv.given(id);
+    Effective {
+        file: config.file.clone(),
+        inputs: config.pick(
+            flag("paths").then(|| args.paths.clone()),
+            &config.inputs,
+            args.paths.clone(),
+        ),
+        cache: config.pick(
+            flag("cache").then(|| args.fetch.cache.clone()),
+            &config.cache,
+            args.fetch.cache.clone(),
+        ),
+        rewrite: config.pick(
+            flag("rewrite").then(|| args.fetch.rewrite.clone()),
+            &config.rewrite,
+            Vec::new(),
+        ),
+        fail_on: config.pick(
+            flag("fail_on").then_some(args.fail_on),
+            &config.fail_on,
+            args.fail_on,
+        ),
+        jobs: config.pick(
+            flag("jobs").then_some(args.jobs),
+            &config.jobs.map(Some),
+            None,
+        ),
+        timeout: config.pick(
+            flag("timeout").then_some(args.fetch.timeout),
+            &config.timeout,
+            args.fetch.timeout,
+        ),
+        exclude: config.pick(
+            flag("exclude").then(|| args.exclude.clone()),
+            &config.exclude,
+            Vec::new(),
+        ),
+        severity: config.severity.clone(),
+        ignores: config.ignores.clone(),
     }
 }
 
