@@ -475,6 +475,28 @@ fn an_ignore_with_a_reason_turns_exit_1_into_0_and_stays_in_the_report() {
         "{}",
         text.stdout
     );
+    let md = ws.run([
+        "audit",
+        "--rewrite",
+        &rw,
+        "--cache",
+        "cache",
+        "--format",
+        "markdown",
+        &file,
+    ]);
+    md.assert_code(0);
+    assert!(
+        md.stdout.starts_with("## pinaudit: ✅ clean"),
+        "{}",
+        md.stdout
+    );
+    assert!(
+        md.stdout
+            .contains("_(ignored: the publisher hashed the CRLF checkout)_"),
+        "{}",
+        md.stdout
+    );
     // `--no-config` sees the finding again.
     ws.audit(["--no-config", "--rewrite", &rw, &file])
         .assert_code(1);
