@@ -19,6 +19,54 @@ use crate::report::Format;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Configuration file [default: the first pinaudit.toml walking up from the current directory]
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Ignore any pinaudit.toml
+    #[arg(long, global = true, conflicts_with = "config")]
+    pub no_config: bool,
+}
+
+/// How a command was invoked beyond its own arguments: the configuration file
+/// choice and which arguments were given explicitly (on the command line or in the
+/// environment), so that flags win over the file and defaults lose to it.
+#[derive(Debug, Clone, Default)]
+pub struct Invocation {
+    pub config: Option<PathBuf>,
+    pub no_config: bool,
+    /// Argument ids (field names) given explicitly.
+    pub given: Vec<String>,
+}
+
+impl Invocation {
+    pub fn given(&self, id: &str) -> bool {
+        self.given.iter().any(|g| g == id)
+    }
+
+    /// The argument ids of a subcommand's matches given explicitly.
+    pub fn given_in(m: &clap::ArgMatches) -> Vec<String> {
+        m.ids()
+            .filter(|id| {
+                matches!(
+                    m.value_source(id.as_str()),
+                    Some(
+                        clap::parser::ValueSource::CommandLine
+                            | clap::parser::ValueSource::EnvVariable
+                    )
+                )
+            })
+            .map(|id| id.as_str().to_string())
+            .collect()
+    }
+
+    /// Fills the invocation from clap's matches of a subcommand.
+    pub fn from_matches(cli: &Cli, m: &clap::ArgMatches) -> Invocation {
+        Invocation {
+            config: cli.config.clone(),
+            no_config: cli.no_config,
+            given: Invocation::given_in(m),
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -26,8 +74,10 @@ pub enum Command {
     /// Audit records and pin files (default: pins/)
     #[command(
         after_help = "Exit status: 0 every source checked and nothing at or above \
-        --fail-on; 1 a finding at or above --fail-on; 2 nothing at or above --fail-on but the \
-        audit is incomplete (a source could not be checked, an input could not be read).\n\
+        --fail-on; 1 a finding at or above --fail-on (baseline and ignored findings don't \
+        count); 2 nothing at or above --fail-on but the audit is incomplete (a source could not \
+        be checked, an input could not be read); 3 usage or configuration error (bad flag, bad \
+        config file, unreadable --baseline).\n\
         Explain a finding code: pinaudit explain CODE"
     )]
     Audit(AuditArgs),
@@ -45,6 +95,14 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the man page (roff) on stdout
     Man,
+    /// Compare two JSON reports: new, resolved and unchanged findings (by fingerprint)
+    #[command(
+        after_help = "Exit status: 0 no new finding at or above --fail-on; 1 a new finding \
+        at or above --fail-on; 2 a report could not be read; 3 usage error."
+    )]
+    Diff(DiffArgs),
+    /// Print the effective configuration and where each value came from
+    Config(ConfigArgs),
 }
 
 #[derive(Debug, Args)]
@@ -92,6 +150,56 @@ pub struct CompletionsArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct ConfigArgs {
+    #[arg(skip)]
+    pub invocation: Invocation,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The earlier report (`pinaudit audit --format json`)
+    #[arg(value_name = "OLD.json")]
+    pub old: PathBuf,
+    /// The later report
+    #[arg(value_name = "NEW.json")]
+    pub new: PathBuf,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = crate::diff::DiffFormat::Text)]
+    pub format: crate::diff::DiffFormat,
+    /// Exit 1 when a new finding at or above this severity appears
+    #[arg(long, value_enum, default_value_t = FailOn::Error, value_name = "SEVERITY")]
+    pub fail_on: FailOn,
+    /// Colour: auto (on a terminal, unless NO_COLOR), always, never
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+}
+
+/// When to colour terminal output (`NO_COLOR` and `CLICOLOR_FORCE` are honoured
+/// under `auto`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ColorChoice {
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+impl ColorChoice {
+    /// Whether to colour stdout.
+    pub fn stdout(self) -> bool {
+        match self {
+            // anstream decides: CLICOLOR_FORCE, NO_COLOR, then whether it is a terminal.
+            ColorChoice::Auto => !matches!(
+                anstream::AutoStream::choice(&std::io::stdout()),
+                anstream::ColorChoice::Never
+            ),
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
 pub struct ShowArgs {
     /// A pinned URL with a line anchor (…/blob/COMMIT/README.md#L43), or PINFILE#CLAIM-LABEL
     #[arg(value_name = "TARGET")]
@@ -108,7 +216,8 @@ pub struct ShowArgs {
 
 #[derive(Debug, Args)]
 pub struct AuditArgs {
-    /// Files or directories (recursively: *.json pin files, *.md / *.txt record documents)
+    /// Files or directories (recursively: *.json pin files, *.md / *.txt record
+    /// documents; .gitignore/.ignore respected), or `-` for one record on stdin
     #[arg(value_name = "PATH", default_value = "pins")]
     pub paths: Vec<PathBuf>,
     /// Report format
@@ -135,12 +244,27 @@ pub struct AuditArgs {
     /// Rewrite unpinned URLs in pin files to the commit they name now, then audit
     #[arg(long)]
     pub fix: bool,
+    /// A JSON report of an earlier audit: findings already in it are marked `baseline`
+    /// and don't count toward the exit status
+    #[arg(long, value_name = "OLD.json")]
+    pub baseline: Option<PathBuf>,
+    /// Colour: auto (on a terminal, unless NO_COLOR), always, never
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+    /// Skip inputs matching GLOB while walking directories (gitignore syntax); repeatable
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+    /// Walk into what .gitignore/.ignore files exclude and into hidden directories
+    #[arg(long)]
+    pub no_ignore: bool,
     #[command(flatten)]
     pub fetch: FetchArgs,
+    #[arg(skip)]
+    pub invocation: Invocation,
 }
 
 /// How pinaudit reaches repositories; shared by every command that reads sources.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct FetchArgs {
     /// Cache directory
     #[arg(
@@ -174,6 +298,9 @@ pub struct ImportArgs {
     /// Directory to write pin files into
     #[arg(long, value_name = "DIR", default_value = "pins")]
     pub out: PathBuf,
+    /// Overwrite a pin file whose content differs (a hand-edited one, say)
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]

@@ -11,7 +11,9 @@ use std::str::FromStr;
 use serde::Serialize;
 
 /// How bad a finding is. Ordered: `Note < Warning < Error`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Note,
@@ -104,6 +106,14 @@ impl FromStr for Code {
             .copied()
             .find(|c| c.as_str() == s)
             .ok_or(())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Code {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Code, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse()
+            .map_err(|()| serde::de::Error::custom(format!("unknown finding code `{s}`")))
     }
 }
 

@@ -2,13 +2,15 @@
 //! stdout carries only the report (or what the command prints); everything else
 //! goes to stderr.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::Path;
 
 use crate::audit::{self, Options};
 use crate::cli::{
-    AuditArgs, CompletionsArgs, ExplainArgs, FetchArgs, ImportArgs, MergeArgs, PinArgs, ShowArgs,
+    AuditArgs, CompletionsArgs, ConfigArgs, DiffArgs, ExplainArgs, FetchArgs, ImportArgs,
+    Invocation, MergeArgs, PinArgs, ShowArgs,
 };
+use crate::config::{effective, Config};
 use crate::exit::ExitStatus;
 use crate::finding::Code;
 use crate::report::{self, Format};
@@ -33,10 +35,6 @@ fn out(text: &str) {
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
-fn color_stdout() -> bool {
-    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
-}
-
 /// Parses `--rewrite` rules; a bad one is reported without its credentials.
 fn rewrites(f: &FetchArgs) -> Result<Vec<crate::fetch::Rewrite>, ExitStatus> {
     f.rewrite
@@ -47,34 +45,127 @@ fn rewrites(f: &FetchArgs) -> Result<Vec<crate::fetch::Rewrite>, ExitStatus> {
                     &format!("invalid `--rewrite` rule: {e}"),
                     Some("write it as FROM=TO, e.g. https://github.com/=https://mirror.example/"),
                 );
-                ExitStatus::Incomplete
+                ExitStatus::Usage
             })
         })
         .collect()
 }
 
+/// Reads the configuration file a command should use; an unusable one is a setup
+/// error (exit 3).
+fn load_config(inv: &Invocation) -> Result<Config, ExitStatus> {
+    Config::load(inv.config.as_deref(), inv.no_config).map_err(|e| {
+        error(&format!("invalid configuration: {e}"), e.hint.as_deref());
+        ExitStatus::Usage
+    })
+}
+
+pub fn config(args: ConfigArgs) -> ExitStatus {
+    let config = match load_config(&args.invocation) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    // The settings `audit` would use with no flags (the environment still counts).
+    let parsed = <crate::cli::Cli as clap::CommandFactory>::command()
+        .try_get_matches_from(["pinaudit", "audit"])
+        .and_then(|m| {
+            <crate::cli::Cli as clap::FromArgMatches>::from_arg_matches(&m).map(|c| (c, m))
+        });
+    let Ok((cli, matches)) = parsed else {
+        return ExitStatus::Usage;
+    };
+    let (crate::cli::Command::Audit(mut audit_args), Some((_, sub))) =
+        (cli.command, matches.subcommand())
+    else {
+        return ExitStatus::Usage;
+    };
+    audit_args.invocation = Invocation {
+        given: Invocation::given_in(sub),
+        ..args.invocation.clone()
+    };
+    out(&effective(&audit_args, &config).render());
+    ExitStatus::Clean
+}
+
 pub fn audit(args: AuditArgs) -> ExitStatus {
-    let rewrites = match rewrites(&args.fetch) {
+    let config = match load_config(&args.invocation) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let eff = effective(&args, &config);
+    let fetch = FetchArgs {
+        cache: eff.cache.value.clone(),
+        rewrite: eff.rewrite.value.clone(),
+        timeout: eff.timeout.value,
+        ..args.fetch.clone()
+    };
+    let rewrites = match rewrites(&fetch) {
         Ok(r) => r,
         Err(code) => return code,
     };
+    if let Err(message) = input::check_globs(&eff.exclude.value) {
+        error(
+            &message,
+            Some("globs use gitignore syntax, e.g. `drafts/**`"),
+        );
+        return ExitStatus::Usage;
+    }
+    let baseline = match &args.baseline {
+        Some(path) => match crate::diff::ReportFile::read(path) {
+            Ok(report) => Some(crate::diff::Baseline::new(&report)),
+            Err(e) => {
+                error(&format!("`--baseline`: {e}"), Some(e.hint()));
+                return ExitStatus::Usage;
+            }
+        },
+        None => None,
+    };
     let opts = Options {
-        offline: args.fetch.offline,
+        offline: fetch.offline,
         rewrites,
         no_upstream: args.no_upstream,
-        jobs: args.jobs.map_or_else(audit::default_jobs, usize::from),
-        allow_local: args.fetch.allow_local,
-        timeout: std::time::Duration::from_secs(args.fetch.timeout),
+        jobs: eff.jobs.value.map_or_else(audit::default_jobs, usize::from),
+        allow_local: fetch.allow_local,
+        timeout: std::time::Duration::from_secs(fetch.timeout),
         progress: !args.quiet,
         shard: args.shard,
-        ..Options::new(&args.fetch.cache)
+        policy: audit::Policy {
+            baseline,
+            severity: eff.severity.clone(),
+            ignores: eff.ignores.clone(),
+        },
+        walk: input::WalkOptions {
+            exclude: eff.exclude.value.clone(),
+            no_ignore: args.no_ignore,
+        },
+        ..Options::new(&fetch.cache)
     };
     if args.fix {
-        fix(&args, opts.rewrites.clone());
+        fix(
+            &args,
+            &fetch,
+            &eff.inputs.value,
+            &opts.walk,
+            opts.rewrites.clone(),
+        );
     }
-    let result = audit::run(&args.paths, &opts);
+    let result = audit::run(&eff.inputs.value, &opts);
     for e in &result.walk_errors {
         error(&e.message, None);
+    }
+    // A few names say what is going on; hundreds would bury the warnings.
+    const SHOWN: usize = 10;
+    for f in result.skipped_inputs.iter().take(SHOWN) {
+        note(&format!(
+            "note: skipped `{}`: it carries no record (no pin file keys, no ```json record block)",
+            f.display()
+        ));
+    }
+    if result.skipped_inputs.len() > SHOWN {
+        note(&format!(
+            "note: skipped {} more file(s) that carry no record\n  hint: --exclude GLOB or a .ignore file keeps them out of the walk",
+            result.skipped_inputs.len() - SHOWN
+        ));
     }
     for f in &result.remote_failures {
         let described = crate::fetch::describe(&f.error, &f.remote);
@@ -89,8 +180,8 @@ pub fn audit(args: AuditArgs) -> ExitStatus {
             crate::fetch::describe(&f.error, &f.remote)
         ));
     }
-    let code = audit::exit_status(&result, args.fail_on);
-    let to_terminal = args.output.is_none() && color_stdout();
+    let code = audit::exit_status(&result, eff.fail_on.value);
+    let to_terminal = args.output.is_none() && args.color.stdout();
     let report = report::Report::from(&result);
     let text = report::render(
         &report,
@@ -162,8 +253,34 @@ pub fn import(args: ImportArgs) -> ExitStatus {
         }
         written.insert(name.clone(), file.clone());
         let out = args.out.join(format!("{name}.json"));
-        let verb = if out.exists() { "updated" } else { "wrote" };
-        match write_file(&out, &record::pinfile::to_string(&rec)) {
+        let text = record::pinfile::to_string(&rec);
+        let existing = std::fs::read(&out).ok();
+        if existing.as_deref() == Some(text.as_bytes()) {
+            note(&format!("`{}` is up to date", out.display()));
+            continue;
+        }
+        // A pin file may have been corrected by hand since it was imported: never
+        // overwrite it silently (issue 9).
+        if existing.is_some() && !args.force {
+            error(
+                &format!(
+                    "`{}` exists and differs from what `{}` imports to; not overwritten",
+                    out.display(),
+                    file.display()
+                ),
+                Some(
+                    "compare the two, then pass --force to overwrite, or --out to write elsewhere",
+                ),
+            );
+            status = ExitStatus::Incomplete;
+            continue;
+        }
+        let verb = if existing.is_some() {
+            "overwrote"
+        } else {
+            "wrote"
+        };
+        match write_file(&out, &text) {
             Ok(()) => note(&format!(
                 "{verb} `{}`: {} source(s), {} claim(s), {} artifact(s)",
                 out.display(),
@@ -276,11 +393,17 @@ pub fn show(args: ShowArgs) -> ExitStatus {
 
 /// `audit --fix`: pins every unpinned URL of the pin files among the inputs, in
 /// place, before the audit runs. Record documents are never rewritten.
-fn fix(args: &AuditArgs, rewrites: Vec<crate::fetch::Rewrite>) {
-    let (files, _) = input::collect(&args.paths);
-    let cache = crate::fetch::GitCache::new(&args.fetch.cache);
-    let plan = sync_plan(&args.fetch, rewrites, !args.quiet);
-    for file in files.iter().filter(|f| {
+fn fix(
+    args: &AuditArgs,
+    fetch: &FetchArgs,
+    paths: &[std::path::PathBuf],
+    walk: &input::WalkOptions,
+    rewrites: Vec<crate::fetch::Rewrite>,
+) {
+    let collected = input::collect(paths, walk);
+    let cache = crate::fetch::GitCache::new(&fetch.cache);
+    let plan = sync_plan(fetch, rewrites, !args.quiet);
+    for file in collected.files.iter().map(|(f, _)| f).filter(|f| {
         f.extension()
             .and_then(|e| e.to_str())
             .is_some_and(|e| e.eq_ignore_ascii_case("json"))
@@ -399,5 +522,33 @@ pub fn man() -> ExitStatus {
             error(&format!("cannot render the man page: {e}"), None);
             ExitStatus::Incomplete
         }
+    }
+}
+
+pub fn diff(args: DiffArgs) -> ExitStatus {
+    let read = |path: &Path| {
+        crate::diff::ReportFile::read(path).map_err(|e| {
+            error(&e.to_string(), Some(e.hint()));
+            ExitStatus::Incomplete
+        })
+    };
+    let (old, new) = match (read(&args.old), read(&args.new)) {
+        (Ok(o), Ok(n)) => (o, n),
+        (Err(code), _) | (_, Err(code)) => return code,
+    };
+    let d = crate::diff::diff(&old, &new);
+    out(&crate::diff::render(
+        &d,
+        args.format,
+        args.color.stdout() && args.format == crate::diff::DiffFormat::Text,
+    ));
+    let failed = match (args.fail_on.threshold(), d.worst_new()) {
+        (Some(t), Some(w)) => w >= t,
+        _ => false,
+    };
+    if failed {
+        ExitStatus::Findings
+    } else {
+        ExitStatus::Clean
     }
 }

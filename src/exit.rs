@@ -9,6 +9,9 @@ pub enum ExitStatus {
     Findings = 1,
     /// The audit is incomplete, or the command could not do its job.
     Incomplete = 2,
+    /// Usage or configuration error: a bad flag, a bad config file, an unreadable
+    /// `--baseline` (issue 9). "Fix your setup", where 2 says "retry later".
+    Usage = 3,
 }
 
 impl From<ExitStatus> for u8 {

@@ -30,6 +30,12 @@ pub struct Finding {
     /// Advice with the real commit, path and target filled in; the code's hint
     /// when the check had nothing to add.
     pub hint: Option<String>,
+    /// Stable identity ([`crate::fingerprint`]), set when the audit finishes.
+    pub fingerprint: Option<String>,
+    /// Already in the `--baseline` report: shown, but not counted (issue 9).
+    pub baseline: bool,
+    /// Ignored by the configuration, with its reason: shown, but not counted.
+    pub ignored: Option<String>,
 }
 
 impl Finding {
@@ -45,7 +51,16 @@ impl Finding {
             location: Location::default(),
             evidence: Map::new(),
             hint: None,
+            fingerprint: None,
+            baseline: false,
+            ignored: None,
         }
+    }
+
+    /// Whether the finding counts toward the exit status: not when the baseline
+    /// already had it, nor when the configuration ignores it.
+    pub fn counts(&self) -> bool {
+        !self.baseline && self.ignored.is_none()
     }
 
     /// Advice with the facts filled in.

@@ -42,12 +42,58 @@ fn is_input(path: &Path) -> bool {
     matches!(ext.as_deref(), Some("json" | "md" | "txt"))
 }
 
+/// How directories are walked (issue 9).
+#[derive(Debug, Clone, Default)]
+pub struct WalkOptions {
+    /// Globs (gitignore syntax, relative to the walked directory) to skip.
+    pub exclude: Vec<String>,
+    /// Walk into what `.gitignore`/`.ignore` exclude and into hidden directories.
+    pub no_ignore: bool,
+}
+
+/// The inputs to read.
+#[derive(Debug, Default)]
+pub struct Collected {
+    /// Each file, and whether it was named on the command line (rather than found
+    /// while walking a directory). `-` stands for stdin.
+    pub files: Vec<(PathBuf, bool)>,
+    pub errors: Vec<WalkError>,
+}
+
+/// Checks `--exclude` globs before any walking, so that a bad one is a usage error.
+pub fn check_globs(globs: &[String]) -> Result<(), String> {
+    let mut b = ignore::overrides::OverrideBuilder::new(".");
+    for g in globs {
+        b.add(&format!("!{g}"))
+            .map_err(|e| format!("invalid `--exclude` glob `{g}`: {e}"))?;
+    }
+    Ok(())
+}
+
+/// The symlink loop inside an `ignore` error, if that is what it is.
+fn loop_ancestor(e: &ignore::Error) -> Option<&Path> {
+    match e {
+        ignore::Error::Loop { ancestor, .. } => Some(ancestor),
+        ignore::Error::WithPath { err, .. }
+        | ignore::Error::WithDepth { err, .. }
+        | ignore::Error::WithLineNumber { err, .. } => loop_ancestor(err),
+        _ => None,
+    }
+}
+
 /// Lists the input files under `paths`, in a stable order. Files named directly are
-/// always inputs; directories are walked recursively, following links but not loops.
-pub fn collect(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<WalkError>) {
+/// always inputs; directories are walked recursively (the `ignore` crate, as
+/// ripgrep does), following links but not loops, skipping what `.gitignore` and
+/// `.ignore` exclude, hidden directories and `--exclude` globs unless
+/// `--no-ignore`: `audit .` must not read `.git/`, `target/` or `node_modules/`.
+pub fn collect(paths: &[PathBuf], opts: &WalkOptions) -> Collected {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     for p in paths {
+        if p.as_os_str() == "-" {
+            files.push((p.clone(), true));
+            continue;
+        }
         if !p.exists() {
             errors.push(WalkError {
                 path: p.clone(),
@@ -56,21 +102,59 @@ pub fn collect(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<WalkError>) {
             continue;
         }
         if !p.is_dir() {
-            files.push(p.clone());
+            files.push((p.clone(), true));
             continue;
         }
-        let walker = walkdir::WalkDir::new(p)
+        let mut overrides = ignore::overrides::OverrideBuilder::new(p);
+        for glob in &opts.exclude {
+            if let Err(e) = overrides.add(&format!("!{glob}")) {
+                errors.push(WalkError {
+                    path: p.clone(),
+                    message: format!("invalid `--exclude` glob `{glob}`: {e}"),
+                });
+            }
+        }
+        let overrides = match overrides.build() {
+            Ok(o) => o,
+            Err(e) => {
+                errors.push(WalkError {
+                    path: p.clone(),
+                    message: format!("invalid `--exclude` globs: {e}"),
+                });
+                continue;
+            }
+        };
+        let respect = !opts.no_ignore;
+        let root = p.clone();
+        let walker = ignore::WalkBuilder::new(p)
             .follow_links(true)
-            .sort_by_file_name();
+            .sort_by_file_name(|a, b| a.cmp(b))
+            .standard_filters(false)
+            .git_ignore(respect)
+            .git_exclude(respect)
+            .ignore(respect)
+            .parents(respect)
+            // A .gitignore counts whether or not the tree is a git checkout.
+            .require_git(false)
+            .overrides(overrides)
+            // Hidden directories (`.git/`, `.cache/`), never hidden files: a record
+            // file is never skipped because of its name.
+            .filter_entry(move |e| {
+                !respect
+                    || e.path() == root
+                    || !(e.file_type().is_some_and(|t| t.is_dir())
+                        && e.file_name().to_str().is_some_and(|n| n.starts_with('.')))
+            })
+            .build();
         for entry in walker {
             match entry {
-                Ok(e) if e.file_type().is_file() && is_input(e.path()) => {
-                    files.push(e.path().to_path_buf())
+                Ok(e) if e.file_type().is_some_and(|t| t.is_file()) && is_input(e.path()) => {
+                    files.push((e.path().to_path_buf(), false))
                 }
                 Ok(_) => {}
                 Err(e) => errors.push(WalkError {
-                    path: e.path().map_or_else(|| p.clone(), Path::to_path_buf),
-                    message: match e.loop_ancestor() {
+                    path: p.clone(),
+                    message: match loop_ancestor(&e) {
                         Some(a) => format!("symlink loop back to `{}`; not followed", a.display()),
                         None => e.to_string(),
                     },
@@ -80,9 +164,65 @@ pub fn collect(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<WalkError>) {
     }
     // A file named twice, or reached again through a link, is audited once.
     let mut seen = std::collections::HashSet::new();
-    files.retain(|f| seen.insert(std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())));
-    (files, errors)
+    files.retain(|(f, _)| seen.insert(std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())));
+    Collected { files, errors }
 }
+
+/// Whether a file found while walking a directory carries a record at all: a
+/// Markdown or text file with no ```json block, or a JSON file that is valid JSON
+/// but has nothing of a pin file (an unrelated `package.json`), is not one and is
+/// skipped with a note. Anything broken still counts, so that a damaged record
+/// becomes `invalid-record` rather than vanishing.
+pub fn carries_record(file: &Path) -> bool {
+    let Ok(bytes) = std::fs::read(file) else {
+        return true;
+    };
+    let is_json = file
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    if is_json {
+        let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
+        return match serde_json::from_slice::<Value>(bytes) {
+            Ok(Value::Object(o)) => {
+                o.get("schema")
+                    .and_then(Value::as_str)
+                    .is_some_and(|s| s.starts_with("pinaudit/pins/"))
+                    || ["sources", "claims", "artifacts"]
+                        .iter()
+                        .any(|k| o.contains_key(*k))
+            }
+            Ok(_) => false,
+            Err(_) => true,
+        };
+    }
+    let text = String::from_utf8_lossy(&bytes).to_ascii_lowercase();
+    if !text.contains("```json") {
+        return false;
+    }
+    // A fence of JSON that is not a record (an example in a README, valid or not)
+    // is no record either; a file that yields nothing but uses the record format's
+    // own words is a damaged record, and stays an `invalid-record`.
+    let text = String::from_utf8_lossy(&bytes);
+    let r = document::import(&text, file).record;
+    if !(r.sources.is_empty() && r.claims.is_empty() && r.artifacts.is_empty()) {
+        return true;
+    }
+    RECORD_MARKERS.iter().any(|m| text.contains(m))
+}
+
+/// Words only a record document uses: its JSON keys and header bullets (DESIGN.md).
+const RECORD_MARKERS: &[&str] = &[
+    "\"figures\"",
+    "\"supplemental_sources\"",
+    "\"source_document_id\"",
+    "\"source_document_sha256\"",
+    "\"source_line\"",
+    "\"test_profiles\"",
+    "\"parent_record_id\"",
+    "Pinned document:",
+    "Source revision:",
+];
 
 fn stem(file: &Path) -> String {
     file.file_stem()
@@ -100,8 +240,45 @@ fn invalid(record: &str, file: &Path, line: Option<usize>, message: String) -> F
         .with("file", file.display().to_string())
 }
 
-/// Reads one input file: `.json` as a pin file, anything else as a record document.
+/// Reads one input file: `.json` as a pin file, anything else as a record document;
+/// `-` reads stdin, as a pin file when it starts with `{`.
 pub fn load(file: &Path) -> Input {
+    if file.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        let name = Path::new("<stdin>");
+        if let Err(e) = std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes) {
+            return Input {
+                record: None,
+                findings: vec![invalid(
+                    "stdin",
+                    name,
+                    None,
+                    format!("cannot read stdin: {e}"),
+                )],
+            };
+        }
+        let is_json = bytes
+            .iter()
+            .find(|b| !b.is_ascii_whitespace())
+            .is_some_and(|&b| b == b'{');
+        let mut input = if is_json {
+            load_pinfile(name, &bytes)
+        } else {
+            load_document(name, &bytes)
+        };
+        if let Some(r) = &mut input.record {
+            if redact_urls(r) {
+                input.findings.push(invalid(
+                    &r.id,
+                    name,
+                    None,
+                    "`<stdin>`: a URL carries credentials (`user:secret@`); pinaudit dropped them"
+                        .into(),
+                ));
+            }
+        }
+        return input;
+    }
     let bytes = match std::fs::read(file) {
         Ok(b) => b,
         Err(e) => {

@@ -3,13 +3,41 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
-use pinaudit::cli::{Cli, Command};
+use pinaudit::cli::{Cli, Command, Invocation};
 use pinaudit::commands;
+use pinaudit::exit::ExitStatus;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let parsed = Cli::command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
+    let cli = match parsed {
+        Ok((mut cli, m)) => {
+            // Which flags were given, so that they win over pinaudit.toml.
+            if let Some((_, sub)) = m.subcommand() {
+                let inv = Invocation::from_matches(&cli, sub);
+                match &mut cli.command {
+                    Command::Audit(a) => a.invocation = inv,
+                    Command::Config(c) => c.invocation = inv,
+                    _ => {}
+                }
+            }
+            cli
+        }
+        Err(e) => {
+            // `--help` and `--version` are answers, not errors; a usage error exits 3
+            // (issue 9), apart from 2 ("retry later").
+            let _ = e.print();
+            return match e.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+                    ExitCode::SUCCESS
+                }
+                _ => ExitStatus::Usage.into(),
+            };
+        }
+    };
     let code = match cli.command {
         Command::Audit(args) => commands::audit(args),
         Command::Import(args) => commands::import(args),
@@ -19,6 +47,8 @@ fn main() -> ExitCode {
         Command::Merge(args) => commands::merge(args),
         Command::Completions(args) => commands::completions(args),
         Command::Man => commands::man(),
+        Command::Diff(args) => commands::diff(args),
+        Command::Config(args) => commands::config(args),
     };
     let _ = std::io::stdout().flush();
     code.into()

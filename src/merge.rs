@@ -138,6 +138,14 @@ pub fn merge(reports: &[Value]) -> Value {
             .count(),
         "complete": shards_complete && unchecked == 0,
         "findings": {"error": count("error"), "warning": count("warning"), "note": count("note")},
+        "baseline_findings": findings
+            .iter()
+            .filter(|f| f.get("baseline").and_then(Value::as_bool) == Some(true))
+            .count(),
+        "ignored_findings": findings
+            .iter()
+            .filter(|f| f.get("ignored").is_some_and(|i| !i.is_null()))
+            .count(),
     });
     // The latest shard's time: the merged report is as recent as its newest part.
     let generated_at = reports
@@ -163,11 +171,17 @@ pub fn merge(reports: &[Value]) -> Value {
 pub fn exit_status(report: &Value, fail_on: crate::audit::FailOn) -> crate::exit::ExitStatus {
     use crate::audit::FailOn;
     use crate::exit::ExitStatus;
+    // Baseline and ignored findings don't count, as in `audit`.
     let n = |sev: &str| {
         report
-            .pointer(&format!("/summary/findings/{sev}"))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
+            .get("findings")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|f| text(f, "severity") == sev)
+            .filter(|f| f.get("baseline").and_then(Value::as_bool) != Some(true))
+            .filter(|f| f.get("ignored").is_none_or(Value::is_null))
+            .count()
     };
     let failed = match fail_on {
         FailOn::Error => n("error") > 0,

@@ -194,6 +194,8 @@ pub struct AuditResult {
     pub orphan_findings: Vec<Finding>,
     /// Paths that could not be walked.
     pub walk_errors: Vec<WalkError>,
+    /// Files found while walking that carry no record, skipped (issue 9).
+    pub skipped_inputs: Vec<std::path::PathBuf>,
     /// Whether some input could not be read as a record at all.
     pub unreadable_input: bool,
     /// Remotes that could not be synced (not counting missing repositories, which
@@ -224,9 +226,12 @@ impl AuditResult {
                 .all(|r| r.sources.iter().all(|s| !s.is_unchecked()))
     }
 
-    /// The most severe finding, if any.
+    /// The most severe finding that counts (not baseline, not ignored), if any.
     pub fn worst(&self) -> Option<Severity> {
-        self.findings().map(|f| f.severity).max()
+        self.findings()
+            .filter(|f| f.counts())
+            .map(|f| f.severity)
+            .max()
     }
 }
 

@@ -3,7 +3,10 @@
 //! finish with what made the audit incomplete. The result is domain data
 //! ([`AuditResult`]); reports are built from it elsewhere.
 
+mod policy;
 mod stages;
+
+pub use policy::{Ignore, Policy};
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -31,6 +34,10 @@ pub struct Options {
     pub progress: bool,
     /// Audit only the records of this shard (`--shard K/N`, issue 10).
     pub shard: Option<crate::shard::Shard>,
+    /// Severity overrides, ignores and baseline, applied as the audit finishes.
+    pub policy: Policy,
+    /// How input directories are walked.
+    pub walk: crate::input::WalkOptions,
 }
 
 impl Options {
@@ -46,6 +53,8 @@ impl Options {
             timeout: Duration::from_secs(60),
             progress: false,
             shard: None,
+            policy: Policy::default(),
+            walk: crate::input::WalkOptions::default(),
         }
     }
 }
@@ -66,7 +75,8 @@ pub enum FailOn {
 }
 
 impl FailOn {
-    fn threshold(self) -> Option<Severity> {
+    /// The least severity that fails, or `None` for `never`.
+    pub fn threshold(self) -> Option<Severity> {
         match self {
             FailOn::Error => Some(Severity::Error),
             FailOn::Warning => Some(Severity::Warning),
@@ -122,7 +132,7 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
 
 /// Runs the audit with any provider: load, plan, prefetch, check, finish.
 pub fn run_with(paths: &[PathBuf], opts: &Options, provider: &mut dyn Provider) -> AuditResult {
-    let mut loaded = stages::load(paths);
+    let mut loaded = stages::load(paths, &opts.walk);
     if let Some(shard) = opts.shard {
         // Before planning, so that no other shard's repository is fetched.
         loaded.records.retain(|(r, _)| shard.holds(r));
@@ -134,5 +144,7 @@ pub fn run_with(paths: &[PathBuf], opts: &Options, provider: &mut dyn Provider) 
     let planned = stages::plan(loaded.records, opts.allow_local);
     stages::prefetch(&planned, provider);
     let records = stages::check(planned, provider, opts);
-    stages::finish(loaded.rest, records, provider)
+    let mut result = stages::finish(loaded.rest, records, provider);
+    opts.policy.apply(&mut result);
+    result
 }

@@ -23,6 +23,8 @@ pub struct Loaded {
 
 /// What loading found outside of any record.
 pub struct Rest {
+    /// Files found while walking that carry no record (issue 9).
+    pub skipped: Vec<PathBuf>,
     pub walk_errors: Vec<WalkError>,
     pub orphan_findings: Vec<Finding>,
     pub unreadable_input: bool,
@@ -30,8 +32,22 @@ pub struct Rest {
 
 /// Reads every input and runs the checks a record alone can answer. Each input's
 /// findings stay with it, so the report lists them in input order.
-pub fn load(paths: &[PathBuf]) -> Loaded {
-    let (files, mut walk_errors) = input::collect(paths);
+pub fn load(paths: &[PathBuf], walk: &input::WalkOptions) -> Loaded {
+    let collected = input::collect(paths, walk);
+    let mut walk_errors = collected.errors;
+    let mut skipped = Vec::new();
+    let files: Vec<PathBuf> = collected
+        .files
+        .into_iter()
+        .filter_map(|(f, named)| {
+            if named || input::carries_record(&f) {
+                Some(f)
+            } else {
+                skipped.push(f);
+                None
+            }
+        })
+        .collect();
     if files.is_empty() && walk_errors.is_empty() {
         // A CI gate pointed at the wrong directory must not pass.
         walk_errors.push(WalkError {
@@ -85,6 +101,7 @@ pub fn load(paths: &[PathBuf]) -> Loaded {
     Loaded {
         records,
         rest: Rest {
+            skipped,
             walk_errors,
             orphan_findings,
             unreadable_input,
@@ -266,6 +283,7 @@ pub fn finish(rest: Rest, records: Vec<RecordResult>, provider: &dyn Provider) -
         records,
         orphan_findings: rest.orphan_findings,
         walk_errors: rest.walk_errors,
+        skipped_inputs: rest.skipped,
         unreadable_input: rest.unreadable_input,
         remote_failures,
         stale_remotes: provider

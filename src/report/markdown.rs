@@ -9,14 +9,26 @@ fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
+/// Why a finding does not count, if it does not.
+fn not_counted(f: &super::FindingReport) -> String {
+    match (&f.ignored, f.baseline) {
+        (Some(i), _) => format!(" _(ignored: {})_", i.reason),
+        (None, true) => " _(baseline)_".into(),
+        (None, false) => String::new(),
+    }
+}
+
 pub fn render(report: &Report, _opts: &super::RenderOptions) -> String {
     let s = &report.summary;
     let mut out = String::new();
-    let verdict = if s.findings.error > 0 {
+    // Baseline and ignored findings don't make the verdict, as they don't make the
+    // exit status.
+    let worst = report.worst();
+    let verdict = if worst == Some(crate::finding::Severity::Error) {
         "❌ errors found"
     } else if !s.complete {
         "⚠️ incomplete"
-    } else if s.findings.warning > 0 {
+    } else if worst == Some(crate::finding::Severity::Warning) {
         "⚠️ warnings"
     } else {
         "✅ clean"
@@ -93,8 +105,11 @@ pub fn render(report: &Report, _opts: &super::RenderOptions) -> String {
                     f.severity,
                     f.code,
                     match f.web_url() {
-                        Some(url) => format!("{} ([cited line]({url}))", cell(&f.message)),
-                        None => cell(&f.message),
+                        Some(url) => format!(
+                            "{} ([cited line]({url}))",
+                            cell(&format!("{}{}", f.message, not_counted(f)))
+                        ),
+                        None => cell(&format!("{}{}", f.message, not_counted(f))),
                     },
                     cell(&f.hint)
                 );

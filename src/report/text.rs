@@ -8,6 +8,8 @@ use super::{
     short_rev, ClaimReport, ClaimStatus, FindingReport, Report, SourceReport, SourceStatus,
 };
 
+/// Colour through `anstyle`; callers pad text *before* painting it, so columns
+/// line up on visible width.
 struct Paint(bool);
 
 impl Paint {
@@ -31,8 +33,16 @@ impl Paint {
     }
 
     fn wrap(&self, code: &str, text: &str) -> String {
+        use anstyle::{AnsiColor, Style};
+        let color = match code {
+            "31" => AnsiColor::Red,
+            "32" => AnsiColor::Green,
+            "33" => AnsiColor::Yellow,
+            _ => AnsiColor::Cyan,
+        };
+        let style = Style::new().fg_color(Some(color.into()));
         if self.0 {
-            format!("\x1b[{code}m{text}\x1b[0m")
+            format!("{style}{text}{style:#}")
         } else {
             text.to_string()
         }
@@ -69,11 +79,12 @@ fn source_line(s: &SourceReport, p: &Paint) -> String {
 }
 
 fn claim_line(c: &ClaimReport, url: Option<String>, p: &Paint) -> String {
+    let padded = format!("{:<9}", c.status.as_str());
     let status = match c.status {
-        ClaimStatus::Verified | ClaimStatus::Rounded => p.wrap("32", c.status.as_str()),
-        ClaimStatus::Shifted => p.wrap("33", c.status.as_str()),
-        ClaimStatus::Missing => p.wrap("31", c.status.as_str()),
-        ClaimStatus::Unchecked => c.status.as_str().to_string(),
+        ClaimStatus::Verified | ClaimStatus::Rounded => p.wrap("32", &padded),
+        ClaimStatus::Shifted => p.wrap("33", &padded),
+        ClaimStatus::Missing => p.wrap("31", &padded),
+        ClaimStatus::Unchecked => padded,
     };
     let value = c.value.as_ref().map_or("?".to_string(), |v| v.to_string());
     let unit = c.unit.as_deref().map_or(String::new(), |u| format!(" {u}"));
@@ -88,7 +99,7 @@ fn claim_line(c: &ClaimReport, url: Option<String>, p: &Paint) -> String {
         Some(u) => format!("{cited}  {u}"),
         None => cited,
     };
-    let mut line = format!("    {status:<9} {}  {value}{unit}  {cited}", c.label);
+    let mut line = format!("    {status} {}  {value}{unit}  {cited}", c.label);
     if c.inconsistent_value {
         line.push_str("  (disagrees with its own correct/total)");
     }
@@ -99,7 +110,14 @@ fn claim_line(c: &ClaimReport, url: Option<String>, p: &Paint) -> String {
 }
 
 fn finding_lines(f: &FindingReport, p: &Paint, out: &mut String) {
-    let _ = writeln!(out, "    {}[{}] {}", p.sev(f.severity), f.code, f.message);
+    let _ = write!(out, "    {}[{}] {}", p.sev(f.severity), f.code, f.message);
+    if f.baseline {
+        out.push_str("  (baseline: not counted)");
+    }
+    if let Some(i) = &f.ignored {
+        let _ = write!(out, "  (ignored: {})", i.reason);
+    }
+    out.push('\n');
     let loc = &f.location;
     if let (Some(path), Some(rev)) = (&loc.path, &loc.revision) {
         let line = loc.line.map_or(String::new(), |l| format!("#L{l}"));
@@ -162,6 +180,13 @@ pub fn render(report: &Report, opts: &super::RenderOptions) -> String {
         s.findings.warning,
         s.findings.note
     );
+    if s.baseline_findings + s.ignored_findings > 0 {
+        let _ = writeln!(
+            out,
+            "not counted toward the exit status: {} baseline finding(s), {} ignored finding(s)",
+            s.baseline_findings, s.ignored_findings
+        );
+    }
     if !s.complete {
         let _ = writeln!(
             out,

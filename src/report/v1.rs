@@ -3,7 +3,7 @@
 //! removed. Internal types never serialise into it directly, so refactoring them
 //! cannot change what users parse.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
 use crate::finding::{Code, Finding, Location, Severity};
@@ -46,9 +46,16 @@ pub struct Summary {
     pub unchecked_sources: usize,
     /// Sources judged from the cache because their remote could not be reached
     /// (added in v1).
+    #[serde(default)]
     pub stale_sources: usize,
     pub complete: bool,
     pub findings: Counts,
+    /// Findings already in the `--baseline` report, not counted (added in v1).
+    #[serde(default)]
+    pub baseline_findings: usize,
+    /// Findings the configuration ignores, not counted (added in v1).
+    #[serde(default)]
+    pub ignored_findings: usize,
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize)]
@@ -58,7 +65,7 @@ pub struct Counts {
     pub note: usize,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RecordReport {
     pub id: String,
     /// The input file, as shown to people (a non-UTF-8 name is shown lossily).
@@ -67,7 +74,7 @@ pub struct RecordReport {
     pub claims: Vec<ClaimReport>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SourceStatus {
     Checked,
@@ -76,19 +83,19 @@ pub enum SourceStatus {
     Unchecked,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Sha256Pair {
     pub expected: Option<String>,
     pub actual: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Upstream {
     pub head: Option<String>,
     pub changed: Option<bool>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SourceReport {
     pub id: String,
     pub url: Option<String>,
@@ -97,17 +104,20 @@ pub struct SourceReport {
     pub path: Option<String>,
     pub status: SourceStatus,
     /// Why an `unchecked` source could not be checked (added in v1).
+    #[serde(default)]
     pub reason: Option<String>,
+    #[serde(default)]
     pub sha256: Sha256Pair,
     pub git_blob: Option<String>,
     pub commit_time: Option<String>,
     pub upstream: Option<Upstream>,
     /// Set when the remote could not be reached and the cache was judged instead:
     /// when the cache was last in step with the remote (added in v1).
+    #[serde(default)]
     pub stale_since: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ClaimStatus {
     Verified,
@@ -129,7 +139,7 @@ impl ClaimStatus {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ClaimReport {
     pub label: String,
     pub source: Option<String>,
@@ -142,6 +152,7 @@ pub struct ClaimReport {
     pub line_text: Option<String>,
     /// The claim's own figures disagree (`inconsistent-value`), whatever the line
     /// says (added in v1).
+    #[serde(default)]
     pub inconsistent_value: bool,
 }
 
@@ -181,6 +192,8 @@ impl Report {
                 .count(),
             complete: unchecked_sources == 0,
             findings: counts,
+            baseline_findings: findings.iter().filter(|f| f.baseline).count(),
+            ignored_findings: findings.iter().filter(|f| f.ignored.is_some()).count(),
         };
         Report {
             schema: SCHEMA,
@@ -212,14 +225,25 @@ impl Report {
         })
     }
 
-    /// The most severe finding, if any.
+    /// The most severe finding that counts (not baseline, not ignored), if any.
     pub fn worst(&self) -> Option<Severity> {
-        self.findings.iter().map(|f| f.severity).max()
+        self.findings
+            .iter()
+            .filter(|f| f.counts())
+            .map(|f| f.severity)
+            .max()
+    }
+
+    /// The record a finding is about, in this report.
+    pub fn record_of(&self, f: &FindingReport) -> Option<&RecordReport> {
+        self.records
+            .iter()
+            .find(|r| r.id == f.record && f.file.as_deref().is_none_or(|file| file == r.file))
     }
 }
 
 /// Where a finding points, as v1 writes it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct LocationReport {
     pub repository: Option<String>,
     pub revision: Option<String>,
@@ -228,24 +252,39 @@ pub struct LocationReport {
 }
 
 /// One finding, as v1 writes it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FindingReport {
     pub code: Code,
     pub severity: Severity,
     pub record: String,
     /// The input file of the record (added in v1: record ids need not be unique).
+    #[serde(default)]
     pub file: Option<String>,
     pub source: Option<String>,
     pub claim: Option<String>,
     pub message: String,
+    #[serde(default)]
     pub location: LocationReport,
+    #[serde(default)]
     pub evidence: Map<String, Value>,
     /// Advice with the real commit, path and target (added in v1).
+    #[serde(default)]
     pub hint: String,
     /// Where in the record file the finding points: the figure, artifact or
     /// source it is about (added in v1, issue 10). `null` only when the finding
     /// names no file.
+    #[serde(default)]
     pub record_location: Option<RecordLocation>,
+    /// Stable identity of what the finding is about ([`crate::fingerprint`]); the
+    /// same across runs while the record and its pins stay the same (added in v1).
+    #[serde(default)]
+    pub fingerprint: String,
+    /// Already in the `--baseline` report, so not counted (added in v1).
+    #[serde(default)]
+    pub baseline: bool,
+    /// Ignored by the configuration, with its reason, so not counted (added in v1).
+    #[serde(default)]
+    pub ignored: Option<Ignored>,
 }
 
 impl RecordReport {
@@ -304,26 +343,27 @@ pub struct RecordLocation {
     pub column: usize,
 }
 
-/// The finding's fingerprint: a stable hash of what it is about (DESIGN.md),
-/// never of what moves by itself. SARIF's `partialFingerprints` carry it.
+/// The finding's fingerprint ([`crate::fingerprint`]); SARIF's
+/// `partialFingerprints` carry it.
 pub fn fingerprint_of(f: &FindingReport) -> String {
-    use sha2::{Digest, Sha256};
-    let mut h = Sha256::new();
-    for part in [
-        Some(f.code.as_str()),
-        Some(f.record.as_str()),
-        f.file.as_deref(),
-        f.source.as_deref(),
-        f.claim.as_deref(),
-        f.location.repository.as_deref(),
-        f.location.path.as_deref(),
-    ] {
-        // Length-prefixed, so that no two different tuples hash alike.
-        let part = part.unwrap_or("\u{0}");
-        h.update((part.len() as u64).to_le_bytes());
-        h.update(part.as_bytes());
+    if f.fingerprint.is_empty() {
+        crate::fingerprint::of_report(f, None)
+    } else {
+        f.fingerprint.clone()
     }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Why a finding is ignored, as the configuration says.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ignored {
+    pub reason: String,
+}
+
+impl FindingReport {
+    /// Whether the finding counts toward the exit status.
+    pub fn counts(&self) -> bool {
+        !self.baseline && self.ignored.is_none()
+    }
 }
 
 impl From<&Location> for LocationReport {
@@ -358,6 +398,12 @@ impl From<&Finding> for FindingReport {
                     column: at.column,
                 }
             }),
+            fingerprint: f
+                .fingerprint
+                .clone()
+                .unwrap_or_else(|| crate::fingerprint::of_finding(f, None)),
+            baseline: f.baseline,
+            ignored: f.ignored.clone().map(|reason| Ignored { reason }),
         }
     }
 }

@@ -80,7 +80,8 @@ fn explain_unknown_code_exits_2_with_a_hint() {
 #[test]
 fn explain_without_a_code_is_a_usage_error() {
     let r = run(pinaudit().arg("explain"));
-    assert_eq!(r.code(), 2);
+    // Usage errors exit 3 (issue 9).
+    assert_eq!(r.code(), 3);
     assert_eq!(r.stdout, "");
 }
 

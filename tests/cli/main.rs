@@ -14,6 +14,8 @@ one process, and a reader finds the tests of a capability by its name.
 - [`drift`]: `upstream-changed` and `value-superseded` at the default branch's head.
 - [`show`]: `pinaudit show` and its `--history`.
 - [`bad_input`]: inputs pinaudit must survive, naming the culprit.
+- [`recheck`]: scheduled re-checks: fingerprints, `diff`, `--baseline`,
+  `pinaudit.toml`, ignore-aware input walking, exit status 3.
 - [`regression`]: one test per defect found in review, named after the defect.
 - [`properties`]: property tests (proptest) of URL parsing, cache paths and redaction.
 - [`matcher_corpus`]: the value matcher against a labelled corpus of real-shaped
@@ -40,6 +42,7 @@ mod import;
 mod matcher_corpus;
 mod matcher_holdout;
 mod properties;
+mod recheck;
 mod records;
 mod regression;
 mod show;

@@ -229,7 +229,8 @@ fn credentials_in_record_urls_reached_the_report() {
         "pins",
     ]);
     let bad = run(&mut cmd);
-    assert_eq!(bad.code(), 2);
+    // A bad flag is a usage error: exit 3 (issue 9).
+    assert_eq!(bad.code(), 3);
     assert!(bad.stderr.contains("--rewrite"), "{}", bad.stderr);
     assert!(!bad.stderr.contains("t0ken"), "{}", bad.stderr);
 }

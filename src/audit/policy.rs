@@ -1,0 +1,73 @@
+//! What a team decided about findings, applied when the audit finishes (issue 9):
+//! per-code severity overrides, ignores with a reason, and a baseline of findings
+//! already known. Overridden severities are the findings' own (renderers and exit
+//! status see them alike); ignored and baseline findings stay in the report,
+//! marked, and don't count toward the exit status.
+
+use std::collections::BTreeMap;
+
+use crate::diff::Baseline;
+use crate::finding::{Code, Finding, Severity};
+use crate::record::Record;
+use crate::result::AuditResult;
+
+/// One ignore: a code for a record, optionally narrowed to a source or a claim.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ignore {
+    pub code: Code,
+    pub record: String,
+    pub source: Option<String>,
+    pub claim: Option<String>,
+    pub reason: String,
+}
+
+impl Ignore {
+    fn matches(&self, f: &Finding) -> bool {
+        self.code == f.code
+            && self.record == f.record
+            && self
+                .source
+                .as_ref()
+                .is_none_or(|s| f.source.as_ref() == Some(s))
+            && self
+                .claim
+                .as_ref()
+                .is_none_or(|c| f.claim.as_ref() == Some(c))
+    }
+}
+
+/// Severity overrides, ignores and a baseline.
+#[derive(Debug, Clone, Default)]
+pub struct Policy {
+    pub severity: BTreeMap<Code, Severity>,
+    pub ignores: Vec<Ignore>,
+    pub baseline: Option<Baseline>,
+}
+
+impl Policy {
+    /// Fingerprints every finding, then applies overrides, ignores and the baseline.
+    pub fn apply(&self, result: &mut AuditResult) {
+        let mut baseline = self.baseline.clone();
+        let mut one = |f: &mut Finding, record: Option<&Record>| {
+            if let Some(s) = self.severity.get(&f.code) {
+                f.severity = *s;
+            }
+            let fp = crate::fingerprint::of_finding(f, record);
+            if let Some(i) = self.ignores.iter().find(|i| i.matches(f)) {
+                f.ignored = Some(i.reason.clone());
+            }
+            if let Some(b) = &mut baseline {
+                f.baseline = b.take(&fp);
+            }
+            f.fingerprint = Some(fp);
+        };
+        for r in &mut result.records {
+            for f in &mut r.findings {
+                one(f, Some(&r.record));
+            }
+        }
+        for f in &mut result.orphan_findings {
+            one(f, None);
+        }
+    }
+}

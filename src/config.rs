@@ -1,0 +1,539 @@
+//! `pinaudit.toml` (issue 9): the settings a scheduled re-check would otherwise
+//! repeat on every call (inputs, cache, rewrite rules, `fail-on`, jobs, timeout,
+//! exclude globs), per-code severity overrides, and ignores with a reason.
+//!
+//! The file is found by walking up from the current directory (or named with
+//! `--config FILE`; `--no-config` skips it). Flags win over the file, the file
+//! over the defaults; [`Effective`] keeps where each value came from, for
+//! `pinaudit config`. The file is read strictly: an unknown key or a bad value is
+//! an error naming the file, line and key, with a "did you mean" for near misses,
+//! because a silently ignored misspelt setting is how a CI gate stops gating.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::audit::{FailOn, Ignore};
+use crate::cli::AuditArgs;
+use crate::finding::{Code, Severity};
+
+/// The file's name, looked for in the current directory and its ancestors.
+pub const FILE_NAME: &str = "pinaudit.toml";
+
+/// Every key the file knows, top level and in tables (for "did you mean").
+const KEYS: &[&str] = &[
+    "inputs", "cache", "rewrite", "fail-on", "jobs", "timeout", "exclude", "severity", "ignore",
+    "code", "record", "source", "claim", "reason",
+];
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct File {
+    inputs: Option<Vec<PathBuf>>,
+    cache: Option<PathBuf>,
+    rewrite: Option<Vec<String>>,
+    fail_on: Option<Spanned<String>>,
+    jobs: Option<Spanned<u16>>,
+    timeout: Option<Spanned<u64>>,
+    exclude: Option<Vec<String>>,
+    #[serde(default)]
+    severity: BTreeMap<Spanned<String>, Spanned<String>>,
+    #[serde(default)]
+    ignore: Vec<IgnoreEntry>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct IgnoreEntry {
+    code: Spanned<String>,
+    record: String,
+    source: Option<String>,
+    claim: Option<String>,
+    reason: Option<String>,
+}
+
+/// A configuration file that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    pub file: PathBuf,
+    pub line: Option<usize>,
+    pub key: Option<String>,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "`{}`", self.file.display())?;
+        if let Some(l) = self.line {
+            write!(f, " line {l}")?;
+        }
+        if let Some(k) = &self.key {
+            write!(f, ": key `{k}`")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// Where a setting's value came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    Default,
+    File(PathBuf),
+    Flag,
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::Default => f.write_str("default"),
+            Origin::File(p) => write!(f, "{}", p.display()),
+            Origin::Flag => f.write_str("command line or environment"),
+        }
+    }
+}
+
+/// One setting with its origin.
+#[derive(Debug, Clone)]
+pub struct Setting<T> {
+    pub value: T,
+    pub origin: Origin,
+}
+
+impl<T> Setting<T> {
+    fn default(value: T) -> Setting<T> {
+        Setting {
+            value,
+            origin: Origin::Default,
+        }
+    }
+}
+
+/// The configuration file, read and checked.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    /// The file it came from; `None` when there was none.
+    pub file: Option<PathBuf>,
+    pub inputs: Option<Vec<PathBuf>>,
+    pub cache: Option<PathBuf>,
+    pub rewrite: Option<Vec<String>>,
+    pub fail_on: Option<FailOn>,
+    pub jobs: Option<u16>,
+    pub timeout: Option<u64>,
+    pub exclude: Option<Vec<String>>,
+    pub severity: BTreeMap<Code, Severity>,
+    pub ignores: Vec<Ignore>,
+}
+
+/// The first `pinaudit.toml` in `dir` or an ancestor. One in `dir` itself is
+/// returned as a relative name, so that relative paths in it stay as written.
+pub fn discover(dir: &Path) -> Option<PathBuf> {
+    if dir.join(FILE_NAME).is_file() {
+        return Some(PathBuf::from(FILE_NAME));
+    }
+    let abs = std::fs::canonicalize(dir).ok()?;
+    abs.ancestors()
+        .skip(1)
+        .map(|d| d.join(FILE_NAME))
+        .find(|p| p.is_file())
+}
+
+/// The 1-based line of a byte offset.
+fn line_of(text: &str, offset: usize) -> usize {
+    text.get(..offset)
+        .map_or(1, |t| t.matches('\n').count() + 1)
+}
+
+/// The closest known key, when it is close enough to be a typo.
+fn did_you_mean(key: &str, known: &[&str]) -> Option<String> {
+    known
+        .iter()
+        .map(|k| (strsim::jaro_winkler(key, k), *k))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, k)| format!("did you mean `{k}`?"))
+}
+
+impl Config {
+    /// Reads a configuration file.
+    pub fn read(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            file: path.to_path_buf(),
+            line: None,
+            key: None,
+            message: format!("cannot read it: {e}"),
+            hint: None,
+        })?;
+        Config::parse(&text, path)
+    }
+
+    /// Parses a configuration (`path` names it in errors and anchors its paths).
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        let err = |span: Option<std::ops::Range<usize>>,
+                   key: Option<String>,
+                   message: String,
+                   hint: Option<String>| ConfigError {
+            file: path.to_path_buf(),
+            line: span.map(|s| line_of(text, s.start)),
+            key,
+            message,
+            hint,
+        };
+        let file: File = toml::from_str(text).map_err(|e| {
+            let message = e.message().trim().to_string();
+            // serde says "unknown field `revison`, expected one of …".
+            if let Some(rest) = message.strip_prefix("unknown field `") {
+                let key = rest.split('`').next().unwrap_or("").to_string();
+                let hint = did_you_mean(&key, KEYS)
+                    .or_else(|| Some(format!("known keys: {}", KEYS.join(", "))));
+                return err(e.span(), Some(key), "unknown key".into(), hint);
+            }
+            // Otherwise name the key written at the start of the offending line.
+            let key = e.span().and_then(|s| {
+                let start = text.get(..s.start)?.rfind('\n').map_or(0, |i| i + 1);
+                let line = text.get(start..)?.lines().next()?;
+                let k = line.split('=').next()?.trim();
+                (!k.is_empty() && line.contains('=')).then(|| k.to_string())
+            });
+            err(e.span(), key, message, None)
+        })?;
+        let anchor = |p: PathBuf| match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() && p.is_relative() => dir.join(p),
+            _ => p,
+        };
+        let fail_on = match file.fail_on {
+            Some(s) => Some(
+                <FailOn as clap::ValueEnum>::from_str(s.get_ref(), false).map_err(|_| {
+                    err(
+                        Some(s.span()),
+                        Some("fail-on".into()),
+                        format!("`{}` is not a severity", s.get_ref()),
+                        Some("one of error, warning, note, never".into()),
+                    )
+                })?,
+            ),
+            None => None,
+        };
+        if let Some(j) = &file.jobs {
+            if !(1..=64).contains(j.get_ref()) {
+                return Err(err(
+                    Some(j.span()),
+                    Some("jobs".into()),
+                    format!("`{}` is not in 1..=64", j.get_ref()),
+                    None,
+                ));
+            }
+        }
+        if let Some(t) = &file.timeout {
+            if !(1..=3600).contains(t.get_ref()) {
+                return Err(err(
+                    Some(t.span()),
+                    Some("timeout".into()),
+                    format!("`{}` is not in 1..=3600 seconds", t.get_ref()),
+                    None,
+                ));
+            }
+        }
+        let codes: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        let parse_code = |s: &Spanned<String>, key: &str| {
+            s.get_ref().parse::<Code>().map_err(|()| {
+                err(
+                    Some(s.span()),
+                    Some(key.to_string()),
+                    format!("unknown finding code `{}`", s.get_ref()),
+                    did_you_mean(s.get_ref(), &codes),
+                )
+            })
+        };
+        let mut severity = BTreeMap::new();
+        for (code, sev) in &file.severity {
+            let c = parse_code(code, &format!("severity.{}", code.get_ref()))?;
+            let s = match sev.get_ref().as_str() {
+                "error" => Severity::Error,
+                "warning" => Severity::Warning,
+                "note" => Severity::Note,
+                other => {
+                    return Err(err(
+                        Some(sev.span()),
+                        Some(format!("severity.{}", code.get_ref())),
+                        format!("`{other}` is not a severity"),
+                        Some("one of error, warning, note".into()),
+                    ))
+                }
+            };
+            severity.insert(c, s);
+        }
+        let mut ignores = Vec::new();
+        for i in file.ignore {
+            let code = parse_code(&i.code, "ignore.code")?;
+            let reason = i.reason.filter(|r| !r.trim().is_empty()).ok_or_else(|| {
+                err(
+                    Some(i.code.span()),
+                    Some("ignore.reason".into()),
+                    "an ignore must give a `reason`".into(),
+                    Some("say why the finding is acceptable, e.g. reason = \"upstream fixed the typo\"".into()),
+                )
+            })?;
+            if i.source.is_some() && i.claim.is_some() {
+                return Err(err(
+                    Some(i.code.span()),
+                    Some("ignore".into()),
+                    "an ignore names a `source` or a `claim`, not both".into(),
+                    None,
+                ));
+            }
+            ignores.push(Ignore {
+                code,
+                record: i.record,
+                source: i.source,
+                claim: i.claim,
+                reason,
+            });
+        }
+        Ok(Config {
+            file: Some(path.to_path_buf()),
+            inputs: file.inputs.map(|v| v.into_iter().map(anchor).collect()),
+            cache: file.cache.map(anchor),
+            rewrite: file.rewrite,
+            fail_on,
+            jobs: file.jobs.map(Spanned::into_inner),
+            timeout: file.timeout.map(Spanned::into_inner),
+            exclude: file.exclude,
+            severity,
+            ignores,
+        })
+    }
+
+    /// The configuration for a command: `--no-config` gives none, `--config FILE`
+    /// that file, else the first `pinaudit.toml` walking up from the current
+    /// directory.
+    pub fn load(explicit: Option<&Path>, no_config: bool) -> Result<Config, ConfigError> {
+        if no_config {
+            return Ok(Config::default());
+        }
+        match explicit {
+            Some(p) => Config::read(p),
+            None => match std::env::current_dir().ok().and_then(|d| discover(&d)) {
+                Some(p) => Config::read(&p),
+                None => Ok(Config::default()),
+            },
+        }
+    }
+
+    fn origin(&self) -> Origin {
+        self.file.clone().map_or(Origin::Default, Origin::File)
+    }
+
+    /// A setting: the flag when given, else the file's, else the default.
+    pub fn pick<T: Clone>(&self, flag: Option<T>, file: &Option<T>, default: T) -> Setting<T> {
+        match (flag, file) {
+            (Some(v), _) => Setting {
+                value: v,
+                origin: Origin::Flag,
+            },
+            (None, Some(v)) => Setting {
+                value: v.clone(),
+                origin: self.origin(),
+            },
+            (None, None) => Setting::default(default),
+        }
+    }
+}
+
+/// The effective settings of `audit`: flags given, else the file's, else defaults.
+pub fn effective(args: &AuditArgs, config: &Config) -> Effective {
+    let inv = &args.invocation;
+    let flag = |id: &str| inv.given(id);
+    Effective {
+        file: config.file.clone(),
+        inputs: config.pick(
+            flag("paths").then(|| args.paths.clone()),
+            &config.inputs,
+            args.paths.clone(),
+        ),
+        cache: config.pick(
+            flag("cache").then(|| args.fetch.cache.clone()),
+            &config.cache,
+            args.fetch.cache.clone(),
+        ),
+        rewrite: config.pick(
+            flag("rewrite").then(|| args.fetch.rewrite.clone()),
+            &config.rewrite,
+            Vec::new(),
+        ),
+        fail_on: config.pick(
+            flag("fail_on").then_some(args.fail_on),
+            &config.fail_on,
+            args.fail_on,
+        ),
+        jobs: config.pick(
+            flag("jobs").then_some(args.jobs),
+            &config.jobs.map(Some),
+            None,
+        ),
+        timeout: config.pick(
+            flag("timeout").then_some(args.fetch.timeout),
+            &config.timeout,
+            args.fetch.timeout,
+        ),
+        exclude: config.pick(
+            flag("exclude").then(|| args.exclude.clone()),
+            &config.exclude,
+            Vec::new(),
+        ),
+        severity: config.severity.clone(),
+        ignores: config.ignores.clone(),
+    }
+}
+
+/// The effective settings of `audit`, each with where it came from.
+#[derive(Debug, Clone)]
+pub struct Effective {
+    pub file: Option<PathBuf>,
+    pub inputs: Setting<Vec<PathBuf>>,
+    pub cache: Setting<PathBuf>,
+    pub rewrite: Setting<Vec<String>>,
+    pub fail_on: Setting<FailOn>,
+    pub jobs: Setting<Option<u16>>,
+    pub timeout: Setting<u64>,
+    pub exclude: Setting<Vec<String>>,
+    pub severity: BTreeMap<Code, Severity>,
+    pub ignores: Vec<Ignore>,
+}
+
+fn fail_on_str(f: FailOn) -> &'static str {
+    match f {
+        FailOn::Error => "error",
+        FailOn::Warning => "warning",
+        FailOn::Note => "note",
+        FailOn::Never => "never",
+    }
+}
+
+impl Effective {
+    /// `pinaudit config`: the effective configuration as TOML, each value with its
+    /// origin in a comment.
+    pub fn render(&self) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        let q = |s: &str| toml::Value::String(s.to_string()).to_string();
+        let list = |v: &[String]| {
+            format!(
+                "[{}]",
+                v.iter().map(|s| q(s)).collect::<Vec<_>>().join(", ")
+            )
+        };
+        let paths = |v: &[PathBuf]| {
+            list(
+                &v.iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let _ = writeln!(
+            out,
+            "# configuration file: {}",
+            self.file
+                .as_ref()
+                .map_or("none".into(), |p| format!("`{}`", p.display()))
+        );
+        let mut line = |key: &str, value: String, origin: &Origin| {
+            let _ = writeln!(out, "{key} = {value}  # {origin}");
+        };
+        line("inputs", paths(&self.inputs.value), &self.inputs.origin);
+        line(
+            "cache",
+            q(&self.cache.value.display().to_string()),
+            &self.cache.origin,
+        );
+        line("rewrite", list(&self.rewrite.value), &self.rewrite.origin);
+        line(
+            "fail-on",
+            q(fail_on_str(self.fail_on.value)),
+            &self.fail_on.origin,
+        );
+        match self.jobs.value {
+            Some(j) => line("jobs", j.to_string(), &self.jobs.origin),
+            None => line(
+                "jobs",
+                crate::audit::default_jobs().to_string(),
+                &Origin::Default,
+            ),
+        }
+        line(
+            "timeout",
+            self.timeout.value.to_string(),
+            &self.timeout.origin,
+        );
+        line("exclude", list(&self.exclude.value), &self.exclude.origin);
+        let origin = self.file.clone().map_or(Origin::Default, Origin::File);
+        if !self.severity.is_empty() {
+            let _ = writeln!(out, "\n[severity]  # {origin}");
+            for (c, s) in &self.severity {
+                let _ = writeln!(out, "{c} = {}", q(s.as_str()));
+            }
+        }
+        for i in &self.ignores {
+            let _ = writeln!(out, "\n[[ignore]]  # {origin}");
+            let _ = writeln!(out, "code = {}", q(i.code.as_str()));
+            let _ = writeln!(out, "record = {}", q(&i.record));
+            if let Some(s) = &i.source {
+                let _ = writeln!(out, "source = {}", q(s));
+            }
+            if let Some(c) = &i.claim {
+                let _ = writeln!(out, "claim = {}", q(c));
+            }
+            let _ = writeln!(out, "reason = {}", q(&i.reason));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::parse(text, Path::new("pinaudit.toml"))
+    }
+
+    #[test]
+    fn reads_every_setting() {
+        let c = parse(
+            "inputs = [\"pins\"]\ncache = \"c\"\nrewrite = [\"a=b\"]\nfail-on = \"warning\"\njobs = 3\ntimeout = 9\nexclude = [\"drafts/**\"]\n\
+             [severity]\nupstream-changed = \"warning\"\n\
+             [[ignore]]\ncode = \"hash-mismatch\"\nrecord = \"r\"\nsource = \"readme\"\nreason = \"crlf\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.fail_on, Some(FailOn::Warning));
+        assert_eq!(c.jobs, Some(3));
+        assert_eq!(
+            c.severity.get(&Code::UpstreamChanged),
+            Some(&Severity::Warning)
+        );
+        assert_eq!(c.ignores.len(), 1);
+        assert_eq!(c.ignores[0].reason, "crlf");
+    }
+
+    #[test]
+    fn unknown_key_names_line_and_suggests() {
+        let e = parse("cache = \"c\"\nfail_on = \"error\"\n").unwrap_err();
+        assert_eq!(e.line, Some(2));
+        assert_eq!(e.key.as_deref(), Some("fail_on"));
+        assert_eq!(e.hint.as_deref(), Some("did you mean `fail-on`?"));
+    }
+
+    #[test]
+    fn bad_values_are_errors_with_lines() {
+        let e = parse("\nfail-on = \"sometimes\"\n").unwrap_err();
+        assert_eq!((e.line, e.key.as_deref()), (Some(2), Some("fail-on")));
+        let e = parse("jobs = \"many\"\n").unwrap_err();
+        assert_eq!((e.line, e.key.as_deref()), (Some(1), Some("jobs")));
+        let e = parse("[severity]\nhash-missmatch = \"note\"\n").unwrap_err();
+        assert_eq!(e.hint.as_deref(), Some("did you mean `hash-mismatch`?"));
+        let e = parse("[[ignore]]\ncode = \"hash-mismatch\"\nrecord = \"r\"\n").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("ignore.reason"));
+    }
+}

@@ -1,0 +1,196 @@
+//! Stable identities for findings (issue 9: scheduled re-checks).
+//!
+//! A scheduled re-check only helps if it can say what is *new*. A finding's
+//! message names the head SHA and its location follows the head, so both move on
+//! their own after an unrelated push upstream. The fingerprint hashes only what the
+//! finding is about: its code, the record, source and claim it concerns, the
+//! pinned facts of that source and claim (repository, pinned revision, path, cited
+//! lines) and the few evidence facts that tell two findings of one subject apart
+//! (which artifact, which JSON pointer, which reference). Never the head,
+//! times, wording or line numbers at the head.
+//!
+//! One function ([`fingerprint`]) over one [`Subject`] serves both the domain
+//! (at the finish stage of an audit) and v1 reports read back from disk (for
+//! `diff` and `--baseline` over reports written by a pinaudit that had no
+//! fingerprints), so the two always agree.
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+use crate::finding::Finding;
+use crate::record::Record;
+use crate::report::v1::{FindingReport, RecordReport};
+
+/// Evidence keys that name *which* thing of a record a finding is about, as
+/// opposed to what was observed (which may change at every run).
+///
+/// Not `url`: for `repository-missing` it is the fetch URL after `--rewrite`, which
+/// changes with the mirror, not with the record.
+const IDENTITY_EVIDENCE: &[&str] = &[
+    "artifact",
+    "kind",
+    "pointer",
+    "block",
+    "reference",
+    "recorded",
+];
+
+/// What a finding is about: the facts its fingerprint is computed from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Subject<'a> {
+    pub code: &'a str,
+    pub record: &'a str,
+    pub source: Option<&'a str>,
+    pub claim: Option<&'a str>,
+    pub repository: Option<&'a str>,
+    /// The source's pinned (declared) revision, never the head.
+    pub revision: Option<&'a str>,
+    pub path: Option<&'a str>,
+    /// The claim's cited lines at the pinned revision.
+    pub lines: Option<[u32; 2]>,
+    /// The identity evidence facts, in [`IDENTITY_EVIDENCE`] order.
+    pub evidence: Vec<(&'static str, &'a Value)>,
+}
+
+impl<'a> Subject<'a> {
+    fn with_evidence(mut self, evidence: &'a Map<String, Value>) -> Self {
+        self.evidence = IDENTITY_EVIDENCE
+            .iter()
+            .filter_map(|k| evidence.get(*k).map(|v| (*k, v)))
+            .collect();
+        self
+    }
+}
+
+/// The fingerprint of a subject: the first 32 hex digits of the sha256 of its
+/// facts written as one canonical JSON array.
+pub fn fingerprint(s: &Subject<'_>) -> String {
+    let evidence: Map<String, Value> = s
+        .evidence
+        .iter()
+        .map(|(k, v)| ((*k).to_string(), (*v).clone()))
+        .collect();
+    let facts = serde_json::json!([
+        "pinaudit/fingerprint/v1",
+        s.code,
+        s.record,
+        s.source,
+        s.claim,
+        s.repository,
+        s.revision,
+        s.path,
+        s.lines,
+        evidence,
+    ]);
+    let digest = Sha256::digest(facts.to_string().as_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    hex[..32].to_string()
+}
+
+/// The fingerprint of a domain finding, with the pinned facts taken from its record.
+pub fn of_finding(f: &Finding, record: Option<&Record>) -> String {
+    let claim = record.and_then(|r| {
+        f.claim
+            .as_deref()
+            .and_then(|l| r.claims.iter().find(|c| c.label == l))
+    });
+    let source_id = f
+        .source
+        .as_deref()
+        .or_else(|| claim.and_then(|c| c.source.as_deref()));
+    let source =
+        record.and_then(|r| source_id.and_then(|id| r.sources.iter().find(|s| s.id == id)));
+    let revision = source
+        .and_then(|s| s.revision.as_ref())
+        .map(|r| r.to_string());
+    fingerprint(
+        &Subject {
+            code: f.code.as_str(),
+            record: &f.record,
+            source: f.source.as_deref(),
+            claim: f.claim.as_deref(),
+            repository: source.and_then(|s| s.repository.as_deref()),
+            revision: revision.as_deref(),
+            path: source.and_then(|s| s.path.as_deref()),
+            lines: claim.and_then(|c| c.lines).map(|l| [l.first(), l.last()]),
+            evidence: Vec::new(),
+        }
+        .with_evidence(&f.evidence),
+    )
+}
+
+/// The fingerprint of a v1 finding, with the pinned facts taken from its record in
+/// the same report (`record` is `None` for an input that yielded no record). Gives
+/// the same fingerprint as [`of_finding`] did when the report was written, so a
+/// report without fingerprints (from an older pinaudit) can still be compared.
+pub fn of_report(f: &FindingReport, record: Option<&RecordReport>) -> String {
+    let claim = record.and_then(|r| {
+        f.claim
+            .as_deref()
+            .and_then(|l| r.claims.iter().find(|c| c.label == l))
+    });
+    let source_id = f
+        .source
+        .as_deref()
+        .or_else(|| claim.and_then(|c| c.source.as_deref()));
+    let source =
+        record.and_then(|r| source_id.and_then(|id| r.sources.iter().find(|s| s.id == id)));
+    fingerprint(
+        &Subject {
+            code: f.code.as_str(),
+            record: &f.record,
+            source: f.source.as_deref(),
+            claim: f.claim.as_deref(),
+            repository: source.and_then(|s| s.repository.as_deref()),
+            revision: source.and_then(|s| s.revision.as_deref()),
+            path: source.and_then(|s| s.path.as_deref()),
+            lines: claim.and_then(|c| c.lines),
+            evidence: Vec::new(),
+        }
+        .with_evidence(&f.evidence),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fingerprint_ignores_message_and_head_facts() {
+        let mut unrelated = Map::new();
+        unrelated.insert("head".into(), Value::String("b".repeat(40)));
+        let a = Subject {
+            code: "value-superseded",
+            record: "r",
+            source: Some("readme"),
+            claim: Some("decode"),
+            revision: Some("abc"),
+            lines: Some([43, 43]),
+            ..Subject::default()
+        };
+        let b = a.clone().with_evidence(&unrelated);
+        assert_eq!(fingerprint(&a), fingerprint(&b));
+        assert_eq!(fingerprint(&a).len(), 32);
+    }
+
+    #[test]
+    fn fingerprint_tells_subjects_apart() {
+        let a = Subject {
+            code: "value-missing",
+            record: "r",
+            claim: Some("decode"),
+            lines: Some([43, 43]),
+            ..Subject::default()
+        };
+        let b = Subject {
+            lines: Some([44, 44]),
+            ..a.clone()
+        };
+        let c = Subject {
+            claim: Some("prefill"),
+            ..a.clone()
+        };
+        assert_ne!(fingerprint(&a), fingerprint(&b));
+        assert_ne!(fingerprint(&a), fingerprint(&c));
+    }
+}
