@@ -1,5 +1,5 @@
 //! sha256 of cited documents, the near-miss variants a `hash-mismatch` names, and
-//! an on-disk memo of sha256 by git blob id.
+//! a persisted store of sha256 by git blob id.
 //!
 //! Records state the sha256 of a document as the author's checkout saw it, which
 //! is not always the blob git stores: a Windows checkout adds CRLF, an editor adds
@@ -8,8 +8,10 @@
 //! can tell "same text, different bytes" from "different text".
 //!
 //! A git blob never changes, so its sha256 is computed once and kept for good in
-//! `cache/blobs/` ([`BlobHashCache`]), which makes warm re-checks cheap.
+//! one self-validating store, `cache/blobs.store` ([`BlobHashCache`]), written once
+//! per run.
 
+use std::collections::HashMap;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -33,13 +35,6 @@ fn to_hex(bytes: &[u8]) -> String {
         s.push(char::from(DIGITS[usize::from(b & 0xf)]));
     }
     s
-}
-
-/// Whether `s` is a well-formed lowercase sha256 hex digest.
-fn is_sha256_hex(s: &str) -> bool {
-    s.len() == 64
-        && s.bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 /// The document variants that a `hash-mismatch` evidence can name, each with
@@ -123,81 +118,176 @@ fn crlf_to_lf(bytes: &[u8]) -> Vec<u8> {
     out
 }
 
-/// sha256 by git blob id, kept in `CACHE/blobs/<2 hex>/<38 hex>.sha256`.
+/// The store's file under the cache root.
+const STORE_FILE: &str = "blobs.store";
+/// First line of the store; a store of another version is ignored and rebuilt.
+const STORE_MAGIC: &[u8] = b"pinaudit-blob-store v1\n";
+/// One entry: blob id (20), blob size (8, little endian), sha256 (32).
+const ENTRY: usize = 20 + 8 + 32;
+
+/// sha256 by git blob id: one persisted store, `CACHE/blobs.store`, read once when
+/// a run starts and written once when it ends ([`BlobHashCache::persist`]) — never
+/// a file, let alone an fsync, per blob.
 ///
-/// Safe for concurrent runs: an entry is written to a unique temporary file
-/// in the same directory and renamed into place, so a reader sees either no
-/// entry or a whole one. A damaged entry is ignored and recomputed. Failing
-/// to write is not an error: the memo only saves time.
+/// The store validates itself: a magic line, fixed-size entries and a trailing
+/// sha256 of everything before it. A store that is truncated, torn or tampered
+/// with fails the check and is ignored as a whole (then rebuilt); it is never
+/// trusted in part. Each entry also keeps the blob's size: an entry whose size
+/// disagrees with the bytes just read is ignored and the fresh hash wins, so a
+/// memo never overrides a fresh read. A git blob id names its content (libgit2
+/// verifies object ids on read), so an entry that passes both checks is sound.
+///
+/// Safe for concurrent runs: the store is written to a unique temporary file and
+/// renamed into place, so a reader sees one whole store or another; two runs
+/// that race lose at most each other's new entries (the memo only saves time).
+/// Failing to write is not an error. The handle is cheap to clone and shared
+/// between threads (one map behind a mutex).
 #[derive(Debug, Clone)]
 pub struct BlobHashCache {
-    dir: PathBuf,
+    path: PathBuf,
+    inner: std::sync::Arc<std::sync::Mutex<Memo>>,
+}
+
+#[derive(Debug, Default)]
+struct Memo {
+    entries: HashMap<[u8; 20], (u64, [u8; 32])>,
+    /// Entries added this run (nothing to write when zero).
+    added: usize,
 }
 
 impl BlobHashCache {
-    /// The memo under `cache_root` (the directory that also holds `git/`).
+    /// The store under `cache_root` (the directory that also holds `git/`), loaded
+    /// now; an unreadable or damaged store loads as empty.
     pub fn new(cache_root: &Path) -> Self {
+        let path = cache_root.join(STORE_FILE);
+        let entries = fs::read(&path)
+            .ok()
+            .and_then(|bytes| decode(&bytes))
+            .unwrap_or_default();
         BlobHashCache {
-            dir: cache_root.join("blobs"),
+            path,
+            inner: std::sync::Arc::new(std::sync::Mutex::new(Memo { entries, added: 0 })),
         }
     }
 
-    fn entry(&self, blob: Oid) -> PathBuf {
-        let hex = blob.to_string();
-        let (fan, rest) = hex.split_at(2);
-        self.dir.join(fan).join(format!("{rest}.sha256"))
+    fn memo(&self) -> std::sync::MutexGuard<'_, Memo> {
+        // A panic elsewhere cannot leave the map half-updated: recover it.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The remembered sha256 of `blob`, if there is a sound entry.
-    pub fn get(&self, blob: Oid) -> Option<String> {
-        let text = fs::read_to_string(self.entry(blob)).ok()?;
-        let hex = text.trim_end();
-        is_sha256_hex(hex).then(|| hex.to_string())
+    /// How many blobs the store knows.
+    pub fn len(&self) -> usize {
+        self.memo().entries.len()
     }
 
-    /// Remember `sha256_hex` for `blob`.
-    pub fn put(&self, blob: Oid, sha256_hex: &str) -> std::io::Result<()> {
+    /// Whether the store knows no blob.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The remembered sha256 of `blob` when it is `size` bytes long.
+    pub fn get(&self, blob: Oid, size: usize) -> Option<String> {
+        let memo = self.memo();
+        let (known, sha) = memo.entries.get(&key(blob)?)?;
+        (*known == size as u64).then(|| to_hex(sha))
+    }
+
+    /// Remember `sha256` for `blob` of `size` bytes (kept in memory until
+    /// [`persist`](Self::persist)).
+    pub fn put(&self, blob: Oid, size: usize, sha256: [u8; 32]) {
+        let Some(k) = key(blob) else { return };
+        let mut memo = self.memo();
+        if memo.entries.insert(k, (size as u64, sha256)) != Some((size as u64, sha256)) {
+            memo.added += 1;
+        }
+    }
+
+    /// The sha256 of `blob`, whose content is `bytes`: from the store when it has
+    /// a sound entry for a blob of this size, else computed and remembered.
+    pub fn sha256(&self, blob: Oid, bytes: &[u8]) -> String {
+        if let Some(hex) = self.get(blob, bytes.len()) {
+            return hex;
+        }
+        let digest: [u8; 32] = Sha256::digest(bytes).into();
+        self.put(blob, bytes.len(), digest);
+        to_hex(&digest)
+    }
+
+    /// Writes the store once, atomically (temporary file, then rename), when this
+    /// run added entries. Entries another run persisted meanwhile are kept.
+    pub fn persist(&self) -> std::io::Result<()> {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
-        if !is_sha256_hex(sha256_hex) {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                format!("`{sha256_hex}` is not a sha256 hex digest"),
-            ));
+        let mut memo = self.memo();
+        if memo.added == 0 {
+            return Ok(());
         }
-        let path = self.entry(blob);
-        let Some(dir) = path.parent() else {
+        if let Some(theirs) = fs::read(&self.path).ok().and_then(|b| decode(&b)) {
+            for (k, v) in theirs {
+                memo.entries.entry(k).or_insert(v);
+            }
+        }
+        let bytes = encode(&memo.entries);
+        let Some(dir) = self.path.parent() else {
             return Ok(());
         };
         fs::create_dir_all(dir)?;
         let tmp = dir.join(format!(
-            ".{}.{}.{}.tmp",
-            blob,
+            ".{STORE_FILE}.{}.{}.tmp",
             std::process::id(),
             COUNTER.fetch_add(1, Ordering::Relaxed)
         ));
-        let written = fs::File::create(&tmp).and_then(|mut f| {
-            f.write_all(format!("{sha256_hex}\n").as_bytes())?;
-            f.sync_all()
-        });
-        let result = written.and_then(|()| fs::rename(&tmp, &path));
+        let result = fs::File::create(&tmp)
+            .and_then(|mut f| f.write_all(&bytes))
+            .and_then(|()| fs::rename(&tmp, &self.path));
         if result.is_err() {
             // Best effort: a stray temporary file is harmless but untidy.
             let _ = fs::remove_file(&tmp);
+        } else {
+            memo.added = 0;
         }
         result
     }
+}
 
-    /// The sha256 of `blob`, whose content is `bytes`: from the memo when it
-    /// has a sound entry, else computed and remembered.
-    pub fn sha256(&self, blob: Oid, bytes: &[u8]) -> String {
-        if let Some(hex) = self.get(blob) {
-            return hex;
-        }
-        let hex = sha256_hex(bytes);
-        // Ignored on purpose: a read-only cache must not fail an audit.
-        let _ = self.put(blob, &hex);
-        hex
+fn key(blob: Oid) -> Option<[u8; 20]> {
+    blob.as_bytes().try_into().ok()
+}
+
+/// The store's bytes: magic, entries sorted by blob id, sha256 of all before it.
+fn encode(entries: &HashMap<[u8; 20], (u64, [u8; 32])>) -> Vec<u8> {
+    let mut sorted: Vec<_> = entries.iter().collect();
+    sorted.sort_unstable_by_key(|(k, _)| **k);
+    let mut out = Vec::with_capacity(STORE_MAGIC.len() + sorted.len() * ENTRY + 32);
+    out.extend_from_slice(STORE_MAGIC);
+    for (k, (size, sha)) in sorted {
+        out.extend_from_slice(k);
+        out.extend_from_slice(&size.to_le_bytes());
+        out.extend_from_slice(sha);
     }
+    let check = Sha256::digest(&out);
+    out.extend_from_slice(&check);
+    out
+}
+
+/// The entries of a sound store; `None` for anything else.
+fn decode(bytes: &[u8]) -> Option<HashMap<[u8; 20], (u64, [u8; 32])>> {
+    let body_len = bytes.len().checked_sub(32)?;
+    let (body, check) = bytes.split_at(body_len);
+    if Sha256::digest(body).as_slice() != check {
+        return None;
+    }
+    let entries = body.strip_prefix(STORE_MAGIC)?;
+    if entries.len() % ENTRY != 0 {
+        return None;
+    }
+    let mut out = HashMap::with_capacity(entries.len() / ENTRY);
+    for e in entries.chunks_exact(ENTRY) {
+        let k: [u8; 20] = e[..20].try_into().ok()?;
+        let size = u64::from_le_bytes(e[20..28].try_into().ok()?);
+        let sha: [u8; 32] = e[28..].try_into().ok()?;
+        out.insert(k, (size, sha));
+    }
+    Some(out)
 }
 
 #[cfg(test)]
@@ -262,26 +352,57 @@ mod tests {
     }
 
     #[test]
-    fn blob_cache_round_trip_and_corruption() {
+    fn blob_store_round_trip_and_corruption() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let cache = BlobHashCache::new(dir.path());
         let blob = Oid::from_str("0123456789abcdef0123456789abcdef01234567").expect("oid");
-        assert_eq!(cache.get(blob), None);
+        let other = Oid::from_str("89abcdef0123456789abcdef0123456789abcdef").expect("oid");
+        let cache = BlobHashCache::new(dir.path());
+        assert_eq!(cache.get(blob, 3), None);
         let hex = cache.sha256(blob, b"abc");
         assert_eq!(hex, sha256_hex(b"abc"));
-        let entry = dir
-            .path()
-            .join("blobs/01/23456789abcdef0123456789abcdef01234567.sha256");
-        assert!(entry.is_file());
-        assert_eq!(cache.get(blob), Some(hex.clone()));
+        cache.sha256(other, b"de");
+        // Nothing is written per blob: one store, written once.
+        let store = dir.path().join(STORE_FILE);
+        assert!(!store.exists());
+        cache.persist().expect("persist");
+        assert!(store.is_file());
+        assert!(!dir.path().join("blobs").exists());
 
-        // A memo entry is trusted: a later call does not rehash.
-        assert_eq!(cache.sha256(blob, b"different bytes"), hex);
+        let again = BlobHashCache::new(dir.path());
+        assert_eq!(again.len(), 2);
+        assert_eq!(again.get(blob, 3), Some(hex.clone()));
+        // An entry for a blob of another size never overrides a fresh read.
+        assert_eq!(again.get(blob, 4), None);
+        assert_eq!(again.sha256(blob, b"abcd"), sha256_hex(b"abcd"));
 
-        // A damaged entry is ignored and replaced.
-        fs::write(&entry, "garbage").expect("write");
-        assert_eq!(cache.get(blob), None);
-        assert_eq!(cache.sha256(blob, b"abc"), hex);
-        assert_eq!(cache.get(blob), Some(hex));
+        // A damaged store, anywhere, is ignored as a whole, then rebuilt.
+        let good = fs::read(&store).expect("read");
+        for at in [0, STORE_MAGIC.len() + 3, good.len() - 1] {
+            let mut bad = good.clone();
+            bad[at] ^= 0x20;
+            fs::write(&store, &bad).expect("write");
+            assert!(BlobHashCache::new(dir.path()).is_empty(), "flip at {at}");
+        }
+        fs::write(&store, &good[..good.len() - 7]).expect("truncate");
+        let rebuilt = BlobHashCache::new(dir.path());
+        assert!(rebuilt.is_empty());
+        assert_eq!(rebuilt.sha256(blob, b"abc"), hex);
+        rebuilt.persist().expect("persist");
+        assert_eq!(BlobHashCache::new(dir.path()).get(blob, 3), Some(hex));
+    }
+
+    #[test]
+    fn persist_keeps_what_another_run_stored() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let a = Oid::from_str("0123456789abcdef0123456789abcdef01234567").expect("oid");
+        let b = Oid::from_str("89abcdef0123456789abcdef0123456789abcdef").expect("oid");
+        let first = BlobHashCache::new(dir.path());
+        let second = BlobHashCache::new(dir.path());
+        first.sha256(a, b"one");
+        second.sha256(b, b"two");
+        first.persist().expect("persist");
+        second.persist().expect("persist");
+        let merged = BlobHashCache::new(dir.path());
+        assert_eq!(merged.len(), 2);
     }
 }

@@ -93,6 +93,14 @@ impl GitProvider {
     }
 }
 
+impl Drop for GitProvider {
+    /// The blob store is written once, when the run is over (best effort: a
+    /// read-only cache must not fail an audit).
+    fn drop(&mut self) {
+        let _ = self.hashes.persist();
+    }
+}
+
 fn oid(r: &DocRef) -> Result<Oid, Unchecked> {
     Oid::from_str(r.commit.as_str()).map_err(|_| {
         Unchecked::Unresolvable(sources::Skip(format!(
