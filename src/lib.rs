@@ -20,4 +20,5 @@ pub mod report;
 pub mod result;
 pub(crate) mod show;
 pub(crate) mod sources;
+pub mod store;
 pub mod url;

@@ -222,6 +222,7 @@ fn check_record(p: Planned, provider: &dyn Provider, opts: &Options) -> RecordRe
                     .iter()
                     .map(|&i| (&r.claims[i], &verdicts[i]))
                     .collect();
+                let memo = provider.drift_memo().zip(snapshot.git_blob.as_deref());
                 upstream = Some(upstream::check(
                     &r,
                     s,
@@ -229,6 +230,7 @@ fn check_record(p: Planned, provider: &dyn Provider, opts: &Options) -> RecordRe
                     &text,
                     &head,
                     &mine,
+                    memo,
                     &mut findings,
                 ));
             }

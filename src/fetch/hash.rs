@@ -12,10 +12,7 @@
 //! per run.
 
 use std::collections::HashMap;
-use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use git2::Oid;
 use sha2::{Digest, Sha256};
@@ -160,9 +157,8 @@ impl BlobHashCache {
     /// now; an unreadable or damaged store loads as empty.
     pub fn new(cache_root: &Path) -> Self {
         let path = cache_root.join(STORE_FILE);
-        let entries = fs::read(&path)
-            .ok()
-            .and_then(|bytes| decode(&bytes))
+        let entries = crate::store::load(&path, STORE_MAGIC)
+            .and_then(|body| decode(&body))
             .unwrap_or_default();
         BlobHashCache {
             path,
@@ -216,36 +212,18 @@ impl BlobHashCache {
     /// Writes the store once, atomically (temporary file, then rename), when this
     /// run added entries. Entries another run persisted meanwhile are kept.
     pub fn persist(&self) -> std::io::Result<()> {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
         let mut memo = self.memo();
         if memo.added == 0 {
             return Ok(());
         }
-        if let Some(theirs) = fs::read(&self.path).ok().and_then(|b| decode(&b)) {
+        if let Some(theirs) = crate::store::load(&self.path, STORE_MAGIC).and_then(|b| decode(&b)) {
             for (k, v) in theirs {
                 memo.entries.entry(k).or_insert(v);
             }
         }
-        let bytes = encode(&memo.entries);
-        let Some(dir) = self.path.parent() else {
-            return Ok(());
-        };
-        fs::create_dir_all(dir)?;
-        let tmp = dir.join(format!(
-            ".{STORE_FILE}.{}.{}.tmp",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let result = fs::File::create(&tmp)
-            .and_then(|mut f| f.write_all(&bytes))
-            .and_then(|()| fs::rename(&tmp, &self.path));
-        if result.is_err() {
-            // Best effort: a stray temporary file is harmless but untidy.
-            let _ = fs::remove_file(&tmp);
-        } else {
-            memo.added = 0;
-        }
-        result
+        crate::store::save(&self.path, STORE_MAGIC, &encode(&memo.entries))?;
+        memo.added = 0;
+        Ok(())
     }
 }
 
@@ -253,30 +231,21 @@ fn key(blob: Oid) -> Option<[u8; 20]> {
     blob.as_bytes().try_into().ok()
 }
 
-/// The store's bytes: magic, entries sorted by blob id, sha256 of all before it.
+/// The store's body: entries sorted by blob id.
 fn encode(entries: &HashMap<[u8; 20], (u64, [u8; 32])>) -> Vec<u8> {
     let mut sorted: Vec<_> = entries.iter().collect();
     sorted.sort_unstable_by_key(|(k, _)| **k);
-    let mut out = Vec::with_capacity(STORE_MAGIC.len() + sorted.len() * ENTRY + 32);
-    out.extend_from_slice(STORE_MAGIC);
+    let mut out = Vec::with_capacity(sorted.len() * ENTRY);
     for (k, (size, sha)) in sorted {
         out.extend_from_slice(k);
         out.extend_from_slice(&size.to_le_bytes());
         out.extend_from_slice(sha);
     }
-    let check = Sha256::digest(&out);
-    out.extend_from_slice(&check);
     out
 }
 
-/// The entries of a sound store; `None` for anything else.
-fn decode(bytes: &[u8]) -> Option<HashMap<[u8; 20], (u64, [u8; 32])>> {
-    let body_len = bytes.len().checked_sub(32)?;
-    let (body, check) = bytes.split_at(body_len);
-    if Sha256::digest(body).as_slice() != check {
-        return None;
-    }
-    let entries = body.strip_prefix(STORE_MAGIC)?;
+/// The entries of a sound store's body; `None` for anything else.
+fn decode(entries: &[u8]) -> Option<HashMap<[u8; 20], (u64, [u8; 32])>> {
     if entries.len() % ENTRY != 0 {
         return None;
     }
@@ -293,6 +262,7 @@ fn decode(bytes: &[u8]) -> Option<HashMap<[u8; 20], (u64, [u8; 32])>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn names(bytes: &[u8]) -> Vec<&'static str> {
         variants(bytes).into_iter().map(|(n, _)| n).collect()

@@ -27,6 +27,7 @@ pub struct GitProvider {
     cache: GitCache,
     plan: SyncPlan,
     hashes: BlobHashCache,
+    drift: crate::store::DriftMemo,
     remotes: HashMap<String, Result<Remote, Arc<FetchError>>>,
     /// Remotes that could not be reached but that the cache stood in for.
     stale: Vec<(String, Arc<FetchError>)>,
@@ -35,10 +36,12 @@ pub struct GitProvider {
 impl GitProvider {
     pub fn new(cache: GitCache, plan: SyncPlan) -> GitProvider {
         let hashes = cache.blob_hashes();
+        let drift = crate::store::DriftMemo::new(cache.root());
         GitProvider {
             cache,
             plan,
             hashes,
+            drift,
             remotes: HashMap::new(),
             stale: Vec::new(),
         }
@@ -98,6 +101,7 @@ impl Drop for GitProvider {
     /// read-only cache must not fail an audit).
     fn drop(&mut self) {
         let _ = self.hashes.persist();
+        let _ = self.drift.persist();
     }
 }
 
@@ -253,6 +257,10 @@ impl Provider for GitProvider {
                 variant,
             })
         })
+    }
+
+    fn drift_memo(&self) -> Option<&crate::store::DriftMemo> {
+        Some(&self.drift)
     }
 
     fn head(&self, r: &DocRef) -> Option<Head> {
