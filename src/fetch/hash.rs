@@ -150,7 +150,23 @@ struct Memo {
     entries: HashMap<[u8; 20], (u64, [u8; 32])>,
     /// Entries added this run (nothing to write when zero).
     added: usize,
+    /// Per blob: its sha256 and those of its [`variants`], by index into
+    /// [`VARIANT_NAMES`] (`CACHE/variants.store`).
+    variants: HashMap<[u8; 20], ([u8; 32], Vec<(u8, [u8; 32])>)>,
+    variants_added: usize,
 }
+
+/// The names [`variants`] gives, in its order.
+const VARIANT_NAMES: [&str; 6] = [
+    "crlf",
+    "lf",
+    "bom",
+    "no-bom",
+    "trailing-newline",
+    "no-trailing-newline",
+];
+const VARIANTS_MAGIC: &[u8] = b"pinaudit-variant-store v1\n";
+const VARIANTS_FILE: &str = "variants.store";
 
 impl BlobHashCache {
     /// The store under `cache_root` (the directory that also holds `git/`), loaded
@@ -160,9 +176,17 @@ impl BlobHashCache {
         let entries = crate::store::load(&path, STORE_MAGIC)
             .and_then(|body| decode(&body))
             .unwrap_or_default();
+        let variants = crate::store::load(&cache_root.join(VARIANTS_FILE), VARIANTS_MAGIC)
+            .and_then(|body| decode_variants(&body))
+            .unwrap_or_default();
         BlobHashCache {
             path,
-            inner: std::sync::Arc::new(std::sync::Mutex::new(Memo { entries, added: 0 })),
+            inner: std::sync::Arc::new(std::sync::Mutex::new(Memo {
+                entries,
+                added: 0,
+                variants,
+                variants_added: 0,
+            })),
         }
     }
 
@@ -209,10 +233,61 @@ impl BlobHashCache {
         to_hex(&digest)
     }
 
+    /// The sha256 of `blob` and of each of its [`variants`] (name, hex), from the
+    /// store when known (then `read` is not called: nothing is read), else from
+    /// the bytes `read` returns, then remembered. `None` when it cannot be read.
+    pub fn with_variants(
+        &self,
+        blob: Oid,
+        read: impl FnOnce() -> Option<Vec<u8>>,
+    ) -> Option<(String, Vec<(&'static str, String)>)> {
+        let k = key(blob)?;
+        let shown = |(sha, vars): &([u8; 32], Vec<(u8, [u8; 32])>)| {
+            let named = vars
+                .iter()
+                .filter_map(|(i, h)| Some((*VARIANT_NAMES.get(usize::from(*i))?, to_hex(h))))
+                .collect();
+            (to_hex(sha), named)
+        };
+        if let Some(known) = self.memo().variants.get(&k) {
+            return Some(shown(known));
+        }
+        let bytes = read()?;
+        let sha: [u8; 32] = Sha256::digest(&bytes).into();
+        let vars: Vec<(u8, [u8; 32])> = variants(&bytes)
+            .into_iter()
+            .filter_map(|(name, v)| {
+                let i = VARIANT_NAMES.iter().position(|n| *n == name)?;
+                Some((u8::try_from(i).ok()?, Sha256::digest(&v).into()))
+            })
+            .collect();
+        let entry = (sha, vars);
+        let out = shown(&entry);
+        self.put(blob, bytes.len(), sha);
+        let mut memo = self.memo();
+        memo.variants.insert(k, entry);
+        memo.variants_added += 1;
+        Some(out)
+    }
+
     /// Writes the store once, atomically (temporary file, then rename), when this
     /// run added entries. Entries another run persisted meanwhile are kept.
     pub fn persist(&self) -> std::io::Result<()> {
         let mut memo = self.memo();
+        if memo.variants_added > 0 {
+            if let Some(dir) = self.path.parent() {
+                let path = dir.join(VARIANTS_FILE);
+                if let Some(theirs) =
+                    crate::store::load(&path, VARIANTS_MAGIC).and_then(|b| decode_variants(&b))
+                {
+                    for (k, v) in theirs {
+                        memo.variants.entry(k).or_insert(v);
+                    }
+                }
+                crate::store::save(&path, VARIANTS_MAGIC, &encode_variants(&memo.variants))?;
+                memo.variants_added = 0;
+            }
+        }
         if memo.added == 0 {
             return Ok(());
         }
@@ -255,6 +330,53 @@ fn decode(entries: &[u8]) -> Option<HashMap<[u8; 20], (u64, [u8; 32])>> {
         let size = u64::from_le_bytes(e[20..28].try_into().ok()?);
         let sha: [u8; 32] = e[28..].try_into().ok()?;
         out.insert(k, (size, sha));
+    }
+    Some(out)
+}
+
+type VariantEntries = HashMap<[u8; 20], ([u8; 32], Vec<(u8, [u8; 32])>)>;
+
+/// The variant store's body: per blob (sorted), id, sha256, count, then each
+/// variant's index and sha256.
+fn encode_variants(entries: &VariantEntries) -> Vec<u8> {
+    let mut sorted: Vec<_> = entries.iter().collect();
+    sorted.sort_unstable_by_key(|(k, _)| **k);
+    let mut out = Vec::new();
+    for (k, (sha, vars)) in sorted {
+        out.extend_from_slice(k);
+        out.extend_from_slice(sha);
+        out.push(u8::try_from(vars.len()).unwrap_or(0));
+        for (i, h) in vars.iter().take(usize::from(u8::MAX)) {
+            out.push(*i);
+            out.extend_from_slice(h);
+        }
+    }
+    out
+}
+
+fn decode_variants(mut b: &[u8]) -> Option<VariantEntries> {
+    fn take<'a>(b: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+        if b.len() < n {
+            return None;
+        }
+        let (head, rest) = b.split_at(n);
+        *b = rest;
+        Some(head)
+    }
+    let mut out = HashMap::new();
+    while !b.is_empty() {
+        let k: [u8; 20] = take(&mut b, 20)?.try_into().ok()?;
+        let sha: [u8; 32] = take(&mut b, 32)?.try_into().ok()?;
+        let n = take(&mut b, 1)?[0];
+        let mut vars = Vec::with_capacity(usize::from(n));
+        for _ in 0..n {
+            let i = take(&mut b, 1)?[0];
+            if usize::from(i) >= VARIANT_NAMES.len() {
+                return None;
+            }
+            vars.push((i, take(&mut b, 32)?.try_into().ok()?));
+        }
+        out.insert(k, (sha, vars));
     }
     Some(out)
 }
@@ -359,6 +481,25 @@ mod tests {
         assert_eq!(rebuilt.sha256(blob, b"abc"), hex);
         rebuilt.persist().expect("persist");
         assert_eq!(BlobHashCache::new(dir.path()).get(blob, 3), Some(hex));
+    }
+
+    #[test]
+    fn variant_hashes_are_remembered_and_read_nothing_when_known() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let blob = Oid::from_str("0123456789abcdef0123456789abcdef01234567").expect("oid");
+        let cache = BlobHashCache::new(dir.path());
+        let (sha, vars) = cache
+            .with_variants(blob, || Some(b"a\nb\n".to_vec()))
+            .expect("read");
+        assert_eq!(sha, sha256_hex(b"a\nb\n"));
+        let names: Vec<&str> = vars.iter().map(|(n, _)| *n).collect();
+        assert_eq!(names, ["crlf", "bom", "no-trailing-newline"]);
+        assert_eq!(vars[0].1, sha256_hex(b"a\r\nb\r\n"));
+        cache.persist().expect("persist");
+        let again = BlobHashCache::new(dir.path());
+        let known = again.with_variants(blob, || panic!("read although known"));
+        assert_eq!(known, Some((sha.clone(), vars)));
+        assert_eq!(again.get(blob, 4), Some(sha));
     }
 
     #[test]

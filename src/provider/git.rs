@@ -1,15 +1,14 @@
 //! The git cache as a [`Provider`]: one bare mirror per remote, synced once per run.
 
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 use std::sync::Arc;
 
 use git2::Oid;
 
 use super::{DocRef, Head, OtherVersion, Provider, RevisionFacts, Snapshot, Unchecked};
-use crate::fetch::{
-    matching_variant, BlobHashCache, CachedRepo, FetchError, FoundBy, GitCache, SyncReport,
-};
+use crate::fetch::{BlobHashCache, CachedRepo, FetchError, FoundBy, GitCache, SyncReport};
 use crate::sources::{self, SyncPlan};
 
 /// A synced remote and the mirror it left.
@@ -18,10 +17,21 @@ struct Remote {
     repo: CachedRepo,
     /// Every commit a branch or tag reaches, walked once on first use.
     reachable: OnceCell<Result<HashSet<Oid>, Arc<FetchError>>>,
+    /// Every version of a path (for `hash_elsewhere`), walked once per path.
+    versions: RefCell<HashMap<String, Rc<Vec<crate::fetch::PathVersion>>>>,
+    /// The commits the default-branch head contains, walked once on first use.
+    in_default: OnceCell<Option<(Oid, HashSet<Oid>)>>,
+    /// Head documents already read this run, by (head commit, path): many sources
+    /// cite one document, whose head is read once. Documents over
+    /// [`HEAD_MEMO_BYTES`] are read again rather than kept.
+    heads: RefCell<HashMap<(Oid, String), (Option<Oid>, Option<Snapshot>)>>,
     /// Set when the remote could not be reached and the cache stood in for it:
     /// when the mirror last synced, RFC 3339.
     stale_since: Option<String>,
 }
+
+/// The largest head document kept in memory for the rest of a run.
+const HEAD_MEMO_BYTES: usize = 1 << 20;
 
 pub struct GitProvider {
     cache: GitCache,
@@ -69,6 +79,9 @@ impl GitProvider {
             sync,
             repo,
             reachable: OnceCell::new(),
+            versions: RefCell::default(),
+            in_default: OnceCell::new(),
+            heads: RefCell::default(),
             // Unknown age still means stale.
             stale_since: Some(since.unwrap_or_else(|| "unknown".to_string())),
         })
@@ -130,6 +143,9 @@ impl Provider for GitProvider {
                     sync,
                     repo,
                     reachable: OnceCell::new(),
+                    versions: RefCell::default(),
+                    in_default: OnceCell::new(),
+                    heads: RefCell::default(),
                     stale_since: None,
                 }),
                 // The network failed: what the cache already holds is judged as
@@ -238,17 +254,29 @@ impl Provider for GitProvider {
     ) -> Option<OtherVersion> {
         let (remote, _) = self.at(r).ok()?;
         let repo = &remote.repo;
-        let versions = repo.path_versions(&r.path).ok()?;
+        let known = remote.versions.borrow().get(&r.path).cloned();
+        let versions = match known {
+            Some(v) => v,
+            None => {
+                let v = Rc::new(repo.path_versions(&r.path).ok()?);
+                remote
+                    .versions
+                    .borrow_mut()
+                    .insert(r.path.clone(), v.clone());
+                v
+            }
+        };
+        let expected = expected.to_ascii_lowercase();
         versions.iter().find_map(|v| {
             if Some(v.blob.to_string()) == pinned.git_blob {
                 return None;
             }
-            let bytes = repo.blob(v.blob)?;
-            let sha = self.hashes.sha256(v.blob, &bytes);
+            // From the store when this blob was seen before: nothing is read.
+            let (sha, variants) = self.hashes.with_variants(v.blob, || repo.blob(v.blob))?;
             let variant = if sha == expected {
                 None
             } else {
-                Some(matching_variant(&bytes, expected)?)
+                Some(variants.into_iter().find(|(_, h)| *h == expected)?.0)
             };
             Some(OtherVersion {
                 commit: v.commit.to_string(),
@@ -271,7 +299,15 @@ impl Provider for GitProvider {
         // never was); a commit no branch contains any more (force-pushed away) is
         // compared with the default branch, where its document may live on.
         let default = repo.head()?;
-        let (head, branch) = if repo.contains(default, oid) {
+        // One walk of the default branch per repository, not one per source.
+        let in_default = remote
+            .in_default
+            .get_or_init(|| Some((default, repo.ancestors(default).ok()?)))
+            .as_ref()
+            .filter(|(tip, _)| *tip == default)
+            .map(|(_, set)| set.contains(&oid));
+        let contained = in_default.unwrap_or_else(|| repo.contains(default, oid));
+        let (head, branch) = if contained {
             (default, None)
         } else {
             match repo.branches_containing(oid).into_iter().next() {
@@ -293,18 +329,34 @@ impl Provider for GitProvider {
             return Some(unchanged(None));
         }
         let pinned_blob = repo.blob_id_at(oid, &r.path).ok().flatten();
-        let head_blob = repo.blob_id_at(head, &r.path).ok()?;
+        let memo_key = (head, r.path.clone());
+        let remembered = remote.heads.borrow().get(&memo_key).cloned();
+        let (head_blob, document) = match remembered {
+            Some(seen) => seen,
+            None => {
+                let head_blob = repo.blob_id_at(head, &r.path).ok()?;
+                let document = head_blob.and_then(|b| {
+                    let bytes = repo.blob(b)?;
+                    Some(Snapshot {
+                        sha256: self.hashes.sha256(b, &bytes),
+                        git_blob: Some(b.to_string()),
+                        bytes,
+                    })
+                });
+                let seen = (head_blob, document);
+                if seen
+                    .1
+                    .as_ref()
+                    .is_none_or(|d| d.bytes.len() <= HEAD_MEMO_BYTES)
+                {
+                    remote.heads.borrow_mut().insert(memo_key, seen.clone());
+                }
+                seen
+            }
+        };
         if head_blob.is_some() && head_blob == pinned_blob {
             return Some(unchanged(None));
         }
-        let document = head_blob.and_then(|b| {
-            let bytes = repo.blob(b)?;
-            Some(Snapshot {
-                sha256: self.hashes.sha256(b, &bytes),
-                git_blob: Some(b.to_string()),
-                bytes,
-            })
-        });
         Some(Head {
             commit,
             branch,
