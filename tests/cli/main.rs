@@ -18,6 +18,8 @@ one process, and a reader finds the tests of a capability by its name.
 - [`properties`]: property tests (proptest) of URL parsing, cache paths and redaction.
 - [`matcher_corpus`]: the value matcher against a labelled corpus of real-shaped
   benchmark documents (`tests/data/matcher/`), with its confusion matrix.
+- [`speed`]: reports identical whatever the cache's stores hold and whatever
+  `--jobs` is.
 - [`verdicts`]: statuses that say what happened: a network blip, side-branch
   drift, bare weight hashes, hints with real values.
 
@@ -40,4 +42,5 @@ mod properties;
 mod records;
 mod regression;
 mod show;
+mod speed;
 mod verdicts;
