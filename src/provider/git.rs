@@ -2,7 +2,6 @@
 
 use std::cell::{OnceCell, RefCell};
 use std::collections::{HashMap, HashSet};
-use std::rc::Rc;
 use std::sync::Arc;
 
 use git2::Oid;
@@ -18,7 +17,7 @@ struct Remote {
     /// Every commit a branch or tag reaches, walked once on first use.
     reachable: OnceCell<Result<HashSet<Oid>, Arc<FetchError>>>,
     /// Every version of a path (for `hash_elsewhere`), walked once per path.
-    versions: RefCell<HashMap<String, Rc<Vec<crate::fetch::PathVersion>>>>,
+    versions: RefCell<HashMap<String, Arc<Vec<crate::fetch::PathVersion>>>>,
     /// The commits the default-branch head contains, walked once on first use.
     in_default: OnceCell<Option<(Oid, HashSet<Oid>)>>,
     /// Head documents already read this run, by (head commit, path): many sources
@@ -41,6 +40,9 @@ pub struct GitProvider {
     remotes: HashMap<String, Result<Remote, Arc<FetchError>>>,
     /// Remotes that could not be reached but that the cache stood in for.
     stale: Vec<(String, Arc<FetchError>)>,
+    /// Whether dropping this provider writes the stores (a fork leaves that to
+    /// the provider it was forked from).
+    persist: bool,
 }
 
 impl GitProvider {
@@ -54,6 +56,7 @@ impl GitProvider {
             drift,
             remotes: HashMap::new(),
             stale: Vec::new(),
+            persist: true,
         }
     }
 
@@ -113,6 +116,9 @@ impl Drop for GitProvider {
     /// The blob store is written once, when the run is over (best effort: a
     /// read-only cache must not fail an audit).
     fn drop(&mut self) {
+        if !self.persist {
+            return;
+        }
         let _ = self.hashes.persist();
         let _ = self.drift.persist();
     }
@@ -258,7 +264,7 @@ impl Provider for GitProvider {
         let versions = match known {
             Some(v) => v,
             None => {
-                let v = Rc::new(repo.path_versions(&r.path).ok()?);
+                let v = Arc::new(repo.path_versions(&r.path).ok()?);
                 remote
                     .versions
                     .borrow_mut()
@@ -289,6 +295,34 @@ impl Provider for GitProvider {
 
     fn drift_memo(&self) -> Option<&crate::store::DriftMemo> {
         Some(&self.drift)
+    }
+
+    fn fork(&self) -> Option<Box<dyn Provider + Send>> {
+        let mut remotes = HashMap::with_capacity(self.remotes.len());
+        for (name, r) in &self.remotes {
+            let forked = match r {
+                Ok(remote) => Ok(Remote {
+                    sync: remote.sync.clone(),
+                    repo: self.cache.open(name).ok()?,
+                    reachable: OnceCell::new(),
+                    versions: RefCell::default(),
+                    in_default: OnceCell::new(),
+                    heads: RefCell::default(),
+                    stale_since: remote.stale_since.clone(),
+                }),
+                Err(e) => Err(e.clone()),
+            };
+            remotes.insert(name.clone(), forked);
+        }
+        Some(Box::new(GitProvider {
+            cache: self.cache.clone(),
+            plan: self.plan.clone(),
+            hashes: self.hashes.clone(),
+            drift: self.drift.clone(),
+            remotes,
+            stale: self.stale.clone(),
+            persist: false,
+        }))
     }
 
     fn head(&self, r: &DocRef) -> Option<Head> {

@@ -158,4 +158,11 @@ pub trait Provider {
     fn drift_memo(&self) -> Option<&crate::store::DriftMemo> {
         None
     }
+
+    /// A provider for another thread that answers exactly as this one does (its
+    /// own handles on the same cache, sharing the same stores), when this one can
+    /// make one. The check stage runs records on forks in parallel.
+    fn fork(&self) -> Option<Box<dyn Provider + Send>> {
+        None
+    }
 }
