@@ -147,12 +147,12 @@ pub struct BlobHashCache {
 
 #[derive(Debug, Default)]
 struct Memo {
-    entries: HashMap<[u8; 20], (u64, [u8; 32])>,
+    entries: HashEntries,
     /// Entries added this run (nothing to write when zero).
     added: usize,
     /// Per blob: its sha256 and those of its [`variants`], by index into
     /// [`VARIANT_NAMES`] (`CACHE/variants.store`).
-    variants: HashMap<[u8; 20], ([u8; 32], Vec<(u8, [u8; 32])>)>,
+    variants: VariantEntries,
     variants_added: usize,
 }
 
@@ -307,7 +307,7 @@ fn key(blob: Oid) -> Option<[u8; 20]> {
 }
 
 /// The store's body: entries sorted by blob id.
-fn encode(entries: &HashMap<[u8; 20], (u64, [u8; 32])>) -> Vec<u8> {
+fn encode(entries: &HashEntries) -> Vec<u8> {
     let mut sorted: Vec<_> = entries.iter().collect();
     sorted.sort_unstable_by_key(|(k, _)| **k);
     let mut out = Vec::with_capacity(sorted.len() * ENTRY);
@@ -320,8 +320,8 @@ fn encode(entries: &HashMap<[u8; 20], (u64, [u8; 32])>) -> Vec<u8> {
 }
 
 /// The entries of a sound store's body; `None` for anything else.
-fn decode(entries: &[u8]) -> Option<HashMap<[u8; 20], (u64, [u8; 32])>> {
-    if entries.len() % ENTRY != 0 {
+fn decode(entries: &[u8]) -> Option<HashEntries> {
+    if !entries.len().is_multiple_of(ENTRY) {
         return None;
     }
     let mut out = HashMap::with_capacity(entries.len() / ENTRY);
@@ -334,6 +334,9 @@ fn decode(entries: &[u8]) -> Option<HashMap<[u8; 20], (u64, [u8; 32])>> {
     Some(out)
 }
 
+/// Blob id to (size, sha256).
+type HashEntries = HashMap<[u8; 20], (u64, [u8; 32])>;
+/// Blob id to (sha256, [(variant index, sha256)]).
 type VariantEntries = HashMap<[u8; 20], ([u8; 32], Vec<(u8, [u8; 32])>)>;
 
 /// The variant store's body: per blob (sorted), id, sha256, count, then each

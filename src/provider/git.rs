@@ -23,11 +23,14 @@ struct Remote {
     /// Head documents already read this run, by (head commit, path): many sources
     /// cite one document, whose head is read once. Documents over
     /// [`HEAD_MEMO_BYTES`] are read again rather than kept.
-    heads: RefCell<HashMap<(Oid, String), (Option<Oid>, Option<Snapshot>)>>,
+    heads: RefCell<HashMap<(Oid, String), HeadSeen>>,
     /// Set when the remote could not be reached and the cache stood in for it:
     /// when the mirror last synced, RFC 3339.
     stale_since: Option<String>,
 }
+
+/// A head's blob at a path, and the document it holds when readable.
+type HeadSeen = (Option<Oid>, Option<Snapshot>);
 
 /// The largest head document kept in memory for the rest of a run.
 const HEAD_MEMO_BYTES: usize = 1 << 20;
