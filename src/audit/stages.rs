@@ -271,7 +271,13 @@ fn check_record(p: Planned, provider: &dyn Provider, opts: &Options) -> RecordRe
             });
             continue;
         };
-        let text = SourceText::new(&snapshot.bytes);
+        // The bytes become the text without a copy: one copy of a large document.
+        let crate::provider::Snapshot {
+            bytes,
+            sha256,
+            git_blob,
+        } = snapshot;
+        let text = SourceText::from_bytes(bytes);
         for &i in &cited {
             verdicts[i] = claims::check(&r, s, &r.claims[i], &text, &mut findings);
         }
@@ -282,7 +288,7 @@ fn check_record(p: Planned, provider: &dyn Provider, opts: &Options) -> RecordRe
                     .iter()
                     .map(|&i| (&r.claims[i], &verdicts[i]))
                     .collect();
-                let memo = provider.drift_memo().zip(snapshot.git_blob.as_deref());
+                let memo = provider.drift_memo().zip(git_blob.as_deref());
                 upstream = Some(upstream::check(
                     &r,
                     s,
@@ -297,8 +303,8 @@ fn check_record(p: Planned, provider: &dyn Provider, opts: &Options) -> RecordRe
         }
         outcomes.push(SourceOutcome {
             state: SourceState::Checked,
-            sha256: Some(snapshot.sha256),
-            git_blob: snapshot.git_blob,
+            sha256: Some(sha256),
+            git_blob,
             commit_time,
             upstream,
             stale_since: provider.stale_since(d),
