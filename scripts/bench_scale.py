@@ -210,22 +210,25 @@ class Daemon:
 def measure(cmd):
     """Runs cmd; returns (wall s, cpu s, peak RSS KiB, stdout bytes).
 
-    wait4 gives the child's own usage plus that of every descendant it waited for:
-    CPU is the whole tree's, peak RSS the largest single process in it.
+    Through /usr/bin/time, so the peak RSS is the command's own (a child forked
+    straight from this script would count this script's memory as its own), and
+    CPU is the whole tree's (user + sys of the command and every descendant).
     """
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.NamedTemporaryFile(mode="r") as usage:
         start = time.perf_counter()
-        p = subprocess.Popen(cmd, stdout=out, stderr=err)
-        _, status, ru = os.wait4(p.pid, 0)
+        p = subprocess.Popen(["/usr/bin/time", "-o", usage.name, "-f", "%e %U %S %M"] + cmd,
+                             stdout=out, stderr=err)
+        p.wait()
         wall = time.perf_counter() - start
-        p.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
         stdout, stderr = out.read(), err.read()
+        fields = usage.read().split()[-4:]
     if p.returncode not in (0, 1, 2):
         sys.stderr.write(stderr.decode(errors="replace"))
         raise RuntimeError(f"{cmd[:3]} exited {p.returncode}")
-    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, stdout
+    return wall, float(fields[1]) + float(fields[2]), int(fields[3]), stdout
 
 
 def pinaudit_cmd(pins, cache, daemon, jobs, offline=False):

@@ -32,8 +32,10 @@ struct Remote {
 /// A head's blob at a path, and the document it holds when readable.
 type HeadSeen = (Option<Oid>, Option<Snapshot>);
 
-/// The largest head document kept in memory for the rest of a run.
+/// The largest head or pinned document kept in memory for the rest of a run.
 const HEAD_MEMO_BYTES: usize = 1 << 20;
+/// The most bytes of pinned documents kept in memory for the rest of a run.
+const SNAPSHOT_MEMO_BYTES: usize = 64 << 20;
 
 pub struct GitProvider {
     cache: GitCache,
@@ -43,6 +45,10 @@ pub struct GitProvider {
     remotes: HashMap<String, Result<Remote, Arc<FetchError>>>,
     /// Remotes that could not be reached but that the cache stood in for.
     stale: Vec<(String, Arc<FetchError>)>,
+    /// Pinned documents already read this run, by blob id (small ones, up to
+    /// [`SNAPSHOT_MEMO_BYTES`] in all).
+    snapshots: RefCell<HashMap<Oid, Snapshot>>,
+    snapshot_bytes: std::cell::Cell<usize>,
     /// Whether dropping this provider writes the stores (a fork leaves that to
     /// the provider it was forked from).
     persist: bool,
@@ -59,6 +65,8 @@ impl GitProvider {
             drift,
             remotes: HashMap::new(),
             stale: Vec::new(),
+            snapshots: RefCell::default(),
+            snapshot_bytes: std::cell::Cell::new(0),
             persist: true,
         }
     }
@@ -241,6 +249,12 @@ impl Provider for GitProvider {
 
     fn snapshot(&self, r: &DocRef) -> Result<Option<Snapshot>, Unchecked> {
         let (remote, oid) = self.at(r)?;
+        // Many sources cite one blob: read (inflate, verify, hash) it once a run.
+        if let Ok(Some(id)) = remote.repo.blob_id_at(oid, &r.path) {
+            if let Some(seen) = self.snapshots.borrow().get(&id) {
+                return Ok(Some(seen.clone()));
+            }
+        }
         let Some(blob) = remote
             .repo
             .read_blob(oid, &r.path)
@@ -248,11 +262,20 @@ impl Provider for GitProvider {
         else {
             return Ok(None);
         };
-        Ok(Some(Snapshot {
+        let snapshot = Snapshot {
             sha256: self.hashes.sha256(blob.id, &blob.bytes),
             git_blob: Some(blob.id.to_string()),
             bytes: blob.bytes,
-        }))
+        };
+        let size = snapshot.bytes.len();
+        let used = self.snapshot_bytes.get();
+        if size <= HEAD_MEMO_BYTES && used + size <= SNAPSHOT_MEMO_BYTES {
+            self.snapshot_bytes.set(used + size);
+            self.snapshots
+                .borrow_mut()
+                .insert(blob.id, snapshot.clone());
+        }
+        Ok(Some(snapshot))
     }
 
     fn hash_elsewhere(
@@ -324,6 +347,8 @@ impl Provider for GitProvider {
             drift: self.drift.clone(),
             remotes,
             stale: self.stale.clone(),
+            snapshots: RefCell::default(),
+            snapshot_bytes: std::cell::Cell::new(0),
             persist: false,
         }))
     }
