@@ -232,7 +232,7 @@ pub struct AuditArgs {
     /// Skip upstream-drift checks (no comparison with the default-branch head)
     #[arg(long)]
     pub no_upstream: bool,
-    /// Concurrent repositories [default: twice the cores, 2 to 8]
+    /// Concurrent repositories, and threads checking records (at most the cores) [default: twice the cores, 2 to 4]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
     pub jobs: Option<u16>,
     /// No progress output (progress only ever goes to stderr, and only on a terminal)

@@ -26,4 +26,5 @@ pub mod result;
 pub mod shard;
 pub(crate) mod show;
 pub(crate) mod sources;
+pub mod store;
 pub mod url;

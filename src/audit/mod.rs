@@ -60,9 +60,11 @@ impl Options {
 }
 
 /// Concurrent repositories by default: fetching waits on the network more than on
-/// the CPU, so a few more than the cores, but never so many as to hammer a forge.
+/// the CPU, so a few more than the cores, but never so many as to hammer a forge,
+/// and fewer than `git daemon`'s listen backlog (5): more connections at once than
+/// that are refused by a stock daemon under load. Checking uses at most the cores.
 pub fn default_jobs() -> usize {
-    std::thread::available_parallelism().map_or(4, |n| (n.get() * 2).clamp(2, 8))
+    std::thread::available_parallelism().map_or(4, |n| (n.get() * 2).clamp(2, 4))
 }
 
 /// The minimum severity that fails the run, as `--fail-on` names it.

@@ -146,11 +146,71 @@ pub fn prefetch(planned: &[Planned], provider: &mut dyn Provider) {
 }
 
 /// Checks every record against what the provider holds.
+///
+/// Records are checked on up to `--jobs` worker threads (no more than the
+/// cores), each with its own fork of the provider: reading, hashing, matching and
+/// diffing are CPU work. Records of one repository go to one worker, so each
+/// repository's objects are read by one thread; results come back in input
+/// order, so the report does not depend on the number of workers.
 pub fn check(planned: Vec<Planned>, provider: &dyn Provider, opts: &Options) -> Vec<RecordResult> {
-    planned
-        .into_iter()
-        .map(|p| check_record(p, provider, opts))
-        .collect()
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let workers = opts.jobs.min(cores).min(planned.len());
+    let forks: Option<Vec<Box<dyn Provider + Send>>> = if workers > 1 {
+        (0..workers).map(|_| provider.fork()).collect()
+    } else {
+        None
+    };
+    let Some(forks) = forks else {
+        return planned
+            .into_iter()
+            .map(|p| check_record(p, provider, opts))
+            .collect();
+    };
+    // Group by the first repository a record cites; the largest groups first to
+    // the least loaded worker (cost ~ sources).
+    let mut groups: Vec<(String, Vec<(usize, Planned)>)> = Vec::new();
+    for (i, p) in planned.into_iter().enumerate() {
+        let key = p
+            .docs
+            .iter()
+            .find_map(|d| d.as_ref().ok().map(|d| d.remote.clone()))
+            .unwrap_or_default();
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, g)) => g.push((i, p)),
+            None => groups.push((key, vec![(i, p)])),
+        }
+    }
+    let weight = |g: &[(usize, Planned)]| g.iter().map(|(_, p)| p.docs.len() + 1).sum::<usize>();
+    groups.sort_by(|a, b| weight(&b.1).cmp(&weight(&a.1)).then_with(|| a.0.cmp(&b.0)));
+    let mut shares: Vec<(usize, Vec<(usize, Planned)>)> =
+        (0..forks.len()).map(|_| (0, Vec::new())).collect();
+    for (_, g) in groups {
+        let w = weight(&g);
+        if let Some(least) = shares.iter_mut().min_by_key(|(load, _)| *load) {
+            least.0 += w;
+            least.1.extend(g);
+        }
+    }
+    let mut done: Vec<(usize, RecordResult)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = shares
+            .into_iter()
+            .zip(forks)
+            .map(|((_, share), fork)| {
+                scope.spawn(move || {
+                    share
+                        .into_iter()
+                        .map(|(i, p)| (i, check_record(p, &*fork, opts)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
 }
 
 fn check_record(p: Planned, provider: &dyn Provider, opts: &Options) -> RecordResult {
@@ -228,7 +288,13 @@ fn check_record(p: Planned, provider: &dyn Provider, opts: &Options) -> RecordRe
             });
             continue;
         };
-        let text = SourceText::new(&snapshot.bytes);
+        // The bytes become the text without a copy: one copy of a large document.
+        let crate::provider::Snapshot {
+            bytes,
+            sha256,
+            git_blob,
+        } = snapshot;
+        let text = SourceText::from_bytes(bytes);
         for &i in &cited {
             verdicts[i] = claims::check(&r, s, &r.claims[i], &text, &mut findings);
         }
@@ -239,6 +305,7 @@ fn check_record(p: Planned, provider: &dyn Provider, opts: &Options) -> RecordRe
                     .iter()
                     .map(|&i| (&r.claims[i], &verdicts[i]))
                     .collect();
+                let memo = provider.drift_memo().zip(git_blob.as_deref());
                 upstream = Some(upstream::check(
                     &r,
                     s,
@@ -246,14 +313,15 @@ fn check_record(p: Planned, provider: &dyn Provider, opts: &Options) -> RecordRe
                     &text,
                     &head,
                     &mine,
+                    memo,
                     &mut findings,
                 ));
             }
         }
         outcomes.push(SourceOutcome {
             state: SourceState::Checked,
-            sha256: Some(snapshot.sha256),
-            git_blob: snapshot.git_blob,
+            sha256: Some(sha256),
+            git_blob,
             commit_time,
             upstream,
             stale_since: provider.stale_since(d),

@@ -29,11 +29,21 @@ pub fn record_checks(record: &Record) -> Vec<Finding> {
 }
 
 /// A document's text, split into lines once (a cited document is read many times).
+///
+/// Memory: the text itself, and 8 bytes a line for its span (16 for documents
+/// over 4 GiB); [`SourceText::from_bytes`] takes the bytes without copying them
+/// when they are UTF-8.
 #[derive(Debug, Clone)]
 pub struct SourceText {
     text: String,
     /// Byte ranges of each line, without the line end (`\n` or `\r\n`).
-    spans: Vec<(usize, usize)>,
+    spans: Spans,
+}
+
+#[derive(Debug, Clone)]
+enum Spans {
+    Small(Vec<(u32, u32)>),
+    Large(Vec<(usize, usize)>),
 }
 
 impl SourceText {
@@ -41,40 +51,75 @@ impl SourceText {
     /// line end does not start another line; a leading BOM is not part of line 1.
     pub fn new(bytes: &[u8]) -> SourceText {
         let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
-        let text = String::from_utf8_lossy(bytes).into_owned();
-        let mut spans = Vec::new();
-        let mut start = 0;
-        for (i, b) in text.bytes().enumerate() {
-            if b == b'\n' {
-                let end = if i > start && text.as_bytes()[i - 1] == b'\r' {
-                    i - 1
-                } else {
-                    i
-                };
-                spans.push((start, end));
-                start = i + 1;
+        SourceText::index(String::from_utf8_lossy(bytes).into_owned())
+    }
+
+    /// [`SourceText::new`] of owned bytes, without a copy when they are UTF-8.
+    pub fn from_bytes(mut bytes: Vec<u8>) -> SourceText {
+        if bytes.starts_with(b"\xef\xbb\xbf") {
+            bytes.drain(..3);
+        }
+        let text = match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        };
+        SourceText::index(text)
+    }
+
+    fn index(text: String) -> SourceText {
+        fn spans_of<T: TryFrom<usize>>(text: &str) -> Option<Vec<(T, T)>> {
+            let bytes = text.as_bytes();
+            let mut spans = Vec::new();
+            let mut start = 0;
+            for (i, &b) in bytes.iter().enumerate() {
+                if b == b'\n' {
+                    let end = if i > start && bytes[i - 1] == b'\r' {
+                        i - 1
+                    } else {
+                        i
+                    };
+                    spans.push((T::try_from(start).ok()?, T::try_from(end).ok()?));
+                    start = i + 1;
+                }
             }
+            if start < bytes.len() {
+                spans.push((T::try_from(start).ok()?, T::try_from(bytes.len()).ok()?));
+            }
+            Some(spans)
         }
-        if start < text.len() {
-            spans.push((start, text.len()));
-        }
+        let spans = match spans_of::<u32>(&text) {
+            Some(small) => Spans::Small(small),
+            None => Spans::Large(spans_of::<usize>(&text).unwrap_or_default()),
+        };
         SourceText { text, spans }
     }
 
     /// How many lines the document has.
     pub fn len(&self) -> usize {
-        self.spans.len()
+        match &self.spans {
+            Spans::Small(s) => s.len(),
+            Spans::Large(s) => s.len(),
+        }
+    }
+
+    fn span(&self, i: usize) -> Option<(usize, usize)> {
+        match &self.spans {
+            Spans::Small(s) => s.get(i).map(|&(a, b)| (a as usize, b as usize)),
+            Spans::Large(s) => s.get(i).copied(),
+        }
     }
 
     /// Line `n`, 1-based.
     pub fn line(&self, n: u32) -> Option<&str> {
-        let (a, b) = *self.spans.get((n as usize).checked_sub(1)?)?;
-        Some(&self.text[a..b])
+        let (a, b) = self.span((n as usize).checked_sub(1)?)?;
+        self.text.get(a..b)
     }
 
     /// All lines, in order.
     pub fn lines(&self) -> Vec<&str> {
-        self.spans.iter().map(|&(a, b)| &self.text[a..b]).collect()
+        (0..self.len())
+            .filter_map(|i| self.span(i).and_then(|(a, b)| self.text.get(a..b)))
+            .collect()
     }
 }
 

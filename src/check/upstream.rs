@@ -29,6 +29,27 @@ pub enum Fate {
     Removed,
 }
 
+impl Fate {
+    /// A compact code for the drift memo: 0 removed, 2h kept at h, 2h+1 edited into h.
+    pub fn code(self) -> u32 {
+        match self {
+            Fate::Removed => 0,
+            Fate::Kept(h) => h.saturating_mul(2),
+            Fate::Edited(h) => h.saturating_mul(2).saturating_add(1),
+        }
+    }
+
+    /// The fate of [`Fate::code`]; codes no fate has (1) read as `None`.
+    pub fn from_code(code: u32) -> Option<Fate> {
+        match code {
+            0 => Some(Fate::Removed),
+            1 => None,
+            c if c % 2 == 0 => Some(Fate::Kept(c / 2)),
+            c => Some(Fate::Edited(c / 2)),
+        }
+    }
+}
+
 /// Follows each line of `old` (by 0-based index) into `new`.
 pub fn follow(old: &[&str], new: &[&str]) -> Vec<Fate> {
     let mut out = vec![Fate::Removed; old.len()];
@@ -356,7 +377,10 @@ struct ValueSuperseded<'a> {
     head_numbers: Option<Vec<String>>,
 }
 
-/// Compares the pinned document with the document at the head.
+/// Compares the pinned document with the document at the head, with the line
+/// fates remembered by (pinned blob, head blob) in `memo` when given (read when
+/// sound for documents of these sizes, else computed and remembered).
+#[allow(clippy::too_many_arguments)]
 pub fn check(
     record: &Record,
     s: &Source,
@@ -364,6 +388,7 @@ pub fn check(
     pinned: &SourceText,
     head: &Head,
     claims: &[(&Claim, &Verdict)],
+    memo: Option<(&crate::store::DriftMemo, &str)>,
     out: &mut Vec<Finding>,
 ) -> Upstream {
     let head_id = head.commit.clone();
@@ -383,7 +408,25 @@ pub fn check(
     let head_text = head.document.as_ref().map(|d| SourceText::new(&d.bytes));
     let old = pinned.lines();
     let new = head_text.as_ref().map(|h| h.lines()).unwrap_or_default();
-    let fate = follow(&old, &new);
+    let head_blob = head.document.as_ref().and_then(|d| d.git_blob.as_deref());
+    let remembered = match (memo, head_blob) {
+        (Some((memo, pinned_blob)), Some(head_blob)) => memo
+            .get(pinned_blob, head_blob, old.len(), new.len())
+            .and_then(|codes| codes.into_iter().map(Fate::from_code).collect()),
+        _ => None,
+    };
+    let fate = remembered.unwrap_or_else(|| {
+        let fate = follow(&old, &new);
+        if let (Some((memo, pinned_blob)), Some(head_blob)) = (memo, head_blob) {
+            memo.put(
+                pinned_blob,
+                head_blob,
+                new.len(),
+                fate.iter().map(|f| f.code()).collect(),
+            );
+        }
+        fate
+    });
     let at = |line: u32| {
         fate.get(line as usize - 1)
             .copied()

@@ -144,7 +144,7 @@ impl SyncReport {
 }
 
 /// A directory of bare mirrors (`CACHE/git/HOST/OWNER/REPO.git`) and the
-/// blob hash memo beside them (`CACHE/blobs/`).
+/// blob hash store beside them (`CACHE/blobs.store`).
 #[derive(Debug, Clone)]
 pub struct GitCache {
     root: PathBuf,

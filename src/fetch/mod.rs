@@ -4,7 +4,7 @@
 //! remote's refs to decide reachability, without a checkout and ideally without
 //! the network on a re-check. This module is the only place that talks to
 //! remotes (through libgit2) and the only place that knows the cache layout
-//! (`cache/git/HOST/OWNER/REPO.git`, `cache/blobs/`). Its API is in terms of
+//! (`cache/git/HOST/OWNER/REPO.git`, `cache/blobs.store`). Its API is in terms of
 //! [`git2::Oid`] and strings so it does not depend on the record model.
 //!
 //! - [`url`]: cache paths from clone URLs, and credential redaction.

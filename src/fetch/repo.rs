@@ -149,6 +149,13 @@ impl CachedRepo {
         out
     }
 
+    /// Every commit `tip`'s history contains, `tip` included (one walk).
+    pub fn ancestors(&self, tip: Oid) -> Result<std::collections::HashSet<Oid>, FetchError> {
+        let mut walk = self.repo.revwalk().map_err(|e| self.err(&e))?;
+        walk.push(tip).map_err(|e| self.err(&e))?;
+        walk.map(|seen| seen.map_err(|e| self.err(&e))).collect()
+    }
+
     /// Whether `tip`'s history contains `oid`.
     pub fn contains(&self, tip: Oid, oid: Oid) -> bool {
         tip == oid || self.repo.graph_descendant_of(tip, oid).unwrap_or(false)

@@ -1,15 +1,13 @@
 //! The git cache as a [`Provider`]: one bare mirror per remote, synced once per run.
 
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use git2::Oid;
 
 use super::{DocRef, Head, OtherVersion, Provider, RevisionFacts, Snapshot, Unchecked};
-use crate::fetch::{
-    matching_variant, BlobHashCache, CachedRepo, FetchError, FoundBy, GitCache, SyncReport,
-};
+use crate::fetch::{BlobHashCache, CachedRepo, FetchError, FoundBy, GitCache, SyncReport};
 use crate::sources::{self, SyncPlan};
 
 /// A synced remote and the mirror it left.
@@ -18,29 +16,58 @@ struct Remote {
     repo: CachedRepo,
     /// Every commit a branch or tag reaches, walked once on first use.
     reachable: OnceCell<Result<HashSet<Oid>, Arc<FetchError>>>,
+    /// Every version of a path (for `hash_elsewhere`), walked once per path.
+    versions: RefCell<HashMap<String, Arc<Vec<crate::fetch::PathVersion>>>>,
+    /// The commits the default-branch head contains, walked once on first use.
+    in_default: OnceCell<Option<(Oid, HashSet<Oid>)>>,
+    /// Head documents already read this run, by (head commit, path): many sources
+    /// cite one document, whose head is read once. Documents over
+    /// [`HEAD_MEMO_BYTES`] are read again rather than kept.
+    heads: RefCell<HashMap<(Oid, String), HeadSeen>>,
     /// Set when the remote could not be reached and the cache stood in for it:
     /// when the mirror last synced, RFC 3339.
     stale_since: Option<String>,
 }
 
+/// A head's blob at a path, and the document it holds when readable.
+type HeadSeen = (Option<Oid>, Option<Snapshot>);
+
+/// The largest head or pinned document kept in memory for the rest of a run.
+const HEAD_MEMO_BYTES: usize = 1 << 20;
+/// The most bytes of pinned documents kept in memory for the rest of a run.
+const SNAPSHOT_MEMO_BYTES: usize = 64 << 20;
+
 pub struct GitProvider {
     cache: GitCache,
     plan: SyncPlan,
     hashes: BlobHashCache,
+    drift: crate::store::DriftMemo,
     remotes: HashMap<String, Result<Remote, Arc<FetchError>>>,
     /// Remotes that could not be reached but that the cache stood in for.
     stale: Vec<(String, Arc<FetchError>)>,
+    /// Pinned documents already read this run, by blob id (small ones, up to
+    /// [`SNAPSHOT_MEMO_BYTES`] in all).
+    snapshots: RefCell<HashMap<Oid, Snapshot>>,
+    snapshot_bytes: std::cell::Cell<usize>,
+    /// Whether dropping this provider writes the stores (a fork leaves that to
+    /// the provider it was forked from).
+    persist: bool,
 }
 
 impl GitProvider {
     pub fn new(cache: GitCache, plan: SyncPlan) -> GitProvider {
         let hashes = cache.blob_hashes();
+        let drift = crate::store::DriftMemo::new(cache.root());
         GitProvider {
             cache,
             plan,
             hashes,
+            drift,
             remotes: HashMap::new(),
             stale: Vec::new(),
+            snapshots: RefCell::default(),
+            snapshot_bytes: std::cell::Cell::new(0),
+            persist: true,
         }
     }
 
@@ -66,6 +93,9 @@ impl GitProvider {
             sync,
             repo,
             reachable: OnceCell::new(),
+            versions: RefCell::default(),
+            in_default: OnceCell::new(),
+            heads: RefCell::default(),
             // Unknown age still means stale.
             stale_since: Some(since.unwrap_or_else(|| "unknown".to_string())),
         })
@@ -90,6 +120,18 @@ impl GitProvider {
             return Err(Unchecked::NotCached);
         }
         Ok((remote, oid))
+    }
+}
+
+impl Drop for GitProvider {
+    /// The blob store is written once, when the run is over (best effort: a
+    /// read-only cache must not fail an audit).
+    fn drop(&mut self) {
+        if !self.persist {
+            return;
+        }
+        let _ = self.hashes.persist();
+        let _ = self.drift.persist();
     }
 }
 
@@ -118,6 +160,9 @@ impl Provider for GitProvider {
                     sync,
                     repo,
                     reachable: OnceCell::new(),
+                    versions: RefCell::default(),
+                    in_default: OnceCell::new(),
+                    heads: RefCell::default(),
                     stale_since: None,
                 }),
                 // The network failed: what the cache already holds is judged as
@@ -204,6 +249,12 @@ impl Provider for GitProvider {
 
     fn snapshot(&self, r: &DocRef) -> Result<Option<Snapshot>, Unchecked> {
         let (remote, oid) = self.at(r)?;
+        // Many sources cite one blob: read (inflate, verify, hash) it once a run.
+        if let Ok(Some(id)) = remote.repo.blob_id_at(oid, &r.path) {
+            if let Some(seen) = self.snapshots.borrow().get(&id) {
+                return Ok(Some(seen.clone()));
+            }
+        }
         let Some(blob) = remote
             .repo
             .read_blob(oid, &r.path)
@@ -211,11 +262,20 @@ impl Provider for GitProvider {
         else {
             return Ok(None);
         };
-        Ok(Some(Snapshot {
+        let snapshot = Snapshot {
             sha256: self.hashes.sha256(blob.id, &blob.bytes),
             git_blob: Some(blob.id.to_string()),
             bytes: blob.bytes,
-        }))
+        };
+        let size = snapshot.bytes.len();
+        let used = self.snapshot_bytes.get();
+        if size <= HEAD_MEMO_BYTES && used + size <= SNAPSHOT_MEMO_BYTES {
+            self.snapshot_bytes.set(used + size);
+            self.snapshots
+                .borrow_mut()
+                .insert(blob.id, snapshot.clone());
+        }
+        Ok(Some(snapshot))
     }
 
     fn hash_elsewhere(
@@ -226,17 +286,29 @@ impl Provider for GitProvider {
     ) -> Option<OtherVersion> {
         let (remote, _) = self.at(r).ok()?;
         let repo = &remote.repo;
-        let versions = repo.path_versions(&r.path).ok()?;
+        let known = remote.versions.borrow().get(&r.path).cloned();
+        let versions = match known {
+            Some(v) => v,
+            None => {
+                let v = Arc::new(repo.path_versions(&r.path).ok()?);
+                remote
+                    .versions
+                    .borrow_mut()
+                    .insert(r.path.clone(), v.clone());
+                v
+            }
+        };
+        let expected = expected.to_ascii_lowercase();
         versions.iter().find_map(|v| {
             if Some(v.blob.to_string()) == pinned.git_blob {
                 return None;
             }
-            let bytes = repo.blob(v.blob)?;
-            let sha = self.hashes.sha256(v.blob, &bytes);
+            // From the store when this blob was seen before: nothing is read.
+            let (sha, variants) = self.hashes.with_variants(v.blob, || repo.blob(v.blob))?;
             let variant = if sha == expected {
                 None
             } else {
-                Some(matching_variant(&bytes, expected)?)
+                Some(variants.into_iter().find(|(_, h)| *h == expected)?.0)
             };
             Some(OtherVersion {
                 commit: v.commit.to_string(),
@@ -247,6 +319,40 @@ impl Provider for GitProvider {
         })
     }
 
+    fn drift_memo(&self) -> Option<&crate::store::DriftMemo> {
+        Some(&self.drift)
+    }
+
+    fn fork(&self) -> Option<Box<dyn Provider + Send>> {
+        let mut remotes = HashMap::with_capacity(self.remotes.len());
+        for (name, r) in &self.remotes {
+            let forked = match r {
+                Ok(remote) => Ok(Remote {
+                    sync: remote.sync.clone(),
+                    repo: self.cache.open(name).ok()?,
+                    reachable: OnceCell::new(),
+                    versions: RefCell::default(),
+                    in_default: OnceCell::new(),
+                    heads: RefCell::default(),
+                    stale_since: remote.stale_since.clone(),
+                }),
+                Err(e) => Err(e.clone()),
+            };
+            remotes.insert(name.clone(), forked);
+        }
+        Some(Box::new(GitProvider {
+            cache: self.cache.clone(),
+            plan: self.plan.clone(),
+            hashes: self.hashes.clone(),
+            drift: self.drift.clone(),
+            remotes,
+            stale: self.stale.clone(),
+            snapshots: RefCell::default(),
+            snapshot_bytes: std::cell::Cell::new(0),
+            persist: false,
+        }))
+    }
+
     fn head(&self, r: &DocRef) -> Option<Head> {
         let (remote, oid) = self.at(r).ok()?;
         let repo = &remote.repo;
@@ -255,7 +361,15 @@ impl Provider for GitProvider {
         // never was); a commit no branch contains any more (force-pushed away) is
         // compared with the default branch, where its document may live on.
         let default = repo.head()?;
-        let (head, branch) = if repo.contains(default, oid) {
+        // One walk of the default branch per repository, not one per source.
+        let in_default = remote
+            .in_default
+            .get_or_init(|| Some((default, repo.ancestors(default).ok()?)))
+            .as_ref()
+            .filter(|(tip, _)| *tip == default)
+            .map(|(_, set)| set.contains(&oid));
+        let contained = in_default.unwrap_or_else(|| repo.contains(default, oid));
+        let (head, branch) = if contained {
             (default, None)
         } else {
             match repo.branches_containing(oid).into_iter().next() {
@@ -277,18 +391,34 @@ impl Provider for GitProvider {
             return Some(unchanged(None));
         }
         let pinned_blob = repo.blob_id_at(oid, &r.path).ok().flatten();
-        let head_blob = repo.blob_id_at(head, &r.path).ok()?;
+        let memo_key = (head, r.path.clone());
+        let remembered = remote.heads.borrow().get(&memo_key).cloned();
+        let (head_blob, document) = match remembered {
+            Some(seen) => seen,
+            None => {
+                let head_blob = repo.blob_id_at(head, &r.path).ok()?;
+                let document = head_blob.and_then(|b| {
+                    let bytes = repo.blob(b)?;
+                    Some(Snapshot {
+                        sha256: self.hashes.sha256(b, &bytes),
+                        git_blob: Some(b.to_string()),
+                        bytes,
+                    })
+                });
+                let seen = (head_blob, document);
+                if seen
+                    .1
+                    .as_ref()
+                    .is_none_or(|d| d.bytes.len() <= HEAD_MEMO_BYTES)
+                {
+                    remote.heads.borrow_mut().insert(memo_key, seen.clone());
+                }
+                seen
+            }
+        };
         if head_blob.is_some() && head_blob == pinned_blob {
             return Some(unchanged(None));
         }
-        let document = head_blob.and_then(|b| {
-            let bytes = repo.blob(b)?;
-            Some(Snapshot {
-                sha256: self.hashes.sha256(b, &bytes),
-                git_blob: Some(b.to_string()),
-                bytes,
-            })
-        });
         Some(Head {
             commit,
             branch,

@@ -152,4 +152,17 @@ pub trait Provider {
     /// The document at the head it is compared with, or `None` when there is no
     /// head to compare with.
     fn head(&self, r: &DocRef) -> Option<Head>;
+
+    /// Where line fates between two blobs are remembered, when this provider
+    /// keeps them (the git cache does, in `CACHE/drift.store`).
+    fn drift_memo(&self) -> Option<&crate::store::DriftMemo> {
+        None
+    }
+
+    /// A provider for another thread that answers exactly as this one does (its
+    /// own handles on the same cache, sharing the same stores), when this one can
+    /// make one. The check stage runs records on forks in parallel.
+    fn fork(&self) -> Option<Box<dyn Provider + Send>> {
+        None
+    }
 }

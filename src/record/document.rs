@@ -118,24 +118,47 @@ struct Header {
     original_project: Option<String>,
 }
 
-fn header(text: &str) -> Header {
+/// The header's patterns, compiled once per process (not once per record).
+struct HeaderPatterns {
+    title: Option<Regex>,
+    pinned_document: Option<Regex>,
+    source_revision: Option<Regex>,
+    commit_time: Option<Regex>,
+    original_project: Option<Regex>,
+}
+
+static HEADER: std::sync::LazyLock<HeaderPatterns> = std::sync::LazyLock::new(|| {
     // Bullets are `- Key: value`; in the flattened form they follow each other on one
     // line, so a value is a single token (URLs, ids and times have no spaces).
-    let bullet = |key: &str| -> Option<String> {
-        let re = Regex::new(&format!(r"(?:^|\s)-\s+{}:\s+(\S+)", regex::escape(key))).ok()?;
-        re.captures(text)
-            .map(|c| c[1].trim_end_matches([',', ';']).to_string())
-    };
-    let title = Regex::new(r"(?m)^#\s+(.+?)(?:\s+-\s+\w[\w ()]*:|\s+##\s|$)")
-        .ok()
-        .and_then(|re| re.captures(text))
-        .map(|c| c[1].trim().to_string());
-    Header {
-        title,
+    let bullet =
+        |key: &str| Regex::new(&format!(r"(?:^|\s)-\s+{}:\s+(\S+)", regex::escape(key))).ok();
+    HeaderPatterns {
+        title: Regex::new(r"(?m)^#\s+(.+?)(?:\s+-\s+\w[\w ()]*:|\s+##\s|$)").ok(),
         pinned_document: bullet("Pinned document"),
         source_revision: bullet("Source revision"),
         commit_time: bullet("Source commit time (not experiment date)"),
         original_project: bullet("Original project"),
+    }
+});
+
+fn header(text: &str) -> Header {
+    let p = &*HEADER;
+    let bullet = |re: &Option<Regex>| -> Option<String> {
+        re.as_ref()?
+            .captures(text)
+            .map(|c| c[1].trim_end_matches([',', ';']).to_string())
+    };
+    let title = p
+        .title
+        .as_ref()
+        .and_then(|re| re.captures(text))
+        .map(|c| c[1].trim().to_string());
+    Header {
+        title,
+        pinned_document: bullet(&p.pinned_document),
+        source_revision: bullet(&p.source_revision),
+        commit_time: bullet(&p.commit_time),
+        original_project: bullet(&p.original_project),
     }
 }
 

@@ -22,6 +22,8 @@ one process, and a reader finds the tests of a capability by its name.
   benchmark documents (`tests/data/matcher/`), with its confusion matrix.
 - [`matcher_holdout`]: the same against a held-out corpus written without reading
   the matcher (`tests/data/matcher_holdout/`).
+- [`speed`]: reports identical whatever the cache's stores hold and whatever
+  `--jobs` is.
 - [`verdicts`]: statuses that say what happened: a network blip, side-branch
   drift, bare weight hashes, hints with real values.
 
@@ -46,5 +48,6 @@ mod recheck;
 mod records;
 mod regression;
 mod show;
+mod speed;
 mod verdicts;
 mod workflows;

@@ -607,7 +607,8 @@ fn recorded_hash_is_matched_to_a_variant_or_an_older_commit() {
         hashes.sha256(at_new.id, &at_new.bytes),
         sha256_hex(b"decode: 3.1\n")
     );
-    assert!(cache.root().join("blobs").is_dir());
+    hashes.persist().expect("persist");
+    assert!(cache.root().join("blobs.store").is_file());
 
     // Recorded from a Windows checkout: same text, CRLF bytes.
     let crlf = sha256_hex(b"decode: 3.1\r\n");

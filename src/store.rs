@@ -1,0 +1,246 @@
+//! Self-validating files in the cache: written once per run, atomically, and
+//! checked when read.
+//!
+//! A store file is a magic line naming its kind and version, a body, and the
+//! sha256 of both. [`load`] returns the body of a sound file only: a file that is
+//! missing, truncated, torn or tampered with (or of another version) reads as
+//! absent, so the caller rebuilds it and never trusts it in part. [`save`] writes a
+//! unique temporary file in the same directory and renames it into place, so a
+//! concurrent reader sees one whole file or another. There is no fsync: a file torn
+//! by a crash fails the check and is rebuilt, which is all a memo needs.
+
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use sha2::{Digest, Sha256};
+
+/// The body of the store at `path` when it is sound and of kind `magic`.
+pub fn load(path: &Path, magic: &[u8]) -> Option<Vec<u8>> {
+    let mut bytes = fs::read(path).ok()?;
+    let body_len = bytes.len().checked_sub(32)?;
+    if Sha256::digest(&bytes[..body_len]).as_slice() != &bytes[body_len..] {
+        return None;
+    }
+    if !bytes[..body_len].starts_with(magic) {
+        return None;
+    }
+    bytes.truncate(body_len);
+    bytes.drain(..magic.len());
+    Some(bytes)
+}
+
+/// Writes `body` as a store of kind `magic` at `path`, atomically.
+pub fn save(path: &Path, magic: &[u8], body: &[u8]) -> std::io::Result<()> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let Some(dir) = path.parent() else {
+        return Ok(());
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    fs::create_dir_all(dir)?;
+    let tmp = dir.join(format!(
+        ".{name}.{}.{}.tmp",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let mut hasher = Sha256::new();
+    hasher.update(magic);
+    hasher.update(body);
+    let check = hasher.finalize();
+    let result = fs::File::create(&tmp)
+        .and_then(|f| {
+            let mut w = std::io::BufWriter::new(f);
+            w.write_all(magic)?;
+            w.write_all(body)?;
+            w.write_all(&check)?;
+            w.flush()
+        })
+        .and_then(|()| fs::rename(&tmp, path));
+    if result.is_err() {
+        // Best effort: a stray temporary file is harmless but untidy.
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Line fates from one document version to another, by (pinned blob, head blob):
+/// the drift diff is computed once for good (`CACHE/drift.store`).
+///
+/// Each entry keeps both documents' line counts; an entry whose counts disagree
+/// with the documents just read is ignored and the diff recomputed. Fates are
+/// opaque `u32` codes (see `check::upstream::Fate`).
+#[derive(Debug, Clone)]
+pub struct DriftMemo {
+    path: std::path::PathBuf,
+    inner: std::sync::Arc<std::sync::Mutex<DriftEntries>>,
+}
+
+type DriftKey = ([u8; 20], [u8; 20]);
+
+#[derive(Debug, Default)]
+struct DriftEntries {
+    map: std::collections::HashMap<DriftKey, (u32, Vec<u32>)>,
+    added: usize,
+}
+
+/// Bump the version whenever `check::upstream::follow` changes what it answers:
+/// remembered fates of another algorithm must not be read back.
+const DRIFT_MAGIC: &[u8] = b"pinaudit-drift-store v1\n";
+const DRIFT_FILE: &str = "drift.store";
+/// Documents longer than this are diffed each run rather than remembered: the
+/// memo must not grow with document size.
+const DRIFT_MAX_LINES: usize = 100_000;
+
+fn oid_key(hex: &str) -> Option<[u8; 20]> {
+    let oid = git2::Oid::from_str(hex).ok()?;
+    oid.as_bytes().try_into().ok()
+}
+
+impl DriftMemo {
+    /// The memo under `cache_root`, loaded now; a damaged memo loads as empty.
+    pub fn new(cache_root: &Path) -> DriftMemo {
+        let path = cache_root.join(DRIFT_FILE);
+        let map = load(&path, DRIFT_MAGIC)
+            .and_then(|b| decode_drift(&b))
+            .unwrap_or_default();
+        DriftMemo {
+            path,
+            inner: std::sync::Arc::new(std::sync::Mutex::new(DriftEntries { map, added: 0 })),
+        }
+    }
+
+    fn entries(&self) -> std::sync::MutexGuard<'_, DriftEntries> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The fates of `old_lines` lines of blob `pinned` into the `new_lines` lines of
+    /// blob `head`, when remembered for documents of these sizes.
+    pub fn get(
+        &self,
+        pinned: &str,
+        head: &str,
+        old_lines: usize,
+        new_lines: usize,
+    ) -> Option<Vec<u32>> {
+        let key = (oid_key(pinned)?, oid_key(head)?);
+        let entries = self.entries();
+        let (n, fates) = entries.map.get(&key)?;
+        (fates.len() == old_lines && *n as usize == new_lines).then(|| fates.clone())
+    }
+
+    /// Remembers fates (kept in memory until [`persist`](Self::persist)).
+    pub fn put(&self, pinned: &str, head: &str, new_lines: usize, fates: Vec<u32>) {
+        if fates.len() > DRIFT_MAX_LINES || new_lines > DRIFT_MAX_LINES {
+            return;
+        }
+        let (Some(a), Some(b)) = (oid_key(pinned), oid_key(head)) else {
+            return;
+        };
+        let mut entries = self.entries();
+        entries.map.insert((a, b), (new_lines as u32, fates));
+        entries.added += 1;
+    }
+
+    /// Writes the memo once, atomically, when this run added entries; entries
+    /// another run persisted meanwhile are kept.
+    pub fn persist(&self) -> std::io::Result<()> {
+        let mut entries = self.entries();
+        if entries.added == 0 {
+            return Ok(());
+        }
+        if let Some(theirs) = load(&self.path, DRIFT_MAGIC).and_then(|b| decode_drift(&b)) {
+            for (k, v) in theirs {
+                entries.map.entry(k).or_insert(v);
+            }
+        }
+        let mut keys: Vec<&DriftKey> = entries.map.keys().collect();
+        keys.sort_unstable();
+        let mut body = Vec::new();
+        for k in keys {
+            let (n, fates) = &entries.map[k];
+            body.extend_from_slice(&k.0);
+            body.extend_from_slice(&k.1);
+            body.extend_from_slice(&n.to_le_bytes());
+            body.extend_from_slice(&(fates.len() as u32).to_le_bytes());
+            for f in fates {
+                body.extend_from_slice(&f.to_le_bytes());
+            }
+        }
+        save(&self.path, DRIFT_MAGIC, &body)?;
+        entries.added = 0;
+        Ok(())
+    }
+}
+
+fn decode_drift(mut b: &[u8]) -> Option<std::collections::HashMap<DriftKey, (u32, Vec<u32>)>> {
+    fn take<'a>(b: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+        if b.len() < n {
+            return None;
+        }
+        let (head, rest) = b.split_at(n);
+        *b = rest;
+        Some(head)
+    }
+    let u32_of = |s: &[u8]| s.try_into().ok().map(u32::from_le_bytes);
+    let mut map = std::collections::HashMap::new();
+    while !b.is_empty() {
+        let pinned: [u8; 20] = take(&mut b, 20)?.try_into().ok()?;
+        let head: [u8; 20] = take(&mut b, 20)?.try_into().ok()?;
+        let n = u32_of(take(&mut b, 4)?)?;
+        let len = u32_of(take(&mut b, 4)?)? as usize;
+        let raw = take(&mut b, len.checked_mul(4)?)?;
+        let fates = raw.chunks_exact(4).filter_map(u32_of).collect();
+        map.insert((pinned, head), (n, fates));
+    }
+    Some(map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: &str = "0123456789abcdef0123456789abcdef01234567";
+    const B: &str = "89abcdef0123456789abcdef0123456789abcdef";
+
+    #[test]
+    fn store_round_trip_and_damage() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("x.store");
+        save(&path, b"kind v1\n", b"body").expect("save");
+        assert_eq!(load(&path, b"kind v1\n").as_deref(), Some(&b"body"[..]));
+        assert_eq!(load(&path, b"kind v2\n"), None);
+        let good = fs::read(&path).expect("read");
+        for at in 0..good.len() {
+            let mut bad = good.clone();
+            bad[at] ^= 1;
+            fs::write(&path, &bad).expect("write");
+            assert_eq!(load(&path, b"kind v1\n"), None, "flip at {at}");
+        }
+        fs::write(&path, &good[..good.len() - 1]).expect("write");
+        assert_eq!(load(&path, b"kind v1\n"), None);
+    }
+
+    #[test]
+    fn drift_memo_round_trip_checks_sizes() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let memo = DriftMemo::new(dir.path());
+        assert_eq!(memo.get(A, B, 3, 2), None);
+        memo.put(A, B, 2, vec![2, 0, 5]);
+        memo.persist().expect("persist");
+        let again = DriftMemo::new(dir.path());
+        assert_eq!(again.get(A, B, 3, 2), Some(vec![2, 0, 5]));
+        assert_eq!(again.get(A, B, 3, 9), None);
+        assert_eq!(again.get(B, A, 3, 2), None);
+        // Damaged: ignored whole.
+        let path = dir.path().join(DRIFT_FILE);
+        let mut bytes = fs::read(&path).expect("read");
+        let last = bytes.len() - 40;
+        bytes[last] ^= 4;
+        fs::write(&path, &bytes).expect("write");
+        assert_eq!(DriftMemo::new(dir.path()).get(A, B, 3, 2), None);
+    }
+}

@@ -1,0 +1,176 @@
+//! Speed at scale must not change a verdict: the same report, byte for byte,
+//! whether the cache's stores (`blobs.store`, `drift.store`, `variants.store`)
+//! are cold, warm, absent or damaged, and whatever `--jobs` is.
+//!
+//! The corpus is small but takes every path the stores serve: drift against a
+//! head that moved and edited lines, a recorded hash that matches another
+//! version's CRLF variant, a hash that matches nothing, several sources citing
+//! one document at several commits.
+
+use std::path::Path;
+
+use crate::common::forge::{claim, pin, sha256_hex, source, to_daemon, Forge, T0};
+use crate::common::scratch::Scratch;
+use crate::common::{GitDaemon, Wants};
+
+const STORES: [&str; 3] = ["blobs.store", "drift.store", "variants.store"];
+
+fn table(rows: &[(&str, f64)]) -> String {
+    let mut s = String::from("# Results\n\n| phase | rate |\n|---|---|\n");
+    for (name, v) in rows {
+        s.push_str(&format!("| {name} | {v} tokens/s |\n"));
+    }
+    s
+}
+
+fn corpus(forge: &Forge) -> Vec<serde_json::Value> {
+    let repo = forge.repo("acme/speed");
+    let v1 = table(&[("decode", 2.9), ("prefill", 79.6), ("batch", 11.5)]);
+    let v2 = table(&[
+        ("decode", 2.9),
+        ("warmup", 1.5),
+        ("prefill", 79.6),
+        ("batch", 11.5),
+    ]);
+    let v3 = table(&[
+        ("decode", 3.1),
+        ("warmup", 1.5),
+        ("prefill", 79.6),
+        ("batch", 12.5),
+    ]);
+    let notes1 = "# Notes\n\nlatency 41.5 ms\n";
+    let notes2 = "# Notes\n\nRe-run on 0.4.\n\nlatency 41.5 ms\n";
+    let c1 = repo.commit(
+        &[("README.md", &v1), ("NOTES.md", &notes1.to_string())],
+        "one",
+        T0,
+    );
+    let c2 = repo.commit(
+        &[("README.md", &v2), ("NOTES.md", &notes2.to_string())],
+        "two",
+        T0 + 60,
+    );
+    let _c3 = repo.commit(&[("README.md", &v3)], "three", T0 + 120);
+    let time = "2023-11-14T22:13:20Z";
+    let mut pins = Vec::new();
+    for (k, (commit, text)) in [(c1, &v1), (c2, &v2)].into_iter().enumerate() {
+        let good = source(
+            "readme",
+            "acme/speed",
+            commit,
+            "README.md",
+            &sha256_hex(text),
+            time,
+        );
+        // Recorded from a Windows checkout of the other version.
+        let other = if k == 0 { &v2 } else { &v1 };
+        let crlf = sha256_hex(other.replace('\n', "\r\n"));
+        let variant = source("variant", "acme/speed", commit, "README.md", &crlf, time);
+        let nowhere = source(
+            "nowhere",
+            "acme/speed",
+            commit,
+            "README.md",
+            &sha256_hex("x"),
+            time,
+        );
+        let notes_text = if k == 0 { notes1 } else { notes2 };
+        let notes = source(
+            "notes",
+            "acme/speed",
+            commit,
+            "NOTES.md",
+            &sha256_hex(notes_text),
+            time,
+        );
+        let decode_line = 5;
+        let batch_line = if k == 0 { 7 } else { 8 };
+        let claims = [
+            claim("decode", &good, decode_line, 2.9),
+            claim("batch", &good, batch_line, 11.5),
+            claim("wrong", &variant, decode_line, 9.9),
+            claim("prefill", &nowhere, 6, 79.6),
+            claim("latency", &notes, if k == 0 { 3 } else { 5 }, 41.5),
+        ];
+        pins.push(pin(
+            &format!("rec{k}"),
+            &[good, variant, nowhere, notes],
+            &claims,
+        ));
+    }
+    pins
+}
+
+fn remove_stores(cache: &Path) {
+    for s in STORES {
+        let _ = std::fs::remove_file(cache.join(s));
+    }
+}
+
+#[test]
+fn reports_are_identical_whatever_the_stores_and_jobs() {
+    let forge = Forge::new();
+    let pins = corpus(&forge);
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let rewrite = to_daemon(&daemon);
+    let ws = Scratch::new();
+    let files: Vec<String> = pins.iter().map(|p| ws.write_pin(p)).collect();
+    let audit = |extra: &[&str]| {
+        let mut args: Vec<&str> = vec!["--rewrite", &rewrite];
+        args.extend_from_slice(extra);
+        args.extend(files.iter().map(String::as_str));
+        ws.audit(args)
+    };
+
+    let cold = audit(&["--jobs", "1"]);
+    let report = cold.report();
+    // The corpus takes the paths the stores serve.
+    let codes = cold.codes();
+    for code in ["hash-mismatch", "upstream-changed", "value-superseded"] {
+        assert!(codes.iter().any(|c| c == code), "{code} in {codes:?}");
+    }
+    assert!(
+        report["summary"]["verified_claims"].as_u64() >= Some(4),
+        "{report:#}"
+    );
+    for s in STORES {
+        assert!(ws.cache().join(s).is_file(), "{s} written");
+    }
+
+    let warm = audit(&["--jobs", "4"]);
+    assert_eq!(warm.stdout, cold.stdout, "warm store, --jobs 4");
+    let warm1 = audit(&["--jobs", "1"]);
+    assert_eq!(warm1.stdout, cold.stdout, "warm store, --jobs 1");
+
+    remove_stores(&ws.cache());
+    let absent = audit(&["--jobs", "2"]);
+    assert_eq!(absent.stdout, cold.stdout, "stores absent");
+
+    // Damaged stores are ignored (and rebuilt), never trusted.
+    for s in STORES {
+        let path = ws.cache().join(s);
+        let mut bytes = std::fs::read(&path).expect("store");
+        let mid = bytes.len() / 2;
+        bytes[mid] ^= 0x55;
+        std::fs::write(&path, &bytes).expect("damage");
+    }
+    let damaged = audit(&["--jobs", "3"]);
+    assert_eq!(damaged.stdout, cold.stdout, "stores damaged");
+
+    // Offline: the same whatever the stores.
+    let offline = |extra: &[&str]| {
+        let mut args: Vec<&str> = vec!["--offline", "--rewrite", &rewrite];
+        args.extend_from_slice(extra);
+        args.extend(files.iter().map(String::as_str));
+        ws.audit(args)
+    };
+    let off_warm = offline(&["--jobs", "1"]);
+    remove_stores(&ws.cache());
+    let off_absent = offline(&["--jobs", "4"]);
+    assert_eq!(off_absent.stdout, off_warm.stdout, "offline, stores absent");
+    let off_cold_store = offline(&["--jobs", "2"]);
+    assert_eq!(
+        off_cold_store.stdout, off_warm.stdout,
+        "offline, stores rebuilt"
+    );
+}
