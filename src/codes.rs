@@ -240,6 +240,18 @@ codes! {
              sha256sum`), not from a working-tree copy, or pin the commit the evidence names.",
         hint: "hash the blob at the pinned commit: `git show COMMIT:PATH | sha256sum`";
 
+    WeightHashMismatch = "weight-hash-mismatch", Error;
+        summary: "a recorded weight hash matches no weight file's Git LFS oid at the revision",
+        means: "The weights name a model repository, and the recorded `weight_hash` (pin files: \
+             the artifact's `sha256`) is not the sha256 of the weight file there, nor of any \
+             shard of a multi-file set, nor the manifest hash of the set (sha256 of its \
+             `sha256sum` listing). pinaudit reads the files' Git LFS pointers at the revision \
+             (never the weights): the evidence lists each file's path, sha256 and size. The \
+             hash was taken from other weights, a re-upload, or a local copy that differs.",
+        fix: "Take the oid from the pointer at the pinned revision (`git show REV:FILE` in the \
+             model repository shows `oid sha256:…`), or pin the revision the hash was taken at.",
+        hint: "record the sha256 of the weight file at the pinned revision (its Git LFS oid)";
+
     CommitTimeMismatch = "commit-time-mismatch", Warning;
         summary: "recorded commit time differs from the committer time",
         means: "The recorded commit time differs from the pinned commit's committer time: the \

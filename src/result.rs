@@ -177,6 +177,21 @@ pub struct RecordResult {
     pub sources: Vec<SourceOutcome>,
     pub claims: Vec<Verdict>,
     pub findings: Vec<Finding>,
+    /// Weights read in their model repositories, in artifact order (issue 11).
+    pub artifacts: Vec<ArtifactOutcome>,
+}
+
+/// The weight files of one artifact as read in its model repository.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArtifactOutcome {
+    pub label: String,
+    /// The model repository as the record names it.
+    pub repository: Option<String>,
+    /// The commit read; `None` when nothing could be read.
+    pub commit: Option<String>,
+    pub files: Vec<crate::provider::WeightFile>,
+    /// Why the repository could not be read (the audit is incomplete).
+    pub unchecked: Option<String>,
 }
 
 /// A remote that could not be synced.
@@ -222,6 +237,10 @@ impl AuditResult {
                 .records
                 .iter()
                 .all(|r| r.sources.iter().all(|s| !s.is_unchecked()))
+            && self
+                .records
+                .iter()
+                .all(|r| r.artifacts.iter().all(|a| a.unchecked.is_none()))
     }
 
     /// The most severe finding, if any.

@@ -81,7 +81,26 @@ pub type Synced = HashMap<String, Result<SyncReport, FetchError>>;
 
 /// Syncs every remote once, `jobs` at a time, with each remote's wanted commits.
 pub fn sync_all(cache: &GitCache, targets: &[&DocRef], plan: &SyncPlan) -> Synced {
+    sync_all_with(cache, targets, &[], plan)
+}
+
+/// [`sync_all`], also syncing `extra` remotes (model repositories, issue 11) with
+/// the commits they want, if any: their branches and tags are fetched either way.
+pub fn sync_all_with(
+    cache: &GitCache,
+    targets: &[&DocRef],
+    extra: &[(String, Option<Oid>)],
+    plan: &SyncPlan,
+) -> Synced {
     let mut wanted: BTreeMap<String, Vec<Oid>> = BTreeMap::new();
+    for (remote, oid) in extra {
+        let list = wanted.entry(remote.clone()).or_default();
+        if let Some(oid) = oid {
+            if !list.contains(oid) {
+                list.push(*oid);
+            }
+        }
+    }
     for t in targets {
         let Ok(oid) = Oid::from_str(t.commit.as_str()) else {
             continue;

@@ -3,13 +3,14 @@
 use std::path::PathBuf;
 
 use crate::check::revision::{self, Established};
-use crate::check::{self, claims, document, upstream, SourceText};
+use crate::check::{self, claims, document, upstream, weights, SourceText};
 use crate::finding::{Code, Finding};
 use crate::input::{self, WalkError};
-use crate::provider::{DocRef, Provider, Unchecked};
+use crate::provider::{model, DocRef, ModelFacts, ModelRef, Provider, Unchecked};
 use crate::record::{Claim, Record};
 use crate::result::{
-    Absence, AuditResult, RecordResult, RemoteFailure, SourceOutcome, SourceState, Verdict,
+    Absence, ArtifactOutcome, AuditResult, RecordResult, RemoteFailure, SourceOutcome,
+    SourceState, Verdict,
 };
 use crate::sources::{self, Skip};
 
@@ -97,6 +98,8 @@ pub struct Planned {
     pub record: Record,
     pub findings: Vec<Finding>,
     pub docs: Vec<Result<DocRef, Skip>>,
+    /// Per artifact, the model repository its weights are read from, if it names one.
+    pub models: Vec<Option<Result<ModelRef, Skip>>>,
 }
 
 /// Works out, for every source, which document at which revision it cites.
@@ -109,10 +112,16 @@ pub fn plan(records: Vec<(Record, Vec<Finding>)>, allow_local: bool) -> Vec<Plan
                 .iter()
                 .map(|s| sources::resolve(s, allow_local))
                 .collect();
+            let models = record
+                .artifacts
+                .iter()
+                .map(|a| model::resolve(a, allow_local))
+                .collect();
             Planned {
                 record,
                 findings,
                 docs,
+                models,
             }
         })
         .collect()
@@ -125,7 +134,12 @@ pub fn prefetch(planned: &[Planned], provider: &mut dyn Provider) {
         .flat_map(|p| &p.docs)
         .filter_map(|d| d.as_ref().ok())
         .collect();
-    provider.prefetch(&wanted);
+    let models: Vec<&ModelRef> = planned
+        .iter()
+        .flat_map(|p| &p.models)
+        .filter_map(|m| m.as_ref()?.as_ref().ok())
+        .collect();
+    provider.prefetch_with_models(&wanted, &models);
 }
 
 /// Checks every record against what the provider holds.
@@ -141,6 +155,7 @@ fn check_record(p: Planned, provider: &dyn Provider, opts: &Options) -> RecordRe
         record: r,
         mut findings,
         docs,
+        models,
     } = p;
     let from = findings.len();
     let mut verdicts: Vec<Verdict> = r.claims.iter().map(|_| Verdict::unchecked()).collect();
@@ -242,6 +257,7 @@ fn check_record(p: Planned, provider: &dyn Provider, opts: &Options) -> RecordRe
             stale_since: provider.stale_since(d),
         });
     }
+    let artifacts = check_weights(&r, &models, provider, &mut findings);
     let shown = r.file.display().to_string();
     for f in &mut findings[from..] {
         f.file = Some(shown.clone());
@@ -251,7 +267,47 @@ fn check_record(p: Planned, provider: &dyn Provider, opts: &Options) -> RecordRe
         sources: outcomes,
         claims: verdicts,
         findings,
+        artifacts,
     }
+}
+
+/// Reads each weights artifact's files in its model repository (issue 11) and
+/// judges them; returns what was read, for the report.
+fn check_weights(
+    r: &Record,
+    models: &[Option<Result<ModelRef, Skip>>],
+    provider: &dyn Provider,
+    findings: &mut Vec<Finding>,
+) -> Vec<ArtifactOutcome> {
+    let mut out = Vec::new();
+    for (a, m) in r.artifacts.iter().zip(models) {
+        let Some(m) = m else {
+            continue;
+        };
+        let mut outcome = ArtifactOutcome {
+            label: a.label.clone(),
+            repository: a.repository.clone(),
+            commit: None,
+            files: Vec::new(),
+            unchecked: None,
+        };
+        let facts = m
+            .as_ref()
+            .map_err(|skip| Unchecked::Unresolvable(skip.clone()))
+            .and_then(|m| Ok((m, provider.model(m)?)));
+        match facts {
+            Ok((m, facts)) => {
+                weights::check(r, a, m, &facts, findings);
+                if let ModelFacts::Present { commit, files, .. } = facts {
+                    outcome.commit = Some(commit);
+                    outcome.files = files;
+                }
+            }
+            Err(why) => outcome.unchecked = Some(why.to_string()),
+        }
+        out.push(outcome);
+    }
+    out
 }
 
 /// Gathers what made the audit incomplete beside the records.

@@ -14,6 +14,7 @@ pub mod location;
 pub mod revision;
 pub mod upstream;
 pub mod values;
+pub mod weights;
 
 use crate::finding::Finding;
 use crate::record::Record;

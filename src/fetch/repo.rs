@@ -256,6 +256,43 @@ impl CachedRepo {
         versions.sort_by_key(|v| std::cmp::Reverse(v.time));
         Ok(versions)
     }
+
+    /// Every file of `commit`'s tree (recursively) with its blob id and size, in
+    /// path order; submodules and symlinks are left out. Sizes come from object
+    /// headers, so large blobs are not read.
+    pub fn files_at(&self, commit: Oid) -> Result<Vec<(String, Oid, u64)>, FetchError> {
+        let commit = self.repo.find_commit(commit).map_err(|e| self.err(&e))?;
+        let tree = commit.tree().map_err(|e| self.err(&e))?;
+        let odb = self.repo.odb().map_err(|e| self.err(&e))?;
+        let mut out = Vec::new();
+        tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
+            let file = entry.kind() == Some(ObjectType::Blob) && entry.filemode() != 0o120000;
+            if let (true, Some(name)) = (file, entry.name()) {
+                let size = odb.read_header(entry.id()).map_or(0, |(n, _)| n as u64);
+                out.push((format!("{dir}{name}"), entry.id(), size));
+            }
+            git2::TreeWalkResult::Ok
+        })
+        .map_err(|e| self.err(&e))?;
+        out.sort();
+        Ok(out)
+    }
+
+    /// The commit a branch or tag name (`main`, `v1.0`, `refs/tags/v1`) names in
+    /// the mirror, tags peeled.
+    pub fn resolve_name(&self, name: &str) -> Option<Oid> {
+        [
+            name.to_string(),
+            format!("refs/heads/{name}"),
+            format!("refs/tags/{name}"),
+        ]
+        .iter()
+        .filter(|r| r.starts_with("refs/heads/") || r.starts_with("refs/tags/"))
+        .find_map(|r| {
+            let reference = self.repo.find_reference(r).ok()?;
+            Some(reference.peel_to_commit().ok()?.id())
+        })
+    }
 }
 
 /// The blob id at `path` in `tree`, if `path` names a file there.

@@ -12,12 +12,14 @@
 //! object is unreadable", "the network is down": [`Unchecked`], never a finding).
 
 pub mod git;
+pub mod model;
 
 use std::fmt;
 use std::sync::Arc;
 
 use crate::fetch::FetchError;
 use crate::record::CommitId;
+pub use model::{ModelFacts, ModelRef, WeightFile};
 
 /// One cited document: a path at a commit of a remote.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -152,4 +154,20 @@ pub trait Provider {
     /// The document at the head it is compared with, or `None` when there is no
     /// head to compare with.
     fn head(&self, r: &DocRef) -> Option<Head>;
+
+    /// [`Self::prefetch`], together with the model repositories whose weights are
+    /// read (issue 11): still one sync per repository. A provider that reads no
+    /// model repositories only prefetches the documents.
+    fn prefetch_with_models(&mut self, refs: &[&DocRef], _models: &[&ModelRef]) {
+        self.prefetch(refs);
+    }
+
+    /// The weight files of `m` at its revision (the head when it names none), by
+    /// their Git LFS pointers.
+    fn model(&self, m: &ModelRef) -> Result<ModelFacts, Unchecked> {
+        Err(Unchecked::Unresolvable(crate::sources::Skip(format!(
+            "this provider does not read model repositories (`{}`)",
+            crate::url::redact(&m.remote)
+        ))))
+    }
 }

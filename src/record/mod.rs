@@ -329,6 +329,14 @@ pub struct Artifact {
     pub sha256: Option<Recorded<Sha256>>,
     /// Runtime: an image digest (`sha256:…`).
     pub digest: Option<String>,
+    /// Weights: the model repository, as written: a Hugging Face URL
+    /// (`https://huggingface.co/ORG/REPO`, `/tree/REV`, `/blob/REV/FILE`,
+    /// `/resolve/REV/FILE`) or any forge's repository URL. Its weight files are
+    /// read by their Git LFS pointers, never downloaded.
+    pub repository: Option<String>,
+    /// Weights: the files that make them up, as paths or globs (`*.gguf`); empty
+    /// means every Git LFS file of the repository.
+    pub files: Vec<String>,
 }
 
 /// The first seven characters of a revision, as git abbreviates commit ids; a

@@ -65,6 +65,56 @@ pub struct RecordReport {
     pub file: String,
     pub sources: Vec<SourceReport>,
     pub claims: Vec<ClaimReport>,
+    /// Weights read in their model repositories by Git LFS pointer (added in v1,
+    /// issue 11; left out when the record names no model repository).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub artifacts: Vec<ArtifactReport>,
+}
+
+/// One weights artifact as read in its model repository.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ArtifactReport {
+    pub label: String,
+    /// The model repository, credentials redacted.
+    pub repository: Option<String>,
+    /// The commit read (the head when the record names no revision).
+    pub revision: Option<String>,
+    pub status: SourceStatus,
+    pub reason: Option<String>,
+    /// Each weight file: path, sha256, size, and whether git holds an LFS pointer.
+    pub files: Vec<WeightFileReport>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WeightFileReport {
+    pub path: String,
+    pub sha256: String,
+    pub size: u64,
+    pub lfs: bool,
+}
+
+fn artifact_report(a: &result::ArtifactOutcome) -> ArtifactReport {
+    ArtifactReport {
+        label: a.label.clone(),
+        repository: a.repository.as_deref().map(crate::url::redact),
+        revision: a.commit.clone(),
+        status: match (&a.unchecked, &a.commit) {
+            (Some(_), _) => SourceStatus::Unchecked,
+            (None, Some(_)) => SourceStatus::Checked,
+            (None, None) => SourceStatus::Absent,
+        },
+        reason: a.unchecked.clone(),
+        files: a
+            .files
+            .iter()
+            .map(|f| WeightFileReport {
+                path: f.path.clone(),
+                sha256: f.sha256.clone(),
+                size: f.size,
+                lfs: f.lfs,
+            })
+            .collect(),
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -355,6 +405,7 @@ impl From<&AuditResult> for Report {
                     .zip(&r.claims)
                     .map(|(c, v)| claim_report(c, v))
                     .collect(),
+                artifacts: r.artifacts.iter().map(artifact_report).collect(),
             })
             .collect();
         let findings = a.findings().map(FindingReport::from).collect();
