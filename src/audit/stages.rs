@@ -9,8 +9,8 @@ use crate::input::{self, WalkError};
 use crate::provider::{model, DocRef, ModelFacts, ModelRef, Provider, Unchecked};
 use crate::record::{Claim, Record};
 use crate::result::{
-    Absence, ArtifactOutcome, AuditResult, RecordResult, RemoteFailure, SourceOutcome,
-    SourceState, Verdict,
+    Absence, ArtifactOutcome, AuditResult, RecordResult, RemoteFailure, SourceOutcome, SourceState,
+    Verdict,
 };
 use crate::sources::{self, Skip};
 

@@ -28,7 +28,13 @@ pub fn files_evidence(files: &[WeightFile]) -> Value {
 /// Judges one weights artifact against what its model repository holds. An
 /// `unpinned-weights` finding already in `out` for the artifact gains the pin to
 /// adopt: the head commit and each file's path, sha256 and size.
-pub fn check(record: &Record, a: &Artifact, m: &ModelRef, facts: &ModelFacts, out: &mut Vec<Finding>) {
+pub fn check(
+    record: &Record,
+    a: &Artifact,
+    m: &ModelRef,
+    facts: &ModelFacts,
+    out: &mut Vec<Finding>,
+) {
     let repository = crate::url::redact(&m.remote);
     let at = |revision: Option<&str>, path: Option<&str>| Location {
         repository: Some(repository.clone()),
@@ -148,7 +154,13 @@ pub fn check(record: &Record, a: &Artifact, m: &ModelRef, facts: &ModelFacts, ou
 }
 
 /// Adds the pin to adopt to the artifact's `unpinned-weights` finding.
-fn suggest_pin(a: &Artifact, repository: &str, commit: &str, files: &[WeightFile], out: &mut [Finding]) {
+fn suggest_pin(
+    a: &Artifact,
+    repository: &str,
+    commit: &str,
+    files: &[WeightFile],
+    out: &mut [Finding],
+) {
     let Some(f) = out.iter_mut().find(|f| {
         f.code == Code::UnpinnedWeights
             && f.evidence.get("artifact").and_then(Value::as_str) == Some(a.label.as_str())
@@ -170,9 +182,9 @@ fn suggest_pin(a: &Artifact, repository: &str, commit: &str, files: &[WeightFile
     };
     f.evidence.insert("suggested_pin".into(), pin);
     f.hint = Some(match sha {
-        Some(sha) => format!(
-            "pin the weights at the head: `revision` `{commit}`, `sha256` `{sha}`"
-        ),
+        Some(sha) => {
+            format!("pin the weights at the head: `revision` `{commit}`, `sha256` `{sha}`")
+        }
         None => format!("pin the weights at the head: `revision` `{commit}`"),
     });
 }

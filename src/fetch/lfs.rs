@@ -104,9 +104,8 @@ mod tests {
 
     #[test]
     fn keeps_unknown_keys_in_order() {
-        let with_ext = format!(
-            "version {VERSION}\next-0-foo sha256:{OID}\noid sha256:{OID}\nsize 3\n"
-        );
+        let with_ext =
+            format!("version {VERSION}\next-0-foo sha256:{OID}\noid sha256:{OID}\nsize 3\n");
         assert!(parse(with_ext.as_bytes()).is_some());
     }
 
@@ -126,7 +125,10 @@ mod tests {
             // version compared as a string
             format!("version {VERSION}/\noid sha256:{OID}\nsize 3\n"),
             // uppercase hex, another hash method, short hex
-            format!("version {VERSION}\noid sha256:{}\nsize 3\n", OID.to_uppercase()),
+            format!(
+                "version {VERSION}\noid sha256:{}\nsize 3\n",
+                OID.to_uppercase()
+            ),
             format!("version {VERSION}\noid sha1:{OID}\nsize 3\n"),
             format!("version {VERSION}\noid sha256:{}\nsize 3\n", &OID[1..]),
             // size not a whole number, missing

@@ -167,7 +167,11 @@ mod tests {
         assert_eq!(m.remote, "https://huggingface.co/org/m");
         assert_eq!(m.revision, None);
         let m = resolve(
-            &weights(&format!("https://huggingface.co/org/m/tree/{SHA}"), None, &[]),
+            &weights(
+                &format!("https://huggingface.co/org/m/tree/{SHA}"),
+                None,
+                &[],
+            ),
             false,
         )
         .unwrap()

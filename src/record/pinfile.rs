@@ -202,10 +202,7 @@ impl Form for FileList {
                 .map(one)
                 .collect::<Result<Vec<_>, _>>()
                 .map(|f| Some(FileList(f))),
-            v => Err(format!(
-                "is {}, expected a list of paths or globs",
-                kind(v)
-            )),
+            v => Err(format!("is {}, expected a list of paths or globs", kind(v))),
         }
     }
 }

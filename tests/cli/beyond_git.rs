@@ -1,0 +1,226 @@
+//! Beyond git documents (issue 11): model weights checked by their Git LFS
+//! pointers in the model repository a record names, never downloaded.
+//!
+//! The fixture model repository is laid out like a Hugging Face one
+//! (`ORG/REPO.git`, served by `git daemon`), with `--rewrite
+//! https://huggingface.co/=git://127.0.0.1:PORT/` sending the record's Hugging
+//! Face URL there; its weights are three GGUF shards committed as LFS pointers.
+
+use git2::Oid;
+use serde_json::{json, Value};
+
+use crate::common::forge::{sha256_hex, Forge, T0};
+use crate::common::scratch::Scratch;
+use crate::common::{GitDaemon, Wants};
+
+const MODEL: &str = "acme/k3-neuron";
+const HF: &str = "https://huggingface.co/acme/k3-neuron";
+
+/// A shard: its path, the sha256 its pointer names and its size.
+fn shards() -> Vec<(String, String, u64)> {
+    (1..=3)
+        .map(|i| {
+            let path = format!("k3-neuron-iq1s-0000{i}-of-00003.gguf");
+            // The weights never exist: only their pointers do.
+            (
+                path.clone(),
+                sha256_hex(format!("shard {i}")),
+                1_000_000 * i,
+            )
+        })
+        .collect()
+}
+
+fn pointer(sha: &str, size: u64) -> String {
+    format!("version https://git-lfs.github.com/spec/v1\noid sha256:{sha}\nsize {size}\n")
+}
+
+const CONFIG: &str = "{\"arch\": \"k3\"}\n";
+
+/// The model repository with `shards` committed as pointers beside a README,
+/// `.gitattributes` and a `config.json` kept in git itself.
+fn model_forge(shards: &[(String, String, u64)]) -> (Forge, Oid) {
+    let forge = Forge::new();
+    let repo = forge.repo(MODEL);
+    let mut files: Vec<(String, String)> = vec![
+        ("README.md".into(), "# k3-neuron\n".into()),
+        (
+            ".gitattributes".into(),
+            "*.gguf filter=lfs diff=lfs merge=lfs -text\n".into(),
+        ),
+        ("config.json".into(), CONFIG.into()),
+    ];
+    files.extend(shards.iter().map(|(p, s, n)| (p.clone(), pointer(s, *n))));
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    let commit = repo.commit(&files, "add weights", T0);
+    (forge, commit)
+}
+
+fn weights_pin(id: &str, artifact: Value) -> Value {
+    json!({
+        "schema": "pinaudit/pins/v1",
+        "id": id,
+        "title": "weights",
+        "sources": [],
+        "claims": [],
+        "artifacts": [artifact],
+    })
+}
+
+fn rewrite(daemon: &GitDaemon) -> String {
+    format!("https://huggingface.co/={}", daemon.url(""))
+}
+
+fn manifest(shards: &[(String, String, u64)]) -> String {
+    let listing: String = shards
+        .iter()
+        .map(|(p, s, _)| format!("{s}  {p}\n"))
+        .collect();
+    sha256_hex(listing)
+}
+
+#[test]
+fn right_weight_hash_verifies_by_shard_or_manifest() {
+    let set = shards();
+    let (forge, commit) = model_forge(&set);
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let ws = Scratch::new();
+    for (id, sha) in [("shard", set[1].1.clone()), ("manifest", manifest(&set))] {
+        let file = ws.write_pin(&weights_pin(
+            id,
+            json!({"kind": "weights", "label": "k3-neuron-iq1s", "repository": HF,
+                   "revision": commit.to_string(), "sha256": sha, "files": ["*.gguf"]}),
+        ));
+        let run = ws.audit(["--rewrite", &rewrite(&daemon), &file]);
+        run.assert_codes(&[]);
+        run.assert_code(0);
+        let a = &run.record(id).expect("record")["artifacts"][0];
+        assert_eq!(a["status"], "checked", "{a:#}");
+        assert_eq!(a["revision"], commit.to_string());
+        assert_eq!(a["repository"], HF);
+        let files = a["files"].as_array().expect("files");
+        assert_eq!(files.len(), 3, "{a:#}");
+        for (f, (p, s, n)) in files.iter().zip(&set) {
+            assert_eq!(f, &json!({"path": p, "sha256": s, "size": n, "lfs": true}));
+        }
+    }
+}
+
+#[test]
+fn wrong_weight_hash_is_weight_hash_mismatch() {
+    let set = shards();
+    let (forge, commit) = model_forge(&set);
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let ws = Scratch::new();
+    let wrong = sha256_hex("other weights");
+    let file = ws.write_pin(&weights_pin(
+        "wrong",
+        json!({"kind": "weights", "label": "k3-neuron-iq1s", "repository": format!("{HF}/tree/{commit}"),
+               "revision": null, "sha256": wrong}),
+    ));
+    let run = ws.audit(["--rewrite", &rewrite(&daemon), &file]);
+    run.assert_code(1);
+    let f = run.only("weight-hash-mismatch");
+    assert_eq!(f["severity"], "error");
+    assert_eq!(f["evidence"]["expected"], wrong);
+    assert_eq!(f["evidence"]["commit"], commit.to_string());
+    assert_eq!(f["evidence"]["manifest_sha256"], manifest(&set));
+    // Without a file list, the weights are every LFS file: the three shards,
+    // not the README or config.json.
+    let files = f["evidence"]["files"].as_array().expect("files");
+    let paths: Vec<&str> = files.iter().map(|x| x["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, set.iter().map(|s| s.0.as_str()).collect::<Vec<_>>());
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .contains("any of its 3 files"),
+        "{f:#}"
+    );
+    assert!(f["hint"].as_str().unwrap().contains("oid sha256"), "{f:#}");
+}
+
+#[test]
+fn missing_shard_is_path_missing_and_plain_files_are_hashed_as_blobs() {
+    let set = shards();
+    // The repository holds the first two shards only.
+    let (forge, commit) = model_forge(&set[..2]);
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let ws = Scratch::new();
+    let mut listed: Vec<String> = set.iter().map(|s| s.0.clone()).collect();
+    listed.push("config.json".into());
+    let file = ws.write_pin(&weights_pin(
+        "missing",
+        json!({"kind": "weights", "label": "k3-neuron-iq1s", "repository": HF,
+               "revision": commit.to_string(), "sha256": set[0].1, "files": listed}),
+    ));
+    let run = ws.audit(["--rewrite", &rewrite(&daemon), &file]);
+    run.assert_code(1);
+    let f = run.only("path-missing");
+    assert_eq!(f["evidence"]["path"], set[2].0);
+    assert_eq!(f["evidence"]["commit"], commit.to_string());
+    assert_eq!(f["location"]["path"], set[2].0);
+    run.assert_lacks("weight-hash-mismatch");
+    let a = &run.record("missing").expect("record")["artifacts"][0];
+    let config = a["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "config.json")
+        .expect("config.json read")
+        .clone();
+    assert_eq!(
+        config,
+        json!({"path": "config.json", "sha256": sha256_hex(CONFIG), "size": CONFIG.len(), "lfs": false})
+    );
+}
+
+#[test]
+fn unpinned_weights_evidence_gives_the_pin_to_adopt() {
+    let set = shards();
+    let (forge, head) = model_forge(&set);
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let ws = Scratch::new();
+    let file = ws.write_pin(&weights_pin(
+        "unpinned",
+        json!({"kind": "weights", "label": "k3-neuron-iq1s", "repository": HF,
+               "revision": null, "sha256": null}),
+    ));
+    let run = ws.audit(["--rewrite", &rewrite(&daemon), &file]);
+    let f = run.only("unpinned-weights");
+    let pin = &f["evidence"]["suggested_pin"];
+    assert_eq!(pin["repository"], HF);
+    assert_eq!(pin["revision"], head.to_string());
+    assert_eq!(pin["manifest_sha256"], manifest(&set));
+    let files = pin["files"].as_array().expect("files");
+    assert_eq!(files.len(), 3, "{pin:#}");
+    for (f, (p, s, n)) in files.iter().zip(&set) {
+        assert_eq!(f["path"], p.as_str());
+        assert_eq!(f["sha256"], s.as_str());
+        assert_eq!(f["size"], *n);
+    }
+    let hint = f["hint"].as_str().unwrap();
+    assert!(hint.contains(&head.to_string()), "{hint}");
+    assert!(hint.contains(&manifest(&set)), "{hint}");
+    // Warnings don't fail the default `--fail-on error`.
+    run.assert_code(0);
+}
+
+#[test]
+fn model_repository_that_does_not_exist_is_repository_missing() {
+    let (forge, _) = model_forge(&shards());
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let ws = Scratch::new();
+    let file = ws.write_pin(&weights_pin(
+        "gone",
+        json!({"kind": "weights", "label": "k3", "repository": "https://huggingface.co/acme/nothing",
+               "revision": "de1fa14ea798512f54dafc8b8795eb3ef1a6c367", "sha256": null}),
+    ));
+    let run = ws.audit(["--rewrite", &rewrite(&daemon), &file]);
+    run.assert_code(1);
+    let f = run.only("repository-missing");
+    assert_eq!(f["evidence"]["artifact"], "k3");
+}
