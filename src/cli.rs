@@ -71,6 +71,10 @@ pub struct AuditArgs {
     /// Skip upstream-drift checks (no comparison with the default-branch head)
     #[arg(long)]
     pub no_upstream: bool,
+    /// Also verify SHA256SUMS-style manifests beside each cited document and at the
+    /// repository root, at each cited revision
+    #[arg(long)]
+    pub manifests: bool,
     /// Concurrent repositories [default: twice the cores, 2 to 8]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
     pub jobs: Option<u16>,

@@ -60,6 +60,7 @@ pub fn audit(args: AuditArgs) -> ExitStatus {
         offline: args.fetch.offline,
         rewrites,
         no_upstream: args.no_upstream,
+        manifests: args.manifests,
         jobs: args.jobs.map_or_else(audit::default_jobs, usize::from),
         allow_local: args.fetch.allow_local,
         timeout: std::time::Duration::from_secs(args.fetch.timeout),

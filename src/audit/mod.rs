@@ -23,6 +23,8 @@ pub struct Options {
     pub offline: bool,
     pub rewrites: Vec<Rewrite>,
     pub no_upstream: bool,
+    /// Verify checksum manifests at each cited revision (`--manifests`).
+    pub manifests: bool,
     pub jobs: usize,
     pub allow_local: bool,
     /// Network timeout: the longest wait for a connection or for any answer.
@@ -39,6 +41,7 @@ impl Options {
             offline: false,
             rewrites: Vec::new(),
             no_upstream: false,
+            manifests: false,
             jobs: default_jobs(),
             allow_local: false,
             timeout: Duration::from_secs(60),

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use crate::check::revision::{self, Established};
-use crate::check::{self, claims, document, upstream, weights, SourceText};
+use crate::check::{self, claims, document, manifests, upstream, weights, SourceText};
 use crate::finding::{Code, Finding};
 use crate::input::{self, WalkError};
 use crate::provider::{model, DocRef, ModelFacts, ModelRef, Provider, Unchecked};
@@ -144,13 +144,20 @@ pub fn prefetch(planned: &[Planned], provider: &mut dyn Provider) {
 
 /// Checks every record against what the provider holds.
 pub fn check(planned: Vec<Planned>, provider: &dyn Provider, opts: &Options) -> Vec<RecordResult> {
+    // Each manifest is checked once per revision, whichever record cites it first.
+    let mut manifests_seen = manifests::Seen::new();
     planned
         .into_iter()
-        .map(|p| check_record(p, provider, opts))
+        .map(|p| check_record(p, provider, opts, &mut manifests_seen))
         .collect()
 }
 
-fn check_record(p: Planned, provider: &dyn Provider, opts: &Options) -> RecordResult {
+fn check_record(
+    p: Planned,
+    provider: &dyn Provider,
+    opts: &Options,
+    manifests_seen: &mut manifests::Seen,
+) -> RecordResult {
     let Planned {
         record: r,
         mut findings,
@@ -226,6 +233,9 @@ fn check_record(p: Planned, provider: &dyn Provider, opts: &Options) -> RecordRe
             });
             continue;
         };
+        if opts.manifests {
+            manifests::check(&r, s, d, provider, manifests_seen, &mut findings);
+        }
         let text = SourceText::new(&snapshot.bytes);
         for &i in &cited {
             verdicts[i] = claims::check(&r, s, &r.claims[i], &text, &mut findings);

@@ -11,6 +11,7 @@ pub mod claims;
 pub mod document;
 pub mod hashes;
 pub mod location;
+pub mod manifests;
 pub mod revision;
 pub mod upstream;
 pub mod values;

@@ -311,6 +311,22 @@ impl Provider for GitProvider {
             document,
         })
     }
+    fn list_dir(&self, r: &DocRef, dir: &str) -> Option<Vec<String>> {
+        let (remote, oid) = self.at(r).ok()?;
+        let dir = dir.trim_matches('/');
+        let files = remote.repo.files_at(oid).ok()?;
+        Some(
+            files
+                .into_iter()
+                .map(|(p, _, _)| p)
+                .filter(|p| match p.rsplit_once('/') {
+                    Some((d, _)) => d == dir,
+                    None => dir.is_empty(),
+                })
+                .collect(),
+        )
+    }
+
     fn model(&self, m: &ModelRef) -> Result<ModelFacts, Unchecked> {
         let as_doc = |commit| DocRef {
             remote: m.remote.clone(),

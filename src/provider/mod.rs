@@ -162,6 +162,12 @@ pub trait Provider {
         self.prefetch(refs);
     }
 
+    /// The paths of the files directly in directory `dir` (`""` for the root) at
+    /// `r`'s commit, in path order; `None` when they cannot be listed.
+    fn list_dir(&self, _r: &DocRef, _dir: &str) -> Option<Vec<String>> {
+        None
+    }
+
     /// The weight files of `m` at its revision (the head when it names none), by
     /// their Git LFS pointers.
     fn model(&self, m: &ModelRef) -> Result<ModelFacts, Unchecked> {

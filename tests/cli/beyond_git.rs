@@ -224,3 +224,136 @@ fn model_repository_that_does_not_exist_is_repository_missing() {
     let f = run.only("repository-missing");
     assert_eq!(f["evidence"]["artifact"], "k3");
 }
+
+// --- Checksum manifests (`audit --manifests`) --------------------------------
+
+#[test]
+fn manifest_entries_made_from_a_crlf_copy_are_manifest_mismatch_naming_crlf() {
+    use crate::common::forge::{claim, pin, source, README, README_LINE, T0_RFC3339};
+    let forge = Forge::new();
+    let repo = forge.repo("acme/release");
+    let notes = "line one\nline two\n";
+    let data = "a,b\n1,2\n";
+    let crlf = |t: &str| t.replace('\n', "\r\n");
+    // Made on a checkout with CRLF line ends: the text files' entries are of the
+    // CRLF copies; the binary one and README are right. One listed file is gone,
+    // one file beside the manifest is not listed.
+    let manifest = format!(
+        "{}  README.md\n{} *notes.txt\nSHA256 (data.csv) = {}\n{}  gone.bin\n",
+        sha256_hex(README),
+        sha256_hex(crlf(notes)),
+        sha256_hex(crlf(data)),
+        sha256_hex("gone"),
+    );
+    let commit = repo.commit(
+        &[
+            ("README.md", README),
+            ("notes.txt", notes),
+            ("data.csv", data),
+            ("extra.txt", "not listed\n"),
+            ("SHA256SUMS", manifest.as_str()),
+        ],
+        "release",
+        T0,
+    );
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let ws = Scratch::new();
+    let s = source(
+        "readme",
+        "acme/release",
+        commit,
+        "README.md",
+        &sha256_hex(README),
+        T0_RFC3339,
+    );
+    let c = claim("decode", &s, README_LINE, 2.9);
+    let file = ws.write_pin(&pin("rel", &[s], &[c]));
+    let github = crate::common::forge::to_daemon(&daemon);
+
+    // Without the flag, manifests are not read.
+    let run = ws.audit(["--rewrite", &github, &file]);
+    run.assert_codes(&[]);
+
+    let run = ws.audit(["--manifests", "--rewrite", &github, &file]);
+    let mismatches = run.with_code("manifest-mismatch");
+    let by_path = |p: &str| {
+        mismatches
+            .iter()
+            .find(|f| f["evidence"]["path"] == p)
+            .unwrap_or_else(|| panic!("no finding for {p}: {mismatches:#?}"))
+            .clone()
+    };
+    for (path, line) in [("notes.txt", 2), ("data.csv", 3)] {
+        let f = by_path(path);
+        assert_eq!(f["severity"], "warning");
+        assert_eq!(f["evidence"]["problem"], "hash");
+        assert_eq!(f["evidence"]["matching_variant"], "crlf", "{f:#}");
+        assert_eq!(f["location"]["path"], "SHA256SUMS");
+        assert_eq!(f["location"]["line"], line);
+        assert!(
+            f["message"].as_str().unwrap().contains("`crlf` variant"),
+            "{f:#}"
+        );
+    }
+    let gone = by_path("gone.bin");
+    assert_eq!(gone["evidence"]["problem"], "missing");
+    // README passes: three mismatches, no more.
+    assert_eq!(mismatches.len(), 3, "{mismatches:#?}");
+    let unlisted = run.only("manifest-unlisted");
+    assert_eq!(unlisted["evidence"]["unlisted"], json!(["extra.txt"]));
+    // Warnings and notes don't fail the default `--fail-on error`.
+    run.assert_code(0);
+}
+
+#[test]
+fn manifest_hash_of_an_older_version_names_that_commit() {
+    use crate::common::forge::{claim, pin, source, README, README_LINE, T0_RFC3339};
+    let forge = Forge::new();
+    let repo = forge.repo("acme/release");
+    let old = "version 1\n";
+    let first = repo.commit(&[("README.md", README), ("notes.txt", old)], "v1", T0);
+    let manifest = format!(
+        "{}  notes.txt\n{}  README.md\n",
+        sha256_hex(old),
+        sha256_hex(README)
+    );
+    let commit = repo.commit(
+        &[
+            ("notes.txt", "version 2\n"),
+            ("SHA256SUMS", manifest.as_str()),
+        ],
+        "v2",
+        T0 + 60,
+    );
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let ws = Scratch::new();
+    let s = source(
+        "readme",
+        "acme/release",
+        commit,
+        "README.md",
+        &sha256_hex(README),
+        T0_RFC3339,
+    );
+    let c = claim("decode", &s, README_LINE, 2.9);
+    let file = ws.write_pin(&pin("rel", &[s], &[c]));
+    let run = ws.audit([
+        "--manifests",
+        "--rewrite",
+        &crate::common::forge::to_daemon(&daemon),
+        &file,
+    ]);
+    let f = run.only("manifest-mismatch");
+    assert_eq!(
+        f["evidence"]["matching_commit"]["commit"],
+        first.to_string(),
+        "{f:#}"
+    );
+    assert!(
+        f["message"].as_str().unwrap().contains(&format!(
+            "matches the file at commit `{}`",
+            &first.to_string()[..7]
+        )),
+        "{f:#}"
+    );
+}
