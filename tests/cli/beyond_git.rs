@@ -357,3 +357,64 @@ fn manifest_hash_of_an_older_version_names_that_commit() {
         "{f:#}"
     );
 }
+
+#[test]
+fn record_documents_name_the_model_repository_by_url() {
+    use crate::common::inputs::{figure, figures_block, record_doc};
+    let set = shards();
+    let (forge, commit) = model_forge(&set);
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let mut fig = figure("decode", 2.9, 3);
+    fig["conditions"] = json!({
+        "model_artifact": HF,
+        "model_revision": commit.to_string(),
+        "weight_hash": sha256_hex("not these weights"),
+    });
+    let ws = Scratch::new();
+    let doc = ws.write("record.md", record_doc(&[&figures_block(&[fig])]));
+    // The record's GitHub source goes to the same daemon, where it does not exist.
+    let run = ws.audit([
+        "--rewrite",
+        &rewrite(&daemon),
+        "--rewrite",
+        &crate::common::forge::to_daemon(&daemon),
+        doc.to_str().unwrap(),
+    ]);
+    let f = run.only("weight-hash-mismatch");
+    assert_eq!(f["evidence"]["artifact"], HF);
+    assert_eq!(f["location"]["repository"], HF);
+    assert_eq!(f["evidence"]["files"].as_array().unwrap().len(), 3);
+
+    // `import` keeps the repository in the pin file, and the pin file audits alike.
+    let out = ws.run(["import", doc.to_str().unwrap(), "--out", "pins"]);
+    out.assert_code(0);
+    let pin: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            std::fs::read_dir(ws.path().join("pins"))
+                .unwrap()
+                .next()
+                .unwrap()
+                .unwrap()
+                .path(),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(pin["artifacts"][0]["repository"], HF, "{pin:#}");
+}
+
+#[test]
+fn offline_model_repository_not_in_cache_is_unchecked() {
+    let ws = Scratch::new();
+    let file = ws.write_pin(&weights_pin(
+        "offline",
+        json!({"kind": "weights", "label": "k3", "repository": HF,
+               "revision": "de1fa14ea798512f54dafc8b8795eb3ef1a6c367", "sha256": null}),
+    ));
+    let run = ws.audit_offline([&file]);
+    run.assert_codes(&[]);
+    run.assert_code(2);
+    let a = &run.record("offline").expect("record")["artifacts"][0];
+    assert_eq!(a["status"], "unchecked", "{a:#}");
+    assert_eq!(run.summary()["complete"], false);
+}
