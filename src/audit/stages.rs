@@ -146,10 +146,38 @@ pub fn prefetch(planned: &[Planned], provider: &mut dyn Provider) {
 pub fn check(planned: Vec<Planned>, provider: &dyn Provider, opts: &Options) -> Vec<RecordResult> {
     // Each manifest is checked once per revision, whichever record cites it first.
     let mut manifests_seen = manifests::Seen::new();
-    planned
+    let documents: usize = planned.iter().map(|p| p.docs.len()).sum();
+    let bar = checking_bar(documents as u64, opts.progress);
+    let out = planned
         .into_iter()
-        .map(|p| check_record(p, provider, opts, &mut manifests_seen))
-        .collect()
+        .map(|p| {
+            let n = p.docs.len() as u64;
+            let result = check_record(p, provider, opts, &mut manifests_seen);
+            bar.inc(n);
+            result
+        })
+        .collect();
+    bar.finish_and_clear();
+    out
+}
+
+/// The overall bar of documents checked (issue 11): only on a terminal, only
+/// when progress is wanted (not `--quiet`), only ever on stderr.
+fn checking_bar(len: u64, wanted: bool) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if !wanted || len == 0 || !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(len),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{bar:30} checked {pos}/{len} documents")
+    {
+        bar.set_style(style);
+    }
+    bar
 }
 
 fn check_record(
