@@ -147,7 +147,9 @@ pub fn check(planned: Vec<Planned>, provider: &dyn Provider, opts: &Options) -> 
     // Each manifest is checked once per revision, whichever record cites it first.
     let mut manifests_seen = manifests::Seen::new();
     let documents: usize = planned.iter().map(|p| p.docs.len()).sum();
-    let bar = checking_bar(documents as u64, opts.progress);
+    // Offline, checking reads only the cache and is over at once: no bar, as for
+    // fetching.
+    let bar = checking_bar(documents as u64, opts.progress && !opts.offline);
     let out = planned
         .into_iter()
         .map(|p| {

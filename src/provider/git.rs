@@ -376,7 +376,9 @@ impl Provider for GitProvider {
         };
         let tree = repo.files_at(commit).map_err(tool)?;
         let paths: Vec<String> = tree.iter().map(|(p, _, _)| p.clone()).collect();
-        let entry = |p: &str| tree.iter().find(|(q, _, _)| q == p);
+        let by_path: HashMap<&str, &(String, Oid, u64)> =
+            tree.iter().map(|e| (e.0.as_str(), e)).collect();
+        let entry = |p: &str| by_path.get(p).copied();
         let pointer = |p: &str| {
             let (_, id, size) = entry(p)?;
             if *size as usize > crate::fetch::lfs::MAX_POINTER_SIZE {
