@@ -61,6 +61,7 @@ pub fn audit(args: AuditArgs) -> ExitStatus {
         rewrites,
         no_upstream: args.no_upstream,
         manifests: args.manifests,
+        max_document_size: args.max_document_size,
         jobs: args.jobs.map_or_else(audit::default_jobs, usize::from),
         allow_local: args.fetch.allow_local,
         timeout: std::time::Duration::from_secs(args.fetch.timeout),

@@ -126,6 +126,15 @@ pub struct SourceOutcome {
     /// cache was last in step with it (RFC 3339). Reachability and upstream
     /// judgments are then as of that time.
     pub stale_since: Option<String>,
+    /// A web document's `ETag` and `Last-Modified` as served (issue 11).
+    pub web: Option<WebValidators>,
+}
+
+/// What identified a web document's version when it was fetched.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WebValidators {
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
 }
 
 impl SourceOutcome {
@@ -137,6 +146,7 @@ impl SourceOutcome {
             commit_time: None,
             upstream: None,
             stale_since: None,
+            web: None,
         }
     }
 
@@ -150,6 +160,7 @@ impl SourceOutcome {
             commit_time,
             upstream: None,
             stale_since: None,
+            web: None,
         }
     }
 

@@ -6,11 +6,11 @@ use crate::check::revision::{self, Established};
 use crate::check::{self, claims, document, manifests, upstream, weights, SourceText};
 use crate::finding::{Code, Finding};
 use crate::input::{self, WalkError};
-use crate::provider::{model, DocRef, ModelFacts, ModelRef, Provider, Unchecked};
-use crate::record::{Claim, Record};
+use crate::provider::{http, model, DocRef, ModelFacts, ModelRef, Provider, Unchecked};
+use crate::record::{Claim, Record, Source};
 use crate::result::{
     Absence, ArtifactOutcome, AuditResult, RecordResult, RemoteFailure, SourceOutcome, SourceState,
-    Verdict,
+    Verdict, WebValidators,
 };
 use crate::sources::{self, Skip};
 
@@ -100,6 +100,8 @@ pub struct Planned {
     pub docs: Vec<Result<DocRef, Skip>>,
     /// Per artifact, the model repository its weights are read from, if it names one.
     pub models: Vec<Option<Result<ModelRef, Skip>>>,
+    /// Per source, the web document it cites when it cites no git document.
+    pub web: Vec<Option<String>>,
 }
 
 /// Works out, for every source, which document at which revision it cites.
@@ -117,11 +119,20 @@ pub fn plan(records: Vec<(Record, Vec<Finding>)>, allow_local: bool) -> Vec<Plan
                 .iter()
                 .map(|a| model::resolve(a, allow_local))
                 .collect();
+            let web = record
+                .sources
+                .iter()
+                .zip(&docs)
+                .map(|(s, d): (&Source, &Result<DocRef, Skip>)| {
+                    d.is_err().then(|| http::web_url(s)).flatten()
+                })
+                .collect();
             Planned {
                 record,
                 findings,
                 docs,
                 models,
+                web,
             }
         })
         .collect()
@@ -140,6 +151,12 @@ pub fn prefetch(planned: &[Planned], provider: &mut dyn Provider) {
         .filter_map(|m| m.as_ref()?.as_ref().ok())
         .collect();
     provider.prefetch_with_models(&wanted, &models);
+    let urls: Vec<String> = planned
+        .iter()
+        .flat_map(|p| &p.web)
+        .filter_map(|u| u.clone())
+        .collect();
+    provider.prefetch_web(&urls);
 }
 
 /// Checks every record against what the provider holds.
@@ -193,6 +210,7 @@ fn check_record(
         mut findings,
         docs,
         models,
+        web,
     } = p;
     let from = findings.len();
     let mut verdicts: Vec<Verdict> = r.claims.iter().map(|_| Verdict::unchecked()).collect();
@@ -211,9 +229,13 @@ fn check_record(
         let d = match doc {
             Ok(d) => d,
             Err(skip) => {
-                outcomes.push(SourceOutcome::unchecked(Unchecked::Unresolvable(
-                    skip.clone(),
-                )));
+                let outcome = match &web[index] {
+                    Some(url) => {
+                        check_web(&r, s, url, &cited, provider, &mut verdicts, &mut findings)
+                    }
+                    None => SourceOutcome::unchecked(Unchecked::Unresolvable(skip.clone())),
+                };
+                outcomes.push(outcome);
                 continue;
             }
         };
@@ -295,6 +317,7 @@ fn check_record(
             commit_time,
             upstream,
             stale_since: provider.stale_since(d),
+            web: None,
         });
     }
     let artifacts = check_weights(&r, &models, provider, &mut findings);
@@ -308,6 +331,40 @@ fn check_record(
         claims: verdicts,
         findings,
         artifacts,
+    }
+}
+
+/// Checks a source that cites a web document (issue 11): its hash and its cited
+/// lines, read from the body as served.
+fn check_web(
+    r: &Record,
+    s: &Source,
+    url: &str,
+    cited: &[usize],
+    provider: &dyn Provider,
+    verdicts: &mut [Verdict],
+    findings: &mut Vec<Finding>,
+) -> SourceOutcome {
+    let doc = match provider.web(url) {
+        Ok(doc) => doc,
+        Err(why) => return SourceOutcome::unchecked(why),
+    };
+    document::check_web(r, s, url, &doc.bytes, &doc.sha256, findings);
+    let text = SourceText::new(&doc.bytes);
+    for &i in cited {
+        verdicts[i] = claims::check(r, s, &r.claims[i], &text, findings);
+    }
+    SourceOutcome {
+        state: SourceState::Checked,
+        sha256: Some(doc.sha256),
+        git_blob: None,
+        commit_time: None,
+        upstream: None,
+        stale_since: None,
+        web: Some(WebValidators {
+            etag: doc.etag,
+            last_modified: doc.last_modified,
+        }),
     }
 }
 

@@ -12,6 +12,7 @@
 //! object is unreadable", "the network is down": [`Unchecked`], never a finding).
 
 pub mod git;
+pub mod http;
 pub mod model;
 
 use std::fmt;
@@ -160,6 +161,17 @@ pub trait Provider {
     /// model repositories only prefetches the documents.
     fn prefetch_with_models(&mut self, refs: &[&DocRef], _models: &[&ModelRef]) {
         self.prefetch(refs);
+    }
+
+    /// Fetches the web documents `urls` cite (issue 11), each once.
+    fn prefetch_web(&mut self, _urls: &[String]) {}
+
+    /// A web document fetched by [`Self::prefetch_web`].
+    fn web(&self, url: &str) -> Result<self::http::WebDoc, Unchecked> {
+        Err(Unchecked::Unresolvable(crate::sources::Skip(format!(
+            "this provider does not fetch web documents (`{}`)",
+            crate::url::redact(url)
+        ))))
     }
 
     /// The paths of the files directly in directory `dir` (`""` for the root) at

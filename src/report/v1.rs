@@ -155,6 +155,13 @@ pub struct SourceReport {
     /// Set when the remote could not be reached and the cache was judged instead:
     /// when the cache was last in step with the remote (added in v1).
     pub stale_since: Option<String>,
+    /// A web document's `ETag` as served (added in v1, issue 11; only for web
+    /// sources).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub etag: Option<String>,
+    /// A web document's `Last-Modified` as served (added in v1, issue 11).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_modified: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -367,6 +374,8 @@ fn source_report(s: &Source, o: &SourceOutcome) -> SourceReport {
             changed: Some(u.changed),
         }),
         stale_since: o.stale_since.clone(),
+        etag: o.web.as_ref().and_then(|w| w.etag.clone()),
+        last_modified: o.web.as_ref().and_then(|w| w.last_modified.clone()),
     }
 }
 

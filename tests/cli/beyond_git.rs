@@ -418,3 +418,234 @@ fn offline_model_repository_not_in_cache_is_unchecked() {
     assert_eq!(a["status"], "unchecked", "{a:#}");
     assert_eq!(run.summary()["complete"], false);
 }
+
+// --- Documents over HTTP(S) -------------------------------------------------
+
+mod web {
+    use std::time::{Duration, Instant};
+
+    use serde_json::{json, Value};
+
+    use crate::common::forge::sha256_hex;
+    use crate::common::run::Run;
+    use crate::common::scratch::Scratch;
+    use crate::common::web::{Response, WebServer};
+
+    /// A paper served as HTML: line 3 carries the figure.
+    const PAGE: &str = "<html><body>\n<h1>Results</h1>\n<p>decode: 2.9 tok/s</p>\n</body></html>\n";
+
+    fn web_pin(url: &str, sha256: &str) -> Value {
+        json!({
+            "schema": "pinaudit/pins/v1",
+            "id": "paper",
+            "title": "a paper",
+            "sources": [{"id": "page", "url": url, "repository": null, "revision": null,
+                         "path": null, "sha256": sha256, "commit_time": null}],
+            "claims": [{"label": "decode", "source": "page", "lines": [3, 3], "value": 2.9,
+                        "unit": "tokens/s", "metric": null, "url": null, "correct": null, "total": null}],
+            "artifacts": [],
+        })
+    }
+
+    fn audit(ws: &Scratch, url: &str, sha: &str, extra: &[&str]) -> Run {
+        let file = ws.write_pin(&web_pin(url, sha));
+        let mut args: Vec<&str> = extra.to_vec();
+        args.push(&file);
+        ws.audit(args)
+    }
+
+    #[test]
+    fn served_page_is_checked_then_revalidated_with_no_body() {
+        let server = WebServer::start(|req, _| {
+            if req.headers.get("if-none-match").map(String::as_str) == Some("\"v1\"") {
+                return Response::status(304).header("ETag", "\"v1\"");
+            }
+            Response::ok(PAGE)
+                .header("ETag", "\"v1\"")
+                .header("Last-Modified", "Wed, 21 Oct 2015 07:28:00 GMT")
+        });
+        let ws = Scratch::new();
+        let url = server.url("paper.html");
+        for _ in 0..2 {
+            let run = audit(&ws, &url, &sha256_hex(PAGE), &["--allow-local"]);
+            // A live page is never pinned: unpinned-url, an error.
+            run.assert_codes(&["unpinned-url"]);
+            let s = run.source("paper", "page");
+            assert_eq!(s["status"], "checked", "{s:#}");
+            assert_eq!(s["sha256"]["actual"], sha256_hex(PAGE));
+            assert_eq!(s["etag"], "\"v1\"");
+            assert_eq!(s["last_modified"], "Wed, 21 Oct 2015 07:28:00 GMT");
+            assert_eq!(run.claim("paper", "decode")["status"], "verified");
+        }
+        let log = server.log();
+        assert_eq!(log.len(), 2, "{log:#?}");
+        assert_eq!((log[0].status, log[1].status), (200, 304));
+        assert_eq!(log[1].request.headers["if-none-match"], "\"v1\"");
+        assert_eq!(
+            log[1].request.headers["if-modified-since"],
+            "Wed, 21 Oct 2015 07:28:00 GMT"
+        );
+        // The re-check cost no body.
+        assert_eq!(log[1].body_bytes, 0);
+    }
+
+    #[test]
+    fn archived_snapshot_is_pinned_and_a_changed_body_is_hash_mismatch() {
+        let crlf = PAGE.replace('\n', "\r\n");
+        let server = WebServer::start(move |_, _| Response::ok(PAGE));
+        let ws = Scratch::new();
+        // The recorded hash is of a CRLF copy of the page.
+        let run = audit(
+            &ws,
+            &server.url("paper.html"),
+            &sha256_hex(&crlf),
+            &["--allow-local"],
+        );
+        let f = run.only("hash-mismatch");
+        assert_eq!(f["evidence"]["matching_variant"], "crlf", "{f:#}");
+        assert_eq!(f["evidence"]["actual"], sha256_hex(PAGE));
+        run.assert_code(1);
+        assert!(crate::beyond_git::web::pinned(
+            "https://web.archive.org/web/20240101120000/https://example.com/p"
+        ));
+    }
+
+    /// Whether a web URL is pinned (no `unpinned-url`), judged offline.
+    pub fn pinned(url: &str) -> bool {
+        let ws = Scratch::new();
+        let file = ws.write_pin(&web_pin(url, &sha256_hex(PAGE)));
+        let run = ws.audit_offline([&file]);
+        !run.codes().contains(&"unpinned-url".to_string())
+    }
+
+    #[test]
+    fn not_found_is_unchecked_and_incomplete() {
+        let server = WebServer::start(|_, _| Response::status(404));
+        let ws = Scratch::new();
+        let run = audit(
+            &ws,
+            &server.url("gone.html"),
+            &sha256_hex(PAGE),
+            &["--allow-local"],
+        );
+        let s = run.source("paper", "page");
+        assert_eq!(s["status"], "unchecked", "{s:#}");
+        assert!(s["reason"].as_str().unwrap().contains("404"), "{s:#}");
+        assert_eq!(run.claim("paper", "decode")["status"], "unchecked");
+        // 404 is not transient: asked once.
+        assert_eq!(server.log().len(), 1);
+        assert_eq!(run.summary()["complete"], false);
+    }
+
+    #[test]
+    fn too_many_requests_waits_for_retry_after() {
+        let server = WebServer::start(|_, nth| match nth {
+            0 => Response::status(429).header("Retry-After", "1"),
+            _ => Response::ok(PAGE),
+        });
+        let ws = Scratch::new();
+        let start = Instant::now();
+        let run = audit(
+            &ws,
+            &server.url("paper.html"),
+            &sha256_hex(PAGE),
+            &["--allow-local"],
+        );
+        assert_eq!(run.source("paper", "page")["status"], "checked");
+        assert!(
+            start.elapsed() >= Duration::from_secs(1),
+            "{:?}",
+            start.elapsed()
+        );
+        let statuses: Vec<u16> = server.log().iter().map(|l| l.status).collect();
+        assert_eq!(statuses, [429, 200]);
+    }
+
+    #[test]
+    fn server_error_then_success_is_retried() {
+        let server = WebServer::start(|_, nth| match nth {
+            0 => Response::status(500),
+            _ => Response::ok(PAGE),
+        });
+        let ws = Scratch::new();
+        let run = audit(
+            &ws,
+            &server.url("paper.html"),
+            &sha256_hex(PAGE),
+            &["--allow-local"],
+        );
+        assert_eq!(run.source("paper", "page")["status"], "checked");
+        assert_eq!(run.claim("paper", "decode")["status"], "verified");
+        let statuses: Vec<u16> = server.log().iter().map(|l| l.status).collect();
+        assert_eq!(statuses, [500, 200]);
+    }
+
+    #[test]
+    fn stalled_server_times_out() {
+        let server = WebServer::start(|_, _| Response {
+            stall: Duration::from_secs(60),
+            ..Response::ok(PAGE)
+        });
+        let ws = Scratch::new();
+        let file = ws.write_pin(&web_pin(&server.url("slow.html"), &sha256_hex(PAGE)));
+        let start = Instant::now();
+        let run = ws.audit_with_timeout(1, ["--allow-local", &file]);
+        let s = run.source("paper", "page");
+        assert_eq!(s["status"], "unchecked", "{s:#}");
+        assert!(s["reason"].as_str().unwrap().contains("timed out"), "{s:#}");
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "{:?}",
+            start.elapsed()
+        );
+        run.assert_code(1);
+    }
+
+    #[test]
+    fn oversize_body_is_refused() {
+        let server = WebServer::start(|_, _| Response::ok(vec![b'x'; 8192]));
+        let ws = Scratch::new();
+        let run = audit(
+            &ws,
+            &server.url("big.html"),
+            &sha256_hex(PAGE),
+            &["--allow-local", "--max-document-size", "4K"],
+        );
+        let s = run.source("paper", "page");
+        assert_eq!(s["status"], "unchecked", "{s:#}");
+        assert!(
+            s["reason"].as_str().unwrap().contains("max-document-size"),
+            "{s:#}"
+        );
+    }
+
+    #[test]
+    fn loopback_is_refused_without_allow_local_before_any_connection() {
+        let server = WebServer::start(|_, _| Response::ok(PAGE));
+        let ws = Scratch::new();
+        let run = audit(&ws, &server.url("paper.html"), &sha256_hex(PAGE), &[]);
+        let s = run.source("paper", "page");
+        assert_eq!(s["status"], "unchecked", "{s:#}");
+        assert!(
+            s["reason"].as_str().unwrap().contains("--allow-local"),
+            "{s:#}"
+        );
+        assert!(server.log().is_empty(), "{:#?}", server.log());
+    }
+
+    #[test]
+    fn redirects_to_file_urls_are_refused_even_with_allow_local() {
+        let server =
+            WebServer::start(|_, _| Response::status(302).header("Location", "file:///etc/passwd"));
+        let ws = Scratch::new();
+        let run = audit(
+            &ws,
+            &server.url("paper.html"),
+            &sha256_hex(PAGE),
+            &["--allow-local"],
+        );
+        let s = run.source("paper", "page");
+        assert_eq!(s["status"], "unchecked", "{s:#}");
+        assert!(s["reason"].as_str().unwrap().contains("redirect"), "{s:#}");
+    }
+}
