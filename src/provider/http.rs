@@ -365,7 +365,13 @@ fn describe(e: &dyn std::error::Error) -> String {
         }
         source = s.source();
     }
-    let text = parts.join(": ");
+    let joined = parts.join(": ");
+    // Messages are lowercase phrases (STYLE.md); reqwest-retry's start with a capital.
+    let mut chars = joined.chars();
+    let text: String = match chars.next() {
+        Some(c) => c.to_lowercase().chain(chars).collect(),
+        None => joined,
+    };
     if text.contains("timed out") || text.contains("operation timed out") {
         return format!("timed out: {text}");
     }
