@@ -648,4 +648,45 @@ mod web {
         assert_eq!(s["status"], "unchecked", "{s:#}");
         assert!(s["reason"].as_str().unwrap().contains("redirect"), "{s:#}");
     }
+
+    #[test]
+    fn oversize_body_without_a_length_is_cut_off_while_it_streams() {
+        let server = WebServer::start(|_, _| Response {
+            unsized_body: true,
+            ..Response::ok(vec![b'x'; 64 * 1024])
+        });
+        let ws = Scratch::new();
+        let run = audit(
+            &ws,
+            &server.url("big.html"),
+            &sha256_hex(PAGE),
+            &["--allow-local", "--max-document-size", "4K"],
+        );
+        let s = run.source("paper", "page");
+        assert_eq!(s["status"], "unchecked", "{s:#}");
+        assert!(
+            s["reason"].as_str().unwrap().contains("larger than"),
+            "{s:#}"
+        );
+    }
+
+    #[test]
+    fn offline_re_check_reads_the_http_cache() {
+        let mut server = WebServer::start(|_, _| Response::ok(PAGE).header("ETag", "\"v1\""));
+        let ws = Scratch::new();
+        let url = server.url("paper.html");
+        let run = audit(&ws, &url, &sha256_hex(PAGE), &["--allow-local"]);
+        assert_eq!(run.source("paper", "page")["status"], "checked");
+        server.stop();
+        let file = ws.write_pin(&web_pin(&url, &sha256_hex(PAGE)));
+        let run = ws.audit_offline(["--allow-local", &file]);
+        let s = run.source("paper", "page");
+        assert_eq!(s["status"], "checked", "{s:#}");
+        assert_eq!(s["etag"], "\"v1\"");
+        assert_eq!(run.claim("paper", "decode")["status"], "verified");
+        // A page never fetched is not in the cache.
+        let other = ws.write_pin(&web_pin(&server.url("other.html"), &sha256_hex(PAGE)));
+        let run = ws.audit_offline(["--allow-local", &other]);
+        assert_eq!(run.source("paper", "page")["reason"], "not in cache");
+    }
 }

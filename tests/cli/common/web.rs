@@ -26,6 +26,8 @@ pub struct Response {
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
     pub stall: Duration,
+    /// Send no `Content-Length`: the body runs until the connection closes.
+    pub unsized_body: bool,
 }
 
 impl Response {
@@ -173,7 +175,7 @@ fn serve(
         head.push_str(&format!("{k}: {v}\r\n"));
     }
     let has_body = response.status != 304 && response.status != 204;
-    if has_body {
+    if has_body && !response.unsized_body {
         head.push_str(&format!("Content-Length: {}\r\n", response.body.len()));
     }
     head.push_str("Connection: close\r\n\r\n");
