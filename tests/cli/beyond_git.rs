@@ -689,4 +689,44 @@ mod web {
         let run = ws.audit_offline(["--allow-local", &other]);
         assert_eq!(run.source("paper", "page")["reason"], "not in cache");
     }
+
+    #[test]
+    fn at_most_two_requests_at_a_time_go_to_one_host() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::Arc;
+        let (now, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let (n, m) = (now.clone(), most.clone());
+        let server = WebServer::start(move |_, _| {
+            let in_flight = n.fetch_add(1, Ordering::SeqCst) + 1;
+            m.fetch_max(in_flight, Ordering::SeqCst);
+            std::thread::sleep(Duration::from_millis(300));
+            n.fetch_sub(1, Ordering::SeqCst);
+            Response::ok(PAGE)
+        });
+        let ws = Scratch::new();
+        let mut pin = web_pin(&server.url("p0.html"), &sha256_hex(PAGE));
+        pin["sources"] = (0..5)
+            .map(|i| {
+                json!({"id": format!("page{i}"), "url": server.url(&format!("p{i}.html")),
+                       "repository": null, "revision": null, "path": null,
+                       "sha256": sha256_hex(PAGE), "commit_time": null})
+            })
+            .collect();
+        pin["claims"] = json!([]);
+        let file = ws.write_pin(&pin);
+        let run = ws.audit(["--allow-local", &file]);
+        for i in 0..5 {
+            assert_eq!(
+                run.source("paper", &format!("page{i}"))["status"],
+                "checked"
+            );
+        }
+        assert_eq!(server.log().len(), 5);
+        assert!(
+            most.load(Ordering::SeqCst) <= 2,
+            "{}",
+            most.load(Ordering::SeqCst)
+        );
+        assert!(most.load(Ordering::SeqCst) >= 1);
+    }
 }
