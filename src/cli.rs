@@ -232,6 +232,13 @@ pub struct AuditArgs {
     /// Skip upstream-drift checks (no comparison with the default-branch head)
     #[arg(long)]
     pub no_upstream: bool,
+    /// Also verify SHA256SUMS-style manifests beside each cited document and at the
+    /// repository root, at each cited revision
+    #[arg(long)]
+    pub manifests: bool,
+    /// The largest web document fetched, in bytes (suffixes K, M, G: powers of 1024)
+    #[arg(long, value_name = "SIZE", default_value = "50M", value_parser = parse_size)]
+    pub max_document_size: u64,
     /// Concurrent repositories, and threads checking records (at most the cores) [default: twice the cores, 2 to 4]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
     pub jobs: Option<u16>,
@@ -310,6 +317,28 @@ pub struct ExplainArgs {
     pub code: String,
 }
 
+/// A size in bytes: a number, optionally with `K`, `M` or `G` (powers of 1024).
+fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (digits, unit) = match t.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => t.split_at(i),
+        None => (t, ""),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("`{s}` is not a size (e.g. `50M`, `1048576`)"))?;
+    let scale: u64 = match unit.to_ascii_uppercase().trim_end_matches(['B', 'I']) {
+        "" => 1,
+        "K" => 1 << 10,
+        "M" => 1 << 20,
+        "G" => 1 << 30,
+        _ => return Err(format!("`{s}`: unknown size unit `{unit}` (use K, M or G)")),
+    };
+    n.checked_mul(scale)
+        .filter(|&b| b > 0)
+        .ok_or_else(|| format!("`{s}` is not a usable size"))
+}
+
 #[cfg(test)]
 mod tests {
     use clap::CommandFactory;
@@ -317,5 +346,16 @@ mod tests {
     #[test]
     fn command_line_is_consistent() {
         super::Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn sizes_with_units() {
+        assert_eq!(super::parse_size("4K"), Ok(4096));
+        assert_eq!(super::parse_size("50M"), Ok(50 << 20));
+        assert_eq!(super::parse_size("1MiB"), Ok(1 << 20));
+        assert_eq!(super::parse_size("1048576"), Ok(1 << 20));
+        assert!(super::parse_size("0").is_err());
+        assert!(super::parse_size("5X").is_err());
+        assert!(super::parse_size("M").is_err());
     }
 }

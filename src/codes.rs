@@ -250,6 +250,39 @@ codes! {
              sha256sum`), not from a working-tree copy, or pin the commit the evidence names.",
         hint: "hash the blob at the pinned commit: `git show COMMIT:PATH | sha256sum`";
 
+    WeightHashMismatch = "weight-hash-mismatch", Error;
+        summary: "a recorded weight hash matches no weight file's Git LFS oid at the revision",
+        means: "The weights name a model repository, and the recorded `weight_hash` (pin files: \
+             the artifact's `sha256`) is not the sha256 of the weight file there, nor of any \
+             shard of a multi-file set, nor the manifest hash of the set (sha256 of its \
+             `sha256sum` listing). pinaudit reads the files' Git LFS pointers at the revision \
+             (never the weights): the evidence lists each file's path, sha256 and size. The \
+             hash was taken from other weights, a re-upload, or a local copy that differs.",
+        fix: "Take the oid from the pointer at the pinned revision (`git show REV:FILE` in the \
+             model repository shows `oid sha256:…`), or pin the revision the hash was taken at.",
+        hint: "record the sha256 of the weight file at the pinned revision (its Git LFS oid)";
+
+    ManifestMismatch = "manifest-mismatch", Warning;
+        summary: "a SHA256SUMS entry differs from the file at the revision, or names a missing file (`--manifests`)",
+        means: "With `--manifests`, every checksum manifest (`SHA256SUMS`, `sha256sums.txt`, in \
+             `sha256sum` text, `*` binary or `--tag` form) beside a cited document or at the \
+             repository root is checked at the cited revision. An entry whose sha256 is not the \
+             file's, or that lists a file the revision lacks, is reported. As for \
+             `hash-mismatch`, the evidence names the variant the listed hash does match \
+             (`crlf`: made from a CRLF checkout; `lf`; `bom`; `trailing-newline`) and the \
+             commit whose version of the file it matches.",
+        fix: "Regenerate the manifest from the blobs at the revision (`git archive REV | tar -x` \
+             then `sha256sum FILES`), not from a working tree whose line ends git converted.",
+        hint: "regenerate the manifest from the files as committed";
+
+    ManifestUnlisted = "manifest-unlisted", Note;
+        summary: "files beside a checksum manifest that it does not list (`--manifests`)",
+        means: "With `--manifests`, files in a checksum manifest's directory that the manifest \
+             does not list (the manifest itself and its signature aside). Their bytes are not \
+             vouched for by the manifest; one finding per manifest names them all.",
+        fix: "Add the files to the manifest, or move the manifest beside only what it covers.",
+        hint: "list the files in the manifest, or keep it beside only what it covers";
+
     CommitTimeMismatch = "commit-time-mismatch", Warning;
         summary: "recorded commit time differs from the committer time",
         means: "The recorded commit time differs from the pinned commit's committer time: the \

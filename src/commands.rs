@@ -124,6 +124,8 @@ pub fn audit(args: AuditArgs) -> ExitStatus {
         offline: fetch.offline,
         rewrites,
         no_upstream: args.no_upstream,
+        manifests: args.manifests,
+        max_document_size: args.max_document_size,
         jobs: eff.jobs.value.map_or_else(audit::default_jobs, usize::from),
         allow_local: fetch.allow_local,
         timeout: std::time::Duration::from_secs(fetch.timeout),

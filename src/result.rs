@@ -126,6 +126,15 @@ pub struct SourceOutcome {
     /// cache was last in step with it (RFC 3339). Reachability and upstream
     /// judgments are then as of that time.
     pub stale_since: Option<String>,
+    /// A web document's `ETag` and `Last-Modified` as served (issue 11).
+    pub web: Option<WebValidators>,
+}
+
+/// What identified a web document's version when it was fetched.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WebValidators {
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
 }
 
 impl SourceOutcome {
@@ -137,6 +146,7 @@ impl SourceOutcome {
             commit_time: None,
             upstream: None,
             stale_since: None,
+            web: None,
         }
     }
 
@@ -150,6 +160,7 @@ impl SourceOutcome {
             commit_time,
             upstream: None,
             stale_since: None,
+            web: None,
         }
     }
 
@@ -177,6 +188,21 @@ pub struct RecordResult {
     pub sources: Vec<SourceOutcome>,
     pub claims: Vec<Verdict>,
     pub findings: Vec<Finding>,
+    /// Weights read in their model repositories, in artifact order (issue 11).
+    pub artifacts: Vec<ArtifactOutcome>,
+}
+
+/// The weight files of one artifact as read in its model repository.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArtifactOutcome {
+    pub label: String,
+    /// The model repository as the record names it.
+    pub repository: Option<String>,
+    /// The commit read; `None` when nothing could be read.
+    pub commit: Option<String>,
+    pub files: Vec<crate::provider::WeightFile>,
+    /// Why the repository could not be read (the audit is incomplete).
+    pub unchecked: Option<String>,
 }
 
 /// A remote that could not be synced.
@@ -224,6 +250,10 @@ impl AuditResult {
                 .records
                 .iter()
                 .all(|r| r.sources.iter().all(|s| !s.is_unchecked()))
+            && self
+                .records
+                .iter()
+                .all(|r| r.artifacts.iter().all(|a| a.unchecked.is_none()))
     }
 
     /// The most severe finding that counts (not baseline, not ignored), if any.

@@ -6,7 +6,7 @@ use std::io::IsTerminal;
 use std::sync::Arc;
 
 use git2::Oid;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::fetch::rewrite::resolve_fetch_url;
 use crate::fetch::{apply_rewrites, FetchError, GitCache, Rewrite, SyncOptions, SyncReport};
@@ -81,7 +81,26 @@ pub type Synced = HashMap<String, Result<SyncReport, FetchError>>;
 
 /// Syncs every remote once, `jobs` at a time, with each remote's wanted commits.
 pub fn sync_all(cache: &GitCache, targets: &[&DocRef], plan: &SyncPlan) -> Synced {
+    sync_all_with(cache, targets, &[], plan)
+}
+
+/// [`sync_all`], also syncing `extra` remotes (model repositories, issue 11) with
+/// the commits they want, if any: their branches and tags are fetched either way.
+pub fn sync_all_with(
+    cache: &GitCache,
+    targets: &[&DocRef],
+    extra: &[(String, Option<Oid>)],
+    plan: &SyncPlan,
+) -> Synced {
     let mut wanted: BTreeMap<String, Vec<Oid>> = BTreeMap::new();
+    for (remote, oid) in extra {
+        let list = wanted.entry(remote.clone()).or_default();
+        if let Some(oid) = oid {
+            if !list.contains(oid) {
+                list.push(*oid);
+            }
+        }
+    }
     for t in targets {
         let Ok(oid) = Oid::from_str(t.commit.as_str()) else {
             continue;
@@ -94,7 +113,7 @@ pub fn sync_all(cache: &GitCache, targets: &[&DocRef], plan: &SyncPlan) -> Synce
     if wanted.is_empty() {
         return HashMap::new();
     }
-    let bar = progress_bar(wanted.len() as u64, plan.progress && !plan.sync.offline);
+    let (multi, bar) = progress_bar(wanted.len() as u64, plan.progress && !plan.sync.offline);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(plan.jobs.clamp(1, 4))
         .max_blocking_threads(plan.jobs.max(1))
@@ -129,6 +148,8 @@ pub fn sync_all(cache: &GitCache, targets: &[&DocRef], plan: &SyncPlan) -> Synce
             let opts = plan.sync.clone();
             let sem = semaphore.clone();
             let bar = bar.clone();
+            // One line per remote being fetched, under the overall bar (issue 11).
+            let line = multi.as_ref().map(|m| remote_line(m, &remote));
             handles.push(tokio::spawn(async move {
                 let _permit = sem.acquire_owned().await;
                 let shown = crate::fetch::redact(&remote);
@@ -140,8 +161,9 @@ pub fn sync_all(cache: &GitCache, targets: &[&DocRef], plan: &SyncPlan) -> Synce
                     }),
                     Ok(fetch_url) => {
                         let remote2 = remote.clone();
+                        let line2 = line.clone();
                         tokio::task::spawn_blocking(move || {
-                            cache.sync(&remote2, &fetch_url, &oids, &opts)
+                            cache.sync_with_progress(&remote2, &fetch_url, &oids, &opts, line2)
                         })
                         .await
                         .unwrap_or_else(|e| {
@@ -152,6 +174,9 @@ pub fn sync_all(cache: &GitCache, targets: &[&DocRef], plan: &SyncPlan) -> Synce
                         })
                     }
                 };
+                if let Some(line) = line {
+                    line.finish_and_clear();
+                }
                 bar.inc(1);
                 (remote, result)
             }));
@@ -168,18 +193,32 @@ pub fn sync_all(cache: &GitCache, targets: &[&DocRef], plan: &SyncPlan) -> Synce
     results
 }
 
-fn progress_bar(len: u64, wanted: bool) -> ProgressBar {
+/// The overall bar, and the set of lines it heads; hidden (and no set) off a
+/// terminal or when not wanted.
+fn progress_bar(len: u64, wanted: bool) -> (Option<MultiProgress>, ProgressBar) {
     if !wanted || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
+        return (None, ProgressBar::hidden());
     }
-    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
+    let bar = multi.add(ProgressBar::new(len));
     if let Ok(style) =
         ProgressStyle::with_template("{spinner} fetching {pos}/{len} repositories {wide_msg}")
     {
         bar.set_style(style);
     }
     bar.enable_steady_tick(std::time::Duration::from_millis(120));
-    bar
+    (Some(multi), bar)
+}
+
+/// A line for one remote being fetched: its name, then objects and bytes received.
+fn remote_line(multi: &MultiProgress, remote: &str) -> ProgressBar {
+    let line = multi.add(ProgressBar::new_spinner());
+    if let Ok(style) = ProgressStyle::with_template("  {spinner} {wide_msg}") {
+        line.set_style(style);
+    }
+    line.set_message(crate::fetch::redact(remote));
+    line.enable_steady_tick(std::time::Duration::from_millis(120));
+    line
 }
 
 #[cfg(test)]

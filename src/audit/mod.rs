@@ -15,6 +15,7 @@ pub use crate::exit::ExitStatus;
 use crate::fetch::{GitCache, Rewrite, SyncOptions};
 use crate::finding::Severity;
 use crate::provider::git::GitProvider;
+use crate::provider::http::{WebOptions, WithWeb};
 use crate::provider::Provider;
 use crate::result::AuditResult;
 use crate::sources::SyncPlan;
@@ -26,6 +27,10 @@ pub struct Options {
     pub offline: bool,
     pub rewrites: Vec<Rewrite>,
     pub no_upstream: bool,
+    /// Verify checksum manifests at each cited revision (`--manifests`).
+    pub manifests: bool,
+    /// The largest web document fetched, in bytes (`--max-document-size`).
+    pub max_document_size: u64,
     pub jobs: usize,
     pub allow_local: bool,
     /// Network timeout: the longest wait for a connection or for any answer.
@@ -48,6 +53,8 @@ impl Options {
             offline: false,
             rewrites: Vec::new(),
             no_upstream: false,
+            manifests: false,
+            max_document_size: crate::provider::http::DEFAULT_MAX_SIZE,
             jobs: default_jobs(),
             allow_local: false,
             timeout: Duration::from_secs(60),
@@ -128,7 +135,15 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
         allow_local: opts.allow_local,
         progress: opts.progress,
     };
-    let mut provider = GitProvider::new(GitCache::new(&opts.cache), plan);
+    let git = GitProvider::new(GitCache::new(&opts.cache), plan);
+    let web = WebOptions {
+        cache: opts.cache.clone(),
+        offline: opts.offline,
+        timeout: opts.timeout,
+        max_size: opts.max_document_size,
+        allow_local: opts.allow_local,
+    };
+    let mut provider = WithWeb::new(git, web, opts.progress);
     run_with(paths, opts, &mut provider)
 }
 

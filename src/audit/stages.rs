@@ -3,13 +3,14 @@
 use std::path::PathBuf;
 
 use crate::check::revision::{self, Established};
-use crate::check::{self, claims, document, upstream, SourceText};
+use crate::check::{self, claims, document, manifests, upstream, weights, SourceText};
 use crate::finding::{Code, Finding};
 use crate::input::{self, WalkError};
-use crate::provider::{DocRef, Provider, Unchecked};
-use crate::record::{Claim, Record};
+use crate::provider::{http, model, DocRef, ModelFacts, ModelRef, Provider, Unchecked};
+use crate::record::{Claim, Record, Source};
 use crate::result::{
-    Absence, AuditResult, RecordResult, RemoteFailure, SourceOutcome, SourceState, Verdict,
+    Absence, ArtifactOutcome, AuditResult, RecordResult, RemoteFailure, SourceOutcome, SourceState,
+    Verdict, WebValidators,
 };
 use crate::sources::{self, Skip};
 
@@ -114,6 +115,10 @@ pub struct Planned {
     pub record: Record,
     pub findings: Vec<Finding>,
     pub docs: Vec<Result<DocRef, Skip>>,
+    /// Per artifact, the model repository its weights are read from, if it names one.
+    pub models: Vec<Option<Result<ModelRef, Skip>>>,
+    /// Per source, the web document it cites when it cites no git document.
+    pub web: Vec<Option<String>>,
 }
 
 /// Works out, for every source, which document at which revision it cites.
@@ -126,10 +131,25 @@ pub fn plan(records: Vec<(Record, Vec<Finding>)>, allow_local: bool) -> Vec<Plan
                 .iter()
                 .map(|s| sources::resolve(s, allow_local))
                 .collect();
+            let models = record
+                .artifacts
+                .iter()
+                .map(|a| model::resolve(a, allow_local))
+                .collect();
+            let web = record
+                .sources
+                .iter()
+                .zip(&docs)
+                .map(|(s, d): (&Source, &Result<DocRef, Skip>)| {
+                    d.is_err().then(|| http::web_url(s)).flatten()
+                })
+                .collect();
             Planned {
                 record,
                 findings,
                 docs,
+                models,
+                web,
             }
         })
         .collect()
@@ -142,7 +162,18 @@ pub fn prefetch(planned: &[Planned], provider: &mut dyn Provider) {
         .flat_map(|p| &p.docs)
         .filter_map(|d| d.as_ref().ok())
         .collect();
-    provider.prefetch(&wanted);
+    let models: Vec<&ModelRef> = planned
+        .iter()
+        .flat_map(|p| &p.models)
+        .filter_map(|m| m.as_ref()?.as_ref().ok())
+        .collect();
+    provider.prefetch_with_models(&wanted, &models);
+    let urls: Vec<String> = planned
+        .iter()
+        .flat_map(|p| &p.web)
+        .filter_map(|u| u.clone())
+        .collect();
+    provider.prefetch_web(&urls);
 }
 
 /// Checks every record against what the provider holds.
@@ -153,18 +184,36 @@ pub fn prefetch(planned: &[Planned], provider: &mut dyn Provider) {
 /// repository's objects are read by one thread; results come back in input
 /// order, so the report does not depend on the number of workers.
 pub fn check(planned: Vec<Planned>, provider: &dyn Provider, opts: &Options) -> Vec<RecordResult> {
+    let documents: usize = planned.iter().map(|p| p.docs.len()).sum();
+    // Offline, checking reads only the cache and is over at once: no bar, as for
+    // fetching.
+    let bar = checking_bar(documents as u64, opts.progress && !opts.offline);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let workers = opts.jobs.min(cores).min(planned.len());
+    // A manifest is judged once per revision, by the first record that cites it:
+    // with --manifests, records are checked in input order on one thread.
+    let workers = if opts.manifests {
+        1
+    } else {
+        opts.jobs.min(cores).min(planned.len())
+    };
     let forks: Option<Vec<Box<dyn Provider + Send>>> = if workers > 1 {
         (0..workers).map(|_| provider.fork()).collect()
     } else {
         None
     };
     let Some(forks) = forks else {
-        return planned
+        let mut manifests_seen = manifests::Seen::new();
+        let out = planned
             .into_iter()
-            .map(|p| check_record(p, provider, opts))
+            .map(|p| {
+                let n = p.docs.len() as u64;
+                let result = check_record(p, provider, opts, &mut manifests_seen);
+                bar.inc(n);
+                result
+            })
             .collect();
+        bar.finish_and_clear();
+        return out;
     };
     // Group by the first repository a record cites; the largest groups first to
     // the least loaded worker (cost ~ sources).
@@ -196,10 +245,17 @@ pub fn check(planned: Vec<Planned>, provider: &dyn Provider, opts: &Options) -> 
             .into_iter()
             .zip(forks)
             .map(|((_, share), fork)| {
+                let bar = bar.clone();
                 scope.spawn(move || {
+                    let mut manifests_seen = manifests::Seen::new();
                     share
                         .into_iter()
-                        .map(|(i, p)| (i, check_record(p, &*fork, opts)))
+                        .map(|(i, p)| {
+                            let n = p.docs.len() as u64;
+                            let result = check_record(p, &*fork, opts, &mut manifests_seen);
+                            bar.inc(n);
+                            (i, result)
+                        })
                         .collect::<Vec<_>>()
                 })
             })
@@ -209,15 +265,42 @@ pub fn check(planned: Vec<Planned>, provider: &dyn Provider, opts: &Options) -> 
             .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
             .collect()
     });
+    bar.finish_and_clear();
     done.sort_by_key(|(i, _)| *i);
     done.into_iter().map(|(_, r)| r).collect()
 }
 
-fn check_record(p: Planned, provider: &dyn Provider, opts: &Options) -> RecordResult {
+/// The overall bar of documents checked (issue 11): only on a terminal, only
+/// when progress is wanted (not `--quiet`), only ever on stderr.
+fn checking_bar(len: u64, wanted: bool) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if !wanted || len == 0 || !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(len),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{bar:30} checked {pos}/{len} documents")
+    {
+        bar.set_style(style);
+    }
+    bar
+}
+
+fn check_record(
+    p: Planned,
+    provider: &dyn Provider,
+    opts: &Options,
+    manifests_seen: &mut manifests::Seen,
+) -> RecordResult {
     let Planned {
         record: r,
         mut findings,
         docs,
+        models,
+        web,
     } = p;
     let from = findings.len();
     let mut verdicts: Vec<Verdict> = r.claims.iter().map(|_| Verdict::unchecked()).collect();
@@ -236,9 +319,13 @@ fn check_record(p: Planned, provider: &dyn Provider, opts: &Options) -> RecordRe
         let d = match doc {
             Ok(d) => d,
             Err(skip) => {
-                outcomes.push(SourceOutcome::unchecked(Unchecked::Unresolvable(
-                    skip.clone(),
-                )));
+                let outcome = match &web[index] {
+                    Some(url) => {
+                        check_web(&r, s, url, &cited, provider, &mut verdicts, &mut findings)
+                    }
+                    None => SourceOutcome::unchecked(Unchecked::Unresolvable(skip.clone())),
+                };
+                outcomes.push(outcome);
                 continue;
             }
         };
@@ -288,6 +375,9 @@ fn check_record(p: Planned, provider: &dyn Provider, opts: &Options) -> RecordRe
             });
             continue;
         };
+        if opts.manifests {
+            manifests::check(&r, s, d, provider, manifests_seen, &mut findings);
+        }
         // The bytes become the text without a copy: one copy of a large document.
         let crate::provider::Snapshot {
             bytes,
@@ -325,8 +415,10 @@ fn check_record(p: Planned, provider: &dyn Provider, opts: &Options) -> RecordRe
             commit_time,
             upstream,
             stale_since: provider.stale_since(d),
+            web: None,
         });
     }
+    let artifacts = check_weights(&r, &models, provider, &mut findings);
     let shown = r.file.display().to_string();
     for f in &mut findings[from..] {
         f.file = Some(shown.clone());
@@ -336,7 +428,81 @@ fn check_record(p: Planned, provider: &dyn Provider, opts: &Options) -> RecordRe
         sources: outcomes,
         claims: verdicts,
         findings,
+        artifacts,
     }
+}
+
+/// Checks a source that cites a web document (issue 11): its hash and its cited
+/// lines, read from the body as served.
+fn check_web(
+    r: &Record,
+    s: &Source,
+    url: &str,
+    cited: &[usize],
+    provider: &dyn Provider,
+    verdicts: &mut [Verdict],
+    findings: &mut Vec<Finding>,
+) -> SourceOutcome {
+    let doc = match provider.web(url) {
+        Ok(doc) => doc,
+        Err(why) => return SourceOutcome::unchecked(why),
+    };
+    document::check_web(r, s, url, &doc.bytes, &doc.sha256, findings);
+    let text = SourceText::new(&doc.bytes);
+    for &i in cited {
+        verdicts[i] = claims::check(r, s, &r.claims[i], &text, findings);
+    }
+    SourceOutcome {
+        state: SourceState::Checked,
+        sha256: Some(doc.sha256),
+        git_blob: None,
+        commit_time: None,
+        upstream: None,
+        stale_since: None,
+        web: Some(WebValidators {
+            etag: doc.etag,
+            last_modified: doc.last_modified,
+        }),
+    }
+}
+
+/// Reads each weights artifact's files in its model repository (issue 11) and
+/// judges them; returns what was read, for the report.
+fn check_weights(
+    r: &Record,
+    models: &[Option<Result<ModelRef, Skip>>],
+    provider: &dyn Provider,
+    findings: &mut Vec<Finding>,
+) -> Vec<ArtifactOutcome> {
+    let mut out = Vec::new();
+    for (a, m) in r.artifacts.iter().zip(models) {
+        let Some(m) = m else {
+            continue;
+        };
+        let mut outcome = ArtifactOutcome {
+            label: a.label.clone(),
+            repository: a.repository.clone(),
+            commit: None,
+            files: Vec::new(),
+            unchecked: None,
+        };
+        let facts = m
+            .as_ref()
+            .map_err(|skip| Unchecked::Unresolvable(skip.clone()))
+            .and_then(|m| Ok((m, provider.model(m)?)));
+        match facts {
+            Ok((m, facts)) => {
+                weights::check(r, a, m, &facts, findings);
+                if let ModelFacts::Present { commit, files, .. } = facts {
+                    outcome.commit = Some(commit);
+                    outcome.files = files;
+                }
+            }
+            Err(why) => outcome.unchecked = Some(why.to_string()),
+        }
+        out.push(outcome);
+    }
+    out
 }
 
 /// Gathers what made the audit incomplete beside the records.

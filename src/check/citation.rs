@@ -13,7 +13,10 @@ pub fn check(record: &Record, out: &mut Vec<Finding>) {
     let mut reported: HashSet<String> = HashSet::new();
     duplicates(record, out);
     for s in &record.sources {
-        source_urls(record, s, &mut reported, out);
+        // A web document's URL follows no forge grammar (issue 11).
+        if crate::provider::http::web_url(s).is_none() {
+            source_urls(record, s, &mut reported, out);
+        }
         source_fields(record, s, out);
     }
     for r in &record.references {
@@ -95,6 +98,10 @@ pub fn check(record: &Record, out: &mut Vec<Finding>) {
         let Some(u) = &c.url else { continue };
         let parsed = match url::parse(u) {
             Ok(p) => p,
+            // A figure on a web document cites the page, which no forge grammar reads.
+            Err(_) if source.is_some_and(|s| crate::provider::http::web_url(s).is_some()) => {
+                continue;
+            }
             Err(e) => {
                 out.push(
                     Finding::new(
@@ -253,6 +260,10 @@ fn duplicates(record: &Record, out: &mut Vec<Finding>) {
 /// A source must say where its document is: a revision (else `unpinned-url`), a
 /// repository and a path, and a commit time pinaudit can read.
 fn source_fields(record: &Record, s: &Source, out: &mut Vec<Finding>) {
+    if let Some(web) = crate::provider::http::web_url(s) {
+        web_source(record, s, &web, out);
+        return;
+    }
     let parsed = s.url.as_deref().and_then(|u| url::parse(u).ok());
     let has_revision =
         s.revision.is_some() || parsed.as_ref().is_some_and(|p| p.revision.is_some());
@@ -317,6 +328,30 @@ fn source_fields(record: &Record, s: &Source, out: &mut Vec<Finding>) {
             );
         }
     }
+}
+
+/// A source citing a web document (issue 11): pinned only when the URL cannot
+/// change what it shows (an archived snapshot, a content address).
+fn web_source(record: &Record, s: &Source, url: &str, out: &mut Vec<Finding>) {
+    if crate::provider::http::is_immutable(url) {
+        return;
+    }
+    let shown = crate::url::redact(url);
+    out.push(
+        Finding::new(
+            Code::UnpinnedUrl,
+            &record.id,
+            format!(
+                "source `{}` cites the web page `{shown}`, which can change under the same URL",
+                s.id
+            ),
+        )
+        .hint(format!(
+            "cite an archived snapshot: `https://web.archive.org/web/<14-digit time>/{shown}`"
+        ))
+        .source(&s.id)
+        .with("url", shown.as_str()),
+    );
 }
 
 fn unpinned(record: &Record, shown: &str, rev: &str) -> Finding {

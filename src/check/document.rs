@@ -98,3 +98,48 @@ pub fn check(
             }),
     );
 }
+
+/// `hash-mismatch` for a web document (issue 11): the body as served against the
+/// recorded hash, with the variant the recorded hash does match.
+pub fn check_web(
+    record: &Record,
+    s: &Source,
+    url: &str,
+    bytes: &[u8],
+    actual: &str,
+    out: &mut Vec<Finding>,
+) {
+    let Some(Recorded::Valid(expected)) = &s.sha256 else {
+        return;
+    };
+    if expected.as_str() == actual {
+        return;
+    }
+    let shown = crate::url::redact(url);
+    let variant = matching_variant(bytes, expected.as_str());
+    let mut message =
+        format!("sha256 of `{shown}` as served is `{actual}`, the record says `{expected}`");
+    if let Some(v) = variant {
+        message.push_str(&format!("; the recorded hash is of the `{v}` variant"));
+    }
+    out.push(
+        Finding::new(Code::HashMismatch, &record.id, message)
+            .hint(format!(
+                "the page changed since it was hashed: cite an archived snapshot (`https://web.archive.org/web/<time>/{shown}`) or re-hash it: `curl -s {} | sha256sum`",
+                super::location::shell_quote(&shown)
+            ))
+            .source(&s.id)
+            .at(crate::finding::Location {
+                repository: None,
+                revision: None,
+                path: Some(shown.clone()),
+                line: None,
+            })
+            .with("expected", expected.as_str())
+            .with("actual", actual)
+            .with("url", shown.as_str())
+            .with("git_blob", serde_json::Value::Null)
+            .with("matching_variant", variant)
+            .with("matching_commit", serde_json::Value::Null),
+    );
+}

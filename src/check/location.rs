@@ -23,6 +23,11 @@ pub fn claim_location(s: &Source, c: &Claim) -> Location {
 
 /// `git show COMMIT:PATH | sha256sum` for a source, when it names both.
 pub fn hash_command(s: &Source) -> Option<String> {
+    // A web document is hashed as served (issue 11).
+    if let Some(url) = crate::provider::http::web_url(s) {
+        let shown = crate::url::redact(&url);
+        return Some(format!("curl -sL {} | sha256sum", shell_quote(&shown)));
+    }
     let rev = s.revision.as_ref()?.to_string();
     let path = s.path.as_deref()?;
     Some(format!(

@@ -11,9 +11,11 @@ pub mod claims;
 pub mod document;
 pub mod hashes;
 pub mod location;
+pub mod manifests;
 pub mod revision;
 pub mod upstream;
 pub mod values;
+pub mod weights;
 
 use crate::finding::Finding;
 use crate::record::Record;

@@ -197,6 +197,19 @@ impl GitCache {
         wanted: &[Oid],
         opts: &SyncOptions,
     ) -> Result<SyncReport, FetchError> {
+        self.sync_with_progress(remote, fetch_url, wanted, opts, None)
+    }
+
+    /// [`Self::sync`], reporting objects and bytes received (libgit2's transfer
+    /// progress) on `progress`, a line of its own for this remote (issue 11).
+    pub fn sync_with_progress(
+        &self,
+        remote: &str,
+        fetch_url: &str,
+        wanted: &[Oid],
+        opts: &SyncOptions,
+        progress: Option<indicatif::ProgressBar>,
+    ) -> Result<SyncReport, FetchError> {
         let path = self.repo_path(remote);
         if opts.offline {
             let cached = self.open(remote)?;
@@ -206,7 +219,7 @@ impl GitCache {
         apply_timeouts(opts);
         let _lock = lock_beside(&path)?;
         let (repo, scratch) = open_or_init(&path, remote)?;
-        let result = run_with_retries(&repo, fetch_url, wanted, opts);
+        let result = run_with_retries(&repo, fetch_url, wanted, opts, progress);
         drop(repo);
         let mut report = match (result, scratch) {
             (Ok(report), None) => report,
@@ -246,11 +259,14 @@ fn run_with_retries(
     fetch_url: &str,
     wanted: &[Oid],
     opts: &SyncOptions,
+    progress: Option<indicatif::ProgressBar>,
 ) -> Result<SyncReport, FetchError> {
     let mut wait = RETRY_BACKOFF;
     let mut tries = 0;
     loop {
-        match Session::new(repo, fetch_url).run(wanted, opts) {
+        let mut session = Session::new(repo, fetch_url);
+        session.auth.progress = progress.clone().map(|bar| (bar, session.shown_url.clone()));
+        match session.run(wanted, opts) {
             Err(FetchError::Network { reason, .. })
                 if tries < NETWORK_RETRIES && !reason.contains("timed out") =>
             {
@@ -489,6 +505,8 @@ struct Auth {
     github_token: Option<String>,
     asked: Cell<bool>,
     attempts: Cell<u32>,
+    /// The remote's progress line, and its name as shown there.
+    progress: Option<(indicatif::ProgressBar, String)>,
 }
 
 impl Auth {
@@ -502,6 +520,7 @@ impl Auth {
             github_token,
             asked: Cell::new(false),
             attempts: Cell::new(0),
+            progress: None,
         }
     }
 
@@ -550,6 +569,17 @@ impl Auth {
     fn callbacks(&self) -> RemoteCallbacks<'_> {
         let mut cb = RemoteCallbacks::new();
         cb.credentials(move |url, username, allowed| self.credentials(url, username, allowed));
+        if let Some((bar, shown)) = &self.progress {
+            cb.transfer_progress(move |p| {
+                bar.set_message(format!(
+                    "{shown}: {}/{} objects, {}",
+                    p.received_objects(),
+                    p.total_objects(),
+                    indicatif::HumanBytes(p.received_bytes() as u64)
+                ));
+                true
+            });
+        }
         cb
     }
 

@@ -17,6 +17,7 @@
 pub mod error;
 pub mod git;
 pub mod hash;
+pub mod lfs;
 pub mod repo;
 pub mod rewrite;
 pub mod url;

@@ -194,13 +194,17 @@ impl CachedRepo {
     }
 
     /// The commit a branch, tag or abbreviated commit id names in the mirror
-    /// now (issue 10: `pinaudit pin`). Branches win over tags, as on forges;
-    /// an abbreviated id must be unambiguous.
+    /// now (issue 10: `pinaudit pin`; issue 11: a model revision). A full ref
+    /// name (`refs/tags/v1`) is taken as written; branches win over tags, as on
+    /// forges; an abbreviated id must be unambiguous. Tags are peeled.
     pub fn resolve_name(&self, name: &str) -> Option<Oid> {
         if name == "HEAD" {
             return self.head();
         }
-        for r in [format!("refs/heads/{name}"), format!("refs/tags/{name}")] {
+        let full = (name.starts_with("refs/heads/") || name.starts_with("refs/tags/"))
+            .then(|| name.to_string());
+        let candidates = [format!("refs/heads/{name}"), format!("refs/tags/{name}")];
+        for r in full.iter().chain(&candidates) {
             if let Ok(c) = self
                 .repo
                 .find_reference(&r)
@@ -287,6 +291,27 @@ impl CachedRepo {
         // order breaks ties, which keeps the result deterministic.
         versions.sort_by_key(|v| std::cmp::Reverse(v.time));
         Ok(versions)
+    }
+
+    /// Every file of `commit`'s tree (recursively) with its blob id and size, in
+    /// path order; submodules and symlinks are left out. Sizes come from object
+    /// headers, so large blobs are not read.
+    pub fn files_at(&self, commit: Oid) -> Result<Vec<(String, Oid, u64)>, FetchError> {
+        let commit = self.repo.find_commit(commit).map_err(|e| self.err(&e))?;
+        let tree = commit.tree().map_err(|e| self.err(&e))?;
+        let odb = self.repo.odb().map_err(|e| self.err(&e))?;
+        let mut out = Vec::new();
+        tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
+            let file = entry.kind() == Some(ObjectType::Blob) && entry.filemode() != 0o120000;
+            if let (true, Some(name)) = (file, entry.name()) {
+                let size = odb.read_header(entry.id()).map_or(0, |(n, _)| n as u64);
+                out.push((format!("{dir}{name}"), entry.id(), size));
+            }
+            git2::TreeWalkResult::Ok
+        })
+        .map_err(|e| self.err(&e))?;
+        out.sort();
+        Ok(out)
     }
 }
 

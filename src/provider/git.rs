@@ -6,7 +6,10 @@ use std::sync::Arc;
 
 use git2::Oid;
 
-use super::{DocRef, Head, OtherVersion, Provider, RevisionFacts, Snapshot, Unchecked};
+use super::{
+    model, DocRef, Head, ModelFacts, ModelRef, OtherVersion, Provider, RevisionFacts, Snapshot,
+    Unchecked, WeightFile,
+};
 use crate::fetch::{BlobHashCache, CachedRepo, FetchError, FoundBy, GitCache, SyncReport};
 use crate::sources::{self, SyncPlan};
 
@@ -153,7 +156,19 @@ fn tool(r: &DocRef, error: FetchError) -> Unchecked {
 
 impl Provider for GitProvider {
     fn prefetch(&mut self, refs: &[&DocRef]) {
-        let synced = sources::sync_all(&self.cache, refs, &self.plan);
+        self.prefetch_with_models(refs, &[]);
+    }
+
+    fn prefetch_with_models(&mut self, refs: &[&DocRef], models: &[&ModelRef]) {
+        let extra: Vec<(String, Option<Oid>)> = models
+            .iter()
+            .map(|m| {
+                let commit = m.revision.as_ref().and_then(|r| r.commit());
+                let oid = commit.and_then(|c| Oid::from_str(c.as_str()).ok());
+                (m.remote.clone(), oid)
+            })
+            .collect();
+        let synced = sources::sync_all_with(&self.cache, refs, &extra, &self.plan);
         for (remote, result) in synced {
             let opened = match result {
                 Ok(sync) => self.cache.open(&remote).map(|repo| Remote {
@@ -424,6 +439,113 @@ impl Provider for GitProvider {
             branch,
             unchanged: false,
             document,
+        })
+    }
+    fn list_dir(&self, r: &DocRef, dir: &str) -> Option<Vec<String>> {
+        let (remote, oid) = self.at(r).ok()?;
+        let dir = dir.trim_matches('/');
+        let files = remote.repo.files_at(oid).ok()?;
+        Some(
+            files
+                .into_iter()
+                .map(|(p, _, _)| p)
+                .filter(|p| match p.rsplit_once('/') {
+                    Some((d, _)) => d == dir,
+                    None => dir.is_empty(),
+                })
+                .collect(),
+        )
+    }
+
+    fn model(&self, m: &ModelRef) -> Result<ModelFacts, Unchecked> {
+        let as_doc = |commit| DocRef {
+            remote: m.remote.clone(),
+            commit,
+            path: String::new(),
+        };
+        let remote = match self.remotes.get(&m.remote) {
+            Some(Ok(remote)) => remote,
+            Some(Err(error)) => {
+                return match error.as_ref() {
+                    FetchError::RepositoryMissing { .. } => Ok(ModelFacts::RepositoryMissing {
+                        described: crate::fetch::describe(error, &m.remote),
+                    }),
+                    _ => Err(Unchecked::Fetch {
+                        remote: m.remote.clone(),
+                        error: error.clone(),
+                    }),
+                }
+            }
+            None => return Err(Unchecked::Unresolvable(sources::Skip("not fetched".into()))),
+        };
+        let repo = &remote.repo;
+        let commit = match &m.revision {
+            None => repo.head(),
+            Some(crate::record::Revision::Commit(c)) => {
+                let oid = Oid::from_str(c.as_str()).map_err(|_| {
+                    Unchecked::Unresolvable(sources::Skip(format!(
+                        "commit id `{c}` is not supported by this git build"
+                    )))
+                })?;
+                if !repo.has_commit(oid) && remote.sync.offline {
+                    return Err(Unchecked::NotCached);
+                }
+                repo.has_commit(oid).then_some(oid)
+            }
+            Some(crate::record::Revision::Ref(name)) => repo.resolve_name(name),
+        };
+        let Some(commit) = commit else {
+            return Ok(ModelFacts::RevisionMissing);
+        };
+        let tool = |e| {
+            let c = crate::record::CommitId::parse(&commit.to_string());
+            match c {
+                Some(c) => tool(&as_doc(c), e),
+                None => Unchecked::NotCached,
+            }
+        };
+        let tree = repo.files_at(commit).map_err(tool)?;
+        let paths: Vec<String> = tree.iter().map(|(p, _, _)| p.clone()).collect();
+        let by_path: HashMap<&str, &(String, Oid, u64)> =
+            tree.iter().map(|e| (e.0.as_str(), e)).collect();
+        let entry = |p: &str| by_path.get(p).copied();
+        let pointer = |p: &str| {
+            let (_, id, size) = entry(p)?;
+            if *size as usize > crate::fetch::lfs::MAX_POINTER_SIZE {
+                return None;
+            }
+            crate::fetch::lfs::parse(&repo.blob(*id)?)
+        };
+        let (picked, missing) = model::select(&m.files, &paths, |p| pointer(p).is_some());
+        let mut files = Vec::with_capacity(picked.len());
+        for p in picked {
+            let Some(&(_, id, size)) = entry(p) else {
+                continue;
+            };
+            let file = match pointer(p) {
+                Some(ptr) => WeightFile {
+                    path: p.to_string(),
+                    sha256: ptr.sha256,
+                    size: ptr.size,
+                    lfs: true,
+                },
+                // Not a pointer: the file itself is in git, hashed as the blob.
+                None => {
+                    let bytes = repo.blob(id).unwrap_or_default();
+                    WeightFile {
+                        path: p.to_string(),
+                        sha256: self.hashes.sha256(id, &bytes),
+                        size,
+                        lfs: false,
+                    }
+                }
+            };
+            files.push(file);
+        }
+        Ok(ModelFacts::Present {
+            commit: commit.to_string(),
+            files,
+            missing,
         })
     }
 }

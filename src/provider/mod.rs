@@ -12,12 +12,15 @@
 //! object is unreadable", "the network is down": [`Unchecked`], never a finding).
 
 pub mod git;
+pub mod http;
+pub mod model;
 
 use std::fmt;
 use std::sync::Arc;
 
 use crate::fetch::FetchError;
 use crate::record::CommitId;
+pub use model::{ModelFacts, ModelRef, WeightFile};
 
 /// One cited document: a path at a commit of a remote.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -164,5 +167,93 @@ pub trait Provider {
     /// make one. The check stage runs records on forks in parallel.
     fn fork(&self) -> Option<Box<dyn Provider + Send>> {
         None
+    }
+
+    /// [`Self::prefetch`], together with the model repositories whose weights are
+    /// read (issue 11): still one sync per repository. A provider that reads no
+    /// model repositories only prefetches the documents.
+    fn prefetch_with_models(&mut self, refs: &[&DocRef], _models: &[&ModelRef]) {
+        self.prefetch(refs);
+    }
+
+    /// Fetches the web documents `urls` cite (issue 11), each once.
+    fn prefetch_web(&mut self, _urls: &[String]) {}
+
+    /// A web document fetched by [`Self::prefetch_web`].
+    fn web(&self, url: &str) -> Result<self::http::WebDoc, Unchecked> {
+        Err(Unchecked::Unresolvable(crate::sources::Skip(format!(
+            "this provider does not fetch web documents (`{}`)",
+            crate::url::redact(url)
+        ))))
+    }
+
+    /// The paths of the files directly in directory `dir` (`""` for the root) at
+    /// `r`'s commit, in path order; `None` when they cannot be listed.
+    fn list_dir(&self, _r: &DocRef, _dir: &str) -> Option<Vec<String>> {
+        None
+    }
+
+    /// The weight files of `m` at its revision (the head when it names none), by
+    /// their Git LFS pointers.
+    fn model(&self, m: &ModelRef) -> Result<ModelFacts, Unchecked> {
+        Err(Unchecked::Unresolvable(crate::sources::Skip(format!(
+            "this provider does not read model repositories (`{}`)",
+            crate::url::redact(&m.remote)
+        ))))
+    }
+}
+
+/// A forked provider is a provider: wrappers (the web provider around the git
+/// cache) fork by forking what they wrap.
+impl Provider for Box<dyn Provider + Send> {
+    fn prefetch(&mut self, refs: &[&DocRef]) {
+        (**self).prefetch(refs)
+    }
+    fn failures(&self) -> Vec<(String, Arc<FetchError>)> {
+        (**self).failures()
+    }
+    fn stale(&self) -> Vec<(String, Arc<FetchError>)> {
+        (**self).stale()
+    }
+    fn stale_since(&self, r: &DocRef) -> Option<String> {
+        (**self).stale_since(r)
+    }
+    fn revision(&self, r: &DocRef) -> Result<RevisionFacts, Unchecked> {
+        (**self).revision(r)
+    }
+    fn snapshot(&self, r: &DocRef) -> Result<Option<Snapshot>, Unchecked> {
+        (**self).snapshot(r)
+    }
+    fn hash_elsewhere(
+        &self,
+        r: &DocRef,
+        pinned: &Snapshot,
+        expected: &str,
+    ) -> Option<OtherVersion> {
+        (**self).hash_elsewhere(r, pinned, expected)
+    }
+    fn head(&self, r: &DocRef) -> Option<Head> {
+        (**self).head(r)
+    }
+    fn drift_memo(&self) -> Option<&crate::store::DriftMemo> {
+        (**self).drift_memo()
+    }
+    fn fork(&self) -> Option<Box<dyn Provider + Send>> {
+        (**self).fork()
+    }
+    fn prefetch_with_models(&mut self, refs: &[&DocRef], models: &[&ModelRef]) {
+        (**self).prefetch_with_models(refs, models)
+    }
+    fn prefetch_web(&mut self, urls: &[String]) {
+        (**self).prefetch_web(urls)
+    }
+    fn web(&self, url: &str) -> Result<self::http::WebDoc, Unchecked> {
+        (**self).web(url)
+    }
+    fn list_dir(&self, r: &DocRef, dir: &str) -> Option<Vec<String>> {
+        (**self).list_dir(r, dir)
+    }
+    fn model(&self, m: &ModelRef) -> Result<ModelFacts, Unchecked> {
+        (**self).model(m)
     }
 }

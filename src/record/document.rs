@@ -626,12 +626,18 @@ fn artifacts(
         let sha256 = r
             .string(c, "weight_hash", ptr)
             .map(|h| Recorded::parse_sha256(&h));
-        let label = r
+        let named = r
             .text(c, "model_artifact", ptr)
-            .or_else(|| r.text(c, "model", ptr))
-            .or_else(|| {
-                (revision.is_some() || sha256.is_some()).then(|| format!("weights at `{ptr}`"))
-            });
+            .or_else(|| r.text(c, "model", ptr));
+        // The model repository: given as its own key, or as the artifact's name
+        // when that is a URL (issue 11).
+        let repository = r
+            .string(c, "model_repository", ptr)
+            .or_else(|| r.string(c, "model_url", ptr))
+            .or_else(|| named.clone().filter(|n| looks_like_url(n)));
+        let label = named.or_else(|| {
+            (revision.is_some() || sha256.is_some()).then(|| format!("weights at `{ptr}`"))
+        });
         if let Some(label) = label {
             push(Artifact {
                 kind: ArtifactKind::Weights,
@@ -640,6 +646,8 @@ fn artifacts(
                 sha256,
                 digest: None,
                 at: at(*block, ptr),
+                repository,
+                files: Vec::new(),
             });
         }
         let revision = r.text(c, "runtime_execution_revision", ptr);
@@ -655,15 +663,32 @@ fn artifacts(
                 sha256: None,
                 digest,
                 at: at(*block, ptr),
+                repository: None,
+                files: Vec::new(),
             });
         }
     }
     out
 }
 
+/// Whether a model name is a URL (`https://huggingface.co/ORG/REPO`) rather than
+/// a label, so that it also names the model repository.
+fn looks_like_url(s: &str) -> bool {
+    let s = s.trim();
+    !s.contains(char::is_whitespace)
+        && (s.starts_with("https://") || s.starts_with("http://") || s.starts_with("git://"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn model_urls_name_the_repository() {
+        assert!(looks_like_url("https://huggingface.co/org/model"));
+        assert!(!looks_like_url("k3-neuron-iq1s, nine GGUF shards"));
+        assert!(!looks_like_url("https://x.org/a and more"));
+    }
 
     #[test]
     fn positions_in_flattened_text() {

@@ -357,6 +357,14 @@ pub struct Artifact {
     pub digest: Option<String>,
     /// Where the artifact stands in the record file.
     pub at: At,
+    /// Weights: the model repository, as written: a Hugging Face URL
+    /// (`https://huggingface.co/ORG/REPO`, `/tree/REV`, `/blob/REV/FILE`,
+    /// `/resolve/REV/FILE`) or any forge's repository URL. Its weight files are
+    /// read by their Git LFS pointers, never downloaded.
+    pub repository: Option<String>,
+    /// Weights: the files that make them up, as paths or globs (`*.gguf`); empty
+    /// means every Git LFS file of the repository.
+    pub files: Vec<String>,
 }
 
 /// The first seven characters of a revision, as git abbreviates commit ids; a

@@ -21,7 +21,7 @@ use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
-use super::lenient::{kind, Field, List, Problem, Reader, Text, Unknown};
+use super::lenient::{kind, Field, Form, List, Problem, Reader, Text, Unknown};
 use super::{
     Artifact, ArtifactKind, At, Claim, ClaimValue, Lines, Record, Recorded, Reference, Revision,
     Source, MAX_LINE,
@@ -165,9 +165,46 @@ pub struct ArtifactV1 {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<String>")]
     pub digest: Option<Field<String>>,
+    /// Weights: the model repository, a Hugging Face URL (`https://huggingface.co/ORG/REPO`, `/tree/REV`, `/blob/REV/FILE`, `/resolve/REV/FILE`) or a forge repository URL. pinaudit reads the weight files' Git LFS pointers there (never the weights). Written only when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub repository: Option<Field<String>>,
+    /// Weights: the weight files, as paths or globs (`*.gguf`, `q4/*.safetensors`). Without it, every Git LFS file of the repository (or the file the `repository` URL names). Written only when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Vec<String>>")]
+    pub files: Option<Field<FileList>>,
     #[serde(flatten)]
     #[schemars(skip)]
     pub unknown: Unknown,
+}
+
+/// An artifact's `files`: paths or globs; one string is a list of one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct FileList(pub Vec<String>);
+
+impl Form for FileList {
+    fn read(v: &Value) -> Result<Option<Self>, String> {
+        let one = |v: &Value| match v {
+            Value::String(s) if !s.trim().is_empty() => Ok(s.trim().to_string()),
+            v => Err(format!(
+                "holds {}, expected a list of paths or globs (strings)",
+                kind(v)
+            )),
+        };
+        match v {
+            Value::Null => Ok(None),
+            Value::String(s) if s.trim().is_empty() => Ok(None),
+            Value::String(_) => Ok(Some(FileList(vec![one(v)?]))),
+            Value::Array(items) if items.is_empty() => Ok(None),
+            Value::Array(items) => items
+                .iter()
+                .map(one)
+                .collect::<Result<Vec<_>, _>>()
+                .map(|f| Some(FileList(f))),
+            v => Err(format!("is {}, expected a list of paths or globs", kind(v))),
+        }
+    }
 }
 
 /// A URL the record cites without a figure on it: its pin is still judged.
@@ -217,7 +254,15 @@ impl ClaimV1 {
 }
 
 impl ArtifactV1 {
-    pub const KEYS: &'static [&'static str] = &["kind", "label", "revision", "sha256", "digest"];
+    pub const KEYS: &'static [&'static str] = &[
+        "kind",
+        "label",
+        "revision",
+        "sha256",
+        "digest",
+        "repository",
+        "files",
+    ];
 }
 
 impl ReferenceV1 {
@@ -478,6 +523,10 @@ impl ArtifactV1 {
                 .map(|x| Recorded::parse_sha256(&x)),
             digest: r.take(self.digest.unwrap_or_default(), ptr, "digest"),
             at: At::default(),
+            repository: r.take(self.repository.unwrap_or_default(), ptr, "repository"),
+            files: r
+                .take(self.files.unwrap_or_default(), ptr, "files")
+                .map_or_else(Vec::new, |f| f.0),
         })
     }
 }
@@ -575,6 +624,8 @@ impl From<&Artifact> for ArtifactV1 {
             revision: text(&a.revision),
             sha256: (a.kind == ArtifactKind::Weights || a.sha256.is_some()).then_some(sha256),
             digest: (a.kind == ArtifactKind::Runtime || a.digest.is_some()).then_some(digest),
+            repository: a.repository.clone().map(Field::Valid),
+            files: (!a.files.is_empty()).then(|| Field::Valid(FileList(a.files.clone()))),
             unknown: Unknown::default(),
         }
     }

@@ -88,7 +88,10 @@ pub fn render(report: &Report, _opts: &super::RenderOptions) -> String {
                     out,
                     "- `{}` ({}): {}",
                     s.id,
-                    s.path.as_deref().unwrap_or("?"),
+                    s.path
+                        .as_deref()
+                        .or(s.url.as_deref())
+                        .map_or("?".to_string(), crate::url::redact),
                     s.reason.as_deref().unwrap_or("not checked")
                 );
             }

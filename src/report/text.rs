@@ -63,12 +63,17 @@ fn source_line(s: &SourceReport, p: &Paint) -> String {
         SourceStatus::Absent => p.wrap("31", "absent   "),
         SourceStatus::Unchecked => p.wrap("33", "unchecked"),
     };
-    let mut line = format!(
-        "    {status} {}  {}@{}",
-        s.id,
-        s.path.as_deref().unwrap_or("?"),
-        short(s.revision.as_deref())
-    );
+    // A web document (issue 11) has no path or revision: its URL says where.
+    let web = s.path.is_none() && s.revision.is_none();
+    let mut line = match (&s.url, web) {
+        (Some(url), true) => format!("    {status} {}  {}", s.id, crate::url::redact(url)),
+        _ => format!(
+            "    {status} {}  {}@{}",
+            s.id,
+            s.path.as_deref().unwrap_or("?"),
+            short(s.revision.as_deref())
+        ),
+    };
     if let Some(r) = &s.reason {
         let _ = write!(line, "  ({r})");
     }

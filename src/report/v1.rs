@@ -72,6 +72,56 @@ pub struct RecordReport {
     pub file: String,
     pub sources: Vec<SourceReport>,
     pub claims: Vec<ClaimReport>,
+    /// Weights read in their model repositories by Git LFS pointer (added in v1,
+    /// issue 11; left out when the record names no model repository).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub artifacts: Vec<ArtifactReport>,
+}
+
+/// One weights artifact as read in its model repository.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ArtifactReport {
+    pub label: String,
+    /// The model repository, credentials redacted.
+    pub repository: Option<String>,
+    /// The commit read (the head when the record names no revision).
+    pub revision: Option<String>,
+    pub status: SourceStatus,
+    pub reason: Option<String>,
+    /// Each weight file: path, sha256, size, and whether git holds an LFS pointer.
+    pub files: Vec<WeightFileReport>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WeightFileReport {
+    pub path: String,
+    pub sha256: String,
+    pub size: u64,
+    pub lfs: bool,
+}
+
+fn artifact_report(a: &result::ArtifactOutcome) -> ArtifactReport {
+    ArtifactReport {
+        label: a.label.clone(),
+        repository: a.repository.as_deref().map(crate::url::redact),
+        revision: a.commit.clone(),
+        status: match (&a.unchecked, &a.commit) {
+            (Some(_), _) => SourceStatus::Unchecked,
+            (None, Some(_)) => SourceStatus::Checked,
+            (None, None) => SourceStatus::Absent,
+        },
+        reason: a.unchecked.clone(),
+        files: a
+            .files
+            .iter()
+            .map(|f| WeightFileReport {
+                path: f.path.clone(),
+                sha256: f.sha256.clone(),
+                size: f.size,
+                lfs: f.lfs,
+            })
+            .collect(),
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -115,6 +165,13 @@ pub struct SourceReport {
     /// when the cache was last in step with the remote (added in v1).
     #[serde(default)]
     pub stale_since: Option<String>,
+    /// A web document's `ETag` as served (added in v1, issue 11; only for web
+    /// sources).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub etag: Option<String>,
+    /// A web document's `Last-Modified` as served (added in v1, issue 11).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_modified: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -456,6 +513,8 @@ fn source_report(s: &Source, o: &SourceOutcome) -> SourceReport {
             changed: Some(u.changed),
         }),
         stale_since: o.stale_since.clone(),
+        etag: o.web.as_ref().and_then(|w| w.etag.clone()),
+        last_modified: o.web.as_ref().and_then(|w| w.last_modified.clone()),
     }
 }
 
@@ -497,6 +556,7 @@ impl From<&AuditResult> for Report {
                     .zip(&r.claims)
                     .map(|(c, v)| claim_report(c, v, &r.findings))
                     .collect(),
+                artifacts: r.artifacts.iter().map(artifact_report).collect(),
             })
             .collect();
         // Each finding about a record points at the entry it is about.

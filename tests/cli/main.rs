@@ -35,6 +35,7 @@ fetches of these tests.
 mod common;
 
 mod bad_input;
+mod beyond_git;
 mod claims;
 mod drift;
 mod explain;

@@ -15,6 +15,7 @@ pub mod run;
 pub mod scratch;
 pub mod seed;
 pub mod show;
+pub mod web;
 
 pub use daemon::{GitDaemon, Wants};
 pub use fixture::FixtureRepo;
