@@ -207,7 +207,7 @@ impl CachedRepo {
         for r in full.iter().chain(&candidates) {
             if let Ok(c) = self
                 .repo
-                .find_reference(&r)
+                .find_reference(r)
                 .and_then(|r| r.peel_to_commit())
             {
                 return Some(c.id());
