@@ -205,11 +205,7 @@ impl CachedRepo {
             .then(|| name.to_string());
         let candidates = [format!("refs/heads/{name}"), format!("refs/tags/{name}")];
         for r in full.iter().chain(&candidates) {
-            if let Ok(c) = self
-                .repo
-                .find_reference(r)
-                .and_then(|r| r.peel_to_commit())
-            {
+            if let Ok(c) = self.repo.find_reference(r).and_then(|r| r.peel_to_commit()) {
                 return Some(c.id());
             }
         }

@@ -118,3 +118,26 @@ fn explain_unknown_code_output() {
       hint: known codes: invalid-record, uncited-claim, unpinned-url, revision-conflict, malformed-hash, missing-hash, unpinned-weights, unpinned-runtime, inconsistent-value, repository-missing, revision-missing, revision-unreachable, path-missing, hash-mismatch, weight-hash-mismatch, manifest-mismatch, manifest-unlisted, commit-time-mismatch, line-out-of-range, value-missing, value-shifted, upstream-changed, value-superseded
     ");
 }
+
+/// README's table of finding codes lists every code of the code table, with its
+/// severity, and no other: the README stays true as codes are added.
+#[test]
+fn readme_lists_every_code_with_its_severity() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    for code in pinaudit::codes::Code::ALL {
+        let row = format!("| `{}` | {} |", code.as_str(), code.severity());
+        assert!(readme.contains(&row), "README lacks the row `{row}`");
+    }
+    let rows = readme
+        .lines()
+        .filter(|l| {
+            let mut cells = l.split('|').map(str::trim).skip(1);
+            let (Some(code), Some(sev)) = (cells.next(), cells.next()) else {
+                return false;
+            };
+            code.starts_with('`') && matches!(sev, "error" | "warning" | "note")
+        })
+        .count();
+    assert_eq!(rows, pinaudit::codes::Code::ALL.len(), "one row per code");
+}
