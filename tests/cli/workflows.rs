@@ -670,9 +670,8 @@ fn pinaudit_commands(text: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// Each command the example workflow runs is one pinaudit accepts. The workflow
-/// itself is not run here: its `diff` step needs `pinaudit diff`, which arrives
-/// with the fingerprints of another issue ("Scheduled re-checks").
+/// Each command the example workflow runs is one pinaudit accepts (the workflow
+/// itself runs in `the_example_workflow_run_twice_sees_exactly_the_new_finding`).
 #[test]
 fn the_example_workflow_runs_commands_pinaudit_accepts() {
     use clap::Parser;
@@ -683,7 +682,7 @@ fn the_example_workflow_runs_commands_pinaudit_accepts() {
     for want in ["audit", "merge", "diff"] {
         assert!(subcommands.contains(&want), "{want} in {subcommands:?}");
     }
-    for c in commands.iter().filter(|c| c[1] != "diff") {
+    for c in &commands {
         if let Err(e) = pinaudit::cli::Cli::try_parse_from(c) {
             panic!("`{}` is refused: {e}", c.join(" "));
         }
@@ -753,4 +752,157 @@ fn the_offline_pre_commit_hook_passes_pins_and_fails_unpinned_urls() {
         String::from_utf8_lossy(&fail.stdout)
     );
     assert!(String::from_utf8_lossy(&fail.stdout).contains("unpinned-url"));
+}
+
+/// The shell commands of the example workflow that run pinaudit, in order, with
+/// continuation lines joined; `(job, command)` where job is `audit` (once per
+/// shard) or `report`.
+fn workflow_steps(text: &str) -> Vec<(&'static str, String)> {
+    let joined = text.replace("\\\n", " ");
+    let mut job = "audit";
+    let mut out = Vec::new();
+    for line in joined.lines() {
+        if line.trim_start().starts_with("report:") {
+            job = "report";
+        }
+        let l = line.trim();
+        let l = l.strip_prefix("run: ").unwrap_or(l);
+        if l.starts_with("pinaudit ") {
+            out.push((job, l.split_whitespace().collect::<Vec<_>>().join(" ")));
+        }
+    }
+    out
+}
+
+/// Issue 10's acceptance: the steps of `examples/scheduled-recheck.yml`, run as a
+/// script against `git daemon` on two nights with one upstream change between,
+/// see exactly the new finding. The `gh run download` step is played by keeping
+/// the first night's `report.json` as the second night's `previous.json`.
+#[test]
+fn the_example_workflow_run_twice_sees_exactly_the_new_finding() {
+    let root = crate::common::seed::manifest_dir();
+    let text = std::fs::read_to_string(root.join("examples/scheduled-recheck.yml")).unwrap();
+    let steps = workflow_steps(&text);
+    assert!(steps
+        .iter()
+        .any(|(j, c)| *j == "report" && c.starts_with("pinaudit diff")));
+
+    // Two repositories (so the two shards have work), each a README whose line 5
+    // the records cite; an unrelated later commit makes `upstream-changed` known
+    // from the first night on.
+    let forge = Forge::new();
+    let mut pins = Vec::new();
+    let mut repos = Vec::new();
+    for (i, name) in ["acme/one", "acme/two"].into_iter().enumerate() {
+        let repo = forge.repo(name);
+        let pinned = repo.commit(&[("README.md", README)], "add results", T0);
+        repo.commit(
+            &[("README.md", format!("{README}\nMore notes.\n"))],
+            "notes",
+            T0 + 60,
+        );
+        pins.push(readme_pin(
+            &format!("rec{i}"),
+            name,
+            pinned,
+            &sha256_hex(README),
+            T0_RFC3339,
+        ));
+        repos.push(repo);
+    }
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let ws = Scratch::new();
+    for p in &pins {
+        ws.write_pin(p);
+    }
+    ws.write(
+        "pinaudit.toml",
+        format!("rewrite = [\"{}\"]\n", to_daemon(&daemon)),
+    );
+    let bin = assert_cmd::cargo::cargo_bin("pinaudit");
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let sh = |command: &str| {
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(command)
+            .current_dir(ws.path())
+            .env("PATH", &path)
+            .env("HOME", ws.path())
+            .env("GITHUB_STEP_SUMMARY", ws.path().join("summary.md"))
+            .env("SHARDS", "2")
+            .env_remove("GITHUB_TOKEN")
+            .output()
+            .expect("sh");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    // One night of the workflow: the audit job per shard, then the report job;
+    // `previous` plays the artifact of the night before (none: the first night,
+    // when the workflow compares the report with itself).
+    let night = |previous: Option<&str>| -> String {
+        for shard in ["1", "2"] {
+            for (_, c) in steps.iter().filter(|(j, _)| *j == "audit") {
+                let c = c.replace("${{ matrix.shard }}", shard);
+                assert_eq!(sh(&c).0, 0, "`{c}`");
+            }
+        }
+        for (_, c) in steps.iter().filter(|(j, _)| *j == "report") {
+            if c.starts_with("pinaudit diff") && !ws.path().join("previous.json").exists() {
+                let report = std::fs::read_to_string(ws.path().join("report.json")).unwrap();
+                std::fs::write(ws.path().join("previous.json"), previous.unwrap_or(&report))
+                    .unwrap();
+            }
+            let (code, _) = sh(c);
+            assert_eq!(
+                code, 0,
+                "`{c}`: a new warning is no reason to fail the night"
+            );
+        }
+        let _ = std::fs::remove_file(ws.path().join("previous.json"));
+        std::fs::read_to_string(ws.path().join("report.json")).unwrap()
+    };
+    let night1 = night(None);
+    std::fs::write(ws.path().join("previous.json"), &night1).unwrap();
+    let (_, first_diff) = sh("pinaudit diff previous.json report.json --format json");
+    let first_diff: Value = serde_json::from_str(&first_diff).unwrap();
+    assert_eq!(first_diff["summary"]["new"], 0, "{first_diff:#}");
+    assert!(
+        night1.contains("upstream-changed"),
+        "known from the first night"
+    );
+    std::fs::remove_file(ws.path().join("previous.json")).unwrap();
+
+    // Upstream, `acme/one` corrects its cited figure.
+    repos[0].commit(
+        &[(
+            "README.md",
+            format!("{README}\nMore notes.\n").replace("2.9 tok/s", "3.4 tok/s"),
+        )],
+        "correct decode",
+        T0 + 120,
+    );
+    night(Some(&night1));
+    // The second night compares with the first night's report.
+    std::fs::write(ws.path().join("previous.json"), &night1).unwrap();
+    let (code, diff) =
+        sh("pinaudit diff previous.json report.json --format json --fail-on warning");
+    assert_eq!(code, 1, "a new warning fails `--fail-on warning`: {diff}");
+    let diff: Value = serde_json::from_str(&diff).unwrap();
+    let new: Vec<(&str, &str)> = diff["new"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["code"].as_str().unwrap(), f["record"].as_str().unwrap()))
+        .collect();
+    assert_eq!(new, [("value-superseded", "rec0")], "{diff:#}");
+    assert_eq!(diff["summary"]["resolved"], 0, "{diff:#}");
+    // The job summary got the markdown diff with that finding.
+    let summary = std::fs::read_to_string(ws.path().join("summary.md")).unwrap();
+    assert!(summary.contains("value-superseded"), "{summary}");
 }
