@@ -33,6 +33,9 @@ pub fn resolve(s: &Source, allow_local: bool) -> Result<DocRef, Skip> {
             "local repository refused (pass --allow-local to read file: URLs and paths)".into(),
         ));
     }
+    if located.forge != Forge::Local && !allow_local {
+        refuse_non_public(&located.host)?;
+    }
     let revision = s
         .revision
         .clone()
@@ -59,6 +62,33 @@ pub fn resolve(s: &Source, allow_local: bool) -> Result<DocRef, Skip> {
         commit,
         path,
     })
+}
+
+/// Refuses a record's host unless it is on the public internet.
+///
+/// Records are written by strangers; a record must not make pinaudit connect to
+/// this machine, its private network or a cloud metadata address (server-side
+/// request forgery, issue "Reliability and security"). Decided from the host text
+/// alone ([`crate::url::classify_host`], which reads `2130706433`, `0x7f000001`,
+/// `0177.0.0.1` as the addresses they reach), before any connection, so the
+/// refusal is the same whether a port there is closed, open or an HTTP server.
+/// `--rewrite` targets are the user's own choice and are not checked here.
+pub fn refuse_non_public(host: &str) -> Result<(), Skip> {
+    use crate::url::{classify_host, HostClass};
+    let what = match classify_host(host) {
+        HostClass::Public => return Ok(()),
+        HostClass::Loopback => "a loopback address",
+        HostClass::Private => "a private-network address",
+        HostClass::LinkLocal => "a link-local address",
+        HostClass::UniqueLocal => "a unique-local address",
+        HostClass::Unspecified => "an unspecified address",
+        HostClass::Reserved => "a reserved address",
+        HostClass::Invalid => "not a valid host",
+    };
+    Err(Skip(format!(
+        "host `{}` refused: it is {what}, not a public host (records may only name public hosts; pass --allow-local to fetch from it)",
+        crate::report::escape::terminal(host)
+    )))
 }
 
 /// The git id of a resolved document's commit ([`resolve`] checked that it parses).
@@ -237,6 +267,42 @@ mod tests {
             .0
             .contains("--allow-local"));
         assert_eq!(resolve(&local, true).unwrap().remote, "file:///tmp/repo");
+    }
+
+    #[test]
+    fn refuses_hosts_that_are_not_public() {
+        for url in [
+            "http://127.0.0.1/o/r",
+            "http://127.1:8080/o/r",
+            "http://2130706433/o/r",
+            "http://0x7f000001/o/r",
+            "http://0177.0.0.1/o/r",
+            "https://localhost/o/r",
+            "https://LOCALHOST./o/r",
+            "https://git.localhost/o/r",
+            "http://169.254.169.254/o/r",
+            "http://10.0.0.1/o/r",
+            "http://192.168.1.1/o/r",
+            "http://[::1]/o/r",
+            "http://[fe80::1]/o/r",
+            "http://[fd00::1]/o/r",
+            "http://[::ffff:127.0.0.1]/o/r",
+            "http://0.0.0.0/o/r",
+        ] {
+            let s = source(None, Some(url), Some(SHA), Some("a"));
+            let why = resolve(&s, false).expect_err(url).0;
+            assert!(why.contains("not a public host"), "{url}: {why}");
+            assert!(why.contains("--allow-local"), "{url}: {why}");
+            assert!(resolve(&s, true).is_ok(), "{url}");
+        }
+        for url in [
+            "https://github.com/o/r",
+            "https://8.8.8.8/o/r",
+            "https://git.example/o/r",
+        ] {
+            let s = source(None, Some(url), Some(SHA), Some("a"));
+            assert!(resolve(&s, false).is_ok(), "{url}");
+        }
     }
 
     #[test]

@@ -483,6 +483,17 @@ impl Advertisement {
     }
 }
 
+/// Whether `url` is github.com itself over https (any case, default port): the
+/// only place `GITHUB_TOKEN` belongs.
+fn is_github_https(url: &str) -> bool {
+    let Some(authority) = crate::url::Remote::parse(url).authority() else {
+        return false;
+    };
+    crate::url::scheme_of(url).as_deref() == Some("https")
+        && authority.host.eq_ignore_ascii_case("github.com")
+        && authority.port.is_none_or(|p| p == 443)
+}
+
 /// Credentials for one remote, tried at most once each: libgit2 calls the
 /// callback again after a refusal, which would loop forever otherwise.
 struct Auth {
@@ -495,14 +506,19 @@ impl Auth {
     /// `token` is `GITHUB_TOKEN`; it goes only to github.com over https,
     /// never to a mirror that a rewrite points at.
     fn new(fetch_url: &str, token: Option<String>) -> Self {
-        let is_github_https =
-            fetch_url.starts_with("https://") && host(fetch_url).as_deref() == Some("github.com");
-        let github_token = token.filter(|t| is_github_https && !t.trim().is_empty());
+        let github_token = token.filter(|t| is_github_https(fetch_url) && !t.trim().is_empty());
         Auth {
             github_token,
             asked: Cell::new(false),
             attempts: Cell::new(0),
         }
+    }
+
+    /// The token for a request to `url`, the URL libgit2 asks about.
+    fn token_for(&self, url: &str) -> Option<&str> {
+        self.github_token
+            .as_deref()
+            .filter(|_| is_github_https(url))
     }
 
     fn secrets(&self) -> Vec<&str> {
@@ -530,7 +546,11 @@ impl Auth {
             ));
         }
         if allowed.contains(CredentialType::USER_PASS_PLAINTEXT) {
-            if let Some(token) = &self.github_token {
+            // libgit2 asks about the URL it is talking to now, which after a
+            // redirect may be another host: the token goes to github.com only
+            // (issue "Reliability and security": a cross-host redirect must
+            // not collect it).
+            if let Some(token) = self.token_for(url) {
                 return Cred::userpass_plaintext("x-access-token", token);
             }
             if let Ok(config) = git2::Config::open_default() {
@@ -894,6 +914,28 @@ mod tests {
         assert!(Auth::new("https://github.com/o/r", Some(" ".to_string()))
             .github_token
             .is_none());
+    }
+
+    #[test]
+    fn token_is_not_offered_to_a_redirect_target() {
+        let auth = Auth::new("https://github.com/o/r.git", Some("ghp_t0ken".to_string()));
+        assert_eq!(
+            auth.token_for("https://github.com/o/r.git"),
+            Some("ghp_t0ken")
+        );
+        assert_eq!(
+            auth.token_for("HTTPS://GitHub.com:443/o/r"),
+            Some("ghp_t0ken")
+        );
+        for asked in [
+            "https://evil.example/o/r.git",
+            "http://github.com/o/r.git",
+            "https://github.com:8443/o/r.git",
+            "https://github.com.evil.example/o/r.git",
+            "https://user@127.0.0.2/github.com/o/r.git",
+        ] {
+            assert_eq!(auth.token_for(asked), None, "{asked}");
+        }
     }
 
     #[test]

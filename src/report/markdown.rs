@@ -2,11 +2,17 @@
 
 use std::fmt::Write;
 
+use super::escape::{md_cell, md_code, md_text};
 use super::{Report, SourceStatus};
 
-/// Escapes text for a Markdown table cell.
+/// Record and source text as prose in a table cell (see [`super::escape`]).
 fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+    md_cell(&md_text(s))
+}
+
+/// Record and source text as inline code in a table cell.
+fn code_cell(s: &str) -> String {
+    md_cell(&md_code(s))
 }
 
 pub fn render(report: &Report, _opts: &super::RenderOptions) -> String {
@@ -28,22 +34,25 @@ pub fn render(report: &Report, _opts: &super::RenderOptions) -> String {
         s.records, s.sources, s.unchecked_sources, s.claims, s.verified_claims, s.findings.error, s.findings.warning, s.findings.note
     );
     for r in &report.records {
-        let _ = writeln!(out, "### `{}`\n", r.id);
-        let _ = writeln!(out, "File: `{}`\n", r.file);
+        let _ = writeln!(out, "### {}\n", md_code(&r.id));
+        let _ = writeln!(out, "File: {}\n", md_code(&r.file));
         if !r.claims.is_empty() {
             let _ = writeln!(out, "| claim | value | cited | status | found |");
             let _ = writeln!(out, "|---|---|---|---|---|");
             for c in &r.claims {
                 let value = c.value.as_ref().map_or("?".into(), |v| v.to_string());
-                let unit = c.unit.as_deref().map_or(String::new(), |u| format!(" {u}"));
+                let unit = c
+                    .unit
+                    .as_deref()
+                    .map_or(String::new(), |u| format!(" {}", cell(u)));
                 let cited = match (c.source.as_deref(), c.lines) {
-                    (Some(src), Some([a, b])) if a == b => format!("`{src}`#L{a}"),
-                    (Some(src), Some([a, b])) => format!("`{src}`#L{a}-L{b}"),
-                    (Some(src), None) => format!("`{src}`"),
+                    (Some(src), Some([a, b])) if a == b => format!("{}#L{a}", code_cell(src)),
+                    (Some(src), Some([a, b])) => format!("{}#L{a}-L{b}", code_cell(src)),
+                    (Some(src), None) => code_cell(src),
                     (None, _) => "—".into(),
                 };
                 let found = match (c.found_line, &c.line_text) {
-                    (Some(n), Some(t)) => format!("L{n}: `{}`", cell(t).replace('`', "'")),
+                    (Some(n), Some(t)) => format!("L{n}: {}", code_cell(t)),
                     _ => String::new(),
                 };
                 let _ = writeln!(
@@ -69,10 +78,10 @@ pub fn render(report: &Report, _opts: &super::RenderOptions) -> String {
             for s in unchecked {
                 let _ = writeln!(
                     out,
-                    "- `{}` ({}): {}",
-                    s.id,
-                    s.path.as_deref().unwrap_or("?"),
-                    s.reason.as_deref().unwrap_or("not checked")
+                    "- {} ({}): {}",
+                    md_code(&s.id),
+                    s.path.as_deref().map_or("?".into(), md_code),
+                    md_text(s.reason.as_deref().unwrap_or("not checked"))
                 );
             }
             let _ = writeln!(out, "\n</details>\n");
@@ -103,7 +112,7 @@ pub fn render(report: &Report, _opts: &super::RenderOptions) -> String {
                 "- **{}** `{}`: {}",
                 f.severity,
                 f.code,
-                cell(&f.message)
+                md_text(&f.message)
             );
         }
         out.push('\n');

@@ -4,6 +4,7 @@ use std::fmt::Write;
 
 use crate::finding::Severity;
 
+use super::escape::terminal as t;
 use super::{
     short_rev, ClaimReport, ClaimStatus, FindingReport, Report, SourceReport, SourceStatus,
 };
@@ -45,12 +46,12 @@ fn source_line(s: &SourceReport, p: &Paint) -> String {
     };
     let mut line = format!(
         "    {status} {}  {}@{}",
-        s.id,
-        s.path.as_deref().unwrap_or("?"),
-        short(s.revision.as_deref())
+        t(&s.id),
+        t(s.path.as_deref().unwrap_or("?")),
+        t(short(s.revision.as_deref()))
     );
     if let Some(r) = &s.reason {
-        let _ = write!(line, "  ({r})");
+        let _ = write!(line, "  ({})", t(r));
     }
     if let Some(t) = &s.stale_since {
         let _ = write!(line, "  (remote unreachable: judged from the cache as of {t})");
@@ -66,7 +67,10 @@ fn claim_line(c: &ClaimReport, p: &Paint) -> String {
         ClaimStatus::Unchecked => c.status.as_str().to_string(),
     };
     let value = c.value.as_ref().map_or("?".to_string(), |v| v.to_string());
-    let unit = c.unit.as_deref().map_or(String::new(), |u| format!(" {u}"));
+    let unit = c
+        .unit
+        .as_deref()
+        .map_or(String::new(), |u| format!(" {}", t(u)));
     let lines = match c.lines {
         Some([a, b]) if a == b => format!("#L{a}"),
         Some([a, b]) => format!("#L{a}-L{b}"),
@@ -74,31 +78,43 @@ fn claim_line(c: &ClaimReport, p: &Paint) -> String {
     };
     let mut line = format!(
         "    {status:<9} {}  {value}{unit}  {}{lines}",
-        c.label,
-        c.source.as_deref().unwrap_or("?")
+        t(&c.label),
+        t(c.source.as_deref().unwrap_or("?"))
     );
-    if let (Some(n), Some(t)) = (c.found_line, &c.line_text) {
-        let _ = write!(line, "\n              L{n}: {t}");
+    if let (Some(n), Some(text)) = (c.found_line, &c.line_text) {
+        let _ = write!(line, "\n              L{n}: {}", t(text));
     }
     line
 }
 
 fn finding_lines(f: &FindingReport, p: &Paint, out: &mut String) {
-    let _ = writeln!(out, "    {}[{}] {}", p.sev(f.severity), f.code, f.message);
+    let _ = writeln!(
+        out,
+        "    {}[{}] {}",
+        p.sev(f.severity),
+        f.code,
+        t(&f.message)
+    );
     let loc = &f.location;
     if let (Some(path), Some(rev)) = (&loc.path, &loc.revision) {
         let line = loc.line.map_or(String::new(), |l| format!("#L{l}"));
         let repo = loc.repository.as_deref().unwrap_or("");
-        let _ = writeln!(out, "      --> {repo} {path}@{}{line}", short(Some(rev)));
+        let _ = writeln!(
+            out,
+            "      --> {} {}@{}{line}",
+            t(repo),
+            t(path),
+            t(short(Some(rev)))
+        );
     }
-    let _ = writeln!(out, "      hint: {}", &f.hint);
+    let _ = writeln!(out, "      hint: {}", t(&f.hint));
 }
 
 pub fn render(report: &Report, opts: &super::RenderOptions) -> String {
     let p = Paint(opts.color);
     let mut out = String::new();
     for r in &report.records {
-        let _ = writeln!(out, "{}  ({})", r.id, r.file);
+        let _ = writeln!(out, "{}  ({})", t(&r.id), t(&r.file));
         if !r.sources.is_empty() {
             let _ = writeln!(out, "  sources");
             for s in &r.sources {
