@@ -11,9 +11,10 @@
 //!   `\u{…}` (a tab stays a tab: it moves the cursor but can't rewrite a line).
 //! - [`md_code`]: a Markdown inline code span whose fence is longer than any
 //!   backtick run inside it, on one line.
-//! - [`md_text`]: Markdown prose with every ASCII punctuation character that means
-//!   something to Markdown or HTML backslash-escaped, on one line (`<!--`, `<tag>`,
-//!   `#`, `*`, `[`, `|` all render as themselves).
+//! - [`md_text`]: Markdown prose on one line whose code spans stay code spans
+//!   (pinaudit's messages quote values in backticks) and whose other characters
+//!   that start HTML, links, images or emphasis are backslash-escaped (`<!--`,
+//!   `<tag>`, `#`, `*`, `[`, `!` all render as themselves).
 //! - [`md_cell`]: either of the two made fit for a GFM table cell (`|` and `\`
 //!   escaped at the table level, which applies inside code spans too).
 //!
@@ -60,7 +61,10 @@ pub fn md_code(s: &str) -> String {
         .max()
         .unwrap_or(0);
     let fence = "`".repeat(longest + 1);
-    let pad = if one_line.starts_with('`') || one_line.ends_with('`') || one_line.is_empty() {
+    if one_line.is_empty() {
+        return "` `".to_string();
+    }
+    let pad = if one_line.starts_with('`') || one_line.ends_with('`') {
         " "
     } else {
         ""
@@ -68,38 +72,69 @@ pub fn md_code(s: &str) -> String {
     format!("{fence}{pad}{one_line}{pad}{fence}")
 }
 
-/// `s` as Markdown prose on one line, every Markdown/HTML metacharacter escaped.
+/// `s` as Markdown prose on one line: the code spans it contains (pinaudit's
+/// messages put values in backticks) stay code spans, and everywhere else each
+/// character that could start HTML, a link, an image or emphasis is
+/// backslash-escaped, as is a backtick run that closes nothing.
 pub fn md_text(s: &str) -> String {
-    let safe = terminal(s);
+    let safe = terminal(s).replace(['\n', '\r'], " ");
+    let chars: Vec<char> = safe.chars().collect();
+    let run_at = |i: usize| chars[i..].iter().take_while(|&&c| c == '`').count();
     let mut out = String::with_capacity(safe.len() + 8);
-    for c in safe.chars() {
-        match c {
-            '\\' | '`' | '*' | '_' | '{' | '}' | '[' | ']' | '(' | ')' | '#' | '+' | '-' | '.'
-            | '!' | '|' | '<' | '>' | '~' | '&' | '"' | '\'' | ':' | '=' => {
-                out.push('\\');
-                out.push(c);
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '`' {
+            let n = run_at(i);
+            if let Some(end) = closing_run(&chars, i + n, n) {
+                out.extend(&chars[i..end]);
+                i = end;
+                continue;
             }
-            '\n' | '\r' => out.push(' '),
-            c => out.push(c),
+            for _ in 0..n {
+                out.push_str("\\`");
+            }
+            i += n;
+            continue;
         }
+        if matches!(
+            c,
+            '\\' | '*' | '_' | '[' | ']' | '<' | '>' | '&' | '!' | '~' | '|' | '#'
+        ) {
+            out.push('\\');
+        }
+        out.push(c);
+        i += 1;
     }
     out
 }
 
-/// Markdown produced by [`md_code`] or [`md_text`], made fit for a GFM table cell.
-///
-/// GFM splits rows at `|` before reading inline Markdown, code spans included,
-/// and reads `\x` as one unit there: so every `\` and `|` gets a backslash of its
-/// own. (Inside a code span this shows a doubled backslash; it can't end the cell.)
-pub fn md_cell(markdown: &str) -> String {
-    let mut out = String::with_capacity(markdown.len() + 4);
-    for c in markdown.chars() {
-        if c == '|' || c == '\\' {
-            out.push('\\');
+/// The end of the run of exactly `n` backticks at or after `from` (CommonMark
+/// code spans), if there is one.
+fn closing_run(chars: &[char], from: usize, n: usize) -> Option<usize> {
+    let mut j = from;
+    while j < chars.len() {
+        if chars[j] == '`' {
+            let m = chars[j..].iter().take_while(|&&c| c == '`').count();
+            if m == n {
+                return Some(j + m);
+            }
+            j += m;
+        } else {
+            j += 1;
         }
-        out.push(c);
     }
-    out
+    None
+}
+
+/// Markdown from [`md_code`] or [`md_text`], made fit for a GFM table cell.
+///
+/// GFM splits a row at every `|` not written `\|`, code spans included, and then
+/// drops the backslash of each `\|` before reading the cell's inline Markdown; so
+/// every `|` gets one more backslash (prose `\|` becomes `\\|`, which still
+/// renders as `|`).
+pub fn md_cell(markdown: &str) -> String {
+    markdown.replace('|', "\\|")
 }
 
 #[cfg(test)]
@@ -124,16 +159,21 @@ mod tests {
     }
 
     #[test]
-    fn text_is_inert() {
+    fn text_is_inert_but_keeps_code_spans() {
         let t = md_text("## pinaudit: ✅ clean\n<!--");
         assert!(!t.contains('\n'));
-        assert!(t.starts_with("\\#\\# pinaudit\\: ✅ clean"));
-        assert!(t.ends_with("\\<\\!\\-\\-"));
+        assert_eq!(t, "\\#\\# pinaudit: ✅ clean\\\\u{a}\\<\\!--");
+        assert_eq!(md_text("`a_b<c>` is *x*"), "`a_b<c>` is \\*x\\*");
+        assert_eq!(md_text("a ` b"), "a \\` b");
+        assert_eq!(
+            md_text("[x](http://e) ![i](u)"),
+            "\\[x\\](http://e) \\!\\[i\\](u)"
+        );
     }
 
     #[test]
-    fn cells_escape_pipes_and_backslashes() {
+    fn cells_escape_pipes() {
         assert_eq!(md_cell("`a|b`"), "`a\\|b`");
-        assert_eq!(md_cell("\\|"), "\\\\\\|");
+        assert_eq!(md_cell(&md_text("a|b")), "a\\\\|b");
     }
 }

@@ -18,6 +18,8 @@ one process, and a reader finds the tests of a capability by its name.
 - [`properties`]: property tests (proptest) of URL parsing, cache paths and redaction.
 - [`matcher_corpus`]: the value matcher against a labelled corpus of real-shaped
   benchmark documents (`tests/data/matcher/`), with its confusion matrix.
+- [`security`]: no SSRF, no token leak, reports that can't be spoofed, import
+  that can't clobber, a cache that refuses what it does not own.
 - [`verdicts`]: statuses that say what happened: a network blip, side-branch
   drift, bare weight hashes, hints with real values.
 
@@ -39,5 +41,6 @@ mod matcher_corpus;
 mod properties;
 mod records;
 mod regression;
+mod security;
 mod show;
 mod verdicts;

@@ -1,0 +1,393 @@
+//! Reliability and security (issue "Reliability and security"): records are
+//! written by strangers and servers are run by strangers, so no record may make
+//! pinaudit connect to this machine or its network, no credential may leave for
+//! another host, no record text may forge a report, `import` may not clobber, and
+//! a damaged or foreign cache must never turn into a verdict against a record.
+//!
+//! Every server here listens on loopback and is stopped on drop; tests about
+//! private and link-local hosts run with no network at all (`--offline`), so a
+//! broken refusal could never aim a packet off this machine.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use git2::Oid;
+use serde_json::{json, Value};
+
+use crate::common::forge::{forge_with_readme, good_pin, to_daemon, NAME};
+use crate::common::scratch::Scratch;
+use crate::common::{GitDaemon, Wants};
+
+/// What a fake server does with each request.
+type Answer = dyn Fn(&str) -> Vec<u8> + Send + Sync;
+
+/// A tiny HTTP/1.1 server on a loopback address that records every connection
+/// and every request head, and answers each with `answer(head)`.
+struct FakeServer {
+    port: u16,
+    ip: &'static str,
+    connections: Arc<AtomicUsize>,
+    heads: Arc<Mutex<Vec<String>>>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl FakeServer {
+    fn start(ip: &'static str, answer: Box<Answer>) -> FakeServer {
+        let listener = TcpListener::bind((ip, 0)).expect("bind a loopback address");
+        let port = listener.local_addr().expect("addr").port();
+        listener.set_nonblocking(true).expect("nonblocking");
+        let connections = Arc::new(AtomicUsize::new(0));
+        let heads = Arc::new(Mutex::new(Vec::new()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (c, h, s) = (connections.clone(), heads.clone(), stop.clone());
+        let thread = std::thread::spawn(move || {
+            while !s.load(Ordering::SeqCst) {
+                match listener.accept() {
+                    Ok((stream, _)) => {
+                        c.fetch_add(1, Ordering::SeqCst);
+                        serve(stream, &h, answer.as_ref());
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(10)),
+                }
+            }
+        });
+        FakeServer {
+            port,
+            ip,
+            connections,
+            heads,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    fn base(&self) -> String {
+        format!("http://{}:{}/", self.ip, self.port)
+    }
+
+    fn connections(&self) -> usize {
+        self.connections.load(Ordering::SeqCst)
+    }
+
+    fn heads(&self) -> Vec<String> {
+        self.heads.lock().expect("heads").clone()
+    }
+}
+
+impl Drop for FakeServer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Reads request heads off one connection (keep-alive) and answers each.
+fn serve(stream: TcpStream, heads: &Mutex<Vec<String>>, answer: &Answer) {
+    let _ = stream.set_nonblocking(false);
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+    let Ok(mut writer) = stream.try_clone() else {
+        return;
+    };
+    let mut reader = BufReader::new(stream);
+    loop {
+        let mut head = String::new();
+        loop {
+            let mut line = String::new();
+            match reader.read_line(&mut line) {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+            let end = line == "\r\n" || line == "\n";
+            head.push_str(&line);
+            if end {
+                break;
+            }
+        }
+        let length = head
+            .lines()
+            .find_map(|l| {
+                let (k, v) = l.split_once(':')?;
+                k.eq_ignore_ascii_case("content-length")
+                    .then(|| v.trim().parse::<usize>().ok())?
+            })
+            .unwrap_or(0);
+        let mut body = vec![0; length];
+        if reader.read_exact(&mut body).is_err() {
+            return;
+        }
+        heads.lock().expect("heads").push(head.clone());
+        if writer.write_all(&answer(&head)).is_err() {
+            return;
+        }
+    }
+}
+
+const SHA: &str = "de1fa14ea798512f54dafc8b8795eb3ef1a6c367";
+
+/// A pin whose one source cites `base` (`http://HOST:PORT/`) as its forge.
+fn pin_at(id: &str, base: &str) -> Value {
+    let url = format!("{base}acme/bench/blob/{SHA}/README.md");
+    json!({
+        "schema": "pinaudit/pins/v1",
+        "id": id,
+        "title": "a record naming a host",
+        "sources": [{"id": "readme", "url": url, "revision": SHA, "path": "README.md"}],
+        "claims": [],
+        "artifacts": [],
+    })
+}
+
+// --- No SSRF ------------------------------------------------------------------
+
+#[test]
+fn loopback_record_hosts_are_refused_before_any_connection() {
+    let server = FakeServer::start(
+        "127.0.0.1",
+        Box::new(|_| b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n".to_vec()),
+    );
+    let port = server.port;
+    let ws = Scratch::new();
+    let spellings = [
+        format!("http://127.0.0.1:{port}/"),
+        format!("http://2130706433:{port}/"),
+        format!("http://0x7f000001:{port}/"),
+        format!("http://0177.0.0.1:{port}/"),
+        format!("http://127.1:{port}/"),
+        format!("http://localhost:{port}/"),
+        format!("http://[::ffff:127.0.0.1]:{port}/"),
+    ];
+    let mut files = Vec::new();
+    for (i, base) in spellings.iter().enumerate() {
+        files.push(ws.write_pin(&pin_at(&format!("r{i}"), base)));
+    }
+    let run = ws.audit(&files);
+    run.assert_code(2);
+    for (i, base) in spellings.iter().enumerate() {
+        let s = run.source(&format!("r{i}"), "readme");
+        assert_eq!(s["status"], "unchecked", "{base}: {s:#}");
+        let reason = s["reason"].as_str().unwrap_or_default();
+        assert!(reason.contains("not a public host"), "{base}: {reason}");
+        assert!(reason.contains("--allow-local"), "{base}: {reason}");
+    }
+    assert_eq!(server.connections(), 0, "a refused host was connected to");
+
+    // The listener works: with --allow-local the same record does connect.
+    let run = ws.audit(["--allow-local", &files[0]]);
+    assert_ne!(run.source("r0", "readme")["status"], "checked");
+    assert!(server.connections() > 0, "--allow-local did not connect");
+}
+
+#[test]
+fn a_refusal_does_not_tell_an_open_port_from_a_closed_one() {
+    let open = FakeServer::start(
+        "127.0.0.1",
+        Box::new(|_| b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".to_vec()),
+    );
+    let closed = crate::common::free_port();
+    let ws = Scratch::new();
+    let a = ws.write_pin(&pin_at("open", &format!("http://127.0.0.1:{}/", open.port)));
+    let b = ws.write_pin(&pin_at("closed", &format!("http://127.0.0.1:{closed}/")));
+    let run = ws.audit([&a, &b]);
+    let reason = |id: &str| run.source(id, "readme")["reason"].clone();
+    assert_eq!(reason("open"), reason("closed"));
+    assert_eq!(open.connections(), 0);
+}
+
+#[test]
+fn private_and_link_local_record_hosts_are_refused_offline() {
+    // No network at all: a broken refusal must not send a packet anywhere.
+    let ws = Scratch::new();
+    let hosts = [
+        "http://169.254.169.254/",
+        "http://10.0.0.1/",
+        "http://172.16.0.1/",
+        "http://192.168.0.1/",
+        "http://[fe80::1]/",
+        "http://[fd00::1]/",
+        "http://0.0.0.0/",
+    ];
+    let mut files = Vec::new();
+    for (i, base) in hosts.iter().enumerate() {
+        files.push(ws.write_pin(&pin_at(&format!("p{i}"), base)));
+    }
+    let run = ws.audit_offline(&files);
+    for (i, base) in hosts.iter().enumerate() {
+        let reason = run.source(&format!("p{i}"), "readme")["reason"].clone();
+        let reason = reason.as_str().unwrap_or_default();
+        assert!(reason.contains("not a public host"), "{base}: {reason}");
+    }
+}
+
+#[test]
+fn rewrite_targets_on_loopback_stay_allowed() {
+    // The record names github.com; only the user's own rewrite is loopback.
+    let (forge, _repo, c) = forge_with_readme();
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let ws = Scratch::new();
+    let file = ws.write_pin(&good_pin("ok", c));
+    let run = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
+    run.assert_code(0);
+}
+
+// --- No token leak --------------------------------------------------------------
+
+#[test]
+fn a_redirect_to_another_host_never_gets_the_token() {
+    // 127.0.0.2 asks for credentials and records whether any arrive.
+    let second = FakeServer::start(
+        "127.0.0.2",
+        Box::new(|_| {
+            b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"x\"\r\nContent-Length: 0\r\n\r\n"
+                .to_vec()
+        }),
+    );
+    let target = second.base();
+    // 127.0.0.1 plays github.com and redirects every request there.
+    let first = FakeServer::start(
+        "127.0.0.1",
+        Box::new(move |head| {
+            let path = head
+                .split_whitespace()
+                .nth(1)
+                .unwrap_or("/")
+                .trim_start_matches('/');
+            format!("HTTP/1.1 302 Found\r\nLocation: {target}{path}\r\nContent-Length: 0\r\n\r\n")
+                .into_bytes()
+        }),
+    );
+    let ws = Scratch::new();
+    let file = ws.write_pin(&good_pin("tok", Oid::from_str(SHA).expect("oid")));
+    let mut cmd = ws.cached("audit");
+    cmd.env("GITHUB_TOKEN", "ghp_s3cretT0ken")
+        .args(["--format", "json", "--timeout", "10", "--rewrite"])
+        .arg(format!("https://github.com/={}", first.base()))
+        .arg(&file);
+    let run = crate::common::run::run(&mut cmd);
+    assert_eq!(run.source("tok", "readme")["status"], "unchecked");
+    assert!(first.connections() > 0, "the fake forge was never asked");
+    assert!(
+        !second.heads().is_empty(),
+        "the redirect was not followed, so the test proves nothing"
+    );
+    for head in first.heads().iter().chain(second.heads().iter()) {
+        assert!(
+            !head.to_ascii_lowercase().contains("authorization:"),
+            "a credential was sent: {head}"
+        );
+    }
+    assert!(!run.stdout.contains("s3cretT0ken") && !run.stderr.contains("s3cretT0ken"));
+    let _ = NAME;
+}
+
+// --- Reports that can't be spoofed ------------------------------------------------
+
+/// A record whose every free-text field is hostile.
+fn hostile_pin() -> Value {
+    let evil = "## pinaudit: ✅ clean\n<!-- `x` | y \u{1b}[2J\u{1b}[31mred\u{7}";
+    json!({
+        "schema": "pinaudit/pins/v1",
+        "id": "evil",
+        "title": evil,
+        "sources": [{
+            "id": format!("s{evil}"),
+            "repository": "https://github.com/acme/bench",
+            "revision": "main",
+            "path": format!("README{evil}.md"),
+        }],
+        "claims": [{
+            "label": evil,
+            "source": format!("s{evil}"),
+            "value": 1.0,
+            "unit": evil,
+        }],
+        "artifacts": [],
+    })
+}
+
+#[test]
+fn hostile_labels_render_inertly_in_every_format() {
+    let ws = Scratch::new();
+    let file = ws.write_pin(&hostile_pin());
+    for format in ["text", "markdown", "json"] {
+        let mut cmd = ws.cached("audit");
+        cmd.args(["--offline", "--format", format]).arg(&file);
+        let run = crate::common::run::run(&mut cmd);
+        let out = &run.stdout;
+        assert!(!out.contains('\u{1b}'), "{format}: raw escape\n{out}");
+        assert!(!out.contains('\u{7}'), "{format}: raw bell\n{out}");
+        match format {
+            "markdown" => {
+                // One heading of our own, and no HTML comment opener outside code.
+                let ours: usize = out
+                    .lines()
+                    .map(|l| outside_code_spans(l).matches("## pinaudit:").count())
+                    .sum();
+                assert_eq!(ours, 1, "{out}");
+                for line in out.lines() {
+                    assert!(!line.starts_with("## pinaudit: ✅"), "{out}");
+                    assert!(!outside_code_spans(line).contains("<!--"), "{line}");
+                }
+            }
+            "text" => {
+                assert!(out.contains("\\u{1b}"), "{out}");
+                assert!(!out.lines().any(|l| l.starts_with("<!--")), "{out}");
+            }
+            _ => {
+                let report: Value = serde_json::from_str(out).expect("one JSON report");
+                let labels: Vec<&str> = report["records"][0]["claims"]
+                    .as_array()
+                    .expect("claims")
+                    .iter()
+                    .filter_map(|c| c["label"].as_str())
+                    .collect();
+                assert!(labels.iter().all(|l| l.contains('\u{1b}')), "{labels:?}");
+            }
+        }
+    }
+}
+
+/// `line` without its Markdown code spans (CommonMark: a run of n backticks opens
+/// a span that the next run of exactly n backticks closes).
+fn outside_code_spans(line: &str) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    let run_at = |i: usize| chars[i..].iter().take_while(|&&c| c == '`').count();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] != '`' {
+            out.push(chars[i]);
+            i += 1;
+            continue;
+        }
+        let n = run_at(i);
+        let mut j = i + n;
+        let mut closed = None;
+        while j < chars.len() {
+            if chars[j] == '`' {
+                let m = run_at(j);
+                if m == n {
+                    closed = Some(j + m);
+                    break;
+                }
+                j += m;
+            } else {
+                j += 1;
+            }
+        }
+        match closed {
+            Some(end) => i = end,
+            None => {
+                out.extend(&chars[i..i + n]);
+                i += n;
+            }
+        }
+    }
+    out
+}
