@@ -49,7 +49,7 @@ use git2::{
 use super::error::{classify, clean_message, AuthOutcome, FetchError};
 use super::hash::BlobHashCache;
 use super::repo::{CachedRepo, HEAD_REF, OTHER_NS, PINNED_NS};
-use super::url::{cache_relpath, host, redact, LOCK_SUFFIX};
+use super::url::{cache_relpath, redact, LOCK_SUFFIX};
 
 /// Refspecs of the mirror: every branch and tag, forced, under the same name.
 const MIRROR_SPECS: [&str; 2] = ["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"];

@@ -391,3 +391,112 @@ fn outside_code_spans(line: &str) -> String {
     }
     out
 }
+
+// --- Import can't clobber -------------------------------------------------------
+
+#[test]
+fn import_never_writes_over_the_schema_and_audit_skips_only_the_schema() {
+    let ws = Scratch::new();
+    let schema = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("pins/schema.json"),
+    )
+    .expect("pins/schema.json");
+    ws.write("out/schema.json", &schema);
+    let mut files = Vec::new();
+    for id in ["schema", "x.schema", "SCHEMA"] {
+        let mut pin = crate::common::inputs::pin_file(id);
+        pin["id"] = json!(id);
+        files.push(ws.write_json(&format!("in/{}.json", id.replace('.', "_")), &pin));
+    }
+    let mut cmd = ws.cmd();
+    cmd.arg("import").args(&files).args(["--out", "out"]);
+    let run = crate::common::run::run(&mut cmd);
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("out/schema.json")).expect("schema kept"),
+        schema,
+        "import wrote over the schema"
+    );
+    assert!(
+        run.stderr.contains("kept for the pin-file schema"),
+        "{}",
+        run.stderr
+    );
+    for name in ["schema-record", "x.schema-record", "SCHEMA-record"] {
+        assert!(
+            ws.path().join(format!("out/{name}.json")).is_file(),
+            "{name}: {}",
+            run.stderr
+        );
+    }
+
+    // A record file is audited whatever its name; only the schema is skipped.
+    ws.write_json(
+        "out/y.schema.json",
+        &crate::common::inputs::pin_file("named-like-a-schema"),
+    );
+    let run = ws.audit_offline(["out"]);
+    let report = run.report();
+    let mut ids: Vec<&str> = report["records"]
+        .as_array()
+        .expect("records")
+        .iter()
+        .filter_map(|r| r["id"].as_str())
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(ids, ["SCHEMA", "named-like-a-schema", "schema", "x.schema"]);
+    assert!(!run.stdout.contains("out/schema.json"), "{}", run.stdout);
+}
+
+#[test]
+fn output_is_replaced_whole_or_not_at_all() {
+    let ws = Scratch::new();
+    let file = ws.write_pin(&crate::common::inputs::pin_file("r"));
+    ws.write("reports/old.json", "the previous report\n");
+    let mut cmd = ws.cached("audit");
+    cmd.args([
+        "--offline",
+        "--format",
+        "json",
+        "--output",
+        "reports/old.json",
+    ])
+    .arg(&file);
+    crate::common::run::run(&mut cmd);
+    let text = std::fs::read_to_string(ws.path().join("reports/old.json")).expect("report");
+    serde_json::from_str::<Value>(&text).expect("a whole JSON report");
+    // A target that can't be replaced (a directory) fails cleanly and leaves
+    // no temporary file behind.
+    std::fs::create_dir_all(ws.path().join("reports/dir.json")).expect("dir");
+    let mut cmd = ws.cached("audit");
+    cmd.args([
+        "--offline",
+        "--format",
+        "json",
+        "--output",
+        "reports/dir.json",
+    ])
+    .arg(&file);
+    let run = crate::common::run::run(&mut cmd);
+    run.assert_code(2);
+    assert!(
+        run.stderr.contains("cannot write the report"),
+        "{}",
+        run.stderr
+    );
+    let left: Vec<_> = std::fs::read_dir(ws.path().join("reports"))
+        .expect("reports")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(ws.path().join("reports/old.json"))
+            .expect("report")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o044, 0o044, "the report is not private: {mode:o}");
+    }
+}
