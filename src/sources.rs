@@ -111,14 +111,17 @@ pub type Synced = HashMap<String, Result<SyncReport, FetchError>>;
 
 /// Syncs every remote once, `jobs` at a time, with each remote's wanted commits.
 pub fn sync_all(cache: &GitCache, targets: &[&DocRef], plan: &SyncPlan) -> Synced {
-    let mut wanted: BTreeMap<String, Vec<Oid>> = BTreeMap::new();
+    // Each commit with the paths a verdict will read there: the sync checks
+    // that they read back whole (a damaged cache is not a finding).
+    let mut wanted: BTreeMap<String, Vec<(Oid, Option<String>)>> = BTreeMap::new();
     for t in targets {
         let Ok(oid) = Oid::from_str(t.commit.as_str()) else {
             continue;
         };
         let list = wanted.entry(t.remote.clone()).or_default();
-        if !list.contains(&oid) {
-            list.push(oid);
+        let doc = (oid, Some(t.path.clone()));
+        if !list.contains(&doc) {
+            list.push(doc);
         }
     }
     if wanted.is_empty() {
@@ -171,7 +174,7 @@ pub fn sync_all(cache: &GitCache, targets: &[&DocRef], plan: &SyncPlan) -> Synce
                     Ok(fetch_url) => {
                         let remote2 = remote.clone();
                         tokio::task::spawn_blocking(move || {
-                            cache.sync(&remote2, &fetch_url, &oids, &opts)
+                            cache.sync_docs(&remote2, &fetch_url, &oids, &opts)
                         })
                         .await
                         .unwrap_or_else(|e| {
@@ -183,6 +186,9 @@ pub fn sync_all(cache: &GitCache, targets: &[&DocRef], plan: &SyncPlan) -> Synce
                     }
                 };
                 bar.inc(1);
+                if let Ok(report) = &result {
+                    warn_about(&shown_remote(&remote), report);
+                }
                 (remote, result)
             }));
         }
@@ -196,6 +202,30 @@ pub fn sync_all(cache: &GitCache, targets: &[&DocRef], plan: &SyncPlan) -> Synce
     });
     bar.finish_and_clear();
     results
+}
+
+fn shown_remote(remote: &str) -> String {
+    crate::fetch::redact(remote)
+}
+
+/// What a sync did that people should hear about although it went well.
+fn warn_about(remote: &str, report: &SyncReport) {
+    use std::io::Write;
+    let mut err = std::io::stderr().lock();
+    if let Some(why) = &report.repaired {
+        let _ = writeln!(
+            err,
+            "warning: the cached mirror of `{remote}` was damaged ({}); fetched it afresh",
+            crate::report::escape::terminal(why)
+        );
+    }
+    for name in &report.skipped_refs {
+        let _ = writeln!(
+            err,
+            "warning: `{remote}` advertises a ref whose name is not UTF-8 (`{}`); skipped it",
+            crate::report::escape::terminal(name)
+        );
+    }
 }
 
 fn progress_bar(len: u64, wanted: bool) -> ProgressBar {

@@ -57,6 +57,26 @@ pub enum FetchError {
         /// Why it cannot be used.
         reason: String,
     },
+    /// A mirror in the cache fails its integrity check (a ref that can't be
+    /// read or names a missing object, a commit, tree or blob that can't be
+    /// read back): not a fact about the record. Online, pinaudit fetches the
+    /// mirror afresh; offline the sources it holds stay `unchecked`.
+    #[error("cache damaged: repository `{}` {reason}", path.display())]
+    CacheDamaged {
+        /// The repository directory inside the cache.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The cache entry is not a mirror pinaudit made (a symbolic link, or a
+    /// repository without pinaudit's ownership marker): it is never written to.
+    #[error("cache entry `{}` is not a mirror pinaudit made: {reason}; refusing to touch it", path.display())]
+    CacheForeign {
+        /// The repository directory inside the cache.
+        path: PathBuf,
+        /// Why it is not ours.
+        reason: String,
+    },
     /// `--offline` and the remote has never been fetched into this cache.
     #[error("`{url}` is not in the cache (looked in `{}`)", path.display())]
     NotCached {
@@ -93,6 +113,14 @@ impl FetchError {
                 "delete `{}` and run again; it will be fetched afresh",
                 path.display()
             )),
+            FetchError::CacheDamaged { .. } => Some(
+                "run again without --offline: pinaudit fetches a damaged mirror afresh".to_string(),
+            ),
+            FetchError::CacheForeign { path, .. } => Some(format!(
+                "move `{}` out of the cache (pinaudit left it as it was), or pass another --cache",
+                path.display()
+            )),
+            FetchError::Io { path, source } => io_hint(path, source),
             FetchError::NotCached { .. } => {
                 Some("run once without --offline to fill the cache".to_string())
             }
@@ -116,6 +144,7 @@ impl FetchError {
             FetchError::Network { .. }
                 | FetchError::NotCached { .. }
                 | FetchError::Authentication { .. }
+                | FetchError::CacheDamaged { .. }
         )
     }
 
@@ -124,6 +153,40 @@ impl FetchError {
             path: path.into(),
             source,
         }
+    }
+}
+
+/// Advice for a file system failure, by its cause: a permission problem must
+/// never be answered with "delete the cache" (that would destroy a good one).
+fn io_hint(path: &std::path::Path, e: &std::io::Error) -> Option<String> {
+    use std::io::ErrorKind;
+    let shown = path.display();
+    match e.kind() {
+        ErrorKind::PermissionDenied => Some(format!(
+            "permission denied: make `{shown}` readable and writable by this user, or pass --cache DIR (the cache itself is fine; don't delete it)"
+        )),
+        ErrorKind::StorageFull | ErrorKind::QuotaExceeded => Some(format!(
+            "the disk holding `{shown}` is full: free some space, or pass --cache DIR on another disk"
+        )),
+        ErrorKind::ReadOnlyFilesystem => Some(format!(
+            "`{shown}` is on a read-only file system: pass --cache DIR somewhere writable, or use --offline"
+        )),
+        _ => None,
+    }
+}
+
+/// Whether libgit2's message is a local disk or permission problem, which must
+/// not be mistaken for the network's.
+pub(crate) fn local_io_kind(message: &str) -> Option<std::io::ErrorKind> {
+    let lower = message.to_ascii_lowercase();
+    if lower.contains("no space left on device") || lower.contains("disk quota exceeded") {
+        Some(std::io::ErrorKind::StorageFull)
+    } else if lower.contains("permission denied") {
+        Some(std::io::ErrorKind::PermissionDenied)
+    } else if lower.contains("read-only file system") {
+        Some(std::io::ErrorKind::ReadOnlyFilesystem)
+    } else {
+        None
     }
 }
 

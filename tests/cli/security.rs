@@ -500,3 +500,212 @@ fn output_is_replaced_whole_or_not_at_all() {
         assert_eq!(mode & 0o044, 0o044, "the report is not private: {mode:o}");
     }
 }
+
+// --- A cache that can't be poisoned or lose data ---------------------------------
+
+/// A filled cache: `acme/bench` audited clean once over `git daemon`.
+struct Filled {
+    ws: Scratch,
+    file: String,
+    rewrite: String,
+    commit: Oid,
+    _daemon: GitDaemon,
+    _forge: crate::common::forge::Forge,
+}
+
+fn filled() -> Filled {
+    let (forge, _repo, commit) = forge_with_readme();
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let ws = Scratch::new();
+    let file = ws.write_pin(&good_pin("rec", commit));
+    let rewrite = to_daemon(&daemon);
+    ws.audit(["--rewrite", &rewrite, &file]).assert_code(0);
+    Filled {
+        ws,
+        file,
+        rewrite,
+        commit,
+        _daemon: daemon,
+        _forge: forge,
+    }
+}
+
+impl Filled {
+    fn mirror(&self) -> std::path::PathBuf {
+        self.ws.mirror(NAME)
+    }
+
+    fn packs(&self, ext: &str) -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(self.mirror().join("objects/pack"))
+            .expect("objects/pack")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == ext))
+            .collect()
+    }
+
+    /// Offline the damage is a cache problem: `unchecked`, "cache damaged",
+    /// no finding against the record. Online it is repaired: clean again.
+    fn assert_detected_and_repaired(&self) {
+        let run = self.ws.audit_offline([&self.file]);
+        run.assert_code(2);
+        let s = run.source("rec", "readme");
+        assert_eq!(s["status"], "unchecked", "{s:#}");
+        let reason = s["reason"].as_str().unwrap_or_default();
+        assert!(reason.contains("cache damaged"), "{reason}");
+        assert!(
+            run.findings().iter().all(|f| f["severity"] != "error"),
+            "a finding against the record: {:#?}",
+            run.findings()
+        );
+
+        let run = self.ws.audit(["--rewrite", &self.rewrite, &self.file]);
+        run.assert_code(0);
+        crate::common::forge::assert_clean(&run, "rec", self.commit);
+        assert!(run.stderr.contains("damaged"), "{}", run.stderr);
+        self.ws.audit_offline([&self.file]).assert_code(0);
+    }
+}
+
+fn make_writable(path: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+}
+
+#[test]
+fn a_flipped_blob_is_a_damaged_cache_and_is_refetched() {
+    let f = filled();
+    let idx = f.packs("idx").pop().expect("a pack index");
+    let out = std::process::Command::new("git")
+        .args(["verify-pack", "-v"])
+        .arg(&idx)
+        .output()
+        .expect("git verify-pack");
+    let listing = String::from_utf8_lossy(&out.stdout);
+    let blob = Oid::hash_object(
+        git2::ObjectType::Blob,
+        crate::common::forge::README.as_bytes(),
+    )
+    .expect("blob id")
+    .to_string();
+    let line = listing
+        .lines()
+        .find(|l| l.starts_with(&blob))
+        .unwrap_or_else(|| panic!("README blob not in the pack:\n{listing}"));
+    let cols: Vec<u64> = line
+        .split_whitespace()
+        .skip(2)
+        .take(3)
+        .map(|c| c.parse().expect("a number"))
+        .collect();
+    let (in_pack, offset) = (cols[1], cols[2]);
+    let pack = idx.with_extension("pack");
+    make_writable(&pack);
+    let mut bytes = std::fs::read(&pack).expect("pack");
+    let at = usize::try_from(offset + in_pack / 2).expect("offset");
+    bytes[at] ^= 0x55;
+    std::fs::write(&pack, bytes).expect("write pack");
+    f.assert_detected_and_repaired();
+}
+
+#[test]
+fn a_deleted_pack_is_a_damaged_cache_and_is_refetched() {
+    let f = filled();
+    for ext in ["pack", "idx"] {
+        for p in f.packs(ext) {
+            std::fs::remove_file(p).expect("rm pack");
+        }
+    }
+    f.assert_detected_and_repaired();
+}
+
+#[test]
+fn a_garbage_ref_is_a_damaged_cache_and_is_refetched() {
+    let f = filled();
+    let r = f.mirror().join("refs/heads/main");
+    assert!(r.is_file(), "refs/heads/main is loose");
+    std::fs::write(&r, "garbage\n").expect("write ref");
+    f.assert_detected_and_repaired();
+}
+
+#[test]
+fn temporary_packs_of_an_interrupted_fetch_are_cleaned() {
+    let f = filled();
+    let junk = f.mirror().join("objects/pack/pack_git2_a1b2c3");
+    std::fs::write(&junk, vec![0u8; 4096]).expect("write");
+    let tmp = f.mirror().join("objects/pack/tmp_pack_XyZ");
+    std::fs::write(&tmp, b"PACK").expect("write");
+    f.ws.audit(["--rewrite", &f.rewrite, &f.file])
+        .assert_code(0);
+    assert!(!junk.exists() && !tmp.exists());
+}
+
+#[test]
+fn a_symlinked_foreign_repository_is_refused_and_untouched() {
+    let (forge, _repo, commit) = forge_with_readme();
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    // Someone else's repository, with branches a prune would delete.
+    let other = crate::common::forge::Forge::new();
+    let foreign = other.repo("their/own");
+    let c = foreign.commit(&[("a.txt", "a")], "a", 1_700_000_000);
+    for b in ["keep-1", "keep-2", "keep-3"] {
+        foreign.branch(b, c);
+    }
+    let ws = Scratch::new();
+    let entry = ws.mirror(NAME);
+    std::fs::create_dir_all(entry.parent().expect("parent")).expect("mkdir");
+    std::os::unix::fs::symlink(foreign.path(), &entry).expect("symlink");
+    let before = crate::common::forge::snapshot(foreign.path());
+
+    let file = ws.write_pin(&good_pin("rec", commit));
+    let run = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
+    run.assert_code(2);
+    let s = run.source("rec", "readme");
+    let reason = s["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("symbolic link"), "{reason}");
+    assert!(reason.contains("not a mirror pinaudit made"), "{reason}");
+    assert_eq!(crate::common::forge::snapshot(foreign.path()), before);
+    for b in ["keep-1", "keep-2", "keep-3"] {
+        assert_eq!(foreign.tip(b), Some(c), "{b} lost");
+    }
+    // Offline too: its contents never stand in for the record's repository.
+    let run = ws.audit_offline([&file]);
+    let reason = run.source("rec", "readme")["reason"].clone();
+    assert!(
+        reason
+            .as_str()
+            .unwrap_or_default()
+            .contains("symbolic link"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn a_foreign_repository_without_the_marker_is_refused() {
+    let f = filled();
+    std::fs::remove_file(f.mirror().join("pinaudit-mirror")).expect("rm marker");
+    let mut config = git2::Repository::open_bare(f.mirror())
+        .expect("open")
+        .config()
+        .expect("config");
+    config.remove("pinaudit.remote").expect("unset");
+    let run = f.ws.audit(["--rewrite", &f.rewrite, &f.file]);
+    run.assert_code(2);
+    let reason = run.source("rec", "readme")["reason"].clone();
+    assert!(
+        reason
+            .as_str()
+            .unwrap_or_default()
+            .contains("no pinaudit ownership marker"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn a_mirror_made_before_the_marker_is_adopted() {
+    let f = filled();
+    let marker = f.mirror().join("pinaudit-mirror");
+    std::fs::remove_file(&marker).expect("rm marker");
+    f.ws.audit(["--rewrite", &f.rewrite, &f.file])
+        .assert_code(0);
+    assert!(marker.is_file());
+}
