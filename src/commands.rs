@@ -64,6 +64,9 @@ pub fn audit(args: AuditArgs) -> ExitStatus {
         allow_local: args.fetch.allow_local,
         timeout: std::time::Duration::from_secs(args.fetch.timeout),
         progress: !args.quiet,
+        deadline: std::time::Duration::from_secs(args.fetch.deadline),
+        max_fetch_bytes: args.fetch.max_fetch_mib << 20,
+        max_ref_bytes: args.fetch.max_refs_mib << 20,
         ..Options::new(&args.fetch.cache)
     };
     let result = audit::run(&args.paths, &opts);
@@ -262,6 +265,9 @@ fn sync_plan(
             offline: f.offline,
             connect_timeout: timeout.min(std::time::Duration::from_secs(30)),
             timeout,
+            deadline: std::time::Duration::from_secs(f.deadline),
+            max_fetch_bytes: f.max_fetch_mib << 20,
+            max_ref_bytes: f.max_refs_mib << 20,
             ..crate::fetch::SyncOptions::default()
         },
         jobs: 1,

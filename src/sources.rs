@@ -173,16 +173,30 @@ pub fn sync_all(cache: &GitCache, targets: &[&DocRef], plan: &SyncPlan) -> Synce
                     }),
                     Ok(fetch_url) => {
                         let remote2 = remote.clone();
-                        tokio::task::spawn_blocking(move || {
+                        // libgit2 calls back only while a pack arrives; a server
+                        // that trickles or never ends its ref advertisement is
+                        // cut off here, at the deadline (plus a grace for the
+                        // sync's own cleanup). Its worker is abandoned; the
+                        // runtime is shut down without waiting for it.
+                        let limit = opts.deadline + std::time::Duration::from_secs(2);
+                        let deadline_secs = opts.deadline.as_secs();
+                        let work = tokio::task::spawn_blocking(move || {
                             cache.sync_docs(&remote2, &fetch_url, &oids, &opts)
-                        })
-                        .await
-                        .unwrap_or_else(|e| {
-                            Err(FetchError::Git {
+                        });
+                        match tokio::time::timeout(limit, work).await {
+                            Ok(joined) => joined.unwrap_or_else(|e| {
+                                Err(FetchError::Git {
+                                    url: shown,
+                                    reason: format!("the fetch worker failed: {e}"),
+                                })
+                            }),
+                            Err(_) => Err(FetchError::Network {
                                 url: shown,
-                                reason: format!("the fetch worker failed: {e}"),
-                            })
-                        })
+                                reason: format!(
+                                    "timed out: the sync took longer than the deadline of {deadline_secs} s (raise it with --deadline)"
+                                ),
+                            }),
+                        }
                     }
                 };
                 bar.inc(1);
@@ -201,6 +215,8 @@ pub fn sync_all(cache: &GitCache, targets: &[&DocRef], plan: &SyncPlan) -> Synce
         out
     });
     bar.finish_and_clear();
+    // Don't wait for a worker abandoned at its deadline.
+    runtime.shutdown_background();
     results
 }
 

@@ -29,6 +29,12 @@ pub struct Options {
     pub timeout: Duration,
     /// Show a progress bar (only ever on a terminal).
     pub progress: bool,
+    /// Longest time one repository's sync may take in all.
+    pub deadline: Duration,
+    /// Most bytes one repository's sync may receive.
+    pub max_fetch_bytes: u64,
+    /// Most bytes a git:// ref advertisement may take.
+    pub max_ref_bytes: u64,
 }
 
 impl Options {
@@ -43,6 +49,9 @@ impl Options {
             allow_local: false,
             timeout: Duration::from_secs(60),
             progress: false,
+            deadline: crate::fetch::DEFAULT_DEADLINE,
+            max_fetch_bytes: crate::fetch::DEFAULT_MAX_FETCH_BYTES,
+            max_ref_bytes: crate::fetch::DEFAULT_MAX_REF_BYTES,
         }
     }
 }
@@ -107,6 +116,9 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
             offline: opts.offline,
             connect_timeout: opts.timeout.min(std::time::Duration::from_secs(30)),
             timeout: opts.timeout,
+            deadline: opts.deadline,
+            max_fetch_bytes: opts.max_fetch_bytes,
+            max_ref_bytes: opts.max_ref_bytes,
             ..SyncOptions::default()
         },
         jobs: opts.jobs,

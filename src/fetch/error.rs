@@ -129,6 +129,14 @@ impl FetchError {
                  elsewhere configure a git credential helper"
                     .to_string(),
             ),
+            FetchError::Network { reason, .. }
+                if reason.contains("--deadline") || reason.contains("--max-") =>
+            {
+                Some(
+                    "the server sent too much or too slowly; if you trust it, raise the limit named above"
+                        .to_string(),
+                )
+            }
             FetchError::Network { .. } => {
                 Some("check the network or use --offline with a filled cache".to_string())
             }

@@ -46,6 +46,7 @@ use git2::{
     Repository, RepositoryInitOptions,
 };
 
+use super::bounded::{register_git_transport, with_budget, Budget};
 use super::error::{classify, clean_message, local_io_kind, AuthOutcome, FetchError};
 use super::hash::BlobHashCache;
 use super::repo::{CachedRepo, HEAD_REF, OTHER_NS, PINNED_NS};
@@ -70,7 +71,27 @@ pub struct SyncOptions {
     /// At most this many other refs (pull/merge-request refs) are fetched
     /// when the server refuses to hand out a commit by id.
     pub max_other_refs: usize,
+    /// Longest time one repository's whole sync may take, however steadily
+    /// the server trickles (`--deadline`): an idle limit alone never ends a
+    /// server that sends a byte every few seconds.
+    pub deadline: Duration,
+    /// Most bytes one repository's sync may receive in packs (`--max-fetch-mib`):
+    /// an endless pack is cut off instead of filling memory and disk.
+    pub max_fetch_bytes: u64,
+    /// Most bytes a `git://` server's ref advertisement may take
+    /// (`--max-refs-mib`): an endless one is cut off before it fills memory.
+    pub max_ref_bytes: u64,
 }
+
+/// Default of [`SyncOptions::deadline`]: a cold mirror of a large benchmark
+/// repository takes minutes, not a quarter of an hour.
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(900);
+/// Default of [`SyncOptions::max_fetch_bytes`] (4 GiB): above any benchmark
+/// repository's history pinaudit has met, far below a disk.
+pub const DEFAULT_MAX_FETCH_BYTES: u64 = 4 << 30;
+/// Default of [`SyncOptions::max_ref_bytes`] (32 MiB, some 400 000 refs): the
+/// largest forge repositories advertise a few MiB.
+pub const DEFAULT_MAX_REF_BYTES: u64 = 32 << 20;
 
 impl Default for SyncOptions {
     fn default() -> Self {
@@ -79,6 +100,9 @@ impl Default for SyncOptions {
             connect_timeout: Duration::from_secs(30),
             timeout: Duration::from_secs(120),
             max_other_refs: 200,
+            deadline: DEFAULT_DEADLINE,
+            max_fetch_bytes: DEFAULT_MAX_FETCH_BYTES,
+            max_ref_bytes: DEFAULT_MAX_REF_BYTES,
         }
     }
 }
@@ -238,6 +262,7 @@ impl GitCache {
         }
 
         apply_timeouts(opts);
+        register_git_transport();
         let _lock = lock_beside(&path)?;
         let mut repaired = None;
         if fs::symlink_metadata(&path).is_ok() {
@@ -305,12 +330,28 @@ fn run_with_retries(
     wanted: &[Oid],
     opts: &SyncOptions,
 ) -> Result<SyncReport, FetchError> {
+    let budget = Budget::new(opts);
+    with_budget(&budget, || {
+        retry_loop(repo, fetch_url, wanted, opts, &budget)
+    })
+}
+
+fn retry_loop(
+    repo: &Repository,
+    fetch_url: &str,
+    wanted: &[Oid],
+    opts: &SyncOptions,
+    budget: &Budget,
+) -> Result<SyncReport, FetchError> {
     let mut wait = RETRY_BACKOFF;
     let mut tries = 0;
     loop {
-        match Session::new(repo, fetch_url).run(wanted, opts) {
+        match Session::new(repo, fetch_url, budget).run(wanted, opts) {
             Err(FetchError::Network { reason, .. })
-                if tries < NETWORK_RETRIES && !reason.contains("timed out") =>
+                if tries < NETWORK_RETRIES
+                    && !reason.contains("timed out")
+                    && !reason.contains("budget")
+                    && std::time::Instant::now() + wait < budget.deadline =>
             {
                 tries += 1;
                 std::thread::sleep(wait);
@@ -877,6 +918,38 @@ impl Auth {
         cb.credentials(move |url, username, allowed| self.credentials(url, username, allowed));
         cb
     }
+}
+
+/// One sync of one mirror.
+struct Session<'r> {
+    repo: &'r Repository,
+    budget: &'r Budget,
+    fetch_url: String,
+    shown_url: String,
+    auth: Auth,
+    fetches: Cell<usize>,
+    received_objects: Cell<usize>,
+}
+
+impl<'r> Session<'r> {
+    fn new(repo: &'r Repository, fetch_url: &str, budget: &'r Budget) -> Self {
+        Session {
+            repo,
+            budget,
+            fetch_url: fetch_url.to_string(),
+            shown_url: redact(fetch_url),
+            auth: Auth::new(fetch_url, std::env::var("GITHUB_TOKEN").ok()),
+            fetches: Cell::new(0),
+            received_objects: Cell::new(0),
+        }
+    }
+
+    /// Credentials, and the budget on every transfer.
+    fn callbacks(&self) -> RemoteCallbacks<'_> {
+        let mut cb = self.auth.callbacks();
+        cb.transfer_progress(|stats| self.budget.allows(stats.received_bytes() as u64));
+        cb
+    }
 
     fn fetch_options(&self) -> FetchOptions<'_> {
         let mut fo = FetchOptions::new();
@@ -886,31 +959,14 @@ impl Auth {
             .update_fetchhead(false);
         fo
     }
-}
-
-/// One sync of one mirror.
-struct Session<'r> {
-    repo: &'r Repository,
-    fetch_url: String,
-    shown_url: String,
-    auth: Auth,
-    fetches: Cell<usize>,
-    received_objects: Cell<usize>,
-}
-
-impl<'r> Session<'r> {
-    fn new(repo: &'r Repository, fetch_url: &str) -> Self {
-        Session {
-            repo,
-            fetch_url: fetch_url.to_string(),
-            shown_url: redact(fetch_url),
-            auth: Auth::new(fetch_url, std::env::var("GITHUB_TOKEN").ok()),
-            fetches: Cell::new(0),
-            received_objects: Cell::new(0),
-        }
-    }
 
     fn classify(&self, e: &git2::Error) -> FetchError {
+        if let Some(reason) = self.budget.tripped() {
+            return FetchError::Network {
+                url: self.shown_url.clone(),
+                reason,
+            };
+        }
         // A full disk or a permission problem in the cache is not the network's.
         if let Some(kind) = local_io_kind(e.message()) {
             let reason = clean_message(e.message(), &self.auth.secrets());
@@ -943,14 +999,14 @@ impl<'r> Session<'r> {
         // One connection: list the refs and, if they moved, fetch over it.
         let adv = {
             let mut conn = remote
-                .connect_auth(Direction::Fetch, Some(self.auth.callbacks()), None)
+                .connect_auth(Direction::Fetch, Some(self.callbacks()), None)
                 .map_err(|e| self.classify(&e))?;
             let heads = list_raw(conn.remote()).map_err(|e| self.classify(&e))?;
             let adv = Advertisement::from_raw(heads);
             // Matching refs mean the mirror can't gain anything; missing
             // wanted commits are asked for by id below.
             if !self.mirror_matches(&adv.mirrored) {
-                let mut fo = self.auth.fetch_options();
+                let mut fo = self.fetch_options();
                 let result =
                     conn.remote()
                         .fetch(&MIRROR_SPECS, Some(&mut fo), Some("pinaudit: mirror"));
@@ -994,6 +1050,9 @@ impl<'r> Session<'r> {
                     status.by_id_error = Some("the remote sent no such commit".to_string());
                 }
                 Err(e) => {
+                    if self.budget.tripped().is_some() {
+                        return Err(self.classify(&e));
+                    }
                     let reason = clean_message(e.message(), &self.auth.secrets());
                     match self.classify(&e) {
                         err @ FetchError::Authentication { .. } => return Err(err),
@@ -1049,7 +1108,7 @@ impl<'r> Session<'r> {
     /// One fetch of `specs` on its own connection, counted.
     fn fetch(&self, specs: &[String], reflog: &str) -> Result<(), git2::Error> {
         let mut remote = self.repo.remote_anonymous(&self.fetch_url)?;
-        let mut fo = self.auth.fetch_options();
+        let mut fo = self.fetch_options();
         let result = remote.fetch(specs, Some(&mut fo), Some(reflog));
         self.count(&remote, result.is_ok());
         result
@@ -1059,7 +1118,7 @@ impl<'r> Session<'r> {
     fn probe(&self) -> Result<(), FetchError> {
         let mut remote = self.new_remote()?;
         let conn = remote
-            .connect_auth(Direction::Fetch, Some(self.auth.callbacks()), None)
+            .connect_auth(Direction::Fetch, Some(self.callbacks()), None)
             .map_err(|e| self.classify(&e))?;
         conn.list().map_err(|e| self.classify(&e))?;
         Ok(())

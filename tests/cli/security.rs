@@ -709,3 +709,280 @@ fn a_mirror_made_before_the_marker_is_adopted() {
         .assert_code(0);
     assert!(marker.is_file());
 }
+
+#[test]
+fn a_non_utf8_ref_name_is_skipped_with_a_warning() {
+    use std::os::unix::ffi::OsStrExt;
+    let (forge, repo, commit) = forge_with_readme();
+    // git stores and advertises any bytes a file name can hold.
+    let name = std::ffi::OsStr::from_bytes(b"bad-\xff-name");
+    let dir = repo.path().join("refs/heads");
+    std::fs::write(dir.join(name), format!("{commit}\n")).expect("write ref");
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let ws = Scratch::new();
+    let file = ws.write_pin(&good_pin("rec", commit));
+    let run = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
+    run.assert_code(0);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    assert!(run.stderr.contains("not UTF-8"), "{}", run.stderr);
+}
+
+// --- Bounded servers --------------------------------------------------------------
+
+/// A git:// server on 127.0.0.1 that answers every connection with `serve`,
+/// on a thread of its own per connection; stopped on drop (connections
+/// end when the client goes away, which makes every write fail).
+struct RawGitServer {
+    port: u16,
+    connections: Arc<AtomicUsize>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl RawGitServer {
+    fn start(serve: fn(TcpStream, &AtomicBool)) -> RawGitServer {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        listener.set_nonblocking(true).expect("nonblocking");
+        let connections = Arc::new(AtomicUsize::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (c, s) = (connections.clone(), stop.clone());
+        let thread = std::thread::spawn(move || {
+            let mut workers = Vec::new();
+            while !s.load(Ordering::SeqCst) {
+                match listener.accept() {
+                    Ok((stream, _)) => {
+                        c.fetch_add(1, Ordering::SeqCst);
+                        let _ = stream.set_nonblocking(false);
+                        let s2 = s.clone();
+                        workers.push(std::thread::spawn(move || serve(stream, &s2)));
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(10)),
+                }
+            }
+            for w in workers {
+                let _ = w.join();
+            }
+        });
+        RawGitServer {
+            port,
+            connections,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    fn rewrite(&self, owner: &str) -> String {
+        format!(
+            "https://github.com/{owner}/=git://127.0.0.1:{}/{owner}/",
+            self.port
+        )
+    }
+}
+
+impl Drop for RawGitServer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn pkt(line: &str) -> Vec<u8> {
+    format!("{:04x}{line}", line.len() + 4).into_bytes()
+}
+
+/// Reads one pkt-line; `None` at the end of the stream.
+fn read_pkt(stream: &mut TcpStream) -> Option<Vec<u8>> {
+    let mut len = [0u8; 4];
+    stream.read_exact(&mut len).ok()?;
+    let n = usize::from_str_radix(std::str::from_utf8(&len).ok()?, 16).ok()?;
+    let mut body = vec![0u8; n.saturating_sub(4)];
+    stream.read_exact(&mut body).ok()?;
+    Some(body)
+}
+
+const TIP: &str = "1111111111111111111111111111111111111111";
+
+fn advertise_head(stream: &mut TcpStream) -> std::io::Result<()> {
+    let _ = read_pkt(stream); // git-upload-pack /path\0host=…\0
+    stream.write_all(&pkt(&format!("{TIP} HEAD\0ofs-delta\n")))?;
+    stream.write_all(&pkt(&format!("{TIP} refs/heads/main\n")))
+}
+
+/// A ref advertisement a byte every 500 ms: never idle for --timeout.
+fn trickle(mut stream: TcpStream, stop: &AtomicBool) {
+    let _ = read_pkt(&mut stream);
+    let line = pkt(&format!("{TIP} HEAD\0ofs-delta\n"));
+    for b in line.iter().cycle() {
+        if stop.load(Ordering::SeqCst) || stream.write_all(&[*b]).is_err() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+/// A ref advertisement that never ends.
+fn endless_refs(mut stream: TcpStream, stop: &AtomicBool) {
+    if advertise_head(&mut stream).is_err() {
+        return;
+    }
+    let mut chunk = Vec::new();
+    for i in 0..1000 {
+        chunk.extend(pkt(&format!("{TIP} refs/heads/b{i:08}\n")));
+    }
+    while !stop.load(Ordering::SeqCst) {
+        if stream.write_all(&chunk).is_err() {
+            return;
+        }
+        // A fast server, not a flood that starves the test machine.
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// A valid pack that never ends: blob after blob.
+fn endless_pack(mut stream: TcpStream, stop: &AtomicBool) {
+    if advertise_head(&mut stream).is_err() || stream.write_all(b"0000").is_err() {
+        return;
+    }
+    // Wants, then `done`.
+    loop {
+        match read_pkt(&mut stream) {
+            None => return,
+            Some(line) if line.starts_with(b"done") => break,
+            Some(_) => {}
+        }
+    }
+    let _ = stream.write_all(&pkt("NAK\n"));
+    // A plausible count (libgit2 refuses 2^32 - 1 outright: "out of memory").
+    let mut pack = b"PACK\0\0\0\x02\0\x0f\x42\x40".to_vec();
+    if stream.write_all(&pack).is_err() {
+        return;
+    }
+    let mut n: u32 = 0;
+    while !stop.load(Ordering::SeqCst) {
+        pack.clear();
+        for _ in 0..64 {
+            n += 1;
+            pack.extend(blob_entry(n));
+        }
+        if stream.write_all(&pack).is_err() {
+            return;
+        }
+    }
+}
+
+/// One pack entry: a 4000-byte blob (distinct per `n`) as a stored zlib stream.
+fn blob_entry(n: u32) -> Vec<u8> {
+    let mut data = vec![b'x'; 4000];
+    data[..4].copy_from_slice(&n.to_be_bytes());
+    let size = data.len();
+    // Type 3 (blob), size in 4 + 7-bit groups.
+    let mut out = vec![0x80 | (3 << 4) | (size & 0x0f) as u8];
+    let mut rest = size >> 4;
+    while rest > 0 {
+        let more = if rest >> 7 > 0 { 0x80 } else { 0 };
+        out.push(more | (rest & 0x7f) as u8);
+        rest >>= 7;
+    }
+    out.extend([0x78, 0x01, 0x01]);
+    let len = u16::try_from(size).expect("small");
+    out.extend(len.to_le_bytes());
+    out.extend((!len).to_le_bytes());
+    out.extend(&data);
+    let (mut a, mut b) = (1u32, 0u32);
+    for &byte in &data {
+        a = (a + u32::from(byte)) % 65521;
+        b = (b + a) % 65521;
+    }
+    out.extend(((b << 16) | a).to_be_bytes());
+    out
+}
+
+/// Audits a good record (over `git daemon`) beside a record of `owner/repo`,
+/// served by `server`, with `extra` flags; returns the run and how long it took.
+fn audit_beside(server: &RawGitServer, extra: &[&str]) -> (crate::common::run::Run, Duration) {
+    let (forge, _repo, commit) = forge_with_readme();
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let ws = Scratch::new();
+    let good = ws.write_pin(&good_pin("good", commit));
+    let bad = ws.write_pin(&json!({
+        "schema": "pinaudit/pins/v1",
+        "id": "bad",
+        "title": null,
+        "sources": [{
+            "id": "readme",
+            "url": format!("https://github.com/evil/repo/blob/{SHA}/README.md"),
+            "revision": SHA,
+            "path": "README.md",
+        }],
+        "claims": [],
+        "artifacts": [],
+    }));
+    let mut args: Vec<String> = vec![
+        "--rewrite".into(),
+        to_daemon(&daemon),
+        "--rewrite".into(),
+        server.rewrite("evil"),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args.push(good);
+    args.push(bad);
+    let started = std::time::Instant::now();
+    let run = ws.audit_with_timeout(3, &args);
+    let took = started.elapsed();
+    assert!(server.connections.load(Ordering::SeqCst) > 0, "never asked");
+    crate::common::forge::assert_clean(&run, "good", commit);
+    (run, took)
+}
+
+#[test]
+fn a_trickling_server_ends_at_the_deadline() {
+    let server = RawGitServer::start(trickle);
+    let (run, took) = audit_beside(&server, &["--deadline", "4"]);
+    let reason = run.source("bad", "readme")["reason"].clone();
+    assert_eq!(run.source("bad", "readme")["status"], "unchecked");
+    assert!(
+        reason.as_str().unwrap_or_default().contains("deadline"),
+        "{reason}"
+    );
+    assert!(took < Duration::from_secs(20), "took {took:?}");
+}
+
+#[test]
+fn an_endless_ref_advertisement_is_cut_off_by_the_ref_budget() {
+    let server = RawGitServer::start(endless_refs);
+    let (run, took) = audit_beside(&server, &["--max-refs-mib", "4"]);
+    let s = run.source("bad", "readme");
+    assert_eq!(s["status"], "unchecked", "{s:#}");
+    let reason = s["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("refs than the byte budget of 4 MiB"),
+        "{reason}"
+    );
+    assert!(took < Duration::from_secs(20), "took {took:?}");
+}
+
+#[test]
+fn an_endless_ref_advertisement_also_ends_at_the_deadline() {
+    let server = RawGitServer::start(endless_refs);
+    let (run, took) = audit_beside(&server, &["--deadline", "2", "--max-refs-mib", "65536"]);
+    let reason = run.source("bad", "readme")["reason"].clone();
+    assert!(
+        reason.as_str().unwrap_or_default().contains("deadline"),
+        "{reason}"
+    );
+    assert!(took < Duration::from_secs(20), "took {took:?}");
+}
+
+#[test]
+fn an_endless_pack_is_cut_off_by_the_byte_budget() {
+    let server = RawGitServer::start(endless_pack);
+    let (run, took) = audit_beside(&server, &["--max-fetch-mib", "8"]);
+    let s = run.source("bad", "readme");
+    assert_eq!(s["status"], "unchecked", "{s:#}");
+    let reason = s["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("byte budget"), "{reason}");
+    assert!(took < Duration::from_secs(20), "took {took:?}");
+}
