@@ -21,3 +21,6 @@ pub mod result;
 pub(crate) mod show;
 pub(crate) mod sources;
 pub mod url;
+
+#[doc(hidden)]
+pub mod fuzz_entry;

@@ -986,3 +986,123 @@ fn an_endless_pack_is_cut_off_by_the_byte_budget() {
     assert!(reason.contains("byte budget"), "{reason}");
     assert!(took < Duration::from_secs(20), "took {took:?}");
 }
+
+// --- Fuzzing, stable fallback -------------------------------------------------------
+
+/// The `cargo fuzz` entry points (`pinaudit::fuzz_entry`, nightly targets in
+/// `fuzz/`) driven on stable: seeds from the test data, mutated by a small
+/// deterministic generator, for `PINAUDIT_FUZZ_SECS` seconds per target
+/// (default 1, so the suite stays fast; `fuzz/run.sh` says how to run long).
+/// A panic fails the test and leaves the input in `target/fuzz-crash-TARGET`.
+#[test]
+fn long_run_fuzz() {
+    let secs: u64 = std::env::var("PINAUDIT_FUZZ_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut seeds: Vec<Vec<u8>> = Vec::new();
+    for dir in ["pins", "tests/data", "tests/data/matcher"] {
+        for e in std::fs::read_dir(root.join(dir))
+            .expect("seed dir")
+            .flatten()
+        {
+            if e.path().is_file() {
+                seeds.push(std::fs::read(e.path()).expect("seed"));
+            }
+        }
+    }
+    for u in [
+        "https://github.com/o/r/blob/de1fa14ea798512f54dafc8b8795eb3ef1a6c367/README.md#L43-L45",
+        "https://gitlab.com/g/s/p/-/blob/main/a%2Fb.md#L3",
+        "https://huggingface.co/datasets/o/r/resolve/main/x.json",
+        "http://[::ffff:127.0.0.1]:80/o/r",
+        "file:///srv/m/../../etc\nFILE:///srv/m/",
+        "git@host:o/r.git",
+        "2.9 tok/s\n| decode | ~2.9 tok/s |\nGSM8K: 18/20 (90%)",
+        "```json\n{\"figures\": [{\"label\": \"x\", \"value\": 1}]}\n```",
+    ] {
+        seeds.push(u.as_bytes().to_vec());
+    }
+    type Entry = fn(&[u8]);
+    let targets: [(&str, Entry); 4] = [
+        ("import", pinaudit::fuzz_entry::import),
+        ("pin_file", pinaudit::fuzz_entry::pin_file),
+        ("url", pinaudit::fuzz_entry::url),
+        ("matcher", pinaudit::fuzz_entry::matcher),
+    ];
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let tokens: [&[u8]; 12] = [
+        b"```json\n",
+        b"\n```\n",
+        b"{",
+        b"}",
+        b"\"",
+        b"%2e%2e/",
+        b"#L",
+        b"..",
+        b"://",
+        b"\xff",
+        b"[",
+        b"0x7f000001",
+    ];
+    for (name, entry) in targets {
+        let until = std::time::Instant::now() + Duration::from_secs(secs);
+        let mut runs = 0u64;
+        while std::time::Instant::now() < until {
+            let mut input = seeds[(next() as usize) % seeds.len()].clone();
+            for _ in 0..(1 + next() % 8) {
+                let at = if input.is_empty() {
+                    0
+                } else {
+                    (next() as usize) % input.len()
+                };
+                match next() % 5 {
+                    0 if !input.is_empty() => input[at] ^= 1 << (next() % 8),
+                    1 => input
+                        .splice(
+                            at..at,
+                            tokens[(next() as usize) % tokens.len()].iter().copied(),
+                        )
+                        .for_each(drop),
+                    2 if !input.is_empty() => {
+                        let end = (at + (next() as usize) % 64).min(input.len());
+                        input.drain(at..end);
+                    }
+                    3 => {
+                        let other = &seeds[(next() as usize) % seeds.len()];
+                        let from = (next() as usize) % other.len().max(1);
+                        let end = (from + (next() as usize) % 256).min(other.len());
+                        input
+                            .splice(at..at, other[from..end].iter().copied())
+                            .for_each(drop);
+                    }
+                    _ => {
+                        let n = (next() % 4096) as usize;
+                        let b = input.get(at).copied().unwrap_or(b'9');
+                        input
+                            .splice(at..at, std::iter::repeat_n(b, n))
+                            .for_each(drop);
+                    }
+                }
+            }
+            let outcome = std::panic::catch_unwind(|| entry(&input));
+            if outcome.is_err() {
+                let out = root.join(format!("target/fuzz-crash-{name}"));
+                let _ = std::fs::write(&out, &input);
+                panic!(
+                    "fuzz target `{name}` panicked; input saved to {}",
+                    out.display()
+                );
+            }
+            runs += 1;
+        }
+        eprintln!("fuzz {name}: {runs} runs in {secs} s, no panic");
+    }
+}
