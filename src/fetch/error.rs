@@ -315,6 +315,40 @@ mod tests {
     use super::*;
     use git2::{Error, ErrorClass, ErrorCode};
 
+    #[test]
+    fn file_system_failures_point_at_their_cause() {
+        let io = |kind: std::io::ErrorKind| FetchError::Io {
+            path: PathBuf::from("/home/u/.cache/pinaudit"),
+            source: std::io::Error::new(kind, "x"),
+        };
+        let denied = io(std::io::ErrorKind::PermissionDenied)
+            .hint()
+            .unwrap_or_default();
+        assert!(denied.contains("permission denied"), "{denied}");
+        assert!(denied.contains("don't delete"), "{denied}");
+        let full = io(std::io::ErrorKind::StorageFull)
+            .hint()
+            .unwrap_or_default();
+        assert!(full.contains("disk") && full.contains("full"), "{full}");
+        assert!(!full.contains("network"), "{full}");
+        assert_eq!(
+            local_io_kind("failed to write pack: No space left on device"),
+            Some(std::io::ErrorKind::StorageFull)
+        );
+        assert_eq!(
+            local_io_kind("could not open '/c/x.lock': Permission denied"),
+            Some(std::io::ErrorKind::PermissionDenied)
+        );
+        assert_eq!(local_io_kind("connection refused"), None);
+        let damaged = FetchError::CacheDamaged {
+            path: PathBuf::from("c/git/h/o/r.git"),
+            reason: "has ref `refs/heads/main` that can't be read".into(),
+        };
+        assert!(damaged.to_string().starts_with("cache damaged:"));
+        assert!(damaged.is_unavailable());
+        assert!(!damaged.hint().unwrap_or_default().contains("delete"));
+    }
+
     fn err(code: ErrorCode, class: ErrorClass, msg: &str) -> Error {
         Error::new(code, class, msg)
     }
