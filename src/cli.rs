@@ -295,6 +295,16 @@ pub struct FetchArgs {
     /// Network timeout in seconds: for connecting, and for each wait on an answer
     #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub timeout: u64,
+    /// Longest time, in seconds, one repository's sync may take in all (a server
+    /// that trickles never trips --timeout)
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::fetch::DEFAULT_DEADLINE.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86400))]
+    pub deadline: u64,
+    /// Most MiB one repository's sync may receive (an endless pack is cut off)
+    #[arg(long, value_name = "MIB", default_value_t = crate::fetch::DEFAULT_MAX_FETCH_BYTES >> 20, value_parser = clap::value_parser!(u64).range(1..=1048576))]
+    pub max_fetch_mib: u64,
+    /// Most MiB a git:// server's ref advertisement may take (an endless one is cut off)
+    #[arg(long, value_name = "MIB", default_value_t = crate::fetch::DEFAULT_MAX_REF_BYTES >> 20, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    pub max_refs_mib: u64,
 }
 
 #[derive(Debug, Args)]

@@ -140,6 +140,9 @@ pub fn audit(args: AuditArgs) -> ExitStatus {
             exclude: eff.exclude.value.clone(),
             no_ignore: args.no_ignore,
         },
+        deadline: std::time::Duration::from_secs(args.fetch.deadline),
+        max_fetch_bytes: args.fetch.max_fetch_mib << 20,
+        max_ref_bytes: args.fetch.max_refs_mib << 20,
         ..Options::new(&fetch.cache)
     };
     if args.fix {
@@ -209,11 +212,41 @@ pub fn audit(args: AuditArgs) -> ExitStatus {
     code
 }
 
+/// Writes `text` to `path` whole or not at all: into a temporary file beside it,
+/// flushed to disk, then renamed over it. A full disk or a crash leaves the old
+/// file (or none), never a truncated one (issue "Reliability and security").
 fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)?;
+    let dir = match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)?;
+            dir
+        }
+        None => Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".pinaudit-")
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
+    tmp.write_all(text.as_bytes())?;
+    // A temporary file is private (0600); a report or pin file is not.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o7777);
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(mode))?;
     }
-    std::fs::write(path, text)
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// Whether `name` (a pin file's stem) is one pinaudit keeps for itself: the
+/// published JSON Schema is `schema.json`, and `*.schema.json` files beside
+/// pin files are schemas too.
+fn is_reserved(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower == "schema" || lower.ends_with(".schema")
 }
 
 pub fn import(args: ImportArgs) -> ExitStatus {
@@ -239,7 +272,15 @@ pub fn import(args: ImportArgs) -> ExitStatus {
             status = ExitStatus::Incomplete;
             continue;
         }
-        let name = sanitize(&rec.id);
+        let mut name = sanitize(&rec.id);
+        if is_reserved(&name) {
+            let renamed = format!("{name}-record");
+            note(&format!(
+                "note: record id `{}` would be written as `{name}.json`, a name kept for the pin-file schema; writing `{renamed}.json` instead",
+                rec.id
+            ));
+            name = renamed;
+        }
         if let Some(first) = written.get(&name) {
             error(
                 &format!(
@@ -349,6 +390,9 @@ fn sync_plan(
             offline: f.offline,
             connect_timeout: timeout.min(std::time::Duration::from_secs(30)),
             timeout,
+            deadline: std::time::Duration::from_secs(f.deadline),
+            max_fetch_bytes: f.max_fetch_mib << 20,
+            max_ref_bytes: f.max_refs_mib << 20,
             ..crate::fetch::SyncOptions::default()
         },
         jobs: 1,

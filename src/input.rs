@@ -32,7 +32,9 @@ pub struct WalkError {
 fn is_input(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     // The published JSON Schema lives beside the pin files; it is not a record.
-    if name == "schema.json" || name.ends_with(".schema.json") {
+    // Told by its content, not its name alone: a record imported as `schema`
+    // must still be audited (issue "Reliability and security").
+    if (name == "schema.json" || name.ends_with(".schema.json")) && is_published_schema(path) {
         return false;
     }
     let ext = path
@@ -79,6 +81,22 @@ fn loop_ancestor(e: &ignore::Error) -> Option<&Path> {
         | ignore::Error::WithLineNumber { err, .. } => loop_ancestor(err),
         _ => None,
     }
+}
+
+/// Whether `path` holds a JSON Schema of pin files (`$schema` and the `$id`
+/// `pinaudit/pins/v1`) rather than a record (no `id`, `sources` or `claims`).
+fn is_published_schema(path: &Path) -> bool {
+    let Ok(bytes) = std::fs::read(path) else {
+        return false;
+    };
+    let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(&bytes) else {
+        return false;
+    };
+    map.contains_key("$schema")
+        && map.get("$id").and_then(Value::as_str) == Some(pinfile::SCHEMA)
+        && !["id", "sources", "claims", "schema"]
+            .iter()
+            .any(|k| map.contains_key(*k))
 }
 
 /// Lists the input files under `paths`, in a stable order. Files named directly are

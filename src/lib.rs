@@ -28,3 +28,6 @@ pub(crate) mod show;
 pub(crate) mod sources;
 pub mod store;
 pub mod url;
+
+#[doc(hidden)]
+pub mod fuzz_entry;

@@ -33,6 +33,9 @@ pub fn resolve(s: &Source, allow_local: bool) -> Result<DocRef, Skip> {
             "local repository refused (pass --allow-local to read file: URLs and paths)".into(),
         ));
     }
+    if located.forge != Forge::Local && !allow_local {
+        refuse_non_public(&located.host)?;
+    }
     let revision = s
         .revision
         .clone()
@@ -59,6 +62,33 @@ pub fn resolve(s: &Source, allow_local: bool) -> Result<DocRef, Skip> {
         commit,
         path,
     })
+}
+
+/// Refuses a record's host unless it is on the public internet.
+///
+/// Records are written by strangers; a record must not make pinaudit connect to
+/// this machine, its private network or a cloud metadata address (server-side
+/// request forgery, issue "Reliability and security"). Decided from the host text
+/// alone ([`crate::url::classify_host`], which reads `2130706433`, `0x7f000001`,
+/// `0177.0.0.1` as the addresses they reach), before any connection, so the
+/// refusal is the same whether a port there is closed, open or an HTTP server.
+/// `--rewrite` targets are the user's own choice and are not checked here.
+pub fn refuse_non_public(host: &str) -> Result<(), Skip> {
+    use crate::url::{classify_host, HostClass};
+    let what = match classify_host(host) {
+        HostClass::Public => return Ok(()),
+        HostClass::Loopback => "a loopback address",
+        HostClass::Private => "a private-network address",
+        HostClass::LinkLocal => "a link-local address",
+        HostClass::UniqueLocal => "a unique-local address",
+        HostClass::Unspecified => "an unspecified address",
+        HostClass::Reserved => "a reserved address",
+        HostClass::Invalid => "not a valid host",
+    };
+    Err(Skip(format!(
+        "host `{}` refused: it is {what}, not a public host (records may only name public hosts; pass --allow-local to fetch from it)",
+        crate::report::escape::terminal(host)
+    )))
 }
 
 /// The git id of a resolved document's commit ([`resolve`] checked that it parses).
@@ -92,12 +122,14 @@ pub fn sync_all_with(
     extra: &[(String, Option<Oid>)],
     plan: &SyncPlan,
 ) -> Synced {
-    let mut wanted: BTreeMap<String, Vec<Oid>> = BTreeMap::new();
+    // Each commit with the paths a verdict will read there: the sync checks
+    // that they read back whole (a damaged cache is not a finding).
+    let mut wanted: BTreeMap<String, Vec<(Oid, Option<String>)>> = BTreeMap::new();
     for (remote, oid) in extra {
         let list = wanted.entry(remote.clone()).or_default();
         if let Some(oid) = oid {
-            if !list.contains(oid) {
-                list.push(*oid);
+            if !list.iter().any(|(o, _)| o == oid) {
+                list.push((*oid, None));
             }
         }
     }
@@ -106,8 +138,9 @@ pub fn sync_all_with(
             continue;
         };
         let list = wanted.entry(t.remote.clone()).or_default();
-        if !list.contains(&oid) {
-            list.push(oid);
+        let doc = (oid, Some(t.path.clone()));
+        if !list.contains(&doc) {
+            list.push(doc);
         }
     }
     if wanted.is_empty() {
@@ -162,22 +195,39 @@ pub fn sync_all_with(
                     Ok(fetch_url) => {
                         let remote2 = remote.clone();
                         let line2 = line.clone();
-                        tokio::task::spawn_blocking(move || {
-                            cache.sync_with_progress(&remote2, &fetch_url, &oids, &opts, line2)
-                        })
-                        .await
-                        .unwrap_or_else(|e| {
-                            Err(FetchError::Git {
+                        // libgit2 calls back only while a pack arrives; a server
+                        // that trickles or never ends its ref advertisement is
+                        // cut off here, at the deadline (plus a grace for the
+                        // sync's own cleanup). Its worker is abandoned; the
+                        // runtime is shut down without waiting for it.
+                        let limit = opts.deadline + std::time::Duration::from_secs(2);
+                        let deadline_secs = opts.deadline.as_secs();
+                        let work = tokio::task::spawn_blocking(move || {
+                            cache.sync_docs(&remote2, &fetch_url, &oids, &opts, line2)
+                        });
+                        match tokio::time::timeout(limit, work).await {
+                            Ok(joined) => joined.unwrap_or_else(|e| {
+                                Err(FetchError::Git {
+                                    url: shown,
+                                    reason: format!("the fetch worker failed: {e}"),
+                                })
+                            }),
+                            Err(_) => Err(FetchError::Network {
                                 url: shown,
-                                reason: format!("the fetch worker failed: {e}"),
-                            })
-                        })
+                                reason: format!(
+                                    "timed out: the sync took longer than the deadline of {deadline_secs} s (raise it with --deadline)"
+                                ),
+                            }),
+                        }
                     }
                 };
                 if let Some(line) = line {
                     line.finish_and_clear();
                 }
                 bar.inc(1);
+                if let Ok(report) = &result {
+                    warn_about(&shown_remote(&remote), report);
+                }
                 (remote, result)
             }));
         }
@@ -190,7 +240,33 @@ pub fn sync_all_with(
         out
     });
     bar.finish_and_clear();
+    // Don't wait for a worker abandoned at its deadline.
+    runtime.shutdown_background();
     results
+}
+
+fn shown_remote(remote: &str) -> String {
+    crate::fetch::redact(remote)
+}
+
+/// What a sync did that people should hear about although it went well.
+fn warn_about(remote: &str, report: &SyncReport) {
+    use std::io::Write;
+    let mut err = std::io::stderr().lock();
+    if let Some(why) = &report.repaired {
+        let _ = writeln!(
+            err,
+            "warning: the cached mirror of `{remote}` was damaged ({}); fetched it afresh",
+            crate::report::escape::terminal(why)
+        );
+    }
+    for name in &report.skipped_refs {
+        let _ = writeln!(
+            err,
+            "warning: `{remote}` advertises a ref whose name is not UTF-8 (`{}`); skipped it",
+            crate::report::escape::terminal(name)
+        );
+    }
 }
 
 /// The overall bar, and the set of lines it heads; hidden (and no set) off a
@@ -277,6 +353,42 @@ mod tests {
             .0
             .contains("--allow-local"));
         assert_eq!(resolve(&local, true).unwrap().remote, "file:///tmp/repo");
+    }
+
+    #[test]
+    fn refuses_hosts_that_are_not_public() {
+        for url in [
+            "http://127.0.0.1/o/r",
+            "http://127.1:8080/o/r",
+            "http://2130706433/o/r",
+            "http://0x7f000001/o/r",
+            "http://0177.0.0.1/o/r",
+            "https://localhost/o/r",
+            "https://LOCALHOST./o/r",
+            "https://git.localhost/o/r",
+            "http://169.254.169.254/o/r",
+            "http://10.0.0.1/o/r",
+            "http://192.168.1.1/o/r",
+            "http://[::1]/o/r",
+            "http://[fe80::1]/o/r",
+            "http://[fd00::1]/o/r",
+            "http://[::ffff:127.0.0.1]/o/r",
+            "http://0.0.0.0/o/r",
+        ] {
+            let s = source(None, Some(url), Some(SHA), Some("a"));
+            let why = resolve(&s, false).expect_err(url).0;
+            assert!(why.contains("not a public host"), "{url}: {why}");
+            assert!(why.contains("--allow-local"), "{url}: {why}");
+            assert!(resolve(&s, true).is_ok(), "{url}");
+        }
+        for url in [
+            "https://github.com/o/r",
+            "https://8.8.8.8/o/r",
+            "https://git.example/o/r",
+        ] {
+            let s = source(None, Some(url), Some(SHA), Some("a"));
+            assert!(resolve(&s, false).is_ok(), "{url}");
+        }
     }
 
     #[test]

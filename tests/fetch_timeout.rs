@@ -18,6 +18,7 @@ fn opts() -> SyncOptions {
         connect_timeout: Duration::from_secs(5),
         timeout: Duration::from_secs(3),
         max_other_refs: 50,
+        ..SyncOptions::default()
     }
 }
 

@@ -43,6 +43,12 @@ pub struct Options {
     pub policy: Policy,
     /// How input directories are walked.
     pub walk: crate::input::WalkOptions,
+    /// Longest time one repository's sync may take in all.
+    pub deadline: Duration,
+    /// Most bytes one repository's sync may receive.
+    pub max_fetch_bytes: u64,
+    /// Most bytes a git:// ref advertisement may take.
+    pub max_ref_bytes: u64,
 }
 
 impl Options {
@@ -62,6 +68,9 @@ impl Options {
             shard: None,
             policy: Policy::default(),
             walk: crate::input::WalkOptions::default(),
+            deadline: crate::fetch::DEFAULT_DEADLINE,
+            max_fetch_bytes: crate::fetch::DEFAULT_MAX_FETCH_BYTES,
+            max_ref_bytes: crate::fetch::DEFAULT_MAX_REF_BYTES,
         }
     }
 }
@@ -129,6 +138,9 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
             offline: opts.offline,
             connect_timeout: opts.timeout.min(std::time::Duration::from_secs(30)),
             timeout: opts.timeout,
+            deadline: opts.deadline,
+            max_fetch_bytes: opts.max_fetch_bytes,
+            max_ref_bytes: opts.max_ref_bytes,
             ..SyncOptions::default()
         },
         jobs: opts.jobs,

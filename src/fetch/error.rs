@@ -57,6 +57,26 @@ pub enum FetchError {
         /// Why it cannot be used.
         reason: String,
     },
+    /// A mirror in the cache fails its integrity check (a ref that can't be
+    /// read or names a missing object, a commit, tree or blob that can't be
+    /// read back): not a fact about the record. Online, pinaudit fetches the
+    /// mirror afresh; offline the sources it holds stay `unchecked`.
+    #[error("cache damaged: repository `{}` {reason}", path.display())]
+    CacheDamaged {
+        /// The repository directory inside the cache.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The cache entry is not a mirror pinaudit made (a symbolic link, or a
+    /// repository without pinaudit's ownership marker): it is never written to.
+    #[error("cache entry `{}` is not a mirror pinaudit made: {reason}; refusing to touch it", path.display())]
+    CacheForeign {
+        /// The repository directory inside the cache.
+        path: PathBuf,
+        /// Why it is not ours.
+        reason: String,
+    },
     /// `--offline` and the remote has never been fetched into this cache.
     #[error("`{url}` is not in the cache (looked in `{}`)", path.display())]
     NotCached {
@@ -93,6 +113,14 @@ impl FetchError {
                 "delete `{}` and run again; it will be fetched afresh",
                 path.display()
             )),
+            FetchError::CacheDamaged { .. } => Some(
+                "run again without --offline: pinaudit fetches a damaged mirror afresh".to_string(),
+            ),
+            FetchError::CacheForeign { path, .. } => Some(format!(
+                "move `{}` out of the cache (pinaudit left it as it was), or pass another --cache",
+                path.display()
+            )),
+            FetchError::Io { path, source } => io_hint(path, source),
             FetchError::NotCached { .. } => {
                 Some("run once without --offline to fill the cache".to_string())
             }
@@ -101,6 +129,14 @@ impl FetchError {
                  elsewhere configure a git credential helper"
                     .to_string(),
             ),
+            FetchError::Network { reason, .. }
+                if reason.contains("--deadline") || reason.contains("--max-") =>
+            {
+                Some(
+                    "the server sent too much or too slowly; if you trust it, raise the limit named above"
+                        .to_string(),
+                )
+            }
             FetchError::Network { .. } => {
                 Some("check the network or use --offline with a filled cache".to_string())
             }
@@ -116,6 +152,7 @@ impl FetchError {
             FetchError::Network { .. }
                 | FetchError::NotCached { .. }
                 | FetchError::Authentication { .. }
+                | FetchError::CacheDamaged { .. }
         )
     }
 
@@ -124,6 +161,40 @@ impl FetchError {
             path: path.into(),
             source,
         }
+    }
+}
+
+/// Advice for a file system failure, by its cause: a permission problem must
+/// never be answered with "delete the cache" (that would destroy a good one).
+fn io_hint(path: &std::path::Path, e: &std::io::Error) -> Option<String> {
+    use std::io::ErrorKind;
+    let shown = path.display();
+    match e.kind() {
+        ErrorKind::PermissionDenied => Some(format!(
+            "permission denied: make `{shown}` readable and writable by this user, or pass --cache DIR (the cache itself is fine; don't delete it)"
+        )),
+        ErrorKind::StorageFull | ErrorKind::QuotaExceeded => Some(format!(
+            "the disk holding `{shown}` is full: free some space, or pass --cache DIR on another disk"
+        )),
+        ErrorKind::ReadOnlyFilesystem => Some(format!(
+            "`{shown}` is on a read-only file system: pass --cache DIR somewhere writable, or use --offline"
+        )),
+        _ => None,
+    }
+}
+
+/// Whether libgit2's message is a local disk or permission problem, which must
+/// not be mistaken for the network's.
+pub(crate) fn local_io_kind(message: &str) -> Option<std::io::ErrorKind> {
+    let lower = message.to_ascii_lowercase();
+    if lower.contains("no space left on device") || lower.contains("disk quota exceeded") {
+        Some(std::io::ErrorKind::StorageFull)
+    } else if lower.contains("permission denied") {
+        Some(std::io::ErrorKind::PermissionDenied)
+    } else if lower.contains("read-only file system") {
+        Some(std::io::ErrorKind::ReadOnlyFilesystem)
+    } else {
+        None
     }
 }
 
@@ -243,6 +314,40 @@ pub(crate) fn clean_message(message: &str, secrets: &[&str]) -> String {
 mod tests {
     use super::*;
     use git2::{Error, ErrorClass, ErrorCode};
+
+    #[test]
+    fn file_system_failures_point_at_their_cause() {
+        let io = |kind: std::io::ErrorKind| FetchError::Io {
+            path: PathBuf::from("/home/u/.cache/pinaudit"),
+            source: std::io::Error::new(kind, "x"),
+        };
+        let denied = io(std::io::ErrorKind::PermissionDenied)
+            .hint()
+            .unwrap_or_default();
+        assert!(denied.contains("permission denied"), "{denied}");
+        assert!(denied.contains("don't delete"), "{denied}");
+        let full = io(std::io::ErrorKind::StorageFull)
+            .hint()
+            .unwrap_or_default();
+        assert!(full.contains("disk") && full.contains("full"), "{full}");
+        assert!(!full.contains("network"), "{full}");
+        assert_eq!(
+            local_io_kind("failed to write pack: No space left on device"),
+            Some(std::io::ErrorKind::StorageFull)
+        );
+        assert_eq!(
+            local_io_kind("could not open '/c/x.lock': Permission denied"),
+            Some(std::io::ErrorKind::PermissionDenied)
+        );
+        assert_eq!(local_io_kind("connection refused"), None);
+        let damaged = FetchError::CacheDamaged {
+            path: PathBuf::from("c/git/h/o/r.git"),
+            reason: "has ref `refs/heads/main` that can't be read".into(),
+        };
+        assert!(damaged.to_string().starts_with("cache damaged:"));
+        assert!(damaged.is_unavailable());
+        assert!(!damaged.hint().unwrap_or_default().contains("delete"));
+    }
 
     fn err(code: ErrorCode, class: ErrorClass, msg: &str) -> Error {
         Error::new(code, class, msg)

@@ -46,10 +46,11 @@ use git2::{
     Repository, RepositoryInitOptions,
 };
 
-use super::error::{classify, clean_message, AuthOutcome, FetchError};
+use super::bounded::{register_git_transport, with_budget, Budget};
+use super::error::{classify, clean_message, local_io_kind, AuthOutcome, FetchError};
 use super::hash::BlobHashCache;
 use super::repo::{CachedRepo, HEAD_REF, OTHER_NS, PINNED_NS};
-use super::url::{cache_relpath, host, redact, LOCK_SUFFIX};
+use super::url::{cache_relpath, redact, LOCK_SUFFIX};
 
 /// Refspecs of the mirror: every branch and tag, forced, under the same name.
 const MIRROR_SPECS: [&str; 2] = ["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"];
@@ -70,7 +71,27 @@ pub struct SyncOptions {
     /// At most this many other refs (pull/merge-request refs) are fetched
     /// when the server refuses to hand out a commit by id.
     pub max_other_refs: usize,
+    /// Longest time one repository's whole sync may take, however steadily
+    /// the server trickles (`--deadline`): an idle limit alone never ends a
+    /// server that sends a byte every few seconds.
+    pub deadline: Duration,
+    /// Most bytes one repository's sync may receive in packs (`--max-fetch-mib`):
+    /// an endless pack is cut off instead of filling memory and disk.
+    pub max_fetch_bytes: u64,
+    /// Most bytes a `git://` server's ref advertisement may take
+    /// (`--max-refs-mib`): an endless one is cut off before it fills memory.
+    pub max_ref_bytes: u64,
 }
+
+/// Default of [`SyncOptions::deadline`]: a cold mirror of a large benchmark
+/// repository takes minutes, not a quarter of an hour.
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(900);
+/// Default of [`SyncOptions::max_fetch_bytes`] (4 GiB): above any benchmark
+/// repository's history pinaudit has met, far below a disk.
+pub const DEFAULT_MAX_FETCH_BYTES: u64 = 4 << 30;
+/// Default of [`SyncOptions::max_ref_bytes`] (32 MiB, some 400 000 refs): the
+/// largest forge repositories advertise a few MiB.
+pub const DEFAULT_MAX_REF_BYTES: u64 = 32 << 20;
 
 impl Default for SyncOptions {
     fn default() -> Self {
@@ -79,6 +100,9 @@ impl Default for SyncOptions {
             connect_timeout: Duration::from_secs(30),
             timeout: Duration::from_secs(120),
             max_other_refs: 200,
+            deadline: DEFAULT_DEADLINE,
+            max_fetch_bytes: DEFAULT_MAX_FETCH_BYTES,
+            max_ref_bytes: DEFAULT_MAX_REF_BYTES,
         }
     }
 }
@@ -132,6 +156,10 @@ pub struct SyncReport {
     pub other_refs_fetched: usize,
     /// Other refs left out because of `SyncOptions::max_other_refs`.
     pub other_refs_skipped: usize,
+    /// Why the mirror was found damaged and fetched afresh, when it was.
+    pub repaired: Option<String>,
+    /// Advertised refs skipped because their names are not UTF-8 (shown lossily).
+    pub skipped_refs: Vec<String>,
 }
 
 impl SyncReport {
@@ -175,7 +203,10 @@ impl GitCache {
     pub fn open(&self, remote: &str) -> Result<CachedRepo, FetchError> {
         let path = self.repo_path(remote);
         match fs::symlink_metadata(&path) {
-            Ok(_) => Ok(CachedRepo::new(open_mirror(&path)?, path)),
+            Ok(_) => {
+                check_owned(&path, remote, false)?;
+                Ok(CachedRepo::new(open_mirror(&path)?, path))
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(FetchError::NotCached {
                 url: redact(remote),
                 path,
@@ -197,7 +228,8 @@ impl GitCache {
         wanted: &[Oid],
         opts: &SyncOptions,
     ) -> Result<SyncReport, FetchError> {
-        self.sync_with_progress(remote, fetch_url, wanted, opts, None)
+        let docs: Vec<(Oid, Option<String>)> = wanted.iter().map(|&o| (o, None)).collect();
+        self.sync_docs(remote, fetch_url, &docs, opts, None)
     }
 
     /// [`Self::sync`], reporting objects and bytes received (libgit2's transfer
@@ -210,16 +242,68 @@ impl GitCache {
         opts: &SyncOptions,
         progress: Option<indicatif::ProgressBar>,
     ) -> Result<SyncReport, FetchError> {
+        let docs: Vec<(Oid, Option<String>)> = wanted.iter().map(|&o| (o, None)).collect();
+        self.sync_docs(remote, fetch_url, &docs, opts, progress)
+    }
+
+    /// [`GitCache::sync`] for the documents `docs` (a commit, and the path a
+    /// verdict will read there): besides the commits, their trees and those
+    /// blobs are checked to read back whole, so a damaged mirror is told apart
+    /// from a finding against the record (issue "Reliability and security").
+    /// Online a damaged mirror is fetched afresh; offline it is
+    /// [`FetchError::CacheDamaged`]. Objects and bytes received go to `progress`.
+    pub fn sync_docs(
+        &self,
+        remote: &str,
+        fetch_url: &str,
+        docs: &[(Oid, Option<String>)],
+        opts: &SyncOptions,
+        progress: Option<indicatif::ProgressBar>,
+    ) -> Result<SyncReport, FetchError> {
+        let mut wanted: Vec<Oid> = Vec::with_capacity(docs.len());
+        for (oid, _) in docs {
+            if !wanted.contains(oid) {
+                wanted.push(*oid);
+            }
+        }
+        let wanted = &wanted[..];
         let path = self.repo_path(remote);
         if opts.offline {
             let cached = self.open(remote)?;
+            if let Some(reason) = damage(&open_mirror(&path)?, docs) {
+                return Err(FetchError::CacheDamaged { path, reason });
+            }
             return Ok(offline_report(&cached, path, wanted));
         }
 
         apply_timeouts(opts);
+        register_git_transport();
         let _lock = lock_beside(&path)?;
+        let mut repaired = None;
+        if fs::symlink_metadata(&path).is_ok() {
+            check_owned(&path, remote, true)?;
+            clean_temporary_packs(&path);
+            let damaged = match open_mirror(&path) {
+                Ok(repo) => damage(&repo, docs),
+                Err(e) => Some(format!("can't be opened ({e})")),
+            };
+            if let Some(reason) = damaged {
+                // Ours (checked above) and damaged: fetch it afresh rather than
+                // trust a fetch to mend objects it believes it already has.
+                fs::remove_dir_all(&path).map_err(|e| FetchError::io(&path, e))?;
+                repaired = Some(reason);
+            }
+        }
         let (repo, scratch) = open_or_init(&path, remote)?;
         let result = run_with_retries(&repo, fetch_url, wanted, opts, progress);
+        let result = result.and_then(|report| match damage(&repo, docs) {
+            // What the remote just sent does not read back either.
+            Some(reason) => Err(FetchError::CacheDamaged {
+                path: path.clone(),
+                reason,
+            }),
+            None => Ok(report),
+        });
         drop(repo);
         let mut report = match (result, scratch) {
             (Ok(report), None) => report,
@@ -238,6 +322,7 @@ impl GitCache {
         };
         let cached = CachedRepo::new(open_mirror(&path)?, path.clone());
         mark_synced(&path);
+        report.repaired = repaired;
         report.path = path;
         report.head = cached.head();
         report.default_branch = cached.default_branch();
@@ -261,14 +346,31 @@ fn run_with_retries(
     opts: &SyncOptions,
     progress: Option<indicatif::ProgressBar>,
 ) -> Result<SyncReport, FetchError> {
+    let budget = Budget::new(opts);
+    with_budget(&budget, || {
+        retry_loop(repo, fetch_url, wanted, opts, &budget, progress)
+    })
+}
+
+fn retry_loop(
+    repo: &Repository,
+    fetch_url: &str,
+    wanted: &[Oid],
+    opts: &SyncOptions,
+    budget: &Budget,
+    progress: Option<indicatif::ProgressBar>,
+) -> Result<SyncReport, FetchError> {
     let mut wait = RETRY_BACKOFF;
     let mut tries = 0;
     loop {
-        let mut session = Session::new(repo, fetch_url);
+        let mut session = Session::new(repo, fetch_url, budget);
         session.auth.progress = progress.clone().map(|bar| (bar, session.shown_url.clone()));
         match session.run(wanted, opts) {
             Err(FetchError::Network { reason, .. })
-                if tries < NETWORK_RETRIES && !reason.contains("timed out") =>
+                if tries < NETWORK_RETRIES
+                    && !reason.contains("timed out")
+                    && !reason.contains("budget")
+                    && std::time::Instant::now() + wait < budget.deadline =>
             {
                 tries += 1;
                 std::thread::sleep(wait);
@@ -336,6 +438,8 @@ fn offline_report(cached: &CachedRepo, path: PathBuf, wanted: &[Oid]) -> SyncRep
             .collect(),
         other_refs_fetched: 0,
         other_refs_skipped: 0,
+        repaired: None,
+        skipped_refs: Vec::new(),
     }
 }
 
@@ -401,11 +505,201 @@ fn open_mirror(path: &Path) -> Result<Repository, FetchError> {
         path: path.to_path_buf(),
         reason,
     };
+    // A directory pinaudit may not read is a permission problem, not a broken
+    // cache: "delete it" would be the wrong advice for a good cache.
+    if let Err(e) = fs::read_dir(path) {
+        if e.kind() == std::io::ErrorKind::PermissionDenied {
+            return Err(FetchError::io(path, e));
+        }
+    }
     let repo = Repository::open_bare(path).map_err(|e| broken(clean_message(e.message(), &[])))?;
     if !repo.is_bare() {
         return Err(broken("it is not a bare repository".to_string()));
     }
     Ok(repo)
+}
+
+/// The file a mirror pinaudit made carries, naming its remote: pinaudit writes
+/// (fetches into, prunes) only repositories that carry it, so a symbolic link or
+/// another tool's repository in the cache is never damaged (issue "Reliability
+/// and security": a symlinked repository lost all its branches to a prune).
+const OWNER_MARKER: &str = "pinaudit-mirror";
+
+fn marker_text(remote: &str) -> String {
+    format!("pinaudit mirror of {}\n", redact(remote))
+}
+
+/// Refuses the cache entry at `path` unless it is a directory that pinaudit made
+/// for `remote`. A mirror made before the marker existed is recognised by the
+/// `pinaudit.remote` it recorded in its config, and (when `adopt`, under the
+/// lock) given the marker.
+fn check_owned(path: &Path, remote: &str, adopt: bool) -> Result<(), FetchError> {
+    let foreign = |reason: &str| FetchError::CacheForeign {
+        path: path.to_path_buf(),
+        reason: reason.to_string(),
+    };
+    let meta = fs::symlink_metadata(path).map_err(|e| FetchError::io(path, e))?;
+    if meta.file_type().is_symlink() {
+        return Err(foreign("it is a symbolic link"));
+    }
+    if !meta.is_dir() {
+        return Err(foreign("it is not a directory"));
+    }
+    let marker = path.join(OWNER_MARKER);
+    match fs::read_to_string(&marker) {
+        Ok(text) if text == marker_text(remote) => Ok(()),
+        Ok(_) => Err(foreign("its ownership marker names another remote")),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // Not a repository at all: nothing to protect, and nothing pinaudit
+            // will write to either; say it is broken.
+            let repo = open_mirror(path)?;
+            let recorded = repo
+                .config()
+                .ok()
+                .and_then(|c| c.get_string("pinaudit.remote").ok());
+            if recorded.as_deref() != Some(redact(remote).as_str()) {
+                return Err(foreign("it has no pinaudit ownership marker"));
+            }
+            if adopt {
+                fs::write(&marker, marker_text(remote)).map_err(|e| FetchError::io(&marker, e))?;
+            }
+            Ok(())
+        }
+        Err(e) => Err(FetchError::io(&marker, e)),
+    }
+}
+
+/// Removes the temporary pack files an interrupted fetch leaves in
+/// `objects/pack/` (libgit2's `pack_git2_*`, git's `tmp_pack_*`/`tmp_idx_*`).
+/// Runs under the mirror's lock, so no fetch is writing them. Best effort.
+fn clean_temporary_packs(path: &Path) {
+    let Ok(entries) = fs::read_dir(path.join("objects/pack")) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if ["pack_git2_", "tmp_pack_", "tmp_idx_"]
+            .iter()
+            .any(|p| name.starts_with(p))
+        {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Why the mirror is damaged, if it is: a ref that can't be read or names a
+/// missing object, history of a branch or tag that can't be walked, or a
+/// document (commit, tree, blob at the path) that can't be read back whole.
+/// libgit2 verifies object ids on read, so a flipped byte shows here.
+fn damage(repo: &Repository, docs: &[(Oid, Option<String>)]) -> Option<String> {
+    let odb = match repo.odb() {
+        Ok(odb) => odb,
+        Err(e) => {
+            return Some(format!(
+                "has an unreadable object database: {}",
+                e.message()
+            ))
+        }
+    };
+    let refs = match repo.references() {
+        Ok(refs) => refs,
+        Err(e) => return Some(format!("has refs that can't be listed: {}", e.message())),
+    };
+    for r in refs {
+        let r = match r {
+            Ok(r) => r,
+            Err(e) => return Some(format!("has a ref that can't be read: {}", e.message())),
+        };
+        if let Some(oid) = r.target() {
+            if !odb.exists(oid) {
+                let name = String::from_utf8_lossy(r.name_bytes()).into_owned();
+                return Some(format!(
+                    "has ref `{name}` naming object `{oid}`, which is missing"
+                ));
+            }
+        }
+    }
+    // libgit2's ref iterator skips a loose ref file it can't parse; ask for
+    // each one by name.
+    for entry in walkdir::WalkDir::new(repo.path().join("refs"))
+        .follow_links(false)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+    {
+        let Ok(rel) = entry.path().strip_prefix(repo.path()) else {
+            continue;
+        };
+        let Some(name) = rel.to_str() else { continue };
+        if name.ends_with(".lock") {
+            continue;
+        }
+        if let Err(e) = repo.find_reference(name) {
+            return Some(format!(
+                "has ref `{name}` that can't be read: {}",
+                e.message()
+            ));
+        }
+    }
+    let walked = (|| -> Result<(), git2::Error> {
+        let mut walk = repo.revwalk()?;
+        walk.push_glob("refs/heads/*")?;
+        walk.push_glob("refs/tags/*")?;
+        for seen in walk {
+            seen?;
+        }
+        Ok(())
+    })();
+    if let Err(e) = walked {
+        return Some(format!(
+            "has branch or tag history that can't be read: {}",
+            e.message()
+        ));
+    }
+    for (oid, path) in docs {
+        let commit = match repo.find_commit(*oid) {
+            Ok(c) => c,
+            Err(e) if e.code() == git2::ErrorCode::NotFound => continue,
+            Err(e) => {
+                return Some(format!(
+                    "has commit `{oid}` that can't be read: {}",
+                    e.message()
+                ))
+            }
+        };
+        let tree = match commit.tree() {
+            Ok(t) => t,
+            Err(e) => {
+                return Some(format!(
+                    "has the tree of `{oid}` unreadable: {}",
+                    e.message()
+                ))
+            }
+        };
+        let Some(path) = path else { continue };
+        let entry = match tree.get_path(Path::new(path)) {
+            Ok(entry) => entry,
+            // A path the tree does not name is the record's business; a
+            // subtree object that is missing is the cache's.
+            Err(e) if e.class() == git2::ErrorClass::Tree => continue,
+            Err(e) => {
+                return Some(format!(
+                    "has `{path}` at `{oid}` unreadable: {}",
+                    e.message()
+                ))
+            }
+        };
+        if entry.kind() == Some(git2::ObjectType::Blob) {
+            if let Err(e) = odb.read(entry.id()) {
+                return Some(format!(
+                    "has `{path}` at `{oid}` unreadable: {}",
+                    e.message()
+                ));
+            }
+        }
+    }
+    None
 }
 
 /// Open the mirror at `path`; or, when there is none, initialise a new one
@@ -446,6 +740,8 @@ fn open_or_init(path: &Path, remote: &str) -> Result<(Repository, Option<PathBuf
             .set_str("pinaudit.remote", &redact(remote))
             .map_err(init_error)?;
     }
+    let marker = scratch.join(OWNER_MARKER);
+    fs::write(&marker, marker_text(remote)).map_err(|e| FetchError::io(&marker, e))?;
     Ok((repo, Some(scratch)))
 }
 
@@ -470,33 +766,97 @@ struct Advertisement {
     /// HEAD's oid and the branch it points to.
     head: Option<Oid>,
     head_target: Option<String>,
+    /// Refs whose names are not UTF-8, skipped (shown lossily).
+    skipped: Vec<String>,
 }
 
 impl Advertisement {
-    fn from_heads(heads: &[git2::RemoteHead<'_>]) -> Self {
+    fn from_raw(heads: Vec<RawHead>) -> Self {
         let mut adv = Advertisement::default();
         for h in heads {
-            let name = h.name();
+            let Ok(name) = String::from_utf8(h.name.clone()) else {
+                // git2's `RemoteHead::name` would panic on it; git itself
+                // would not store it as a ref anyway.
+                adv.skipped
+                    .push(String::from_utf8_lossy(&h.name).into_owned());
+                continue;
+            };
             if name.ends_with("^{}") {
                 continue;
             }
             if name == "HEAD" {
-                adv.head = Some(h.oid());
-                adv.head_target = h.symref_target().map(str::to_string);
-            } else if !git2::Reference::is_valid_name(name) {
+                adv.head = Some(h.oid);
+                adv.head_target = h.symref_target.and_then(|t| String::from_utf8(t).ok());
+            } else if !git2::Reference::is_valid_name(&name) {
                 // libgit2 would not store it, so it could never match.
                 continue;
             } else if name.starts_with("refs/heads/") || name.starts_with("refs/tags/") {
-                adv.mirrored.insert(name.to_string(), h.oid());
+                adv.mirrored.insert(name, h.oid);
             } else if name.starts_with("refs/") {
-                adv.other.push(Advertised {
-                    name: name.to_string(),
-                    oid: h.oid(),
-                });
+                adv.other.push(Advertised { name, oid: h.oid });
             }
         }
         adv
     }
+}
+
+/// One advertised ref as libgit2 holds it, name as bytes.
+struct RawHead {
+    name: Vec<u8>,
+    oid: Oid,
+    symref_target: Option<Vec<u8>>,
+}
+
+/// The connected remote's advertisement with names as bytes: git2's
+/// `RemoteHead::name` unwraps UTF-8 and so panicked (a backtrace, a scratch
+/// directory left behind) on a server advertising a non-UTF-8 ref name.
+fn list_raw(remote: &git2::Remote<'_>) -> Result<Vec<RawHead>, git2::Error> {
+    let heads = remote.list()?;
+    // SAFETY: git2's `Remote::list` builds this slice by transmuting libgit2's
+    // own `git_remote_ls` array of `*const git_remote_head` (it asserts the
+    // sizes match), so the memory behind it is that array. libgit2 keeps the
+    // heads alive while the remote is connected, which the borrow of `remote`
+    // guarantees; everything is copied out before returning.
+    unsafe {
+        let base = heads.as_ptr().cast::<*const libgit2_sys::git_remote_head>();
+        let raw = std::slice::from_raw_parts(base, heads.len());
+        let mut out = Vec::with_capacity(raw.len());
+        for &head in raw {
+            if head.is_null() {
+                continue;
+            }
+            let head: &libgit2_sys::git_remote_head = &*head;
+            if head.name.is_null() {
+                continue;
+            }
+            let name = std::ffi::CStr::from_ptr(head.name).to_bytes().to_vec();
+            let symref_target = (!head.symref_target.is_null()).then(|| {
+                std::ffi::CStr::from_ptr(head.symref_target)
+                    .to_bytes()
+                    .to_vec()
+            });
+            let Ok(oid) = Oid::from_bytes(&head.oid.id[..20]) else {
+                continue;
+            };
+            out.push(RawHead {
+                name,
+                oid,
+                symref_target,
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// Whether `url` is github.com itself over https (any case, default port): the
+/// only place `GITHUB_TOKEN` belongs.
+fn is_github_https(url: &str) -> bool {
+    let Some(authority) = crate::url::Remote::parse(url).authority() else {
+        return false;
+    };
+    crate::url::scheme_of(url).as_deref() == Some("https")
+        && authority.host.eq_ignore_ascii_case("github.com")
+        && authority.port.is_none_or(|p| p == 443)
 }
 
 /// Credentials for one remote, tried at most once each: libgit2 calls the
@@ -513,15 +873,20 @@ impl Auth {
     /// `token` is `GITHUB_TOKEN`; it goes only to github.com over https,
     /// never to a mirror that a rewrite points at.
     fn new(fetch_url: &str, token: Option<String>) -> Self {
-        let is_github_https =
-            fetch_url.starts_with("https://") && host(fetch_url).as_deref() == Some("github.com");
-        let github_token = token.filter(|t| is_github_https && !t.trim().is_empty());
+        let github_token = token.filter(|t| is_github_https(fetch_url) && !t.trim().is_empty());
         Auth {
             github_token,
             asked: Cell::new(false),
             attempts: Cell::new(0),
             progress: None,
         }
+    }
+
+    /// The token for a request to `url`, the URL libgit2 asks about.
+    fn token_for(&self, url: &str) -> Option<&str> {
+        self.github_token
+            .as_deref()
+            .filter(|_| is_github_https(url))
     }
 
     fn secrets(&self) -> Vec<&str> {
@@ -549,7 +914,11 @@ impl Auth {
             ));
         }
         if allowed.contains(CredentialType::USER_PASS_PLAINTEXT) {
-            if let Some(token) = &self.github_token {
+            // libgit2 asks about the URL it is talking to now, which after a
+            // redirect may be another host: the token goes to github.com only
+            // (issue "Reliability and security": a cross-host redirect must
+            // not collect it).
+            if let Some(token) = self.token_for(url) {
                 return Cred::userpass_plaintext("x-access-token", token);
             }
             if let Ok(config) = git2::Config::open_default() {
@@ -582,6 +951,38 @@ impl Auth {
         }
         cb
     }
+}
+
+/// One sync of one mirror.
+struct Session<'r> {
+    repo: &'r Repository,
+    budget: &'r Budget,
+    fetch_url: String,
+    shown_url: String,
+    auth: Auth,
+    fetches: Cell<usize>,
+    received_objects: Cell<usize>,
+}
+
+impl<'r> Session<'r> {
+    fn new(repo: &'r Repository, fetch_url: &str, budget: &'r Budget) -> Self {
+        Session {
+            repo,
+            budget,
+            fetch_url: fetch_url.to_string(),
+            shown_url: redact(fetch_url),
+            auth: Auth::new(fetch_url, std::env::var("GITHUB_TOKEN").ok()),
+            fetches: Cell::new(0),
+            received_objects: Cell::new(0),
+        }
+    }
+
+    /// Credentials, and the budget on every transfer.
+    fn callbacks(&self) -> RemoteCallbacks<'_> {
+        let mut cb = self.auth.callbacks();
+        cb.transfer_progress(|stats| self.budget.allows(stats.received_bytes() as u64));
+        cb
+    }
 
     fn fetch_options(&self) -> FetchOptions<'_> {
         let mut fo = FetchOptions::new();
@@ -591,31 +992,19 @@ impl Auth {
             .update_fetchhead(false);
         fo
     }
-}
-
-/// One sync of one mirror.
-struct Session<'r> {
-    repo: &'r Repository,
-    fetch_url: String,
-    shown_url: String,
-    auth: Auth,
-    fetches: Cell<usize>,
-    received_objects: Cell<usize>,
-}
-
-impl<'r> Session<'r> {
-    fn new(repo: &'r Repository, fetch_url: &str) -> Self {
-        Session {
-            repo,
-            fetch_url: fetch_url.to_string(),
-            shown_url: redact(fetch_url),
-            auth: Auth::new(fetch_url, std::env::var("GITHUB_TOKEN").ok()),
-            fetches: Cell::new(0),
-            received_objects: Cell::new(0),
-        }
-    }
 
     fn classify(&self, e: &git2::Error) -> FetchError {
+        if let Some(reason) = self.budget.tripped() {
+            return FetchError::Network {
+                url: self.shown_url.clone(),
+                reason,
+            };
+        }
+        // A full disk or a permission problem in the cache is not the network's.
+        if let Some(kind) = local_io_kind(e.message()) {
+            let reason = clean_message(e.message(), &self.auth.secrets());
+            return FetchError::io(self.repo.path(), std::io::Error::new(kind, reason));
+        }
         classify(
             e,
             &self.shown_url,
@@ -643,13 +1032,14 @@ impl<'r> Session<'r> {
         // One connection: list the refs and, if they moved, fetch over it.
         let adv = {
             let mut conn = remote
-                .connect_auth(Direction::Fetch, Some(self.auth.callbacks()), None)
+                .connect_auth(Direction::Fetch, Some(self.callbacks()), None)
                 .map_err(|e| self.classify(&e))?;
-            let adv = Advertisement::from_heads(conn.list().map_err(|e| self.classify(&e))?);
+            let heads = list_raw(conn.remote()).map_err(|e| self.classify(&e))?;
+            let adv = Advertisement::from_raw(heads);
             // Matching refs mean the mirror can't gain anything; missing
             // wanted commits are asked for by id below.
             if !self.mirror_matches(&adv.mirrored) {
-                let mut fo = self.auth.fetch_options();
+                let mut fo = self.fetch_options();
                 let result =
                     conn.remote()
                         .fetch(&MIRROR_SPECS, Some(&mut fo), Some("pinaudit: mirror"));
@@ -693,6 +1083,9 @@ impl<'r> Session<'r> {
                     status.by_id_error = Some("the remote sent no such commit".to_string());
                 }
                 Err(e) => {
+                    if self.budget.tripped().is_some() {
+                        return Err(self.classify(&e));
+                    }
                     let reason = clean_message(e.message(), &self.auth.secrets());
                     match self.classify(&e) {
                         err @ FetchError::Authentication { .. } => return Err(err),
@@ -731,6 +1124,8 @@ impl<'r> Session<'r> {
             wanted: statuses,
             other_refs_fetched: other_fetched,
             other_refs_skipped: other_skipped,
+            repaired: None,
+            skipped_refs: adv.skipped.clone(),
         })
     }
 
@@ -746,7 +1141,7 @@ impl<'r> Session<'r> {
     /// One fetch of `specs` on its own connection, counted.
     fn fetch(&self, specs: &[String], reflog: &str) -> Result<(), git2::Error> {
         let mut remote = self.repo.remote_anonymous(&self.fetch_url)?;
-        let mut fo = self.auth.fetch_options();
+        let mut fo = self.fetch_options();
         let result = remote.fetch(specs, Some(&mut fo), Some(reflog));
         self.count(&remote, result.is_ok());
         result
@@ -756,7 +1151,7 @@ impl<'r> Session<'r> {
     fn probe(&self) -> Result<(), FetchError> {
         let mut remote = self.new_remote()?;
         let conn = remote
-            .connect_auth(Direction::Fetch, Some(self.auth.callbacks()), None)
+            .connect_auth(Direction::Fetch, Some(self.callbacks()), None)
             .map_err(|e| self.classify(&e))?;
         conn.list().map_err(|e| self.classify(&e))?;
         Ok(())
@@ -924,6 +1319,28 @@ mod tests {
         assert!(Auth::new("https://github.com/o/r", Some(" ".to_string()))
             .github_token
             .is_none());
+    }
+
+    #[test]
+    fn token_is_not_offered_to_a_redirect_target() {
+        let auth = Auth::new("https://github.com/o/r.git", Some("ghp_t0ken".to_string()));
+        assert_eq!(
+            auth.token_for("https://github.com/o/r.git"),
+            Some("ghp_t0ken")
+        );
+        assert_eq!(
+            auth.token_for("HTTPS://GitHub.com:443/o/r"),
+            Some("ghp_t0ken")
+        );
+        for asked in [
+            "https://evil.example/o/r.git",
+            "http://github.com/o/r.git",
+            "https://github.com:8443/o/r.git",
+            "https://github.com.evil.example/o/r.git",
+            "https://user@127.0.0.2/github.com/o/r.git",
+        ] {
+            assert_eq!(auth.token_for(asked), None, "{asked}");
+        }
     }
 
     #[test]

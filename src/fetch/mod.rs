@@ -14,6 +14,7 @@
 //! - [`hash`]: sha256, the `hash-mismatch` variants, the blob hash memo.
 //! - [`error`]: [`FetchError`], libgit2 failures classified for the report.
 
+mod bounded;
 pub mod error;
 pub mod git;
 pub mod hash;
@@ -23,7 +24,10 @@ pub mod rewrite;
 pub mod url;
 
 pub use error::{describe, FetchError};
-pub use git::{FoundBy, GitCache, SyncOptions, SyncReport, WantedStatus};
+pub use git::{
+    FoundBy, GitCache, SyncOptions, SyncReport, WantedStatus, DEFAULT_DEADLINE,
+    DEFAULT_MAX_FETCH_BYTES, DEFAULT_MAX_REF_BYTES,
+};
 pub use hash::{matching_variant, sha256_hex, variants, BlobHashCache};
 pub use repo::{Blob, CachedRepo, PathVersion};
 pub use rewrite::{apply_rewrites, Rewrite, RewriteError};

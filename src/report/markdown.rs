@@ -2,17 +2,23 @@
 
 use std::fmt::Write;
 
+use super::escape::{md_cell, md_code, md_text};
 use super::{Report, SourceStatus};
 
-/// Escapes text for a Markdown table cell.
+/// Record and source text as prose in a table cell (see [`super::escape`]).
 fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+    md_cell(&md_text(s))
+}
+
+/// Record and source text as inline code in a table cell.
+fn code_cell(s: &str) -> String {
+    md_cell(&md_code(s))
 }
 
 /// Why a finding does not count, if it does not.
 fn not_counted(f: &super::FindingReport) -> String {
     match (&f.ignored, f.baseline) {
-        (Some(i), _) => format!(" _(ignored: {})_", i.reason),
+        (Some(i), _) => format!(" _(ignored: {})_", md_cell(&md_text(&i.reason))),
         (None, true) => " _(baseline)_".into(),
         (None, false) => String::new(),
     }
@@ -40,18 +46,21 @@ pub fn render(report: &Report, _opts: &super::RenderOptions) -> String {
         s.records, s.sources, s.unchecked_sources, s.claims, s.verified_claims, s.findings.error, s.findings.warning, s.findings.note
     );
     for r in &report.records {
-        let _ = writeln!(out, "### `{}`\n", r.id);
-        let _ = writeln!(out, "File: `{}`\n", r.file);
+        let _ = writeln!(out, "### {}\n", md_code(&r.id));
+        let _ = writeln!(out, "File: {}\n", md_code(&r.file));
         if !r.claims.is_empty() {
             let _ = writeln!(out, "| claim | value | cited | status | found |");
             let _ = writeln!(out, "|---|---|---|---|---|");
             for c in &r.claims {
                 let value = c.value.as_ref().map_or("?".into(), |v| v.to_string());
-                let unit = c.unit.as_deref().map_or(String::new(), |u| format!(" {u}"));
+                let unit = c
+                    .unit
+                    .as_deref()
+                    .map_or(String::new(), |u| format!(" {}", cell(u)));
                 let cited = match (c.source.as_deref(), c.lines) {
-                    (Some(src), Some([a, b])) if a == b => format!("`{src}`#L{a}"),
-                    (Some(src), Some([a, b])) => format!("`{src}`#L{a}-L{b}"),
-                    (Some(src), None) => format!("`{src}`"),
+                    (Some(src), Some([a, b])) if a == b => format!("{}#L{a}", code_cell(src)),
+                    (Some(src), Some([a, b])) => format!("{}#L{a}-L{b}", code_cell(src)),
+                    (Some(src), None) => code_cell(src),
                     (None, _) => "—".into(),
                 };
                 // Linked to the cited line at the pinned revision (issue 10).
@@ -60,7 +69,7 @@ pub fn render(report: &Report, _opts: &super::RenderOptions) -> String {
                     None => cited,
                 };
                 let found = match (c.found_line, &c.line_text) {
-                    (Some(n), Some(t)) => format!("L{n}: `{}`", cell(t).replace('`', "'")),
+                    (Some(n), Some(t)) => format!("L{n}: {}", code_cell(t)),
                     _ => String::new(),
                 };
                 let _ = writeln!(
@@ -86,13 +95,13 @@ pub fn render(report: &Report, _opts: &super::RenderOptions) -> String {
             for s in unchecked {
                 let _ = writeln!(
                     out,
-                    "- `{}` ({}): {}",
-                    s.id,
+                    "- {} ({}): {}",
+                    md_code(&s.id),
                     s.path
                         .as_deref()
                         .or(s.url.as_deref())
-                        .map_or("?".to_string(), crate::url::redact),
-                    s.reason.as_deref().unwrap_or("not checked")
+                        .map_or("?".into(), |p| md_code(&crate::url::redact(p))),
+                    md_text(s.reason.as_deref().unwrap_or("not checked"))
                 );
             }
             let _ = writeln!(out, "\n</details>\n");
@@ -109,10 +118,11 @@ pub fn render(report: &Report, _opts: &super::RenderOptions) -> String {
                     f.code,
                     match f.web_url() {
                         Some(url) => format!(
-                            "{} ([cited line]({url}))",
-                            cell(&format!("{}{}", f.message, not_counted(f)))
+                            "{}{} ([cited line]({url}))",
+                            cell(&f.message),
+                            not_counted(f)
                         ),
-                        None => cell(&format!("{}{}", f.message, not_counted(f))),
+                        None => format!("{}{}", cell(&f.message), not_counted(f)),
                     },
                     cell(&f.hint)
                 );
@@ -129,7 +139,7 @@ pub fn render(report: &Report, _opts: &super::RenderOptions) -> String {
                 "- **{}** `{}`: {}",
                 f.severity,
                 f.code,
-                cell(&f.message)
+                md_text(&f.message)
             );
         }
         out.push('\n');

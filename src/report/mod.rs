@@ -4,6 +4,7 @@
 //! fields may be added, none renamed or removed. Renderers only render; they never
 //! decide severity or status.
 
+pub mod escape;
 pub mod v1;
 
 pub use v1::*;

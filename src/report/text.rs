@@ -4,6 +4,7 @@ use std::fmt::Write;
 
 use crate::finding::Severity;
 
+use super::escape::terminal as t;
 use super::{
     short_rev, ClaimReport, ClaimStatus, FindingReport, Report, SourceReport, SourceStatus,
 };
@@ -66,16 +67,20 @@ fn source_line(s: &SourceReport, p: &Paint) -> String {
     // A web document (issue 11) has no path or revision: its URL says where.
     let web = s.path.is_none() && s.revision.is_none();
     let mut line = match (&s.url, web) {
-        (Some(url), true) => format!("    {status} {}  {}", s.id, crate::url::redact(url)),
+        (Some(url), true) => format!(
+            "    {status} {}  {}",
+            t(&s.id),
+            t(&crate::url::redact(url))
+        ),
         _ => format!(
             "    {status} {}  {}@{}",
-            s.id,
-            s.path.as_deref().unwrap_or("?"),
-            short(s.revision.as_deref())
+            t(&s.id),
+            t(s.path.as_deref().unwrap_or("?")),
+            t(short(s.revision.as_deref()))
         ),
     };
     if let Some(r) = &s.reason {
-        let _ = write!(line, "  ({r})");
+        let _ = write!(line, "  ({})", t(r));
     }
     if let Some(t) = &s.stale_since {
         let _ = write!(line, "  (remote unreachable: judged from the cache as of {t})");
@@ -92,56 +97,65 @@ fn claim_line(c: &ClaimReport, url: Option<String>, p: &Paint) -> String {
         ClaimStatus::Unchecked => padded,
     };
     let value = c.value.as_ref().map_or("?".to_string(), |v| v.to_string());
-    let unit = c.unit.as_deref().map_or(String::new(), |u| format!(" {u}"));
+    let unit = c
+        .unit
+        .as_deref()
+        .map_or(String::new(), |u| format!(" {}", t(u)));
     let lines = match c.lines {
         Some([a, b]) if a == b => format!("#L{a}"),
         Some([a, b]) => format!("#L{a}-L{b}"),
         None => String::new(),
     };
-    let cited = format!("{}{lines}", c.source.as_deref().unwrap_or("?"));
+    let cited = format!("{}{lines}", t(c.source.as_deref().unwrap_or("?")));
     let cited = match url {
         Some(u) if p.0 => p.link(&u, &cited),
-        Some(u) => format!("{cited}  {u}"),
+        Some(u) => format!("{cited}  {}", t(&u)),
         None => cited,
     };
-    let mut line = format!("    {status} {}  {value}{unit}  {cited}", c.label);
+    let mut line = format!("    {status} {}  {value}{unit}  {cited}", t(&c.label));
     if c.inconsistent_value {
         line.push_str("  (disagrees with its own correct/total)");
     }
-    if let (Some(n), Some(t)) = (c.found_line, &c.line_text) {
-        let _ = write!(line, "\n              L{n}: {t}");
+    if let (Some(n), Some(text)) = (c.found_line, &c.line_text) {
+        let _ = write!(line, "\n              L{n}: {}", t(text));
     }
     line
 }
 
 fn finding_lines(f: &FindingReport, p: &Paint, out: &mut String) {
-    let _ = write!(out, "    {}[{}] {}", p.sev(f.severity), f.code, f.message);
+    let _ = write!(
+        out,
+        "    {}[{}] {}",
+        p.sev(f.severity),
+        f.code,
+        t(&f.message)
+    );
     if f.baseline {
         out.push_str("  (baseline: not counted)");
     }
     if let Some(i) = &f.ignored {
-        let _ = write!(out, "  (ignored: {})", i.reason);
+        let _ = write!(out, "  (ignored: {})", t(&i.reason));
     }
     out.push('\n');
     let loc = &f.location;
     if let (Some(path), Some(rev)) = (&loc.path, &loc.revision) {
         let line = loc.line.map_or(String::new(), |l| format!("#L{l}"));
         let repo = loc.repository.as_deref().unwrap_or("");
-        let shown = format!("{repo} {path}@{}{line}", short(Some(rev)));
+        let shown = format!("{} {}@{}{line}", t(repo), t(path), t(short(Some(rev))));
         let shown = match f.web_url() {
             Some(url) => p.link(&url, &shown),
             None => shown,
         };
         let _ = writeln!(out, "      --> {shown}");
     }
-    let _ = writeln!(out, "      hint: {}", &f.hint);
+    let _ = writeln!(out, "      hint: {}", t(&f.hint));
 }
 
 pub fn render(report: &Report, opts: &super::RenderOptions) -> String {
     let p = Paint(opts.color);
     let mut out = String::new();
     for r in &report.records {
-        let _ = writeln!(out, "{}  ({})", r.id, r.file);
+        let _ = writeln!(out, "{}  ({})", t(&r.id), t(&r.file));
         if !r.sources.is_empty() {
             let _ = writeln!(out, "  sources");
             for s in &r.sources {

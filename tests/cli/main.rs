@@ -24,6 +24,8 @@ one process, and a reader finds the tests of a capability by its name.
   the matcher (`tests/data/matcher_holdout/`).
 - [`speed`]: reports identical whatever the cache's stores hold and whatever
   `--jobs` is.
+- [`security`]: no SSRF, no token leak, reports that can't be spoofed, import
+  that can't clobber, a cache that refuses what it does not own.
 - [`verdicts`]: statuses that say what happened: a network blip, side-branch
   drift, bare weight hashes, hints with real values.
 
@@ -48,6 +50,7 @@ mod properties;
 mod recheck;
 mod records;
 mod regression;
+mod security;
 mod show;
 mod speed;
 mod verdicts;

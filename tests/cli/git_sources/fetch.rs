@@ -25,6 +25,7 @@ fn opts() -> SyncOptions {
         connect_timeout: Duration::from_secs(30),
         timeout: Duration::from_secs(60),
         max_other_refs: 50,
+        ..SyncOptions::default()
     }
 }
 

@@ -1,0 +1,300 @@
+//! Limits on what one repository's sync may cost, whatever the server does.
+//!
+//! libgit2 offers a callback only while a pack arrives, and a socket timeout
+//! that restarts with every byte. So a server that trickles a byte a second, or
+//! that sends an endless ref advertisement, was never cut off (issue
+//! "Reliability and security": 3 GB of memory in 45 s). Two defences:
+//!
+//! - [`Budget`]: an overall deadline and a byte budget per repository sync,
+//!   checked by the transfer progress callback (packs) and by the `git://`
+//!   transport below (everything, the advertisement included).
+//! - [`register_git_transport`]: pinaudit's own `git://` subtransport for
+//!   libgit2, a plain TCP stream that counts bytes and stops at the deadline.
+//!   (Smart HTTP keeps libgit2's transport: the deadline still holds there
+//!   through the caller abandoning the sync, see `sources::sync_all`, but the
+//!   advertisement has no byte budget.)
+
+use std::cell::RefCell;
+use std::io::{self, Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::sync::{Arc, Mutex, Once, PoisonError};
+use std::time::{Duration, Instant};
+
+use git2::transport::{Service, SmartSubtransport, SmartSubtransportStream, Transport};
+
+use super::SyncOptions;
+
+/// The limits of one repository's sync, and why they tripped.
+#[derive(Debug)]
+pub(crate) struct Budget {
+    pub deadline: Instant,
+    deadline_secs: u64,
+    max_bytes: u64,
+    max_ref_bytes: u64,
+    idle: Duration,
+    connect: Duration,
+    tripped: Mutex<Option<String>>,
+}
+
+impl Budget {
+    pub fn new(opts: &SyncOptions) -> Arc<Self> {
+        Arc::new(Budget {
+            deadline: Instant::now() + opts.deadline,
+            deadline_secs: opts.deadline.as_secs(),
+            max_bytes: opts.max_fetch_bytes,
+            max_ref_bytes: opts.max_ref_bytes,
+            idle: opts.timeout,
+            connect: opts.connect_timeout,
+            tripped: Mutex::new(None),
+        })
+    }
+
+    /// Why the sync was cut off, if it was.
+    pub fn tripped(&self) -> Option<String> {
+        self.tripped
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn trip(&self, why: String) -> String {
+        let mut t = self.tripped.lock().unwrap_or_else(PoisonError::into_inner);
+        t.get_or_insert(why).clone()
+    }
+
+    fn over_deadline(&self) -> Option<String> {
+        (Instant::now() >= self.deadline).then(|| {
+            self.trip(format!(
+                "timed out: the sync took longer than the deadline of {} s (raise it with --deadline)",
+                self.deadline_secs
+            ))
+        })
+    }
+
+    fn over_bytes(&self, received: u64, limit: u64, what: &str, flag: &str) -> Option<String> {
+        (received > limit).then(|| {
+            self.trip(format!(
+                "the server sent more {what} than the byte budget of {} MiB (raise it with {flag})",
+                limit >> 20
+            ))
+        })
+    }
+
+    /// Whether a pack transfer may go on after `received` bytes (the
+    /// transfer progress callback; `false` aborts the fetch).
+    pub fn allows(&self, received: u64) -> bool {
+        self.over_bytes(received, self.max_bytes, "data", "--max-fetch-mib")
+            .or_else(|| self.over_deadline())
+            .is_none()
+    }
+}
+
+thread_local! {
+    /// The budget of the sync running on this thread: libgit2 calls the
+    /// transport on the thread that asked for the fetch.
+    static CURRENT: RefCell<Option<Arc<Budget>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with `budget` as this thread's sync budget.
+pub(crate) fn with_budget<R>(budget: &Arc<Budget>, f: impl FnOnce() -> R) -> R {
+    let previous = CURRENT.with(|c| c.replace(Some(budget.clone())));
+    let out = f();
+    CURRENT.with(|c| *c.borrow_mut() = previous);
+    out
+}
+
+/// Installs pinaudit's `git://` transport in libgit2, once per process.
+pub(crate) fn register_git_transport() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: `register` must not race other libgit2 transport lookups;
+        // it runs once, before this process's first fetch (every sync calls
+        // this before touching the network, under `Once`).
+        let _ = unsafe {
+            git2::transport::register("git", |remote| {
+                Transport::smart(remote, false, GitSubtransport::default())
+            })
+        };
+    });
+}
+
+/// A stateful `git://` connection: the ref listing and the fetch share it.
+#[derive(Default)]
+struct GitSubtransport {
+    current: Mutex<Option<TcpStream>>,
+}
+
+impl SmartSubtransport for GitSubtransport {
+    fn action(
+        &self,
+        url: &str,
+        action: Service,
+    ) -> Result<Box<dyn SmartSubtransportStream>, git2::Error> {
+        let budget = CURRENT
+            .with(|c| c.borrow().clone())
+            .unwrap_or_else(|| Budget::new(&SyncOptions::default()));
+        let mut current = self.current.lock().unwrap_or_else(PoisonError::into_inner);
+        let (limit, flag, what) = match action {
+            Service::UploadPackLs => (budget.max_ref_bytes, "--max-refs-mib", "refs"),
+            Service::UploadPack => (budget.max_bytes, "--max-fetch-mib", "data"),
+            _ => return Err(git2::Error::from_str("pinaudit only fetches")),
+        };
+        let stream = match (action, current.as_ref()) {
+            (Service::UploadPack, Some(s)) => s.try_clone().map_err(io_to_git)?,
+            _ => {
+                let s = connect(url, &budget)?;
+                *current = Some(s.try_clone().map_err(io_to_git)?);
+                s
+            }
+        };
+        Ok(Box::new(Bounded {
+            stream,
+            budget,
+            received: 0,
+            limit,
+            flag,
+            what,
+        }))
+    }
+
+    fn close(&self) -> Result<(), git2::Error> {
+        if let Some(s) = self
+            .current
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        {
+            let _ = s.shutdown(std::net::Shutdown::Both);
+        }
+        Ok(())
+    }
+}
+
+fn io_to_git(e: io::Error) -> git2::Error {
+    git2::Error::new(
+        git2::ErrorCode::GenericError,
+        git2::ErrorClass::Net,
+        e.to_string(),
+    )
+}
+
+/// Connects to a `git://host[:port]/path` URL and sends the upload-pack request.
+fn connect(url: &str, budget: &Budget) -> Result<TcpStream, git2::Error> {
+    let parsed = ::url::Url::parse(url)
+        .map_err(|e| git2::Error::from_str(&format!("invalid git URL: {e}")))?;
+    let host = parsed
+        .host_str()
+        .ok_or_else(|| git2::Error::from_str("the git URL names no host"))?;
+    let port = parsed.port().unwrap_or(9418);
+    let addrs = (host.trim_start_matches('[').trim_end_matches(']'), port)
+        .to_socket_addrs()
+        .map_err(|e| {
+            io_to_git(io::Error::new(
+                e.kind(),
+                format!("failed to resolve address for {host}: {e}"),
+            ))
+        })?;
+    let mut last = None;
+    let mut stream = None;
+    for addr in addrs {
+        let wait = budget
+            .connect
+            .min(budget.deadline.saturating_duration_since(Instant::now()))
+            .max(Duration::from_millis(1));
+        match TcpStream::connect_timeout(&addr, wait) {
+            Ok(s) => {
+                stream = Some(s);
+                break;
+            }
+            Err(e) => last = Some(e),
+        }
+    }
+    let mut stream = stream.ok_or_else(|| {
+        let why = last.map_or_else(|| "no address".to_string(), |e| e.to_string());
+        io_to_git(io::Error::other(format!(
+            "failed to connect to {host}: {why}"
+        )))
+    })?;
+    let _ = stream.set_nodelay(true);
+    let host_field = match parsed.port() {
+        Some(p) => format!("{host}:{p}"),
+        None => host.to_string(),
+    };
+    let request = format!("git-upload-pack {}\0host={host_field}\0", parsed.path());
+    let line = format!("{:04x}{request}", request.len() + 4);
+    stream.write_all(line.as_bytes()).map_err(io_to_git)?;
+    Ok(stream)
+}
+
+/// A connection that stops at the budget's deadline and byte limit.
+struct Bounded {
+    stream: TcpStream,
+    budget: Arc<Budget>,
+    received: u64,
+    limit: u64,
+    flag: &'static str,
+    what: &'static str,
+}
+
+impl Bounded {
+    fn cut(&self, why: String) -> io::Error {
+        io::Error::new(io::ErrorKind::TimedOut, why)
+    }
+
+    /// The longest wait for the next bytes: the idle timeout, never past the deadline.
+    fn wait(&self) -> io::Result<Duration> {
+        if let Some(why) = self.budget.over_deadline() {
+            return Err(self.cut(why));
+        }
+        let left = self
+            .budget
+            .deadline
+            .saturating_duration_since(Instant::now());
+        Ok(self.budget.idle.min(left).max(Duration::from_millis(1)))
+    }
+}
+
+impl Read for Bounded {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let wait = self.wait()?;
+        self.stream.set_read_timeout(Some(wait))?;
+        let n = match self.stream.read(buf) {
+            Ok(n) => n,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                if let Some(why) = self.budget.over_deadline() {
+                    return Err(self.cut(why));
+                }
+                return Err(self.cut(format!(
+                    "timed out: no answer for {} s",
+                    self.budget.idle.as_secs()
+                )));
+            }
+            Err(e) => return Err(e),
+        };
+        self.received += n as u64;
+        if let Some(why) = self
+            .budget
+            .over_bytes(self.received, self.limit, self.what, self.flag)
+        {
+            return Err(self.cut(why));
+        }
+        Ok(n)
+    }
+}
+
+impl Write for Bounded {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let wait = self.wait()?;
+        self.stream.set_write_timeout(Some(wait))?;
+        self.stream.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.stream.flush()
+    }
+}

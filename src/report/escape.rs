@@ -1,0 +1,179 @@
+//! Escaping for every string a report takes from a record or a source.
+//!
+//! Record ids, labels, units, paths, cited lines and the messages that quote them
+//! are written by strangers, and a report's verdict gates publication, so no such
+//! string may change what a report *says* (issue "Reliability and security",
+//! part "Reports that can't be spoofed"): a label `## pinaudit: ✅ clean` followed
+//! by an unclosed `<!--` used to hide every finding of a CI job summary, and raw
+//! ANSI escapes in a label repainted the terminal.
+//!
+//! - [`terminal`]: control, escape and bidirectional-override characters shown as
+//!   `\u{…}` (a tab stays a tab: it moves the cursor but can't rewrite a line).
+//! - [`md_code`]: a Markdown inline code span whose fence is longer than any
+//!   backtick run inside it, on one line.
+//! - [`md_text`]: Markdown prose on one line whose code spans stay code spans
+//!   (pinaudit's messages quote values in backticks) and whose other characters
+//!   that start HTML, links, images or emphasis are backslash-escaped (`<!--`,
+//!   `<tag>`, `#`, `*`, `[`, `!` all render as themselves).
+//! - [`md_cell`]: either of the two made fit for a GFM table cell (`|` and `\`
+//!   escaped at the table level, which applies inside code spans too).
+//!
+//! JSON (and SARIF) go through serde, which escapes by construction. Renderers for
+//! new formats should call these rather than write their own.
+
+use std::borrow::Cow;
+use std::fmt::Write;
+
+/// Whether `c` must not reach a terminal or a one-line Markdown string as itself.
+fn is_hostile(c: char) -> bool {
+    (c.is_control() && c != '\t')
+        // Bidirectional overrides and isolates reorder what follows them
+        // ("trojan source"), and line/paragraph separators break lines.
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}')
+}
+
+/// `s` for a terminal: every control, escape or bidi character as `\u{…}`.
+pub fn terminal(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(is_hostile) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if is_hostile(c) {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// `s` as a Markdown inline code span on one line: `` `a` ``, ``` ``a`b`` ```.
+///
+/// Code spans render their content literally, so HTML comments and headings
+/// inside are inert; the fence is one backtick longer than the longest run in
+/// `s`, and a space pads content that starts or ends with a backtick.
+pub fn md_code(s: &str) -> String {
+    let one_line = terminal(s).replace(['\n', '\r'], " ");
+    let longest = one_line
+        .split(|c| c != '`')
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    if one_line.is_empty() {
+        return "` `".to_string();
+    }
+    let pad = if one_line.starts_with('`') || one_line.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{one_line}{pad}{fence}")
+}
+
+/// `s` as Markdown prose on one line: the code spans it contains (pinaudit's
+/// messages put values in backticks) stay code spans, and everywhere else each
+/// character that could start HTML, a link, an image or emphasis is
+/// backslash-escaped, as is a backtick run that closes nothing.
+pub fn md_text(s: &str) -> String {
+    let safe = terminal(s).replace(['\n', '\r'], " ");
+    let chars: Vec<char> = safe.chars().collect();
+    let run_at = |i: usize| chars[i..].iter().take_while(|&&c| c == '`').count();
+    let mut out = String::with_capacity(safe.len() + 8);
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '`' {
+            let n = run_at(i);
+            if let Some(end) = closing_run(&chars, i + n, n) {
+                out.extend(&chars[i..end]);
+                i = end;
+                continue;
+            }
+            for _ in 0..n {
+                out.push_str("\\`");
+            }
+            i += n;
+            continue;
+        }
+        if matches!(
+            c,
+            '\\' | '*' | '_' | '[' | ']' | '<' | '>' | '&' | '!' | '~' | '|' | '#'
+        ) {
+            out.push('\\');
+        }
+        out.push(c);
+        i += 1;
+    }
+    out
+}
+
+/// The end of the run of exactly `n` backticks at or after `from` (CommonMark
+/// code spans), if there is one.
+fn closing_run(chars: &[char], from: usize, n: usize) -> Option<usize> {
+    let mut j = from;
+    while j < chars.len() {
+        if chars[j] == '`' {
+            let m = chars[j..].iter().take_while(|&&c| c == '`').count();
+            if m == n {
+                return Some(j + m);
+            }
+            j += m;
+        } else {
+            j += 1;
+        }
+    }
+    None
+}
+
+/// Markdown from [`md_code`] or [`md_text`], made fit for a GFM table cell.
+///
+/// GFM splits a row at every `|` not written `\|`, code spans included, and then
+/// drops the backslash of each `\|` before reading the cell's inline Markdown; so
+/// every `|` gets one more backslash (prose `\|` becomes `\\|`, which still
+/// renders as `|`).
+pub fn md_cell(markdown: &str) -> String {
+    markdown.replace('|', "\\|")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terminal_shows_controls() {
+        assert_eq!(terminal("a\u{1b}[31mb\n"), "a\\u{1b}[31mb\\u{a}");
+        assert_eq!(terminal("tab\there"), "tab\there");
+        assert_eq!(terminal("x\u{202e}y"), "x\\u{202e}y");
+        assert!(matches!(terminal("plain ✅"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn code_spans_outgrow_backtick_runs() {
+        assert_eq!(md_code("a"), "`a`");
+        assert_eq!(md_code("a`b"), "``a`b``");
+        assert_eq!(md_code("``x"), "``` ``x ```");
+        assert_eq!(md_code(""), "` `");
+        assert_eq!(md_code("a\nb"), "`a\\u{a}b`");
+    }
+
+    #[test]
+    fn text_is_inert_but_keeps_code_spans() {
+        let t = md_text("## pinaudit: ✅ clean\n<!--");
+        assert!(!t.contains('\n'));
+        assert_eq!(t, "\\#\\# pinaudit: ✅ clean\\\\u{a}\\<\\!--");
+        assert_eq!(md_text("`a_b<c>` is *x*"), "`a_b<c>` is \\*x\\*");
+        assert_eq!(md_text("a ` b"), "a \\` b");
+        assert_eq!(
+            md_text("[x](http://e) ![i](u)"),
+            "\\[x\\](http://e) \\!\\[i\\](u)"
+        );
+    }
+
+    #[test]
+    fn cells_escape_pipes() {
+        assert_eq!(md_cell("`a|b`"), "`a\\|b`");
+        assert_eq!(md_cell(&md_text("a|b")), "a\\\\|b");
+    }
+}
