@@ -259,6 +259,12 @@ fn markdown_report_of_the_drifted_seed() {
     insta::assert_snapshot!("drifted_seed_markdown", drifted_seed_report("markdown"));
 }
 
+/// The JSON of the same audit, whole: the README's example is cut from it.
+#[test]
+fn json_report_of_the_drifted_seed() {
+    insta::assert_snapshot!("drifted_seed_json", drifted_seed_report("json"));
+}
+
 #[test]
 fn text_report_of_the_seed_offline() {
     let fx = Scratch::new();
