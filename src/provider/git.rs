@@ -153,6 +153,13 @@ fn tool(r: &DocRef, error: FetchError) -> Unchecked {
 
 impl Provider for GitProvider {
     fn prefetch(&mut self, refs: &[&DocRef]) {
+        // Before the first git2 call: OpenSSL's start-up loads the CA bundle
+        // only when a remote may be reached over TLS.
+        let urls: Vec<String> = refs
+            .iter()
+            .map(|r| crate::fetch::apply_rewrites(&self.plan.rewrites, &r.remote))
+            .collect();
+        crate::fetch::tls::prepare(!self.plan.sync.offline, urls.iter().map(String::as_str));
         let synced = sources::sync_all(&self.cache, refs, &self.plan);
         for (remote, result) in synced {
             let opened = match result {
