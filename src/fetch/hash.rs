@@ -212,6 +212,15 @@ impl BlobHashCache {
         (*known == size as u64).then(|| to_hex(sha))
     }
 
+    /// The remembered sha256 of `blob`, whatever its size: a blob id names its
+    /// content, so this is what reading it would give (used to leave a blob
+    /// unread when nothing else needs its bytes).
+    pub fn known(&self, blob: Oid) -> Option<String> {
+        let memo = self.memo();
+        let (_, sha) = memo.entries.get(&key(blob)?)?;
+        Some(to_hex(sha))
+    }
+
     /// Remember `sha256` for `blob` of `size` bytes (kept in memory until
     /// [`persist`](Self::persist)).
     pub fn put(&self, blob: Oid, size: usize, sha256: [u8; 32]) {

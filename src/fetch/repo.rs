@@ -181,6 +181,12 @@ impl CachedRepo {
         self.repo.find_blob(id).ok().map(|b| b.content().to_vec())
     }
 
+    /// The content of blob `id`; an error when the object database cannot give it.
+    pub fn blob_bytes(&self, id: Oid) -> Result<Vec<u8>, FetchError> {
+        let blob = self.repo.find_blob(id).map_err(|e| self.err(&e))?;
+        Ok(blob.content().to_vec())
+    }
+
     /// The blob id at `path` in `commit`, or `None` (see [`Self::read_blob`]).
     pub fn blob_id_at(&self, commit: Oid, path: &str) -> Result<Option<Oid>, FetchError> {
         let commit = self.repo.find_commit(commit).map_err(|e| self.err(&e))?;

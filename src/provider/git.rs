@@ -42,6 +42,7 @@ pub struct GitProvider {
     plan: SyncPlan,
     hashes: BlobHashCache,
     drift: crate::store::DriftMemo,
+    checks: crate::store::CheckMemo,
     remotes: HashMap<String, Result<Remote, Arc<FetchError>>>,
     /// Remotes that could not be reached but that the cache stood in for.
     stale: Vec<(String, Arc<FetchError>)>,
@@ -58,11 +59,14 @@ impl GitProvider {
     pub fn new(cache: GitCache, plan: SyncPlan) -> GitProvider {
         let hashes = cache.blob_hashes();
         let drift = crate::store::DriftMemo::new(cache.root());
+        let checks =
+            crate::store::CheckMemo::new(cache.root(), &crate::check::derivation_version());
         GitProvider {
             cache,
             plan,
             hashes,
             drift,
+            checks,
             remotes: HashMap::new(),
             stale: Vec::new(),
             snapshots: RefCell::default(),
@@ -132,6 +136,7 @@ impl Drop for GitProvider {
         }
         let _ = self.hashes.persist();
         let _ = self.drift.persist();
+        let _ = self.checks.persist();
     }
 }
 
@@ -273,6 +278,7 @@ impl Provider for GitProvider {
             sha256: self.hashes.sha256(blob.id, &blob.bytes),
             git_blob: Some(blob.id.to_string()),
             bytes: blob.bytes,
+            loaded: true,
         };
         let size = snapshot.bytes.len();
         let used = self.snapshot_bytes.get();
@@ -330,6 +336,72 @@ impl Provider for GitProvider {
         Some(&self.drift)
     }
 
+    fn check_memo(&self) -> Option<&crate::store::CheckMemo> {
+        Some(&self.checks)
+    }
+
+    fn snapshot_lazy(&self, r: &DocRef) -> Result<Option<Snapshot>, Unchecked> {
+        let (remote, oid) = self.at(r)?;
+        let Some(id) = remote
+            .repo
+            .blob_id_at(oid, &r.path)
+            .map_err(|e| tool(r, e))?
+        else {
+            return Ok(None);
+        };
+        if let Some(seen) = self.snapshots.borrow().get(&id) {
+            return Ok(Some(seen.clone()));
+        }
+        // A blob seen by an earlier run: its sha256 is known, its bytes are read
+        // only if a check needs them.
+        match self.hashes.known(id) {
+            Some(sha256) => Ok(Some(Snapshot {
+                bytes: Vec::new(),
+                loaded: false,
+                sha256,
+                git_blob: Some(id.to_string()),
+            })),
+            None => self.snapshot(r),
+        }
+    }
+
+    fn load(&self, r: &DocRef, snapshot: &mut Snapshot) -> Result<(), Unchecked> {
+        if snapshot.loaded {
+            return Ok(());
+        }
+        let id = snapshot
+            .git_blob
+            .as_deref()
+            .and_then(|b| Oid::from_str(b).ok())
+            .ok_or_else(|| Unchecked::Unresolvable(sources::Skip("no blob id".into())))?;
+        if let Some(seen) = self.snapshots.borrow().get(&id) {
+            snapshot.bytes = seen.bytes.clone();
+            snapshot.loaded = true;
+            return Ok(());
+        }
+        let remote = self.remote(r)?;
+        let bytes = remote.repo.blob_bytes(id).map_err(|e| tool(r, e))?;
+        if snapshot.sha256.is_empty() {
+            // A head document whose hash was not known when it was named.
+            snapshot.sha256 = self.hashes.sha256(id, &bytes);
+        }
+        let size = bytes.len();
+        let used = self.snapshot_bytes.get();
+        if size <= HEAD_MEMO_BYTES && used + size <= SNAPSHOT_MEMO_BYTES {
+            self.snapshot_bytes.set(used + size);
+            let seen = Snapshot {
+                bytes: bytes.clone(),
+                loaded: true,
+                sha256: snapshot.sha256.clone(),
+                git_blob: snapshot.git_blob.clone(),
+            };
+            self.snapshots.borrow_mut().insert(id, seen);
+        }
+        snapshot.bytes = bytes;
+        snapshot.loaded = true;
+        Ok(())
+    }
+
     fn fork(&self) -> Option<Box<dyn Provider + Send>> {
         let mut remotes = HashMap::with_capacity(self.remotes.len());
         for (name, r) in &self.remotes {
@@ -352,6 +424,7 @@ impl Provider for GitProvider {
             plan: self.plan.clone(),
             hashes: self.hashes.clone(),
             drift: self.drift.clone(),
+            checks: self.checks.clone(),
             remotes,
             stale: self.stale.clone(),
             snapshots: RefCell::default(),
@@ -404,22 +477,15 @@ impl Provider for GitProvider {
             Some(seen) => seen,
             None => {
                 let head_blob = repo.blob_id_at(head, &r.path).ok()?;
-                let document = head_blob.and_then(|b| {
-                    let bytes = repo.blob(b)?;
-                    Some(Snapshot {
-                        sha256: self.hashes.sha256(b, &bytes),
-                        git_blob: Some(b.to_string()),
-                        bytes,
-                    })
+                // Read only when a check needs it ([`Provider::load`]).
+                let document = head_blob.map(|b| Snapshot {
+                    sha256: self.hashes.known(b).unwrap_or_default(),
+                    git_blob: Some(b.to_string()),
+                    bytes: Vec::new(),
+                    loaded: false,
                 });
                 let seen = (head_blob, document);
-                if seen
-                    .1
-                    .as_ref()
-                    .is_none_or(|d| d.bytes.len() <= HEAD_MEMO_BYTES)
-                {
-                    remote.heads.borrow_mut().insert(memo_key, seen.clone());
-                }
+                remote.heads.borrow_mut().insert(memo_key, seen.clone());
                 seen
             }
         };

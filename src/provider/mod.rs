@@ -59,7 +59,13 @@ pub enum RevisionFacts {
 /// A document at a revision: its bytes and what identifies them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Snapshot {
+    /// The document's bytes; empty until read when `loaded` is false (see
+    /// [`Provider::load`]).
     pub bytes: Vec<u8>,
+    /// Whether `bytes` holds the document. A provider may leave the bytes of a
+    /// blob whose sha256 it knows unread: checks whose answers are remembered
+    /// need no more.
+    pub loaded: bool,
     /// sha256 of `bytes`, lowercase hex.
     pub sha256: String,
     /// The git blob id, where the document is a git blob.
@@ -86,7 +92,8 @@ pub struct Head {
     pub branch: Option<String>,
     /// Whether the head holds the very same document (same commit or same blob).
     pub unchanged: bool,
-    /// The document at the head; `None` when the path is gone there.
+    /// The document at the head; `None` when the path is gone there. Its bytes
+    /// may be unread (and its sha256 empty): see [`Provider::load`].
     pub document: Option<Snapshot>,
 }
 
@@ -152,6 +159,25 @@ pub trait Provider {
     /// The document at the head it is compared with, or `None` when there is no
     /// head to compare with.
     fn head(&self, r: &DocRef) -> Option<Head>;
+
+    /// [`Provider::snapshot`], but the bytes may be left unread (`loaded` false)
+    /// when the provider knows the document's sha256 without them.
+    fn snapshot_lazy(&self, r: &DocRef) -> Result<Option<Snapshot>, Unchecked> {
+        self.snapshot(r)
+    }
+
+    /// Reads the bytes of a snapshot of `r` (the pinned document or the one at
+    /// its head) when they are still unread.
+    fn load(&self, r: &DocRef, snapshot: &mut Snapshot) -> Result<(), Unchecked> {
+        let _ = (r, snapshot);
+        Ok(())
+    }
+
+    /// Where what checks derived from documents is remembered, when this
+    /// provider keeps it (the git cache does, in `CACHE/checks.store`).
+    fn check_memo(&self) -> Option<&crate::store::CheckMemo> {
+        None
+    }
 
     /// Where line fates between two blobs are remembered, when this provider
     /// keeps them (the git cache does, in `CACHE/drift.store`).

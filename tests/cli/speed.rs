@@ -1,6 +1,7 @@
 //! Speed at scale must not change a verdict: the same report, byte for byte,
-//! whether the cache's stores (`blobs.store`, `drift.store`, `variants.store`)
-//! are cold, warm, absent or damaged, and whatever `--jobs` is.
+//! whether the cache's stores (`blobs.store`, `drift.store`, `variants.store`,
+//! `checks.store`) are cold, warm, absent, damaged or poisoned with answers that
+//! make no sense, and whatever `--jobs` is.
 //!
 //! The corpus is small but takes every path the stores serve: drift against a
 //! head that moved and edited lines, a recorded hash that matches another
@@ -13,7 +14,40 @@ use crate::common::forge::{claim, pin, sha256_hex, source, to_daemon, Forge, T0}
 use crate::common::scratch::Scratch;
 use crate::common::{GitDaemon, Wants};
 
-const STORES: [&str; 3] = ["blobs.store", "drift.store", "variants.store"];
+const STORES: [&str; 4] = [
+    "blobs.store",
+    "drift.store",
+    "variants.store",
+    "checks.store",
+];
+
+/// Rewrites every remembered answer of `checks.store` as nonsense (an unknown
+/// tag) and signs the file again, as a buggy or hostile writer would: well
+/// formed, checksummed, and wrong.
+fn poison_checks(path: &Path) {
+    use sha2::{Digest, Sha256};
+    let bytes = std::fs::read(path).expect("checks.store");
+    let body = &bytes[..bytes.len() - 32];
+    let magic_len = body.iter().position(|&b| b == b'\n').expect("magic") + 1;
+    let mut out = body[..magic_len].to_vec();
+    let mut rest = &body[magic_len..];
+    let mut entries = 0;
+    while !rest.is_empty() {
+        let len = u32::from_le_bytes(rest[32..36].try_into().expect("len")) as usize;
+        out.extend_from_slice(&rest[..36]);
+        let mut value = rest[36..36 + len].to_vec();
+        for b in value.iter_mut().take(4) {
+            *b = 0xff;
+        }
+        out.extend_from_slice(&value);
+        rest = &rest[36 + len..];
+        entries += 1;
+    }
+    assert!(entries > 0, "answers remembered");
+    let check = Sha256::digest(&out);
+    out.extend_from_slice(&check);
+    std::fs::write(path, out).expect("poison");
+}
 
 fn table(rows: &[(&str, f64)]) -> String {
     let mut s = String::from("# Results\n\n| phase | rate |\n|---|---|\n");
@@ -141,6 +175,27 @@ fn reports_are_identical_whatever_the_stores_and_jobs() {
     assert_eq!(warm.stdout, cold.stdout, "warm store, --jobs 4");
     let warm1 = audit(&["--jobs", "1"]);
     assert_eq!(warm1.stdout, cold.stdout, "warm store, --jobs 1");
+
+    // Remembered answers alone, without the hashes and fates they came from.
+    for s in STORES.iter().filter(|s| **s != "checks.store") {
+        let _ = std::fs::remove_file(ws.cache().join(s));
+    }
+    let answers_only = audit(&["--jobs", "1"]);
+    assert_eq!(answers_only.stdout, cold.stdout, "checks.store alone");
+
+    // Answers that make no sense for their key are never trusted.
+    poison_checks(&ws.cache().join("checks.store"));
+    let poisoned = audit(&["--jobs", "2"]);
+    assert_eq!(poisoned.stdout, cold.stdout, "checks.store poisoned");
+    let healed = std::fs::read(ws.cache().join("checks.store")).expect("rebuilt");
+    poison_checks(&ws.cache().join("checks.store"));
+    let again = audit(&["--jobs", "1"]);
+    assert_eq!(again.stdout, cold.stdout, "checks.store poisoned again");
+    assert_eq!(
+        std::fs::read(ws.cache().join("checks.store")).expect("rebuilt"),
+        healed,
+        "poisoned answers replaced by sound ones"
+    );
 
     remove_stores(&ws.cache());
     let absent = audit(&["--jobs", "2"]);
