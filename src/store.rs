@@ -85,6 +85,9 @@ type DriftKey = ([u8; 20], [u8; 20]);
 struct DriftEntries {
     map: std::collections::HashMap<DriftKey, (u32, Vec<u32>)>,
     added: usize,
+    /// Whether the file was read: only on first use, as a re-check whose
+    /// answers are all remembered (`checks.store`) needs no fates.
+    loaded: bool,
 }
 
 /// Bump the version whenever `check::upstream::follow` changes what it answers:
@@ -101,20 +104,27 @@ fn oid_key(hex: &str) -> Option<[u8; 20]> {
 }
 
 impl DriftMemo {
-    /// The memo under `cache_root`, loaded now; a damaged memo loads as empty.
+    /// The memo under `cache_root`, read on first use; a damaged memo reads as
+    /// empty.
     pub fn new(cache_root: &Path) -> DriftMemo {
-        let path = cache_root.join(DRIFT_FILE);
-        let map = load(&path, DRIFT_MAGIC)
-            .and_then(|b| decode_drift(&b))
-            .unwrap_or_default();
         DriftMemo {
-            path,
-            inner: std::sync::Arc::new(std::sync::Mutex::new(DriftEntries { map, added: 0 })),
+            path: cache_root.join(DRIFT_FILE),
+            inner: std::sync::Arc::default(),
         }
     }
 
     fn entries(&self) -> std::sync::MutexGuard<'_, DriftEntries> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+        let mut entries = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if !entries.loaded {
+            entries.loaded = true;
+            let theirs = load(&self.path, DRIFT_MAGIC)
+                .and_then(|b| decode_drift(&b))
+                .unwrap_or_default();
+            for (k, v) in theirs {
+                entries.map.entry(k).or_insert(v);
+            }
+        }
+        entries
     }
 
     /// The fates of `old_lines` lines of blob `pinned` into the `new_lines` lines of
@@ -148,7 +158,8 @@ impl DriftMemo {
     /// Writes the memo once, atomically, when this run added entries; entries
     /// another run persisted meanwhile are kept.
     pub fn persist(&self) -> std::io::Result<()> {
-        let mut entries = self.entries();
+        // Not `entries()`: a memo never used is not read just to be left alone.
+        let mut entries = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         if entries.added == 0 {
             return Ok(());
         }

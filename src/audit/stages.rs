@@ -263,29 +263,22 @@ fn check_record(p: Planned, provider: &dyn Provider, opts: &Options) -> RecordRe
         };
         // The bytes are read only when a check needs them: a re-check of a blob
         // whose answers are remembered reads nothing.
-        let mut snapshot = match provider.snapshot_lazy(d) {
+        let snapshot = match provider.snapshot_lazy(d) {
             Ok(snapshot) => snapshot,
             Err(why) => {
                 outcomes.push(SourceOutcome::unchecked(why));
                 continue;
             }
         };
-        if let (Some(snap), Some(crate::record::Recorded::Valid(expected))) =
-            (snapshot.as_mut(), &s.sha256)
-        {
-            // A mismatch names the variant that matches: that needs the bytes.
-            if expected.as_str() != snap.sha256 {
-                if let Err(why) = provider.load(d, snap) {
-                    outcomes.push(SourceOutcome::unchecked(why));
-                    continue;
-                }
-            }
-        }
         document::check(
             &r,
             s,
             d,
             snapshot.as_ref(),
+            |expected| {
+                let pinned = snapshot.as_ref()?;
+                provider.matching_variant(d, pinned, expected)
+            },
             |expected| {
                 let pinned = snapshot.as_ref()?;
                 provider.hash_elsewhere(d, pinned, expected)

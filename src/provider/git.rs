@@ -340,6 +340,33 @@ impl Provider for GitProvider {
         Some(&self.checks)
     }
 
+    fn matching_variant(
+        &self,
+        r: &DocRef,
+        pinned: &Snapshot,
+        expected: &str,
+    ) -> Option<&'static str> {
+        let id = pinned
+            .git_blob
+            .as_deref()
+            .and_then(|b| Oid::from_str(b).ok());
+        let Some(id) = id else {
+            return crate::fetch::matching_variant(&pinned.bytes, expected);
+        };
+        // From `variants.store` when this blob was seen before: nothing is read.
+        let (_, variants) = self.hashes.with_variants(id, || {
+            if pinned.loaded {
+                return Some(pinned.bytes.clone());
+            }
+            self.remote(r).ok()?.repo.blob(id)
+        })?;
+        let expected = expected.to_ascii_lowercase();
+        variants
+            .into_iter()
+            .find(|(_, h)| *h == expected)
+            .map(|(name, _)| name)
+    }
+
     fn snapshot_lazy(&self, r: &DocRef) -> Result<Option<Snapshot>, Unchecked> {
         let (remote, oid) = self.at(r)?;
         let Some(id) = remote

@@ -173,6 +173,22 @@ pub trait Provider {
         Ok(())
     }
 
+    /// The name of the first variant (`crlf`, `bom`, ...) of the pinned document
+    /// whose sha256 is `expected` (see [`crate::fetch::variants`]).
+    fn matching_variant(
+        &self,
+        r: &DocRef,
+        pinned: &Snapshot,
+        expected: &str,
+    ) -> Option<&'static str> {
+        if pinned.loaded {
+            return crate::fetch::matching_variant(&pinned.bytes, expected);
+        }
+        let mut read = pinned.clone();
+        self.load(r, &mut read).ok()?;
+        crate::fetch::matching_variant(&read.bytes, expected)
+    }
+
     /// Where what checks derived from documents is remembered, when this
     /// provider keeps it (the git cache does, in `CACHE/checks.store`).
     fn check_memo(&self) -> Option<&crate::store::CheckMemo> {
