@@ -16,6 +16,8 @@ struct Remote {
     repo: CachedRepo,
     /// Every commit a branch or tag reaches, walked once on first use.
     reachable: OnceCell<Result<HashSet<Oid>, Arc<FetchError>>>,
+    /// A digest of the branch and tag tips the reachable set depends on.
+    tips: OnceCell<Option<[u8; 32]>>,
     /// Every version of a path (for `hash_elsewhere`), walked once per path.
     versions: RefCell<HashMap<String, Arc<Vec<crate::fetch::PathVersion>>>>,
     /// The commits the default-branch head contains, walked once on first use.
@@ -97,6 +99,7 @@ impl GitProvider {
             sync,
             repo,
             reachable: OnceCell::new(),
+            tips: OnceCell::new(),
             versions: RefCell::default(),
             in_default: OnceCell::new(),
             heads: RefCell::default(),
@@ -124,6 +127,39 @@ impl GitProvider {
             return Err(Unchecked::NotCached);
         }
         Ok((remote, oid))
+    }
+}
+
+impl GitProvider {
+    /// Whether `oid` is in a set of commits that depends only on `tips` (the
+    /// reachable set of the branch and tag tips, the ancestry of the default
+    /// branch), as remembered for `r`'s remote in `checks.store`: one entry per
+    /// remote, replaced when its tips move, so it does not grow with syncs.
+    fn remembered_membership(
+        &self,
+        domain: &str,
+        r: &DocRef,
+        tips: [u8; 32],
+        oid: Oid,
+    ) -> Option<bool> {
+        let key = crate::store::CheckMemo::key(domain, &[r.remote.as_bytes()]);
+        let entry = self.checks.get(&key)?;
+        let rest = entry.strip_prefix(tips.as_slice())?;
+        rest.chunks_exact(21).find_map(|c| match c.split_at(20) {
+            (id, [answer]) if id == oid.as_bytes() => Some(*answer == 1),
+            _ => None,
+        })
+    }
+
+    fn remember_membership(&self, domain: &str, r: &DocRef, tips: [u8; 32], oid: Oid, yes: bool) {
+        let key = crate::store::CheckMemo::key(domain, &[r.remote.as_bytes()]);
+        let mut entry = match self.checks.get(&key) {
+            Some(e) if e.starts_with(&tips) && (e.len() - 32) % 21 == 0 => e,
+            _ => tips.to_vec(),
+        };
+        entry.extend_from_slice(oid.as_bytes());
+        entry.push(u8::from(yes));
+        self.checks.put(key, entry);
     }
 }
 
@@ -172,6 +208,7 @@ impl Provider for GitProvider {
                     sync,
                     repo,
                     reachable: OnceCell::new(),
+                    tips: OnceCell::new(),
                     versions: RefCell::default(),
                     in_default: OnceCell::new(),
                     heads: RefCell::default(),
@@ -243,15 +280,28 @@ impl Provider for GitProvider {
                 by_id_error: wanted.and_then(|w| w.by_id_error.clone()),
             });
         }
-        let reachable = remote
-            .reachable
-            .get_or_init(|| remote.repo.reachable_set().map_err(Arc::new))
-            .as_ref()
-            .map_err(|e| Unchecked::Tool {
-                remote: r.remote.clone(),
-                error: e.clone(),
-            })?
-            .contains(&oid);
+        // Remembered per remote for the refs as they are: no history walk while
+        // no branch or tag moved.
+        let tips = *remote.tips.get_or_init(|| remote.repo.ref_tips_digest());
+        let known = tips.and_then(|t| self.remembered_membership("reach", r, t, oid));
+        let reachable = match known {
+            Some(answer) => answer,
+            None => {
+                let answer = remote
+                    .reachable
+                    .get_or_init(|| remote.repo.reachable_set().map_err(Arc::new))
+                    .as_ref()
+                    .map_err(|e| Unchecked::Tool {
+                        remote: r.remote.clone(),
+                        error: e.clone(),
+                    })?
+                    .contains(&oid);
+                if let Some(t) = tips {
+                    self.remember_membership("reach", r, t, oid, answer);
+                }
+                answer
+            }
+        };
         Ok(RevisionFacts::Present {
             reachable,
             found_by: wanted.and_then(|w| w.found).unwrap_or(FoundBy::Cache),
@@ -437,6 +487,7 @@ impl Provider for GitProvider {
                     sync: remote.sync.clone(),
                     repo: self.cache.open(name).ok()?,
                     reachable: OnceCell::new(),
+                    tips: OnceCell::new(),
                     versions: RefCell::default(),
                     in_default: OnceCell::new(),
                     heads: RefCell::default(),
@@ -469,12 +520,23 @@ impl Provider for GitProvider {
         // compared with the default branch, where its document may live on.
         let default = repo.head()?;
         // One walk of the default branch per repository, not one per source.
-        let in_default = remote
-            .in_default
-            .get_or_init(|| Some((default, repo.ancestors(default).ok()?)))
-            .as_ref()
-            .filter(|(tip, _)| *tip == default)
-            .map(|(_, set)| set.contains(&oid));
+        let mut tip = [0u8; 32];
+        tip[..20].copy_from_slice(default.as_bytes());
+        let in_default = match self.remembered_membership("in-default", r, tip, oid) {
+            Some(answer) => Some(answer),
+            None => {
+                let answer = remote
+                    .in_default
+                    .get_or_init(|| Some((default, repo.ancestors(default).ok()?)))
+                    .as_ref()
+                    .filter(|(tip, _)| *tip == default)
+                    .map(|(_, set)| set.contains(&oid));
+                if let Some(a) = answer {
+                    self.remember_membership("in-default", r, tip, oid, a);
+                }
+                answer
+            }
+        };
         let contained = in_default.unwrap_or_else(|| repo.contains(default, oid));
         let (head, branch) = if contained {
             (default, None)
