@@ -229,3 +229,112 @@ fn reports_are_identical_whatever_the_stores_and_jobs() {
         "offline, stores rebuilt"
     );
 }
+
+/// The mirrors under `cache`: every `*.git` directory.
+fn mirrors(cache: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![cache.to_path_buf()];
+    while let Some(dir) = todo.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if !path.is_dir() {
+                continue;
+            }
+            if path.extension().is_some_and(|e| e == "git") {
+                out.push(path);
+            } else {
+                todo.push(path);
+            }
+        }
+    }
+    out
+}
+
+/// Rewrites `mirror`'s objects as one pack without a single blob: commits and
+/// trees only. Whatever reads a document afterwards fails.
+fn strip_blobs(mirror: &Path) {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let listed = Command::new("git")
+        .arg("-C")
+        .arg(mirror)
+        .args(["rev-list", "--objects", "--all", "--filter=blob:none"])
+        .output()
+        .expect("git rev-list");
+    assert!(listed.status.success(), "rev-list in {}", mirror.display());
+    let ids: String = String::from_utf8_lossy(&listed.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .map(|id| format!("{id}\n"))
+        .collect();
+    let objects = mirror.join("objects");
+    let old: Vec<std::path::PathBuf> = std::fs::read_dir(&objects)
+        .expect("objects")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.file_name().is_some_and(|n| n != "info"))
+        .collect();
+    let staging = mirror.join("stripped");
+    let mut pack = Command::new("git")
+        .arg("-C")
+        .arg(mirror)
+        .arg("pack-objects")
+        .arg(&staging)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("git pack-objects");
+    pack.stdin
+        .take()
+        .expect("stdin")
+        .write_all(ids.as_bytes())
+        .expect("ids");
+    assert!(pack.wait().expect("pack-objects").success());
+    for p in old {
+        if p.is_dir() {
+            std::fs::remove_dir_all(&p).expect("remove objects");
+        } else {
+            std::fs::remove_file(&p).expect("remove object");
+        }
+    }
+    let packs = objects.join("pack");
+    std::fs::create_dir_all(&packs).expect("pack dir");
+    for entry in std::fs::read_dir(mirror).expect("mirror").flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some(rest) = name.strip_prefix("stripped-") {
+            std::fs::rename(entry.path(), packs.join(format!("pack-{rest}"))).expect("move");
+        }
+    }
+}
+
+/// The point of the stores: once a run has seen them, a re-check of unchanged
+/// inputs reads no document at all. Proved by taking every blob out of the
+/// mirror: the offline re-check still gives the very same report.
+#[test]
+fn a_warm_offline_recheck_reads_no_blob() {
+    let forge = Forge::new();
+    let pins = corpus(&forge);
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let rewrite = to_daemon(&daemon);
+    let ws = Scratch::new();
+    let files: Vec<String> = pins.iter().map(|p| ws.write_pin(p)).collect();
+    let audit = |extra: &[&str]| {
+        let mut args: Vec<&str> = vec!["--rewrite", &rewrite];
+        args.extend_from_slice(extra);
+        args.extend(files.iter().map(String::as_str));
+        ws.audit(args)
+    };
+    let _cold = audit(&["--jobs", "1"]);
+    let warm = audit(&["--offline", "--jobs", "1"]);
+    let found = mirrors(&ws.cache());
+    assert_eq!(found.len(), 1, "{found:?}");
+    strip_blobs(&found[0]);
+    let blobless = audit(&["--offline", "--jobs", "2"]);
+    assert_eq!(blobless.stdout, warm.stdout, "re-check without blobs");
+
+    // Without the remembered answers, the documents are needed: the check
+    // says so instead of making anything up.
+    let _ = std::fs::remove_file(ws.cache().join("checks.store"));
+    let unread = audit(&["--offline", "--jobs", "1"]);
+    assert_ne!(unread.stdout, warm.stdout, "the blobs really are gone");
+}
