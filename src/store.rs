@@ -279,6 +279,11 @@ impl CheckMemo {
         self.entries().map.get(key).cloned()
     }
 
+    /// `f` of the remembered answer for `key`, read in place (no copy).
+    pub fn peek<R>(&self, key: &[u8; 32], f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+        self.entries().map.get(key).map(|v| f(v))
+    }
+
     /// Remembers an answer (kept in memory until [`persist`](Self::persist)).
     pub fn put(&self, key: [u8; 32], value: Vec<u8>) {
         if value.len() > CHECK_VALUE_MAX {

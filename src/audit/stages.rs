@@ -423,12 +423,11 @@ fn drift_facts(
         _ => None,
     };
     if let (Some(m), Some(k)) = (memo, key.as_ref()) {
-        if let Some(raw) = m.get(k) {
-            match upstream::decode_facts(&raw, mine) {
-                Some(facts) => return Ok(facts),
-                // Unsound for these citations: never trusted, recomputed.
-                None => m.forget(k),
-            }
+        match m.peek(k, |raw| upstream::decode_facts(raw, mine)) {
+            Some(Some(facts)) => return Ok(facts),
+            // Unsound for these citations: never trusted, recomputed.
+            Some(None) => m.forget(k),
+            None => {}
         }
     }
     let head_text = match head.document.as_mut() {

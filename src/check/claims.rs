@@ -143,9 +143,10 @@ pub fn memo_key(blob: &str, c: &Claim) -> Option<[u8; 32]> {
 /// makes sense for the claim's cited lines; one that does not (damaged or
 /// planted) is forgotten and never used.
 pub fn remembered(memo: &crate::store::CheckMemo, key: &[u8; 32], c: &Claim) -> Option<Outcome> {
-    let raw = memo.get(key)?;
     let lines = c.lines?;
-    let decoded = decode(&raw).filter(|o| sound(o, lines.first(), lines.last()));
+    let decoded = memo.peek(key, |raw| {
+        decode(raw).filter(|o| sound(o, lines.first(), lines.last()))
+    })?;
     if decoded.is_none() {
         memo.forget(key);
     }

@@ -143,12 +143,15 @@ impl GitProvider {
         oid: Oid,
     ) -> Option<bool> {
         let key = crate::store::CheckMemo::key(domain, &[r.remote.as_bytes()]);
-        let entry = self.checks.get(&key)?;
-        let rest = entry.strip_prefix(tips.as_slice())?;
-        rest.chunks_exact(21).find_map(|c| match c.split_at(20) {
-            (id, [answer]) if id == oid.as_bytes() => Some(*answer == 1),
-            _ => None,
-        })
+        self.checks
+            .peek(&key, |entry| {
+                let rest = entry.strip_prefix(tips.as_slice())?;
+                rest.chunks_exact(21).find_map(|c| match c.split_at(20) {
+                    (id, [answer]) if id == oid.as_bytes() => Some(*answer == 1),
+                    _ => None,
+                })
+            })
+            .flatten()
     }
 
     fn remember_membership(&self, domain: &str, r: &DocRef, tips: [u8; 32], oid: Oid, yes: bool) {
