@@ -209,6 +209,9 @@ pub fn audit(args: AuditArgs) -> ExitStatus {
             out(&text);
         }
     }
+    // The process ends right after this: freeing every record, finding and the
+    // report piece by piece took a fifth of a 20,000-citation re-check.
+    std::mem::forget((result, report, text));
     code
 }
 

@@ -52,11 +52,14 @@ pub fn resolve(s: &Source, allow_local: bool) -> Result<DocRef, Skip> {
         .clone()
         .or_else(|| from_url.as_ref().and_then(|u| u.path.clone()))
         .ok_or_else(|| Skip("no document path".into()))?;
-    Oid::from_str(commit.as_str()).map_err(|_| {
-        Skip(format!(
+    // What `Oid::from_str` accepts, without calling into git2: its one-time
+    // start-up must wait until the run knows whether TLS is needed (fetch::tls).
+    let id = commit.as_str();
+    if id.is_empty() || id.len() > 40 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(Skip(format!(
             "commit id `{commit}` is not supported by this git build"
-        ))
-    })?;
+        )));
+    }
     Ok(DocRef {
         remote: located.clone_url(),
         commit,

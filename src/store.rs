@@ -85,6 +85,9 @@ type DriftKey = ([u8; 20], [u8; 20]);
 struct DriftEntries {
     map: std::collections::HashMap<DriftKey, (u32, Vec<u32>)>,
     added: usize,
+    /// Whether the file was read: only on first use, as a re-check whose
+    /// answers are all remembered (`checks.store`) needs no fates.
+    loaded: bool,
 }
 
 /// Bump the version whenever `check::upstream::follow` changes what it answers:
@@ -101,20 +104,27 @@ fn oid_key(hex: &str) -> Option<[u8; 20]> {
 }
 
 impl DriftMemo {
-    /// The memo under `cache_root`, loaded now; a damaged memo loads as empty.
+    /// The memo under `cache_root`, read on first use; a damaged memo reads as
+    /// empty.
     pub fn new(cache_root: &Path) -> DriftMemo {
-        let path = cache_root.join(DRIFT_FILE);
-        let map = load(&path, DRIFT_MAGIC)
-            .and_then(|b| decode_drift(&b))
-            .unwrap_or_default();
         DriftMemo {
-            path,
-            inner: std::sync::Arc::new(std::sync::Mutex::new(DriftEntries { map, added: 0 })),
+            path: cache_root.join(DRIFT_FILE),
+            inner: std::sync::Arc::default(),
         }
     }
 
     fn entries(&self) -> std::sync::MutexGuard<'_, DriftEntries> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+        let mut entries = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if !entries.loaded {
+            entries.loaded = true;
+            let theirs = load(&self.path, DRIFT_MAGIC)
+                .and_then(|b| decode_drift(&b))
+                .unwrap_or_default();
+            for (k, v) in theirs {
+                entries.map.entry(k).or_insert(v);
+            }
+        }
+        entries
     }
 
     /// The fates of `old_lines` lines of blob `pinned` into the `new_lines` lines of
@@ -148,7 +158,8 @@ impl DriftMemo {
     /// Writes the memo once, atomically, when this run added entries; entries
     /// another run persisted meanwhile are kept.
     pub fn persist(&self) -> std::io::Result<()> {
-        let mut entries = self.entries();
+        // Not `entries()`: a memo never used is not read just to be left alone.
+        let mut entries = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         if entries.added == 0 {
             return Ok(());
         }
@@ -199,6 +210,179 @@ fn decode_drift(mut b: &[u8]) -> Option<std::collections::HashMap<DriftKey, (u32
     Some(map)
 }
 
+/// What the checks derived from documents, by a key that names everything the
+/// answer depends on (`CACHE/checks.store`): a claim's verdict by (blob id, cited
+/// lines, value, unit, score) and a source's drift facts by (pinned blob, head
+/// blob, cited lines, found lines), so that a re-check of unchanged inputs reads
+/// no document. Keys are sha256 digests of the inputs (see
+/// [`CheckMemo::key`]); values are opaque bytes that the check that wrote them
+/// decodes, and refuses (recomputing) when they do not make sense for the key.
+///
+/// The file's magic line carries [`CHECKS_VERSION`] and a digest of the source of
+/// the matcher and of the checks that derive answers, so remembered answers of
+/// another matcher are never read back.
+#[derive(Debug, Clone)]
+pub struct CheckMemo {
+    path: std::path::PathBuf,
+    magic: Vec<u8>,
+    inner: std::sync::Arc<std::sync::Mutex<CheckEntries>>,
+}
+
+#[derive(Debug, Default)]
+struct CheckEntries {
+    map: std::collections::HashMap<[u8; 32], Vec<u8>>,
+    added: usize,
+}
+
+/// Bump when the encoding of a remembered answer, or what a check derives from
+/// a document, changes.
+pub const CHECKS_VERSION: u32 = 1;
+const CHECKS_FILE: &str = "checks.store";
+/// A remembered answer larger than this is not kept (excerpts are short).
+const CHECK_VALUE_MAX: usize = 64 << 10;
+
+impl CheckMemo {
+    /// The memo under `cache_root`, loaded now, for answers of the checks at
+    /// `version` (see [`crate::check::derivation_version`]); a damaged memo, or
+    /// one of another version, loads as empty.
+    pub fn new(cache_root: &Path, version: &str) -> CheckMemo {
+        let path = cache_root.join(CHECKS_FILE);
+        let magic =
+            format!("pinaudit-check-store v{CHECKS_VERSION} checks {version}\n").into_bytes();
+        let map = load(&path, &magic)
+            .and_then(|b| decode_checks(&b))
+            .unwrap_or_default();
+        CheckMemo {
+            path,
+            magic,
+            inner: std::sync::Arc::new(std::sync::Mutex::new(CheckEntries { map, added: 0 })),
+        }
+    }
+
+    /// The key of an answer: sha256 of the domain and each part, length-prefixed
+    /// (so no two different inputs share a key).
+    pub fn key(domain: &str, parts: &[&[u8]]) -> [u8; 32] {
+        let mut h = Sha256::new();
+        for p in std::iter::once(domain.as_bytes()).chain(parts.iter().copied()) {
+            h.update((p.len() as u64).to_le_bytes());
+            h.update(p);
+        }
+        h.finalize().into()
+    }
+
+    fn entries(&self) -> std::sync::MutexGuard<'_, CheckEntries> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The remembered answer for `key`.
+    pub fn get(&self, key: &[u8; 32]) -> Option<Vec<u8>> {
+        self.entries().map.get(key).cloned()
+    }
+
+    /// `f` of the remembered answer for `key`, read in place (no copy).
+    pub fn peek<R>(&self, key: &[u8; 32], f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+        self.entries().map.get(key).map(|v| f(v))
+    }
+
+    /// Remembers an answer (kept in memory until [`persist`](Self::persist)).
+    pub fn put(&self, key: [u8; 32], value: Vec<u8>) {
+        if value.len() > CHECK_VALUE_MAX {
+            return;
+        }
+        let mut entries = self.entries();
+        if entries.map.get(&key) != Some(&value) {
+            entries.map.insert(key, value);
+            entries.added += 1;
+        }
+    }
+
+    /// Forgets an answer found unsound (the run recomputes and remembers it).
+    pub fn forget(&self, key: &[u8; 32]) {
+        let mut entries = self.entries();
+        if entries.map.remove(key).is_some() {
+            entries.added += 1;
+        }
+    }
+
+    /// Writes the memo once, atomically, when this run changed it; entries
+    /// another run persisted meanwhile are kept.
+    pub fn persist(&self) -> std::io::Result<()> {
+        let mut entries = self.entries();
+        if entries.added == 0 {
+            return Ok(());
+        }
+        if let Some(theirs) = load(&self.path, &self.magic).and_then(|b| decode_checks(&b)) {
+            for (k, v) in theirs {
+                entries.map.entry(k).or_insert(v);
+            }
+        }
+        let mut keys: Vec<&[u8; 32]> = entries.map.keys().collect();
+        keys.sort_unstable();
+        let mut body = Vec::new();
+        for k in keys {
+            let v = &entries.map[k];
+            body.extend_from_slice(k);
+            body.extend_from_slice(&(v.len() as u32).to_le_bytes());
+            body.extend_from_slice(v);
+        }
+        save(&self.path, &self.magic, &body)?;
+        entries.added = 0;
+        Ok(())
+    }
+}
+
+fn decode_checks(mut b: &[u8]) -> Option<std::collections::HashMap<[u8; 32], Vec<u8>>> {
+    let mut map = std::collections::HashMap::new();
+    while !b.is_empty() {
+        let k: [u8; 32] = b.get(..32)?.try_into().ok()?;
+        let len = u32::from_le_bytes(b.get(32..36)?.try_into().ok()?) as usize;
+        if len > CHECK_VALUE_MAX {
+            return None;
+        }
+        let v = b.get(36..36 + len)?.to_vec();
+        b = &b[36 + len..];
+        map.insert(k, v);
+    }
+    Some(map)
+}
+
+/// A little writer and reader for remembered answers: fixed-width integers and
+/// length-prefixed strings; reading past the end or invalid UTF-8 gives `None`.
+#[derive(Default)]
+pub struct Enc(pub Vec<u8>);
+
+impl Enc {
+    pub fn u32(&mut self, v: u32) -> &mut Self {
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+    pub fn str(&mut self, s: &str) -> &mut Self {
+        self.u32(s.len() as u32);
+        self.0.extend_from_slice(s.as_bytes());
+        self
+    }
+}
+
+pub struct Dec<'a>(pub &'a [u8]);
+
+impl Dec<'_> {
+    pub fn u32(&mut self) -> Option<u32> {
+        let v = u32::from_le_bytes(self.0.get(..4)?.try_into().ok()?);
+        self.0 = &self.0[4..];
+        Some(v)
+    }
+    pub fn string(&mut self) -> Option<String> {
+        let len = self.u32()? as usize;
+        let s = std::str::from_utf8(self.0.get(..len)?).ok()?.to_string();
+        self.0 = &self.0[len..];
+        Some(s)
+    }
+    /// Whether everything was read.
+    pub fn done(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -242,5 +426,28 @@ mod tests {
         bytes[last] ^= 4;
         fs::write(&path, &bytes).expect("write");
         assert_eq!(DriftMemo::new(dir.path()).get(A, B, 3, 2), None);
+    }
+
+    #[test]
+    fn check_memo_round_trip_version_and_damage() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let memo = CheckMemo::new(dir.path(), "m1");
+        let k = CheckMemo::key("claim", &[b"a", b"bc"]);
+        assert_ne!(k, CheckMemo::key("claim", &[b"ab", b"c"]));
+        assert_eq!(memo.get(&k), None);
+        memo.put(k, b"answer".to_vec());
+        memo.persist().expect("persist");
+        assert_eq!(
+            CheckMemo::new(dir.path(), "m1").get(&k).as_deref(),
+            Some(&b"answer"[..])
+        );
+        // Another matcher's answers are never read back.
+        assert_eq!(CheckMemo::new(dir.path(), "m2").get(&k), None);
+        let path = dir.path().join(CHECKS_FILE);
+        let mut bytes = fs::read(&path).expect("read");
+        let at = bytes.len() - 33;
+        bytes[at] ^= 1;
+        fs::write(&path, &bytes).expect("write");
+        assert_eq!(CheckMemo::new(dir.path(), "m1").get(&k), None);
     }
 }

@@ -348,7 +348,9 @@ fn check_record(
             }
             Established::Present { commit_time } => commit_time,
         };
-        let snapshot = match provider.snapshot(d) {
+        // The bytes are read only when a check needs them: a re-check of a blob
+        // whose answers are remembered reads nothing.
+        let snapshot = match provider.snapshot_lazy(d) {
             Ok(snapshot) => snapshot,
             Err(why) => {
                 outcomes.push(SourceOutcome::unchecked(why));
@@ -362,12 +364,16 @@ fn check_record(
             snapshot.as_ref(),
             |expected| {
                 let pinned = snapshot.as_ref()?;
+                provider.matching_variant(d, pinned, expected)
+            },
+            |expected| {
+                let pinned = snapshot.as_ref()?;
                 provider.hash_elsewhere(d, pinned, expected)
             },
             &mut findings,
         );
         let commit_time = commit_time.or_else(|| s.commit_time.clone());
-        let Some(snapshot) = snapshot else {
+        let Some(mut snapshot) = snapshot else {
             // No document at the commit: nothing to read the cited values from.
             outcomes.push(SourceOutcome {
                 stale_since: provider.stale_since(d),
@@ -378,36 +384,77 @@ fn check_record(
         if opts.manifests {
             manifests::check(&r, s, d, provider, manifests_seen, &mut findings);
         }
-        // The bytes become the text without a copy: one copy of a large document.
-        let crate::provider::Snapshot {
-            bytes,
-            sha256,
-            git_blob,
-        } = snapshot;
-        let text = SourceText::from_bytes(bytes);
+        let memo = provider.check_memo();
+        let git_blob = snapshot.git_blob.clone();
+        let mut text: Option<SourceText> = None;
+        let mut failed = None;
+        let mark = findings.len();
         for &i in &cited {
-            verdicts[i] = claims::check(&r, s, &r.claims[i], &text, &mut findings);
+            let c = &r.claims[i];
+            let key = memo
+                .zip(git_blob.as_deref())
+                .and_then(|(_, b)| claims::memo_key(b, c));
+            let known = memo
+                .zip(key.as_ref())
+                .and_then(|(m, k)| claims::remembered(m, k, c));
+            let outcome = match known {
+                Some(o) => o,
+                None => {
+                    let (Some(lines), Some(exp)) = (c.lines, claims::expected(c)) else {
+                        continue;
+                    };
+                    let doc = match text_of(provider, d, &mut snapshot, &mut text) {
+                        Ok(doc) => doc,
+                        Err(why) => {
+                            failed = Some(why);
+                            break;
+                        }
+                    };
+                    let o = claims::judge(doc, lines.first() as usize, lines.last() as usize, &exp);
+                    if let (Some(m), Some(k)) = (memo, key) {
+                        claims::remember(m, k, &o);
+                    }
+                    o
+                }
+            };
+            verdicts[i] = claims::report(&r, s, c, &outcome, &mut findings);
+        }
+        if let Some(why) = failed {
+            // The document could not be read after all: the source is unchecked.
+            findings.truncate(mark);
+            for &i in &cited {
+                verdicts[i] = Verdict::unchecked();
+            }
+            outcomes.push(SourceOutcome::unchecked(why));
+            continue;
         }
         let mut upstream = None;
         if !opts.no_upstream {
-            if let Some(head) = provider.head(d) {
+            if let Some(mut head) = provider.head(d) {
                 let mine: Vec<(&Claim, &Verdict)> = cited
                     .iter()
                     .map(|&i| (&r.claims[i], &verdicts[i]))
                     .collect();
-                let memo = provider.drift_memo().zip(git_blob.as_deref());
-                upstream = Some(upstream::check(
-                    &r,
-                    s,
-                    d,
-                    &text,
-                    &head,
-                    &mine,
-                    memo,
-                    &mut findings,
-                ));
+                let facts = if head.unchanged {
+                    Ok(None)
+                } else {
+                    drift_facts(provider, d, &mut snapshot, &mut text, &mut head, &mine).map(Some)
+                };
+                // A head document the cache cannot give: no drift to tell.
+                if let Ok(facts) = facts {
+                    upstream = Some(upstream::report(
+                        &r,
+                        s,
+                        d,
+                        &head,
+                        &mine,
+                        facts.as_ref(),
+                        &mut findings,
+                    ));
+                }
             }
         }
+        let sha256 = snapshot.sha256;
         outcomes.push(SourceOutcome {
             state: SourceState::Checked,
             sha256: Some(sha256),
@@ -503,6 +550,70 @@ fn check_weights(
         out.push(outcome);
     }
     out
+}
+
+/// The pinned document's text, read (once) when a check needs it.
+fn text_of<'t>(
+    provider: &dyn Provider,
+    d: &DocRef,
+    snapshot: &mut crate::provider::Snapshot,
+    text: &'t mut Option<SourceText>,
+) -> Result<&'t SourceText, Unchecked> {
+    if text.is_none() {
+        provider.load(d, snapshot)?;
+        // The bytes become the text without a copy: one copy of a large document.
+        *text = Some(SourceText::from_bytes(std::mem::take(&mut snapshot.bytes)));
+    }
+    text.as_ref().ok_or(Unchecked::NotCached)
+}
+
+/// What the pinned and head documents say about the cited lines: remembered by
+/// (pinned blob, head blob, citations) when the provider keeps a memo, else
+/// read from both documents (then remembered).
+fn drift_facts(
+    provider: &dyn Provider,
+    d: &DocRef,
+    snapshot: &mut crate::provider::Snapshot,
+    text: &mut Option<SourceText>,
+    head: &mut crate::provider::Head,
+    mine: &[(&Claim, &Verdict)],
+) -> Result<upstream::Facts, Unchecked> {
+    let memo = provider.check_memo();
+    let pinned_blob = snapshot.git_blob.clone();
+    let head_blob = match &head.document {
+        Some(doc) => doc.git_blob.clone().map(Some),
+        None => Some(None),
+    };
+    let key = match (memo, pinned_blob.as_deref(), &head_blob) {
+        (Some(_), Some(p), Some(h)) => Some(upstream::facts_key(p, h.as_deref(), mine)),
+        _ => None,
+    };
+    if let (Some(m), Some(k)) = (memo, key.as_ref()) {
+        match m.peek(k, |raw| upstream::decode_facts(raw, mine)) {
+            Some(Some(facts)) => return Ok(facts),
+            // Unsound for these citations: never trusted, recomputed.
+            Some(None) => m.forget(k),
+            None => {}
+        }
+    }
+    let head_text = match head.document.as_mut() {
+        Some(doc) => {
+            provider.load(d, doc)?;
+            Some(SourceText::new(&doc.bytes))
+        }
+        None => None,
+    };
+    let pinned = text_of(provider, d, snapshot, text)?;
+    let drift = provider.drift_memo().zip(pinned_blob.as_deref());
+    let head_blob = head
+        .document
+        .as_ref()
+        .and_then(|doc| doc.git_blob.as_deref());
+    let facts = upstream::facts(pinned, head_text.as_ref(), head_blob, mine, drift);
+    if let (Some(m), Some(k)) = (memo, key) {
+        m.put(k, upstream::encode_facts(&facts));
+    }
+    Ok(facts)
 }
 
 /// Gathers what made the audit incomplete beside the records.

@@ -30,13 +30,15 @@ struct HashMismatch<'a> {
 }
 
 /// Judges the document a source cites. `snapshot` is `None` when the path does not
-/// exist at the revision; `elsewhere` finds the version whose bytes have the
-/// recorded hash, for the evidence.
+/// exist at the revision; `variant` names the variant of its bytes (`crlf`, ...)
+/// and `elsewhere` the version at another commit whose bytes have the recorded
+/// hash, for the evidence.
 pub fn check(
     record: &Record,
     s: &Source,
     r: &DocRef,
     snapshot: Option<&Snapshot>,
+    variant: impl FnOnce(&str) -> Option<&'static str>,
     elsewhere: impl FnOnce(&str) -> Option<OtherVersion>,
     out: &mut Vec<Finding>,
 ) {
@@ -63,7 +65,7 @@ pub fn check(
     if expected.as_str() == doc.sha256 {
         return;
     }
-    let variant = matching_variant(&doc.bytes, expected.as_str());
+    let variant = variant(expected.as_str());
     let other = elsewhere(expected.as_str());
     let mut message = format!(
         "sha256 of `{}` at `{}` is `{}`, the record says `{expected}`",

@@ -125,6 +125,30 @@ impl SourceText {
     }
 }
 
+/// The version of what checks derive from documents: a digest of the source of
+/// the matcher and of the checks that remember answers (`CACHE/checks.store`), so
+/// that any change to them invalidates every remembered answer without anyone
+/// having to remember to bump a number.
+pub fn derivation_version() -> String {
+    const SOURCES: [&str; 5] = [
+        include_str!("../matcher.rs"),
+        include_str!("../matcher/context.rs"),
+        include_str!("claims.rs"),
+        include_str!("upstream.rs"),
+        include_str!("mod.rs"),
+    ];
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
+    for s in SOURCES {
+        h.update((s.len() as u64).to_le_bytes());
+        h.update(s.as_bytes());
+    }
+    h.finalize()[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// Trims a line for a report and caps its length (in characters).
 pub fn excerpt(line: &str) -> String {
     const MAX: usize = 200;

@@ -377,38 +377,37 @@ struct ValueSuperseded<'a> {
     head_numbers: Option<Vec<String>>,
 }
 
-/// Compares the pinned document with the document at the head, with the line
-/// fates remembered by (pinned blob, head blob) in `memo` when given (read when
-/// sound for documents of these sizes, else computed and remembered).
-#[allow(clippy::too_many_arguments)]
-pub fn check(
-    record: &Record,
-    s: &Source,
-    r: &DocRef,
+/// What the pinned and head documents say about a source's citations: a pure
+/// function of the two documents and of the cited lines and found values, so it
+/// is remembered by (pinned blob, head blob, citations) in `CACHE/checks.store`
+/// ([`facts_key`]); findings are built from it by [`report`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Facts {
+    /// Each cited line of the pinned document (1-based, ascending), its excerpt
+    /// and where it is at the head.
+    pub cited: Vec<(u32, String, Fate)>,
+    /// Per claim, in order: when the line its value was found on no longer
+    /// carries it at the head, that line's excerpt and, when it was edited, the
+    /// head line it became and that line's excerpt.
+    pub superseded: Vec<Option<Superseded>>,
+}
+
+/// A found value's pinned line excerpt and, when that line was edited, the head
+/// line it became with its excerpt.
+pub type Superseded = (String, Option<(u32, String)>);
+
+/// Reads [`Facts`] from the pinned document and the one at the head (`None` when
+/// the path is gone there), with the line fates remembered by (pinned blob, head
+/// blob) in `memo` when given.
+pub fn facts(
     pinned: &SourceText,
-    head: &Head,
+    head: Option<&SourceText>,
+    head_blob: Option<&str>,
     claims: &[(&Claim, &Verdict)],
     memo: Option<(&crate::store::DriftMemo, &str)>,
-    out: &mut Vec<Finding>,
-) -> Upstream {
-    let head_id = head.commit.clone();
-    if head.unchanged {
-        return Upstream {
-            head: head_id,
-            changed: false,
-        };
-    }
-    let t = r;
-    let location = |line: Option<u32>| Location {
-        repository: s.repository.clone(),
-        revision: Some(head_id.clone()),
-        path: Some(t.path.clone()),
-        line,
-    };
-    let head_text = head.document.as_ref().map(|d| SourceText::new(&d.bytes));
+) -> Facts {
     let old = pinned.lines();
-    let new = head_text.as_ref().map(|h| h.lines()).unwrap_or_default();
-    let head_blob = head.document.as_ref().and_then(|d| d.git_blob.as_deref());
+    let new = head.map(|h| h.lines()).unwrap_or_default();
     let remembered = match (memo, head_blob) {
         (Some((memo, pinned_blob)), Some(head_blob)) => memo
             .get(pinned_blob, head_blob, old.len(), new.len())
@@ -432,7 +431,6 @@ pub fn check(
             .copied()
             .unwrap_or(Fate::Removed)
     };
-
     let mut cited: Vec<u32> = claims
         .iter()
         .filter_map(|(c, _)| c.lines)
@@ -441,17 +439,157 @@ pub fn check(
         .collect();
     cited.sort_unstable();
     cited.dedup();
-    let cited_lines: Vec<Value> = cited
+    let cited = cited
+        .into_iter()
+        .map(|n| (n, excerpt(old[n as usize - 1]), at(n)))
+        .collect();
+    let superseded = claims
         .iter()
-        .map(|&n| {
-            let (head_line, edited_to) = match at(n) {
-                Fate::Kept(h) => (Some(h), None),
-                Fate::Edited(h) => (None, Some(h)),
+        .map(|(c, v)| {
+            let (Some(line), Some(exp)) = (v.found_line, expected(c)) else {
+                return None;
+            };
+            let head_line = match at(line) {
+                Fate::Kept(_) => return None,
+                Fate::Edited(h) => {
+                    let text = new.get(h as usize - 1).copied().unwrap_or_default();
+                    if matcher::find(text, &exp).is_some() {
+                        return None;
+                    }
+                    Some((h, excerpt(text)))
+                }
+                Fate::Removed => None,
+            };
+            let pinned_text = old.get(line as usize - 1).map(|l| excerpt(l));
+            Some((pinned_text.unwrap_or_default(), head_line))
+        })
+        .collect();
+    Facts { cited, superseded }
+}
+
+/// The key of a source's [`Facts`] between blob `pinned` and blob `head`
+/// (`None`: the path is gone at the head).
+pub fn facts_key(pinned: &str, head: Option<&str>, claims: &[(&Claim, &Verdict)]) -> [u8; 32] {
+    let mut cited = Vec::new();
+    for (c, v) in claims {
+        let lines = c.lines.map_or((0, 0), |l| (l.first(), l.last()));
+        cited.extend_from_slice(&lines.0.to_le_bytes());
+        cited.extend_from_slice(&lines.1.to_le_bytes());
+        cited.extend_from_slice(&v.found_line.unwrap_or(0).to_le_bytes());
+        let exp = expected(c);
+        let value = format!(
+            "{:?}|{:?}|{:?}|{:?}",
+            exp.as_ref().map(|e| e.value),
+            exp.as_ref().and_then(|e| e.unit),
+            exp.as_ref().and_then(|e| e.correct),
+            exp.as_ref().and_then(|e| e.total)
+        );
+        cited.extend_from_slice(&(value.len() as u32).to_le_bytes());
+        cited.extend_from_slice(value.as_bytes());
+    }
+    crate::store::CheckMemo::key(
+        "drift",
+        &[pinned.as_bytes(), head.unwrap_or("-").as_bytes(), &cited],
+    )
+}
+
+/// The bytes of facts in the memo.
+pub fn encode_facts(f: &Facts) -> Vec<u8> {
+    let mut e = crate::store::Enc::default();
+    e.u32(f.cited.len() as u32);
+    for (n, text, fate) in &f.cited {
+        e.u32(*n).str(text).u32(fate.code());
+    }
+    e.u32(f.superseded.len() as u32);
+    for s in &f.superseded {
+        match s {
+            None => {
+                e.u32(0);
+            }
+            Some((pinned, None)) => {
+                e.u32(1).str(pinned);
+            }
+            Some((pinned, Some((h, text)))) => {
+                e.u32(2).str(pinned).u32(*h).str(text);
+            }
+        }
+    }
+    e.0
+}
+
+/// The facts `bytes` encode, when they are whole and fit `claims` (as many
+/// entries, a superseded value only where a value was found, cited lines in
+/// order): remembered facts that do not are never trusted.
+pub fn decode_facts(bytes: &[u8], claims: &[(&Claim, &Verdict)]) -> Option<Facts> {
+    let mut d = crate::store::Dec(bytes);
+    let n = d.u32()? as usize;
+    let mut cited = Vec::with_capacity(n.min(1 << 16));
+    for _ in 0..n {
+        let line = d.u32()?;
+        let text = d.string()?;
+        let fate = Fate::from_code(d.u32()?)?;
+        cited.push((line, text, fate));
+    }
+    if cited.windows(2).any(|w| w[0].0 >= w[1].0) || cited.first().is_some_and(|c| c.0 == 0) {
+        return None;
+    }
+    if d.u32()? as usize != claims.len() {
+        return None;
+    }
+    let mut superseded = Vec::with_capacity(claims.len());
+    for (_, v) in claims {
+        let s = match d.u32()? {
+            0 => None,
+            1 => Some((d.string()?, None)),
+            2 => Some((d.string()?, Some((d.u32()?, d.string()?)))),
+            _ => return None,
+        };
+        if s.is_some() && v.found_line.is_none() {
+            return None;
+        }
+        superseded.push(s);
+    }
+    d.done().then_some(Facts { cited, superseded })
+}
+
+/// The upstream state and findings of a source whose documents say `facts`
+/// (`None` only when the head holds the pinned document unchanged).
+pub fn report(
+    record: &Record,
+    s: &Source,
+    r: &DocRef,
+    head: &Head,
+    claims: &[(&Claim, &Verdict)],
+    facts: Option<&Facts>,
+    out: &mut Vec<Finding>,
+) -> Upstream {
+    let head_id = head.commit.clone();
+    let Some(facts) = facts.filter(|_| !head.unchanged) else {
+        return Upstream {
+            head: head_id,
+            changed: false,
+        };
+    };
+    let t = r;
+    let location = |line: Option<u32>| Location {
+        repository: s.repository.clone(),
+        revision: Some(head_id.clone()),
+        path: Some(t.path.clone()),
+        line,
+    };
+    let removed = head.document.is_none();
+    let cited_lines: Vec<Value> = facts
+        .cited
+        .iter()
+        .map(|(n, text, fate)| {
+            let (head_line, edited_to) = match fate {
+                Fate::Kept(h) => (Some(*h), None),
+                Fate::Edited(h) => (None, Some(*h)),
                 Fate::Removed => (None, None),
             };
             json!({
                 "line": n,
-                "text": excerpt(old[n as usize - 1]),
+                "text": text,
                 "exists_at_head": head_line.is_some(),
                 "head_line": head_line,
                 "edited_into_head_line": edited_to,
@@ -462,7 +600,7 @@ pub fn check(
         Some(b) => format!("branch `{b}`"),
         None => "the default branch".to_string(),
     };
-    let message = if head_text.is_none() {
+    let message = if removed {
         format!(
             "`{}` no longer exists at the head `{}` of {branch}",
             t.path,
@@ -478,9 +616,10 @@ pub fn check(
     out.push(
         Finding::new(Code::UpstreamChanged, &record.id, message)
             .with_hint(
-                cited
+                facts
+                    .cited
                     .first()
-                    .and_then(|&n| show_target(&record.file, s, None, n))
+                    .and_then(|(n, _, _)| show_target(&record.file, s, None, *n))
                     .map(|t| format!("read the change with `pinaudit show {t} --history`")),
             )
             .source(&s.id)
@@ -488,26 +627,19 @@ pub fn check(
             .evidence(UpstreamChanged {
                 head: &head_id,
                 branch: head.branch.as_deref(),
-                removed: head_text.is_none(),
+                removed,
                 cited_lines,
             }),
     );
 
-    for (c, v) in claims {
-        let (Some(line), Some(exp)) = (v.found_line, expected(c)) else {
+    for ((c, v), gone) in claims.iter().zip(&facts.superseded) {
+        let (Some(line), Some(exp), Some((pinned_text, edited))) =
+            (v.found_line, expected(c), gone)
+        else {
             continue;
         };
-        let (head_line, head_line_text) = match at(line) {
-            Fate::Kept(_) => continue,
-            Fate::Edited(h) => {
-                let text = new[h as usize - 1];
-                if matcher::find(text, &exp).is_some() {
-                    continue;
-                }
-                (Some(h), Some(excerpt(text)))
-            }
-            Fate::Removed => (None, None),
-        };
+        let head_line = edited.as_ref().map(|(h, _)| *h);
+        let head_line_text = edited.as_ref().map(|(_, t)| t.clone());
         let message = match head_line {
             Some(h) => format!(
                 "at the head, L{line} of `{}` (figure `{}`, {}) became L{h} and no longer carries the value",
@@ -537,7 +669,7 @@ pub fn check(
                 .evidence(ValueSuperseded {
                     head: &head_id,
                     pinned_line: line,
-                    pinned_text: excerpt(old[line as usize - 1]),
+                    pinned_text: pinned_text.clone(),
                     head_line,
                     head_text: head_line_text,
                     head_numbers: now,

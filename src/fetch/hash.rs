@@ -154,6 +154,8 @@ struct Memo {
     /// [`VARIANT_NAMES`] (`CACHE/variants.store`).
     variants: VariantEntries,
     variants_added: usize,
+    /// Whether `variants.store` was read: only on first use (a hash mismatch).
+    variants_loaded: bool,
 }
 
 /// The names [`variants`] gives, in its order.
@@ -176,16 +178,11 @@ impl BlobHashCache {
         let entries = crate::store::load(&path, STORE_MAGIC)
             .and_then(|body| decode(&body))
             .unwrap_or_default();
-        let variants = crate::store::load(&cache_root.join(VARIANTS_FILE), VARIANTS_MAGIC)
-            .and_then(|body| decode_variants(&body))
-            .unwrap_or_default();
         BlobHashCache {
             path,
             inner: std::sync::Arc::new(std::sync::Mutex::new(Memo {
                 entries,
-                added: 0,
-                variants,
-                variants_added: 0,
+                ..Memo::default()
             })),
         }
     }
@@ -210,6 +207,15 @@ impl BlobHashCache {
         let memo = self.memo();
         let (known, sha) = memo.entries.get(&key(blob)?)?;
         (*known == size as u64).then(|| to_hex(sha))
+    }
+
+    /// The remembered sha256 of `blob`, whatever its size: a blob id names its
+    /// content, so this is what reading it would give (used to leave a blob
+    /// unread when nothing else needs its bytes).
+    pub fn known(&self, blob: Oid) -> Option<String> {
+        let memo = self.memo();
+        let (_, sha) = memo.entries.get(&key(blob)?)?;
+        Some(to_hex(sha))
     }
 
     /// Remember `sha256` for `blob` of `size` bytes (kept in memory until
@@ -249,8 +255,21 @@ impl BlobHashCache {
                 .collect();
             (to_hex(sha), named)
         };
-        if let Some(known) = self.memo().variants.get(&k) {
-            return Some(shown(known));
+        {
+            let mut memo = self.memo();
+            if !memo.variants_loaded {
+                memo.variants_loaded = true;
+                let path = self.path.with_file_name(VARIANTS_FILE);
+                let theirs = crate::store::load(&path, VARIANTS_MAGIC)
+                    .and_then(|body| decode_variants(&body))
+                    .unwrap_or_default();
+                for (k, v) in theirs {
+                    memo.variants.entry(k).or_insert(v);
+                }
+            }
+            if let Some(known) = memo.variants.get(&k) {
+                return Some(shown(known));
+            }
         }
         let bytes = read()?;
         let sha: [u8; 32] = Sha256::digest(&bytes).into();

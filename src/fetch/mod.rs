@@ -12,6 +12,7 @@
 //! - [`git`]: [`GitCache::sync`], one bare mirror per remote.
 //! - [`repo`]: [`CachedRepo`], offline questions about a mirror.
 //! - [`hash`]: sha256, the `hash-mismatch` variants, the blob hash memo.
+//! - [`tls`]: no CA bundle loaded at start-up when no TLS connection is planned.
 //! - [`error`]: [`FetchError`], libgit2 failures classified for the report.
 
 mod bounded;
@@ -21,6 +22,7 @@ pub mod hash;
 pub mod lfs;
 pub mod repo;
 pub mod rewrite;
+pub mod tls;
 pub mod url;
 
 pub use error::{describe, FetchError};

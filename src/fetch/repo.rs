@@ -129,6 +129,28 @@ impl CachedRepo {
         walk.map(|seen| seen.map_err(|e| self.err(&e))).collect()
     }
 
+    /// A digest of every `refs/heads/*` and `refs/tags/*` and what it points at:
+    /// what [`Self::reachable_set`] depends on. `None` when the refs cannot be
+    /// listed.
+    pub fn ref_tips_digest(&self) -> Option<[u8; 32]> {
+        use sha2::{Digest, Sha256};
+        let mut tips: Vec<(Vec<u8>, Oid)> = Vec::new();
+        for glob in ["refs/heads/*", "refs/tags/*"] {
+            for r in self.repo.references_glob(glob).ok()? {
+                let r = r.ok()?;
+                tips.push((r.name_bytes().to_vec(), r.target()?));
+            }
+        }
+        tips.sort();
+        let mut h = Sha256::new();
+        for (name, oid) in &tips {
+            h.update((name.len() as u64).to_le_bytes());
+            h.update(name);
+            h.update(oid.as_bytes());
+        }
+        Some(h.finalize().into())
+    }
+
     /// The branches (`refs/heads/*`) whose history contains `oid`, with their
     /// heads and committer times, newest first.
     pub fn branches_containing(&self, oid: Oid) -> Vec<(String, Oid, i64)> {
@@ -179,6 +201,12 @@ impl CachedRepo {
     /// The content of blob `id`, when the object database holds it.
     pub fn blob(&self, id: Oid) -> Option<Vec<u8>> {
         self.repo.find_blob(id).ok().map(|b| b.content().to_vec())
+    }
+
+    /// The content of blob `id`; an error when the object database cannot give it.
+    pub fn blob_bytes(&self, id: Oid) -> Result<Vec<u8>, FetchError> {
+        let blob = self.repo.find_blob(id).map_err(|e| self.err(&e))?;
+        Ok(blob.content().to_vec())
     }
 
     /// The blob id at `path` in `commit`, or `None` (see [`Self::read_blob`]).

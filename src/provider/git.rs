@@ -19,6 +19,8 @@ struct Remote {
     repo: CachedRepo,
     /// Every commit a branch or tag reaches, walked once on first use.
     reachable: OnceCell<Result<HashSet<Oid>, Arc<FetchError>>>,
+    /// A digest of the branch and tag tips the reachable set depends on.
+    tips: OnceCell<Option<[u8; 32]>>,
     /// Every version of a path (for `hash_elsewhere`), walked once per path.
     versions: RefCell<HashMap<String, Arc<Vec<crate::fetch::PathVersion>>>>,
     /// The commits the default-branch head contains, walked once on first use.
@@ -45,6 +47,7 @@ pub struct GitProvider {
     plan: SyncPlan,
     hashes: BlobHashCache,
     drift: crate::store::DriftMemo,
+    checks: crate::store::CheckMemo,
     remotes: HashMap<String, Result<Remote, Arc<FetchError>>>,
     /// Remotes that could not be reached but that the cache stood in for.
     stale: Vec<(String, Arc<FetchError>)>,
@@ -61,11 +64,14 @@ impl GitProvider {
     pub fn new(cache: GitCache, plan: SyncPlan) -> GitProvider {
         let hashes = cache.blob_hashes();
         let drift = crate::store::DriftMemo::new(cache.root());
+        let checks =
+            crate::store::CheckMemo::new(cache.root(), &crate::check::derivation_version());
         GitProvider {
             cache,
             plan,
             hashes,
             drift,
+            checks,
             remotes: HashMap::new(),
             stale: Vec::new(),
             snapshots: RefCell::default(),
@@ -96,6 +102,7 @@ impl GitProvider {
             sync,
             repo,
             reachable: OnceCell::new(),
+            tips: OnceCell::new(),
             versions: RefCell::default(),
             in_default: OnceCell::new(),
             heads: RefCell::default(),
@@ -126,6 +133,42 @@ impl GitProvider {
     }
 }
 
+impl GitProvider {
+    /// Whether `oid` is in a set of commits that depends only on `tips` (the
+    /// reachable set of the branch and tag tips, the ancestry of the default
+    /// branch), as remembered for `r`'s remote in `checks.store`: one entry per
+    /// remote, replaced when its tips move, so it does not grow with syncs.
+    fn remembered_membership(
+        &self,
+        domain: &str,
+        r: &DocRef,
+        tips: [u8; 32],
+        oid: Oid,
+    ) -> Option<bool> {
+        let key = crate::store::CheckMemo::key(domain, &[r.remote.as_bytes()]);
+        self.checks
+            .peek(&key, |entry| {
+                let rest = entry.strip_prefix(tips.as_slice())?;
+                rest.chunks_exact(21).find_map(|c| match c.split_at(20) {
+                    (id, [answer]) if id == oid.as_bytes() => Some(*answer == 1),
+                    _ => None,
+                })
+            })
+            .flatten()
+    }
+
+    fn remember_membership(&self, domain: &str, r: &DocRef, tips: [u8; 32], oid: Oid, yes: bool) {
+        let key = crate::store::CheckMemo::key(domain, &[r.remote.as_bytes()]);
+        let mut entry = match self.checks.get(&key) {
+            Some(e) if e.starts_with(&tips) && (e.len() - 32) % 21 == 0 => e,
+            _ => tips.to_vec(),
+        };
+        entry.extend_from_slice(oid.as_bytes());
+        entry.push(u8::from(yes));
+        self.checks.put(key, entry);
+    }
+}
+
 impl Drop for GitProvider {
     /// The blob store is written once, when the run is over (best effort: a
     /// read-only cache must not fail an audit).
@@ -135,6 +178,7 @@ impl Drop for GitProvider {
         }
         let _ = self.hashes.persist();
         let _ = self.drift.persist();
+        let _ = self.checks.persist();
     }
 }
 
@@ -160,6 +204,15 @@ impl Provider for GitProvider {
     }
 
     fn prefetch_with_models(&mut self, refs: &[&DocRef], models: &[&ModelRef]) {
+        // Before the first git2 call (`Oid::from_str` included): OpenSSL's
+        // start-up loads the CA bundle only when a remote may be reached over TLS.
+        let urls: Vec<String> = refs
+            .iter()
+            .map(|r| r.remote.as_str())
+            .chain(models.iter().map(|m| m.remote.as_str()))
+            .map(|remote| crate::fetch::apply_rewrites(&self.plan.rewrites, remote))
+            .collect();
+        crate::fetch::tls::prepare(!self.plan.sync.offline, urls.iter().map(String::as_str));
         let extra: Vec<(String, Option<Oid>)> = models
             .iter()
             .map(|m| {
@@ -175,6 +228,7 @@ impl Provider for GitProvider {
                     sync,
                     repo,
                     reachable: OnceCell::new(),
+                    tips: OnceCell::new(),
                     versions: RefCell::default(),
                     in_default: OnceCell::new(),
                     heads: RefCell::default(),
@@ -246,15 +300,28 @@ impl Provider for GitProvider {
                 by_id_error: wanted.and_then(|w| w.by_id_error.clone()),
             });
         }
-        let reachable = remote
-            .reachable
-            .get_or_init(|| remote.repo.reachable_set().map_err(Arc::new))
-            .as_ref()
-            .map_err(|e| Unchecked::Tool {
-                remote: r.remote.clone(),
-                error: e.clone(),
-            })?
-            .contains(&oid);
+        // Remembered per remote for the refs as they are: no history walk while
+        // no branch or tag moved.
+        let tips = *remote.tips.get_or_init(|| remote.repo.ref_tips_digest());
+        let known = tips.and_then(|t| self.remembered_membership("reach", r, t, oid));
+        let reachable = match known {
+            Some(answer) => answer,
+            None => {
+                let answer = remote
+                    .reachable
+                    .get_or_init(|| remote.repo.reachable_set().map_err(Arc::new))
+                    .as_ref()
+                    .map_err(|e| Unchecked::Tool {
+                        remote: r.remote.clone(),
+                        error: e.clone(),
+                    })?
+                    .contains(&oid);
+                if let Some(t) = tips {
+                    self.remember_membership("reach", r, t, oid, answer);
+                }
+                answer
+            }
+        };
         Ok(RevisionFacts::Present {
             reachable,
             found_by: wanted.and_then(|w| w.found).unwrap_or(FoundBy::Cache),
@@ -281,6 +348,7 @@ impl Provider for GitProvider {
             sha256: self.hashes.sha256(blob.id, &blob.bytes),
             git_blob: Some(blob.id.to_string()),
             bytes: blob.bytes,
+            loaded: true,
         };
         let size = snapshot.bytes.len();
         let used = self.snapshot_bytes.get();
@@ -338,6 +406,99 @@ impl Provider for GitProvider {
         Some(&self.drift)
     }
 
+    fn check_memo(&self) -> Option<&crate::store::CheckMemo> {
+        Some(&self.checks)
+    }
+
+    fn matching_variant(
+        &self,
+        r: &DocRef,
+        pinned: &Snapshot,
+        expected: &str,
+    ) -> Option<&'static str> {
+        let id = pinned
+            .git_blob
+            .as_deref()
+            .and_then(|b| Oid::from_str(b).ok());
+        let Some(id) = id else {
+            return crate::fetch::matching_variant(&pinned.bytes, expected);
+        };
+        // From `variants.store` when this blob was seen before: nothing is read.
+        let (_, variants) = self.hashes.with_variants(id, || {
+            if pinned.loaded {
+                return Some(pinned.bytes.clone());
+            }
+            self.remote(r).ok()?.repo.blob(id)
+        })?;
+        let expected = expected.to_ascii_lowercase();
+        variants
+            .into_iter()
+            .find(|(_, h)| *h == expected)
+            .map(|(name, _)| name)
+    }
+
+    fn snapshot_lazy(&self, r: &DocRef) -> Result<Option<Snapshot>, Unchecked> {
+        let (remote, oid) = self.at(r)?;
+        let Some(id) = remote
+            .repo
+            .blob_id_at(oid, &r.path)
+            .map_err(|e| tool(r, e))?
+        else {
+            return Ok(None);
+        };
+        if let Some(seen) = self.snapshots.borrow().get(&id) {
+            return Ok(Some(seen.clone()));
+        }
+        // A blob seen by an earlier run: its sha256 is known, its bytes are read
+        // only if a check needs them.
+        match self.hashes.known(id) {
+            Some(sha256) => Ok(Some(Snapshot {
+                bytes: Vec::new(),
+                loaded: false,
+                sha256,
+                git_blob: Some(id.to_string()),
+            })),
+            None => self.snapshot(r),
+        }
+    }
+
+    fn load(&self, r: &DocRef, snapshot: &mut Snapshot) -> Result<(), Unchecked> {
+        if snapshot.loaded {
+            return Ok(());
+        }
+        let id = snapshot
+            .git_blob
+            .as_deref()
+            .and_then(|b| Oid::from_str(b).ok())
+            .ok_or_else(|| Unchecked::Unresolvable(sources::Skip("no blob id".into())))?;
+        if let Some(seen) = self.snapshots.borrow().get(&id) {
+            snapshot.bytes = seen.bytes.clone();
+            snapshot.loaded = true;
+            return Ok(());
+        }
+        let remote = self.remote(r)?;
+        let bytes = remote.repo.blob_bytes(id).map_err(|e| tool(r, e))?;
+        if snapshot.sha256.is_empty() {
+            // A head document whose hash was not known when it was named.
+            snapshot.sha256 = self.hashes.sha256(id, &bytes);
+        }
+        let size = bytes.len();
+        let used = self.snapshot_bytes.get();
+        if size <= HEAD_MEMO_BYTES && used + size <= SNAPSHOT_MEMO_BYTES {
+            self.snapshot_bytes.set(used + size);
+            let seen = Snapshot {
+                bytes: bytes.clone(),
+                loaded: true,
+                sha256: snapshot.sha256.clone(),
+                git_blob: snapshot.git_blob.clone(),
+            };
+            self.snapshots.borrow_mut().insert(id, seen);
+        }
+        snapshot.bytes = bytes;
+        snapshot.loaded = true;
+        Ok(())
+    }
+
     fn fork(&self) -> Option<Box<dyn Provider + Send>> {
         let mut remotes = HashMap::with_capacity(self.remotes.len());
         for (name, r) in &self.remotes {
@@ -346,6 +507,7 @@ impl Provider for GitProvider {
                     sync: remote.sync.clone(),
                     repo: self.cache.open(name).ok()?,
                     reachable: OnceCell::new(),
+                    tips: OnceCell::new(),
                     versions: RefCell::default(),
                     in_default: OnceCell::new(),
                     heads: RefCell::default(),
@@ -360,6 +522,7 @@ impl Provider for GitProvider {
             plan: self.plan.clone(),
             hashes: self.hashes.clone(),
             drift: self.drift.clone(),
+            checks: self.checks.clone(),
             remotes,
             stale: self.stale.clone(),
             snapshots: RefCell::default(),
@@ -377,12 +540,23 @@ impl Provider for GitProvider {
         // compared with the default branch, where its document may live on.
         let default = repo.head()?;
         // One walk of the default branch per repository, not one per source.
-        let in_default = remote
-            .in_default
-            .get_or_init(|| Some((default, repo.ancestors(default).ok()?)))
-            .as_ref()
-            .filter(|(tip, _)| *tip == default)
-            .map(|(_, set)| set.contains(&oid));
+        let mut tip = [0u8; 32];
+        tip[..20].copy_from_slice(default.as_bytes());
+        let in_default = match self.remembered_membership("in-default", r, tip, oid) {
+            Some(answer) => Some(answer),
+            None => {
+                let answer = remote
+                    .in_default
+                    .get_or_init(|| Some((default, repo.ancestors(default).ok()?)))
+                    .as_ref()
+                    .filter(|(tip, _)| *tip == default)
+                    .map(|(_, set)| set.contains(&oid));
+                if let Some(a) = answer {
+                    self.remember_membership("in-default", r, tip, oid, a);
+                }
+                answer
+            }
+        };
         let contained = in_default.unwrap_or_else(|| repo.contains(default, oid));
         let (head, branch) = if contained {
             (default, None)
@@ -412,22 +586,15 @@ impl Provider for GitProvider {
             Some(seen) => seen,
             None => {
                 let head_blob = repo.blob_id_at(head, &r.path).ok()?;
-                let document = head_blob.and_then(|b| {
-                    let bytes = repo.blob(b)?;
-                    Some(Snapshot {
-                        sha256: self.hashes.sha256(b, &bytes),
-                        git_blob: Some(b.to_string()),
-                        bytes,
-                    })
+                // Read only when a check needs it ([`Provider::load`]).
+                let document = head_blob.map(|b| Snapshot {
+                    sha256: self.hashes.known(b).unwrap_or_default(),
+                    git_blob: Some(b.to_string()),
+                    bytes: Vec::new(),
+                    loaded: false,
                 });
                 let seen = (head_blob, document);
-                if seen
-                    .1
-                    .as_ref()
-                    .is_none_or(|d| d.bytes.len() <= HEAD_MEMO_BYTES)
-                {
-                    remote.heads.borrow_mut().insert(memo_key, seen.clone());
-                }
+                remote.heads.borrow_mut().insert(memo_key, seen.clone());
                 seen
             }
         };

@@ -560,6 +560,34 @@ impl<P: super::Provider> super::Provider for WithWeb<P> {
         self.inner.model(m)
     }
 
+    fn snapshot_lazy(
+        &self,
+        r: &super::DocRef,
+    ) -> Result<Option<super::Snapshot>, super::Unchecked> {
+        self.inner.snapshot_lazy(r)
+    }
+
+    fn load(
+        &self,
+        r: &super::DocRef,
+        snapshot: &mut super::Snapshot,
+    ) -> Result<(), super::Unchecked> {
+        self.inner.load(r, snapshot)
+    }
+
+    fn matching_variant(
+        &self,
+        r: &super::DocRef,
+        pinned: &super::Snapshot,
+        expected: &str,
+    ) -> Option<&'static str> {
+        self.inner.matching_variant(r, pinned, expected)
+    }
+
+    fn check_memo(&self) -> Option<&crate::store::CheckMemo> {
+        self.inner.check_memo()
+    }
+
     fn drift_memo(&self) -> Option<&crate::store::DriftMemo> {
         self.inner.drift_memo()
     }

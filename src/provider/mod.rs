@@ -62,7 +62,13 @@ pub enum RevisionFacts {
 /// A document at a revision: its bytes and what identifies them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Snapshot {
+    /// The document's bytes; empty until read when `loaded` is false (see
+    /// [`Provider::load`]).
     pub bytes: Vec<u8>,
+    /// Whether `bytes` holds the document. A provider may leave the bytes of a
+    /// blob whose sha256 it knows unread: checks whose answers are remembered
+    /// need no more.
+    pub loaded: bool,
     /// sha256 of `bytes`, lowercase hex.
     pub sha256: String,
     /// The git blob id, where the document is a git blob.
@@ -89,7 +95,8 @@ pub struct Head {
     pub branch: Option<String>,
     /// Whether the head holds the very same document (same commit or same blob).
     pub unchanged: bool,
-    /// The document at the head; `None` when the path is gone there.
+    /// The document at the head; `None` when the path is gone there. Its bytes
+    /// may be unread (and its sha256 empty): see [`Provider::load`].
     pub document: Option<Snapshot>,
 }
 
@@ -155,6 +162,41 @@ pub trait Provider {
     /// The document at the head it is compared with, or `None` when there is no
     /// head to compare with.
     fn head(&self, r: &DocRef) -> Option<Head>;
+
+    /// [`Provider::snapshot`], but the bytes may be left unread (`loaded` false)
+    /// when the provider knows the document's sha256 without them.
+    fn snapshot_lazy(&self, r: &DocRef) -> Result<Option<Snapshot>, Unchecked> {
+        self.snapshot(r)
+    }
+
+    /// Reads the bytes of a snapshot of `r` (the pinned document or the one at
+    /// its head) when they are still unread.
+    fn load(&self, r: &DocRef, snapshot: &mut Snapshot) -> Result<(), Unchecked> {
+        let _ = (r, snapshot);
+        Ok(())
+    }
+
+    /// The name of the first variant (`crlf`, `bom`, ...) of the pinned document
+    /// whose sha256 is `expected` (see [`crate::fetch::variants`]).
+    fn matching_variant(
+        &self,
+        r: &DocRef,
+        pinned: &Snapshot,
+        expected: &str,
+    ) -> Option<&'static str> {
+        if pinned.loaded {
+            return crate::fetch::matching_variant(&pinned.bytes, expected);
+        }
+        let mut read = pinned.clone();
+        self.load(r, &mut read).ok()?;
+        crate::fetch::matching_variant(&read.bytes, expected)
+    }
+
+    /// Where what checks derived from documents is remembered, when this
+    /// provider keeps it (the git cache does, in `CACHE/checks.store`).
+    fn check_memo(&self) -> Option<&crate::store::CheckMemo> {
+        None
+    }
 
     /// Where line fates between two blobs are remembered, when this provider
     /// keeps them (the git cache does, in `CACHE/drift.store`).
@@ -234,6 +276,23 @@ impl Provider for Box<dyn Provider + Send> {
     }
     fn head(&self, r: &DocRef) -> Option<Head> {
         (**self).head(r)
+    }
+    fn snapshot_lazy(&self, r: &DocRef) -> Result<Option<Snapshot>, Unchecked> {
+        (**self).snapshot_lazy(r)
+    }
+    fn load(&self, r: &DocRef, snapshot: &mut Snapshot) -> Result<(), Unchecked> {
+        (**self).load(r, snapshot)
+    }
+    fn matching_variant(
+        &self,
+        r: &DocRef,
+        pinned: &Snapshot,
+        expected: &str,
+    ) -> Option<&'static str> {
+        (**self).matching_variant(r, pinned, expected)
+    }
+    fn check_memo(&self) -> Option<&crate::store::CheckMemo> {
+        (**self).check_memo()
     }
     fn drift_memo(&self) -> Option<&crate::store::DriftMemo> {
         (**self).drift_memo()

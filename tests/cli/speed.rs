@@ -1,6 +1,7 @@
 //! Speed at scale must not change a verdict: the same report, byte for byte,
-//! whether the cache's stores (`blobs.store`, `drift.store`, `variants.store`)
-//! are cold, warm, absent or damaged, and whatever `--jobs` is.
+//! whether the cache's stores (`blobs.store`, `drift.store`, `variants.store`,
+//! `checks.store`) are cold, warm, absent, damaged or poisoned with answers that
+//! make no sense, and whatever `--jobs` is.
 //!
 //! The corpus is small but takes every path the stores serve: drift against a
 //! head that moved and edited lines, a recorded hash that matches another
@@ -13,7 +14,40 @@ use crate::common::forge::{claim, pin, sha256_hex, source, to_daemon, Forge, T0}
 use crate::common::scratch::Scratch;
 use crate::common::{GitDaemon, Wants};
 
-const STORES: [&str; 3] = ["blobs.store", "drift.store", "variants.store"];
+const STORES: [&str; 4] = [
+    "blobs.store",
+    "drift.store",
+    "variants.store",
+    "checks.store",
+];
+
+/// Rewrites every remembered answer of `checks.store` as nonsense (an unknown
+/// tag) and signs the file again, as a buggy or hostile writer would: well
+/// formed, checksummed, and wrong.
+fn poison_checks(path: &Path) {
+    use sha2::{Digest, Sha256};
+    let bytes = std::fs::read(path).expect("checks.store");
+    let body = &bytes[..bytes.len() - 32];
+    let magic_len = body.iter().position(|&b| b == b'\n').expect("magic") + 1;
+    let mut out = body[..magic_len].to_vec();
+    let mut rest = &body[magic_len..];
+    let mut entries = 0;
+    while !rest.is_empty() {
+        let len = u32::from_le_bytes(rest[32..36].try_into().expect("len")) as usize;
+        out.extend_from_slice(&rest[..36]);
+        let mut value = rest[36..36 + len].to_vec();
+        for b in value.iter_mut().take(4) {
+            *b = 0xff;
+        }
+        out.extend_from_slice(&value);
+        rest = &rest[36 + len..];
+        entries += 1;
+    }
+    assert!(entries > 0, "answers remembered");
+    let check = Sha256::digest(&out);
+    out.extend_from_slice(&check);
+    std::fs::write(path, out).expect("poison");
+}
 
 fn table(rows: &[(&str, f64)]) -> String {
     let mut s = String::from("# Results\n\n| phase | rate |\n|---|---|\n");
@@ -142,6 +176,27 @@ fn reports_are_identical_whatever_the_stores_and_jobs() {
     let warm1 = audit(&["--jobs", "1"]);
     assert_eq!(warm1.stdout, cold.stdout, "warm store, --jobs 1");
 
+    // Remembered answers alone, without the hashes and fates they came from.
+    for s in STORES.iter().filter(|s| **s != "checks.store") {
+        let _ = std::fs::remove_file(ws.cache().join(s));
+    }
+    let answers_only = audit(&["--jobs", "1"]);
+    assert_eq!(answers_only.stdout, cold.stdout, "checks.store alone");
+
+    // Answers that make no sense for their key are never trusted.
+    poison_checks(&ws.cache().join("checks.store"));
+    let poisoned = audit(&["--jobs", "2"]);
+    assert_eq!(poisoned.stdout, cold.stdout, "checks.store poisoned");
+    let healed = std::fs::read(ws.cache().join("checks.store")).expect("rebuilt");
+    poison_checks(&ws.cache().join("checks.store"));
+    let again = audit(&["--jobs", "1"]);
+    assert_eq!(again.stdout, cold.stdout, "checks.store poisoned again");
+    assert_eq!(
+        std::fs::read(ws.cache().join("checks.store")).expect("rebuilt"),
+        healed,
+        "poisoned answers replaced by sound ones"
+    );
+
     remove_stores(&ws.cache());
     let absent = audit(&["--jobs", "2"]);
     assert_eq!(absent.stdout, cold.stdout, "stores absent");
@@ -172,5 +227,127 @@ fn reports_are_identical_whatever_the_stores_and_jobs() {
     assert_eq!(
         off_cold_store.stdout, off_warm.stdout,
         "offline, stores rebuilt"
+    );
+}
+
+/// The mirrors under `cache`: every `*.git` directory.
+fn mirrors(cache: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![cache.to_path_buf()];
+    while let Some(dir) = todo.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if !path.is_dir() {
+                continue;
+            }
+            if path.extension().is_some_and(|e| e == "git") {
+                out.push(path);
+            } else {
+                todo.push(path);
+            }
+        }
+    }
+    out
+}
+
+/// Rewrites `mirror`'s objects as one pack without a single blob: commits and
+/// trees only. Whatever reads a document afterwards fails.
+fn strip_blobs(mirror: &Path) {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let listed = Command::new("git")
+        .arg("-C")
+        .arg(mirror)
+        .args(["rev-list", "--objects", "--all", "--filter=blob:none"])
+        .output()
+        .expect("git rev-list");
+    assert!(listed.status.success(), "rev-list in {}", mirror.display());
+    let ids: String = String::from_utf8_lossy(&listed.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .map(|id| format!("{id}\n"))
+        .collect();
+    let objects = mirror.join("objects");
+    let old: Vec<std::path::PathBuf> = std::fs::read_dir(&objects)
+        .expect("objects")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.file_name().is_some_and(|n| n != "info"))
+        .collect();
+    let staging = mirror.join("stripped");
+    let mut pack = Command::new("git")
+        .arg("-C")
+        .arg(mirror)
+        .arg("pack-objects")
+        .arg(&staging)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("git pack-objects");
+    pack.stdin
+        .take()
+        .expect("stdin")
+        .write_all(ids.as_bytes())
+        .expect("ids");
+    assert!(pack.wait().expect("pack-objects").success());
+    for p in old {
+        if p.is_dir() {
+            std::fs::remove_dir_all(&p).expect("remove objects");
+        } else {
+            std::fs::remove_file(&p).expect("remove object");
+        }
+    }
+    let packs = objects.join("pack");
+    std::fs::create_dir_all(&packs).expect("pack dir");
+    for entry in std::fs::read_dir(mirror).expect("mirror").flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some(rest) = name.strip_prefix("stripped-") {
+            std::fs::rename(entry.path(), packs.join(format!("pack-{rest}"))).expect("move");
+        }
+    }
+}
+
+/// The stores answer a warm re-check, but an offline run still checks that the
+/// cited documents read back whole (issue "Reliability and security": a damaged
+/// cache is said, never judged from): a mirror whose blobs were taken out is
+/// "cache damaged", every source `unchecked`, and no finding is made up against
+/// the records.
+#[test]
+fn a_mirror_without_its_blobs_is_damaged_not_judged_from_the_memo() {
+    let forge = Forge::new();
+    let pins = corpus(&forge);
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let rewrite = to_daemon(&daemon);
+    let ws = Scratch::new();
+    let files: Vec<String> = pins.iter().map(|p| ws.write_pin(p)).collect();
+    let audit = |extra: &[&str]| {
+        let mut args: Vec<&str> = vec!["--rewrite", &rewrite];
+        args.extend_from_slice(extra);
+        args.extend(files.iter().map(String::as_str));
+        ws.audit(args)
+    };
+    let _cold = audit(&["--jobs", "1"]);
+    // A warm run: the stores now hold every answer.
+    audit(&["--offline", "--jobs", "1"]).assert_code(1);
+    let found = mirrors(&ws.cache());
+    assert_eq!(found.len(), 1, "{found:?}");
+    strip_blobs(&found[0]);
+    let blobless = audit(&["--offline", "--jobs", "2"]);
+    blobless.assert_code(2);
+    let report = blobless.report();
+    for rec in report["records"].as_array().into_iter().flatten() {
+        for s in rec["sources"].as_array().into_iter().flatten() {
+            assert_eq!(s["status"], "unchecked", "{s:#}");
+            let reason = s["reason"].as_str().unwrap_or_default();
+            assert!(reason.contains("cache damaged"), "{reason}");
+        }
+    }
+    assert!(
+        blobless
+            .findings()
+            .iter()
+            .all(|f| f["code"] != "value-missing" && f["code"] != "path-missing"),
+        "a finding against a record: {:#?}",
+        blobless.findings()
     );
 }
