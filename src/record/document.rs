@@ -168,6 +168,9 @@ fn repository_of(u: &url::ForgeUrl) -> String {
     }
 }
 
+/// Broken ```json blocks reported one by one; the rest are counted in one issue.
+pub const MAX_BROKEN_REPORTED: usize = 100;
+
 /// Imports one record document.
 pub fn import(text: &str, file: &Path) -> Imported {
     // Every position is found through one index of the text, and every source by
@@ -180,19 +183,38 @@ pub fn import(text: &str, file: &Path) -> Imported {
     // Where each block's objects stand, so that sources, figures and artifacts
     // keep their place in the file (issue 10).
     let mut spans: HashMap<usize, (usize, super::spans::Spans)> = HashMap::new();
+    let mut broken: Vec<usize> = Vec::new();
     for b in &found {
         match serde_json::from_str::<Value>(b.text) {
             Ok(v) => {
                 values.push((b.index, v));
                 spans.insert(b.index, (b.offset, super::spans::Spans::scan(b.text)));
             }
-            Err(e) => issues.push(Issue {
-                block: Some(b.index),
-                position: Some(file_position(&lines, b, e.line(), e.column())),
-                pointer: None,
-                message: format!("not valid JSON: {}", json_error(&e)),
-            }),
+            // Each broken block is reported up to a cap, then counted: memory
+            // stays small however many a document holds (issue 13).
+            Err(_) if broken.len() >= MAX_BROKEN_REPORTED => broken.push(b.index),
+            Err(e) => {
+                broken.push(b.index);
+                issues.push(Issue {
+                    block: Some(b.index),
+                    position: Some(file_position(&lines, b, e.line(), e.column())),
+                    pointer: None,
+                    message: format!("not valid JSON: {}", json_error(&e)),
+                });
+            }
         }
+    }
+    if broken.len() > MAX_BROKEN_REPORTED {
+        let first = broken[MAX_BROKEN_REPORTED];
+        issues.push(Issue {
+            block: Some(first),
+            position: found.iter().find(|b| b.index == first).map(|b| b.start),
+            pointer: None,
+            message: format!(
+                "`{}` more ```json blocks are not valid JSON either (only the first `{MAX_BROKEN_REPORTED}` are reported); skipped",
+                broken.len() - MAX_BROKEN_REPORTED
+            ),
+        });
     }
     if found.is_empty() && issues.is_empty() {
         issues.push(Issue {
