@@ -236,7 +236,8 @@ pub struct AuditArgs {
     /// repository root, at each cited revision
     #[arg(long)]
     pub manifests: bool,
-    /// The largest web document fetched, in bytes (suffixes K, M, G: powers of 1024)
+    /// The largest document read, web or git, in bytes (suffixes K, M, G: powers of
+    /// 1024); a larger one leaves its source unchecked
     #[arg(long, value_name = "SIZE", default_value = "50M", value_parser = parse_size)]
     pub max_document_size: u64,
     /// Concurrent repositories, and threads checking records (at most the cores) [default: twice the cores, 2 to 4]

@@ -89,17 +89,37 @@ pub fn fingerprint(s: &Subject<'_>) -> String {
 
 /// The fingerprint of a domain finding, with the pinned facts taken from its record.
 pub fn of_finding(f: &Finding, record: Option<&Record>) -> String {
-    let claim = record.and_then(|r| {
-        f.claim
-            .as_deref()
-            .and_then(|l| r.claims.iter().find(|c| c.label == l))
-    });
+    of_finding_in(f, record.map(Lookup::new).as_ref())
+}
+
+/// A record's claims by label and sources by id (the first of a duplicate
+/// winning), built once for all its findings (issue 13: records of 100k figures).
+pub struct Lookup<'r> {
+    claims: std::collections::HashMap<&'r str, &'r crate::record::Claim>,
+    sources: std::collections::HashMap<&'r str, &'r crate::record::Source>,
+}
+
+impl<'r> Lookup<'r> {
+    pub fn new(r: &'r Record) -> Lookup<'r> {
+        let mut claims = std::collections::HashMap::with_capacity(r.claims.len());
+        for c in &r.claims {
+            claims.entry(c.label.as_str()).or_insert(c);
+        }
+        Lookup {
+            claims,
+            sources: r.sources_by_id(),
+        }
+    }
+}
+
+/// [`of_finding`] with the record's [`Lookup`].
+pub fn of_finding_in(f: &Finding, record: Option<&Lookup<'_>>) -> String {
+    let claim = record.and_then(|r| f.claim.as_deref().and_then(|l| r.claims.get(l).copied()));
     let source_id = f
         .source
         .as_deref()
         .or_else(|| claim.and_then(|c| c.source.as_deref()));
-    let source =
-        record.and_then(|r| source_id.and_then(|id| r.sources.iter().find(|s| s.id == id)));
+    let source = record.and_then(|r| source_id.and_then(|id| r.sources.get(id).copied()));
     let revision = source
         .and_then(|s| s.revision.as_ref())
         .map(|r| r.to_string());

@@ -5,6 +5,7 @@
 //! separate type ([`crate::report::v1`]) converted from it, so that changing
 //! anything here never changes what users parse (zizmor's `json/v1` lesson).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::fetch::FetchError;
@@ -270,24 +271,59 @@ impl RecordResult {
     /// about, else the artifact, else the source, else the position an
     /// `invalid-record` finding names, else the record's first line.
     pub fn position_of(&self, f: &Finding) -> crate::record::Position {
+        self.positions().of(f)
+    }
+
+    /// Where each claim, artifact and source stands, by label and id (the first
+    /// of a duplicate winning), for [`Positions::of`] on every finding of the
+    /// record without a scan per finding (issue 13: records of 100k figures).
+    pub fn positions(&self) -> Positions<'_> {
+        fn first<'a>(
+            entries: impl Iterator<Item = (&'a str, crate::record::At)>,
+        ) -> HashMap<&'a str, crate::record::At> {
+            let mut map = HashMap::new();
+            for (k, at) in entries {
+                map.entry(k).or_insert(at);
+            }
+            map
+        }
         let r = &self.record;
+        Positions {
+            claims: first(r.claims.iter().map(|c| (c.label.as_str(), c.at))),
+            artifacts: first(r.artifacts.iter().map(|a| (a.label.as_str(), a.at))),
+            sources: first(r.sources.iter().map(|s| (s.id.as_str(), s.at))),
+        }
+    }
+}
+
+/// The positions of a record's entries, by label and id (see
+/// [`RecordResult::positions`]).
+pub struct Positions<'r> {
+    claims: HashMap<&'r str, crate::record::At>,
+    artifacts: HashMap<&'r str, crate::record::At>,
+    sources: HashMap<&'r str, crate::record::At>,
+}
+
+impl Positions<'_> {
+    /// What [`RecordResult::position_of`] says for `f`.
+    pub fn of(&self, f: &Finding) -> crate::record::Position {
         let claim = f
             .claim
             .as_deref()
-            .and_then(|l| r.claims.iter().find(|c| c.label == l))
-            .and_then(|c| c.at.0);
+            .and_then(|l| self.claims.get(l))
+            .and_then(|at| at.0);
         let artifact = || {
             f.evidence
                 .get("artifact")
                 .and_then(|v| v.as_str())
-                .and_then(|l| r.artifacts.iter().find(|a| a.label == l))
-                .and_then(|a| a.at.0)
+                .and_then(|l| self.artifacts.get(l))
+                .and_then(|at| at.0)
         };
         let source = || {
             f.source
                 .as_deref()
-                .and_then(|id| r.source(id))
-                .and_then(|s| s.at.0)
+                .and_then(|id| self.sources.get(id))
+                .and_then(|at| at.0)
         };
         claim
             .or_else(artifact)

@@ -29,7 +29,7 @@ pub struct Options {
     pub no_upstream: bool,
     /// Verify checksum manifests at each cited revision (`--manifests`).
     pub manifests: bool,
-    /// The largest web document fetched, in bytes (`--max-document-size`).
+    /// The largest document read, web or git, in bytes (`--max-document-size`).
     pub max_document_size: u64,
     pub jobs: usize,
     pub allow_local: bool,
@@ -147,7 +147,8 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
         allow_local: opts.allow_local,
         progress: opts.progress,
     };
-    let git = GitProvider::new(GitCache::new(&opts.cache), plan);
+    let git = GitProvider::new(GitCache::new(&opts.cache), plan)
+        .with_max_document_size(opts.max_document_size);
     let web = WebOptions {
         cache: opts.cache.clone(),
         offline: opts.offline,

@@ -8,7 +8,6 @@ use std::collections::BTreeMap;
 
 use crate::diff::Baseline;
 use crate::finding::{Code, Finding, Severity};
-use crate::record::Record;
 use crate::result::AuditResult;
 
 /// One ignore: a code for a record, optionally narrowed to a source or a claim.
@@ -48,11 +47,11 @@ impl Policy {
     /// Fingerprints every finding, then applies overrides, ignores and the baseline.
     pub fn apply(&self, result: &mut AuditResult) {
         let mut baseline = self.baseline.clone();
-        let mut one = |f: &mut Finding, record: Option<&Record>| {
+        let mut one = |f: &mut Finding, record: Option<&crate::fingerprint::Lookup<'_>>| {
             if let Some(s) = self.severity.get(&f.code) {
                 f.severity = *s;
             }
-            let fp = crate::fingerprint::of_finding(f, record);
+            let fp = crate::fingerprint::of_finding_in(f, record);
             if let Some(i) = self.ignores.iter().find(|i| i.matches(f)) {
                 f.ignored = Some(i.reason.clone());
             }
@@ -62,8 +61,9 @@ impl Policy {
             f.fingerprint = Some(fp);
         };
         for r in &mut result.records {
+            let lookup = crate::fingerprint::Lookup::new(&r.record);
             for f in &mut r.findings {
-                one(f, Some(&r.record));
+                one(f, Some(&lookup));
             }
         }
         for f in &mut result.orphan_findings {

@@ -1,5 +1,6 @@
 //! The stages of an audit, each a function of the previous one's output.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use crate::check::revision::{self, Established};
@@ -306,16 +307,26 @@ fn check_record(
     let mut verdicts: Vec<Verdict> = r.claims.iter().map(|_| Verdict::unchecked()).collect();
     let mut outcomes = Vec::with_capacity(r.sources.len());
     let mut reported = revision::Reported::new();
+    // Claims by the source they cite, once per record rather than a scan of
+    // every claim per source (issue 13).
+    let mut first_index: HashMap<&str, usize> = HashMap::with_capacity(r.sources.len());
+    for (i, s) in r.sources.iter().enumerate() {
+        first_index.entry(s.id.as_str()).or_insert(i);
+    }
+    let mut citing: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, c) in r.claims.iter().enumerate() {
+        if let Some(id) = c.source.as_deref() {
+            citing.entry(id).or_default().push(i);
+        }
+    }
     for (index, (s, doc)) in r.sources.iter().zip(&docs).enumerate() {
         // Claims cite a source by id; with duplicate ids the first one counts.
-        let first_with_id = r.sources.iter().position(|x| x.id == s.id) == Some(index);
-        let cited: Vec<usize> = r
-            .claims
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| first_with_id && c.source.as_deref() == Some(s.id.as_str()))
-            .map(|(i, _)| i)
-            .collect();
+        let first_with_id = first_index.get(s.id.as_str()) == Some(&index);
+        let cited: Vec<usize> = if first_with_id {
+            citing.remove(s.id.as_str()).unwrap_or_default()
+        } else {
+            Vec::new()
+        };
         let d = match doc {
             Ok(d) => d,
             Err(skip) => {
@@ -562,7 +573,12 @@ fn text_of<'t>(
     if text.is_none() {
         provider.load(d, snapshot)?;
         // The bytes become the text without a copy: one copy of a large document.
-        *text = Some(SourceText::from_bytes(std::mem::take(&mut snapshot.bytes)));
+        // A line index that can't be allocated is this source's problem, not an
+        // abort of the run (issue 13).
+        *text = Some(
+            SourceText::try_from_bytes(std::mem::take(&mut snapshot.bytes))
+                .map_err(|why| Unchecked::Unresolvable(crate::sources::Skip(why)))?,
+        );
     }
     text.as_ref().ok_or(Unchecked::NotCached)
 }

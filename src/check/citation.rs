@@ -52,8 +52,9 @@ pub fn check(record: &Record, out: &mut Vec<Finding>) {
             },
         }
     }
+    let by_id = record.sources_by_id();
     for c in &record.claims {
-        let source = c.source.as_deref().and_then(|id| record.source(id));
+        let source = c.source.as_deref().and_then(|id| by_id.get(id).copied());
         match (&c.source, source, c.lines) {
             (None, _, _) => out.push(
                 Finding::new(

@@ -33,7 +33,7 @@ pub fn record_checks(record: &Record) -> Vec<Finding> {
 /// A document's text, split into lines once (a cited document is read many times).
 ///
 /// Memory: the text itself, and 8 bytes a line for its span (16 for documents
-/// over 4 GiB); [`SourceText::from_bytes`] takes the bytes without copying them
+/// over 4 GiB); [`SourceText::try_from_bytes`] takes the bytes without copying them
 /// when they are UTF-8.
 #[derive(Debug, Clone)]
 pub struct SourceText {
@@ -54,10 +54,22 @@ impl SourceText {
     pub fn new(bytes: &[u8]) -> SourceText {
         let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
         SourceText::index(String::from_utf8_lossy(bytes).into_owned())
+            .unwrap_or_else(|_| SourceText::empty())
     }
 
-    /// [`SourceText::new`] of owned bytes, without a copy when they are UTF-8.
-    pub fn from_bytes(mut bytes: Vec<u8>) -> SourceText {
+    /// A document with no lines (what an unindexable one reads as).
+    fn empty() -> SourceText {
+        SourceText {
+            text: String::new(),
+            spans: Spans::Small(Vec::new()),
+        }
+    }
+
+    /// [`SourceText::new`] of owned bytes, without a copy when they are UTF-8; an
+    /// error when the line index can't be allocated (hundreds of millions of
+    /// lines) instead of an abort of the run: the caller makes that one source
+    /// `unchecked`.
+    pub fn try_from_bytes(mut bytes: Vec<u8>) -> Result<SourceText, String> {
         if bytes.starts_with(b"\xef\xbb\xbf") {
             bytes.drain(..3);
         }
@@ -68,10 +80,17 @@ impl SourceText {
         SourceText::index(text)
     }
 
-    fn index(text: String) -> SourceText {
-        fn spans_of<T: TryFrom<usize>>(text: &str) -> Option<Vec<(T, T)>> {
+    fn index(text: String) -> Result<SourceText, String> {
+        /// Line spans, in a vector reserved up front for every line, fallibly.
+        fn spans_of<T: TryFrom<usize>>(text: &str) -> Option<Result<Vec<(T, T)>, String>> {
             let bytes = text.as_bytes();
+            let lines = bytes.iter().filter(|&&b| b == b'\n').count() + 1;
             let mut spans = Vec::new();
+            if let Err(e) = spans.try_reserve_exact(lines) {
+                return Some(Err(format!(
+                    "document has `{lines}` lines, more than memory can index ({e}); not read"
+                )));
+            }
             let mut start = 0;
             for (i, &b) in bytes.iter().enumerate() {
                 if b == b'\n' {
@@ -87,13 +106,13 @@ impl SourceText {
             if start < bytes.len() {
                 spans.push((T::try_from(start).ok()?, T::try_from(bytes.len()).ok()?));
             }
-            Some(spans)
+            Some(Ok(spans))
         }
         let spans = match spans_of::<u32>(&text) {
-            Some(small) => Spans::Small(small),
-            None => Spans::Large(spans_of::<usize>(&text).unwrap_or_default()),
+            Some(small) => Spans::Small(small?),
+            None => Spans::Large(spans_of::<usize>(&text).unwrap_or(Ok(Vec::new()))?),
         };
-        SourceText { text, spans }
+        Ok(SourceText { text, spans })
     }
 
     /// How many lines the document has.

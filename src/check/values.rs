@@ -12,9 +12,10 @@ pub fn is_percent(unit: Option<&str>) -> bool {
 }
 
 pub fn check(record: &Record, out: &mut Vec<Finding>) {
+    let by_id = record.sources_by_id();
     for c in &record.claims {
         if let Some(f) = inconsistent(c) {
-            let f = match c.source.as_deref().and_then(|id| record.source(id)) {
+            let f = match c.source.as_deref().and_then(|id| by_id.get(id).copied()) {
                 Some(s) => f.source(&s.id).at(claim_location(s, c)),
                 None => f,
             };

@@ -198,6 +198,14 @@ impl CachedRepo {
         }))
     }
 
+    /// The size of blob `id` in bytes, read from its object header without
+    /// inflating it (a small pack can hold a huge, compressible blob).
+    pub fn blob_size(&self, id: Oid) -> Option<u64> {
+        let odb = self.repo.odb().ok()?;
+        let (size, _) = odb.read_header(id).ok()?;
+        u64::try_from(size).ok()
+    }
+
     /// The content of blob `id`, when the object database holds it.
     pub fn blob(&self, id: Oid) -> Option<Vec<u8>> {
         self.repo.find_blob(id).ok().map(|b| b.content().to_vec())

@@ -58,6 +58,19 @@ pub struct GitProvider {
     /// Whether dropping this provider writes the stores (a fork leaves that to
     /// the provider it was forked from).
     persist: bool,
+    /// The largest document read, in bytes (`--max-document-size`): a blob over it
+    /// is never inflated, so a small pack of a huge document can't exhaust memory.
+    max_document_size: u64,
+}
+
+/// Why a document over `--max-document-size` was not read.
+fn too_large(size: u64, max: u64) -> Unchecked {
+    let mib = |n: u64| format!("{:.1} MiB", n as f64 / (1024.0 * 1024.0));
+    Unchecked::Unresolvable(sources::Skip(format!(
+        "document is `{}`, over --max-document-size (`{}`); not read (raise --max-document-size to check it)",
+        mib(size),
+        mib(max)
+    )))
 }
 
 impl GitProvider {
@@ -77,7 +90,21 @@ impl GitProvider {
             snapshots: RefCell::default(),
             snapshot_bytes: std::cell::Cell::new(0),
             persist: true,
+            max_document_size: super::http::DEFAULT_MAX_SIZE,
         }
+    }
+
+    /// Documents over `max` bytes are not read: their sources are `unchecked`.
+    pub fn with_max_document_size(mut self, max: u64) -> GitProvider {
+        self.max_document_size = max;
+        self
+    }
+
+    /// Whether blob `id` of `repo` is within `--max-document-size` (a blob whose
+    /// size can't be read is left to the read to report).
+    fn fits(&self, repo: &CachedRepo, id: Oid) -> bool {
+        repo.blob_size(id)
+            .is_none_or(|size| size <= self.max_document_size)
     }
 
     /// The mirror of `remote` read offline, for a remote the network failed on;
@@ -336,6 +363,12 @@ impl Provider for GitProvider {
             if let Some(seen) = self.snapshots.borrow().get(&id) {
                 return Ok(Some(seen.clone()));
             }
+            // The size from the object header, before anything is inflated.
+            if let Some(size) = remote.repo.blob_size(id) {
+                if size > self.max_document_size {
+                    return Err(too_large(size, self.max_document_size));
+                }
+            }
         }
         let Some(blob) = remote
             .repo
@@ -387,7 +420,9 @@ impl Provider for GitProvider {
                 return None;
             }
             // From the store when this blob was seen before: nothing is read.
-            let (sha, variants) = self.hashes.with_variants(v.blob, || repo.blob(v.blob))?;
+            let (sha, variants) = self.hashes.with_variants(v.blob, || {
+                self.fits(repo, v.blob).then(|| repo.blob(v.blob)).flatten()
+            })?;
             let variant = if sha == expected {
                 None
             } else {
@@ -448,6 +483,12 @@ impl Provider for GitProvider {
         };
         if let Some(seen) = self.snapshots.borrow().get(&id) {
             return Ok(Some(seen.clone()));
+        }
+        // Over the size cap: never read, whatever a store remembers of it.
+        if let Some(size) = remote.repo.blob_size(id) {
+            if size > self.max_document_size {
+                return Err(too_large(size, self.max_document_size));
+            }
         }
         // A blob seen by an earlier run: its sha256 is known, its bytes are read
         // only if a check needs them.
@@ -528,6 +569,7 @@ impl Provider for GitProvider {
             snapshots: RefCell::default(),
             snapshot_bytes: std::cell::Cell::new(0),
             persist: false,
+            max_document_size: self.max_document_size,
         }))
     }
 
@@ -586,6 +628,10 @@ impl Provider for GitProvider {
             Some(seen) => seen,
             None => {
                 let head_blob = repo.blob_id_at(head, &r.path).ok()?;
+                // A head document over the size cap is not read: no drift check.
+                if head_blob.is_some_and(|b| !self.fits(repo, b)) {
+                    return None;
+                }
                 // Read only when a check needs it ([`Provider::load`]).
                 let document = head_blob.map(|b| Snapshot {
                     sha256: self.hashes.known(b).unwrap_or_default(),

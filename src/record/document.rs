@@ -7,12 +7,14 @@
 //! whichever block holds them. Header bullets give the pinned document that figures
 //! cite without listing it as a supplemental source.
 
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use regex::Regex;
 use serde_json::{Map, Value};
 
 use super::lenient::{Problem, Reader};
+use super::spans::LineIndex;
 use super::{
     url, Artifact, ArtifactKind, At, Claim, Lines, Record, Recorded, Reference, Revision, Source,
 };
@@ -47,7 +49,7 @@ struct Block<'a> {
 }
 
 /// Finds every ```json block, in the flattened one-line form too.
-fn blocks(text: &str) -> (Vec<Block<'_>>, Vec<Issue>) {
+fn blocks<'t>(text: &'t str, lines: &LineIndex<'_>) -> (Vec<Block<'t>>, Vec<Issue>) {
     const FENCE: &str = "```";
     let mut out = Vec::new();
     let mut issues = Vec::new();
@@ -62,14 +64,14 @@ fn blocks(text: &str) -> (Vec<Block<'_>>, Vec<Issue>) {
                     index,
                     text: &text[body_at..body_at + close],
                     offset: body_at,
-                    start: position_of(text, body_at),
+                    start: lines.position(body_at),
                 });
                 rest_at = body_at + close + FENCE.len();
             }
             None => {
                 issues.push(Issue {
                     block: Some(index),
-                    position: Some(position_of(text, open)),
+                    position: Some(lines.position(open)),
                     pointer: None,
                     message: "```json block is never closed (truncated document?); skipped".into(),
                 });
@@ -80,14 +82,9 @@ fn blocks(text: &str) -> (Vec<Block<'_>>, Vec<Issue>) {
     (out, issues)
 }
 
-/// Line and column (in characters) of a byte offset.
-fn position_of(text: &str, offset: usize) -> Position {
-    super::spans::position_of(text, offset)
-}
-
 /// Maps serde_json's (line, byte column) inside a block to the file's position, in
 /// characters like every position pinaudit reports.
-fn file_position(file: &str, block: &Block<'_>, line: usize, column: usize) -> Position {
+fn file_position(lines: &LineIndex<'_>, block: &Block<'_>, line: usize, column: usize) -> Position {
     let line_start: usize = block
         .text
         .split_inclusive('\n')
@@ -98,7 +95,7 @@ fn file_position(file: &str, block: &Block<'_>, line: usize, column: usize) -> P
     while !block.text.is_char_boundary(at) {
         at -= 1;
     }
-    position_of(file, block.offset + at)
+    lines.position(block.offset + at)
 }
 
 /// serde_json's message without its own (block-relative) position.
@@ -171,27 +168,53 @@ fn repository_of(u: &url::ForgeUrl) -> String {
     }
 }
 
+/// Broken ```json blocks reported one by one; the rest are counted in one issue.
+pub const MAX_BROKEN_REPORTED: usize = 100;
+
 /// Imports one record document.
 pub fn import(text: &str, file: &Path) -> Imported {
-    let (found, mut issues) = blocks(text);
+    // Every position is found through one index of the text, and every source by
+    // id or document through a map, so that import stays linear in its input
+    // (issue 13: 100k figures, megabytes of broken blocks).
+    let lines = LineIndex::new(text);
+    let (found, mut issues) = blocks(text, &lines);
     let head = header(text);
     let mut values: Vec<(usize, Value)> = Vec::new();
     // Where each block's objects stand, so that sources, figures and artifacts
     // keep their place in the file (issue 10).
-    let mut spans: Vec<(usize, usize, super::spans::Spans)> = Vec::new();
+    let mut spans: HashMap<usize, (usize, super::spans::Spans)> = HashMap::new();
+    let mut broken: Vec<usize> = Vec::new();
     for b in &found {
         match serde_json::from_str::<Value>(b.text) {
             Ok(v) => {
                 values.push((b.index, v));
-                spans.push((b.index, b.offset, super::spans::Spans::scan(b.text)));
+                spans.insert(b.index, (b.offset, super::spans::Spans::scan(b.text)));
             }
-            Err(e) => issues.push(Issue {
-                block: Some(b.index),
-                position: Some(file_position(text, b, e.line(), e.column())),
-                pointer: None,
-                message: format!("not valid JSON: {}", json_error(&e)),
-            }),
+            // Each broken block is reported up to a cap, then counted: memory
+            // stays small however many a document holds (issue 13).
+            Err(_) if broken.len() >= MAX_BROKEN_REPORTED => broken.push(b.index),
+            Err(e) => {
+                broken.push(b.index);
+                issues.push(Issue {
+                    block: Some(b.index),
+                    position: Some(file_position(&lines, b, e.line(), e.column())),
+                    pointer: None,
+                    message: format!("not valid JSON: {}", json_error(&e)),
+                });
+            }
         }
+    }
+    if broken.len() > MAX_BROKEN_REPORTED {
+        let first = broken[MAX_BROKEN_REPORTED];
+        issues.push(Issue {
+            block: Some(first),
+            position: found.iter().find(|b| b.index == first).map(|b| b.start),
+            pointer: None,
+            message: format!(
+                "`{}` more ```json blocks are not valid JSON either (only the first `{MAX_BROKEN_REPORTED}` are reported); skipped",
+                broken.len() - MAX_BROKEN_REPORTED
+            ),
+        });
     }
     if found.is_empty() && issues.is_empty() {
         issues.push(Issue {
@@ -218,16 +241,15 @@ pub fn import(text: &str, file: &Path) -> Imported {
 
     let at = |block: usize, ptr: &str| -> At {
         At(spans
-            .iter()
-            .find(|(i, _, _)| *i == block)
-            .and_then(|(_, offset, s)| s.offset(ptr).map(|o| position_of(text, offset + o))))
+            .get(&block)
+            .and_then(|(offset, s)| s.offset(ptr).map(|o| lines.position(offset + o))))
     };
     // The header's pinned document stands where its URL is written.
     let header_at = At(head
         .pinned_document
         .as_deref()
         .and_then(|u| text.find(u))
-        .map(|o| position_of(text, o)));
+        .map(|o| lines.position(o)));
 
     let mut reader = Reader::default();
     let mut problems: Vec<(usize, Problem)> = Vec::new();
@@ -237,6 +259,7 @@ pub fn import(text: &str, file: &Path) -> Imported {
 
     // Supplemental sources first: they are the record's own list of documents.
     let mut sources: Vec<Source> = Vec::new();
+    let mut index = SourceIndex::default();
     for (block, ptr, s) in &supplemental {
         let Some(id) = reader.text(s, "document_id", ptr) else {
             reader.problem(ptr, "supplemental source has no `document_id`; skipped");
@@ -267,7 +290,8 @@ pub fn import(text: &str, file: &Path) -> Imported {
             at: at(*block, ptr),
         };
         flush(&mut reader, *block);
-        if !sources.iter().any(|x| x.id == source.id) {
+        if !index.has(&source.id) {
+            index.add(&source, Listed::Supplemental(sources.len()));
             sources.push(source);
         }
     }
@@ -299,11 +323,9 @@ pub fn import(text: &str, file: &Path) -> Imported {
 
         // A figure without an id cites the listed source at its URL's document.
         if let (None, Some(p)) = (&source_id, &parsed) {
-            source_id = sources
-                .iter()
-                .chain(cited_sources.iter())
-                .find(|s| same_document(s, p))
-                .map(|s| s.id.clone());
+            source_id = index
+                .find_document(p)
+                .map(|at| at.of(&sources, &cited_sources).id.clone());
         }
         // A cited document no supplemental entry lists is built from the figure's
         // URL and hash, and from the header's pinned document when it is that one.
@@ -312,13 +334,7 @@ pub fn import(text: &str, file: &Path) -> Imported {
                 .as_ref()
                 .map(|p| p.path.clone().unwrap_or_else(|| "document".to_string()))
         });
-        let known = |id: &str| {
-            sources
-                .iter()
-                .chain(cited_sources.iter())
-                .any(|s| s.id == id)
-        };
-        if let Some(id) = id.as_deref().filter(|id| !known(id)) {
+        if let Some(id) = id.as_deref().filter(|id| !index.has(id)) {
             let header = head
                 .pinned_document
                 .as_deref()
@@ -364,6 +380,7 @@ pub fn import(text: &str, file: &Path) -> Imported {
                 (None, None) => None,
             };
             if let Some(s) = built {
+                index.add(&s, Listed::Cited(cited_sources.len()));
                 cited_sources.push(s);
                 source_id = Some(id.to_string());
             }
@@ -373,12 +390,10 @@ pub fn import(text: &str, file: &Path) -> Imported {
         // The figure and its source must agree on the document's hash.
         if let (Some(fig_sha), Some(s)) = (
             sha.as_deref(),
-            source_id.as_deref().and_then(|id| {
-                sources
-                    .iter()
-                    .chain(cited_sources.iter())
-                    .find(|s| s.id == id)
-            }),
+            source_id
+                .as_deref()
+                .and_then(|id| index.by_id(id))
+                .map(|at| at.of(&sources, &cited_sources)),
         ) {
             if let Some(recorded) = &s.sha256 {
                 if !recorded.text().eq_ignore_ascii_case(fig_sha.trim()) {
@@ -421,11 +436,12 @@ pub fn import(text: &str, file: &Path) -> Imported {
     // checked as that source; any other is kept as a reference, so that its pin
     // is still judged.
     let mut references: Vec<Reference> = Vec::new();
+    let mut referenced: HashSet<&str> = HashSet::new();
     for (i, (block, ptr, label, u)) in profile_urls.iter().enumerate() {
         match url::parse(u) {
-            Ok(p) if sources.iter().any(|s| same_document(s, &p)) => {}
+            Ok(p) if index.find_document(&p).is_some() => {}
             Ok(_) => {
-                if !references.iter().any(|r| r.url == *u) {
+                if referenced.insert(u.as_str()) {
                     references.push(Reference {
                         label: label
                             .clone()
@@ -453,9 +469,10 @@ pub fn import(text: &str, file: &Path) -> Imported {
             .unwrap_or_else(|| "record".into())
     });
     let title = head.title.or(head.original_project);
+    let starts: HashMap<usize, Position> = found.iter().map(|b| (b.index, b.start)).collect();
     issues.extend(problems.into_iter().map(|(block, p)| Issue {
         block: (block > 0).then_some(block),
-        position: found.iter().find(|b| b.index == block).map(|b| b.start),
+        position: starts.get(&block).copied(),
         message: p.message,
         pointer: Some(p.pointer),
     }));
@@ -486,13 +503,75 @@ fn looks_like_figure(o: &Map<String, Value>) -> bool {
     o.contains_key("value") && FIGURE_KEYS.iter().any(|k| o.contains_key(*k))
 }
 
-/// Whether a source holds the document a parsed URL points at.
-fn same_document(s: &Source, p: &url::ForgeUrl) -> bool {
+/// Where a source stands while a record is imported: in the supplemental list or
+/// among the sources built from figures.
+#[derive(Debug, Clone, Copy)]
+enum Listed {
+    Supplemental(usize),
+    Cited(usize),
+}
+
+impl Listed {
+    fn of<'s>(self, supplemental: &'s [Source], cited: &'s [Source]) -> &'s Source {
+        match self {
+            Listed::Supplemental(i) => &supplemental[i],
+            Listed::Cited(i) => &cited[i],
+        }
+    }
+}
+
+/// A document as sources and URLs name it: host, repository path (ASCII
+/// lowercase) and path in the repository.
+type DocumentKey = (String, String, Option<String>);
+
+/// The sources of a record being imported, by id and by the document they hold,
+/// so that each figure finds its source in constant time rather than by a scan
+/// (which made 10k figures take minutes).
+#[derive(Default)]
+struct SourceIndex {
+    ids: HashMap<String, Listed>,
+    /// Sources by document, in the order they were listed, with their revision.
+    documents: HashMap<DocumentKey, Vec<(Option<Revision>, Listed)>>,
+}
+
+impl SourceIndex {
+    fn has(&self, id: &str) -> bool {
+        self.ids.contains_key(id)
+    }
+
+    fn by_id(&self, id: &str) -> Option<Listed> {
+        self.ids.get(id).copied()
+    }
+
+    fn add(&mut self, s: &Source, at: Listed) {
+        self.ids.entry(s.id.clone()).or_insert(at);
+        if let Some((key, rev)) = document_of(s) {
+            self.documents.entry(key).or_default().push((rev, at));
+        }
+    }
+
+    /// The first source that holds the document a parsed URL points at: same host,
+    /// repository (ASCII case aside) and path, and the URL's revision if it has one.
+    fn find_document(&self, p: &url::ForgeUrl) -> Option<Listed> {
+        let key = (
+            p.host.clone(),
+            p.repo_path.to_ascii_lowercase(),
+            p.path.clone(),
+        );
+        self.documents
+            .get(&key)?
+            .iter()
+            .find(|(rev, _)| p.revision.is_none() || *rev == p.revision)
+            .map(|(_, at)| *at)
+    }
+}
+
+/// The document a source holds and the revision it is pinned at, from its URL,
+/// or from its repository and path.
+fn document_of(s: &Source) -> Option<(DocumentKey, Option<Revision>)> {
     let from_url = s.url.as_deref().and_then(|u| url::parse(u).ok());
     let from_repo = s.repository.as_deref().and_then(url::parse_repository);
-    let Some(repo) = from_url.as_ref().or(from_repo.as_ref()) else {
-        return false;
-    };
+    let repo = from_url.as_ref().or(from_repo.as_ref())?;
     let path = s
         .path
         .clone()
@@ -501,10 +580,10 @@ fn same_document(s: &Source, p: &url::ForgeUrl) -> bool {
         .revision
         .clone()
         .or_else(|| from_url.as_ref().and_then(|u| u.revision.clone()));
-    repo.host == p.host
-        && repo.repo_path.eq_ignore_ascii_case(&p.repo_path)
-        && path == p.path
-        && (p.revision.is_none() || rev == p.revision)
+    Some((
+        (repo.host.clone(), repo.repo_path.to_ascii_lowercase(), path),
+        rev,
+    ))
 }
 
 /// What a walk over the blocks collects, each with its block index and pointer.
@@ -517,6 +596,7 @@ struct Walk<'v> {
     /// Test profiles' evidence URLs: (block, pointer, profile label, URL).
     profile_urls: Vec<(usize, String, Option<String>, String)>,
     parent_ids: Vec<String>,
+    parent_seen: HashSet<String>,
 }
 
 impl<'v> Walk<'v> {
@@ -564,7 +644,7 @@ impl<'v> Walk<'v> {
                                     if let Some(pid) =
                                         s.get("parent_record_id").and_then(Value::as_str)
                                     {
-                                        if !self.parent_ids.iter().any(|x| x == pid) {
+                                        if self.parent_seen.insert(pid.to_string()) {
                                             self.parent_ids.push(pid.to_string());
                                         }
                                     }
@@ -616,8 +696,18 @@ fn artifacts(
     at: &dyn Fn(usize, &str) -> At,
 ) -> Vec<Artifact> {
     let mut out: Vec<Artifact> = Vec::new();
+    // Artifacts compare equal wherever they stand (`At` always equals), so they are
+    // told apart by what they say, without their position.
+    let mut seen: HashSet<String> = HashSet::new();
     let mut push = |a: Artifact| {
-        if !out.contains(&a) {
+        let key = format!(
+            "{:?}",
+            Artifact {
+                at: At(None),
+                ..a.clone()
+            }
+        );
+        if seen.insert(key) {
             out.push(a);
         }
     };

@@ -293,6 +293,17 @@ impl Record {
     pub fn source(&self, id: &str) -> Option<&Source> {
         self.sources.iter().find(|s| s.id == id)
     }
+
+    /// Every source by id, the first of a duplicated id winning as in
+    /// [`Record::source`]: built once, so that checking each claim's source costs
+    /// no scan of all sources (issue 13: records of 100k figures).
+    pub fn sources_by_id(&self) -> std::collections::HashMap<&str, &Source> {
+        let mut map = std::collections::HashMap::with_capacity(self.sources.len());
+        for s in &self.sources {
+            map.entry(s.id.as_str()).or_insert(s);
+        }
+        map
+    }
 }
 
 /// A document at a revision of a repository.

@@ -152,6 +152,9 @@ impl Scanner<'_> {
 
 /// Line and column (in characters) of a byte offset of `text`; an offset inside a
 /// character or past the end is taken back to the nearest character boundary.
+///
+/// This scans `text` up to `offset`: for many positions in one text, build a
+/// [`LineIndex`] once instead, so that an import stays linear in its input (issue 13).
 pub fn position_of(text: &str, offset: usize) -> Position {
     let mut offset = offset.min(text.len());
     while !text.is_char_boundary(offset) {
@@ -164,6 +167,82 @@ pub fn position_of(text: &str, offset: usize) -> Position {
         line,
         column: before[line_start..].chars().count() + 1,
     }
+}
+
+/// Positions of many byte offsets of one text, each found in time independent of
+/// the text's length: the start of every line (binary-searched), and the number of
+/// characters before every `CHUNK`-th byte, so that a column in a flattened
+/// one-line document costs at most `CHUNK` bytes of counting.
+#[derive(Debug)]
+pub struct LineIndex<'a> {
+    text: &'a str,
+    line_starts: Vec<usize>,
+    /// Characters before byte `i * CHUNK`.
+    chars_before: Vec<usize>,
+}
+
+const CHUNK: usize = 256;
+
+/// Characters in UTF-8 bytes: the bytes that are not continuation bytes.
+fn count_chars(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| (b as i8) >= -0x40).count()
+}
+
+impl<'a> LineIndex<'a> {
+    /// One pass over `text`.
+    pub fn new(text: &'a str) -> LineIndex<'a> {
+        let bytes = text.as_bytes();
+        let mut line_starts = vec![0];
+        line_starts.extend(memchr_all(b'\n', bytes).map(|i| i + 1));
+        let mut chars_before = Vec::with_capacity(bytes.len() / CHUNK + 1);
+        let mut count = 0;
+        for chunk in bytes.chunks(CHUNK) {
+            chars_before.push(count);
+            count += count_chars(chunk);
+        }
+        chars_before.push(count);
+        LineIndex {
+            text,
+            line_starts,
+            chars_before,
+        }
+    }
+
+    /// Characters before byte `at` (a character boundary).
+    fn chars_to(&self, at: usize) -> usize {
+        let chunk = at / CHUNK;
+        let from = chunk * CHUNK;
+        self.chars_before[chunk] + count_chars(&self.text.as_bytes()[from..at])
+    }
+
+    /// What [`position_of`] says for `offset`, without scanning the text before it.
+    pub fn position(&self, offset: usize) -> Position {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        // The last line start at or before the offset.
+        let line = self.line_starts.partition_point(|&s| s <= offset);
+        let line_start = self.line_starts[line - 1];
+        let chars = if offset - line_start <= CHUNK {
+            count_chars(&self.text.as_bytes()[line_start..offset])
+        } else {
+            self.chars_to(offset) - self.chars_to(line_start)
+        };
+        Position {
+            line,
+            column: chars + 1,
+        }
+    }
+}
+
+/// Offsets of every `needle` byte in `haystack`.
+fn memchr_all(needle: u8, haystack: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    haystack
+        .iter()
+        .enumerate()
+        .filter(move |(_, &b)| b == needle)
+        .map(|(i, _)| i)
 }
 
 #[cfg(test)]
@@ -194,6 +273,25 @@ mod tests {
             position_of(text, 7 + s.offset("").unwrap()),
             Position { line: 1, column: 5 }
         );
+    }
+
+    #[test]
+    fn line_index_agrees_with_position_of() {
+        let mut text = String::new();
+        for i in 0..3000 {
+            text.push_str(if i % 7 == 0 { "é\n" } else { "ab€" });
+        }
+        text.push_str("\n\nz");
+        let index = LineIndex::new(&text);
+        for offset in (0..=text.len() + 2).step_by(3).chain([0, 1, 2, text.len()]) {
+            assert_eq!(
+                index.position(offset),
+                position_of(&text, offset),
+                "offset {offset}"
+            );
+        }
+        let empty = LineIndex::new("");
+        assert_eq!(empty.position(5), Position { line: 1, column: 1 });
     }
 
     #[test]

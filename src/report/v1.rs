@@ -518,7 +518,11 @@ fn source_report(s: &Source, o: &SourceOutcome) -> SourceReport {
     }
 }
 
-fn claim_report(c: &Claim, v: &Verdict, findings: &[Finding]) -> ClaimReport {
+fn claim_report(
+    c: &Claim,
+    v: &Verdict,
+    inconsistent: &std::collections::HashSet<&str>,
+) -> ClaimReport {
     ClaimReport {
         label: c.label.clone(),
         source: c.source.clone(),
@@ -528,9 +532,7 @@ fn claim_report(c: &Claim, v: &Verdict, findings: &[Finding]) -> ClaimReport {
         status: v.status.into(),
         found_line: v.found_line,
         line_text: v.line_text.clone(),
-        inconsistent_value: findings.iter().any(|f| {
-            f.code == Code::InconsistentValue && f.claim.as_deref() == Some(c.label.as_str())
-        }),
+        inconsistent_value: inconsistent.contains(c.label.as_str()),
     }
 }
 
@@ -539,24 +541,33 @@ impl From<&AuditResult> for Report {
         let records = a
             .records
             .iter()
-            .map(|r| RecordReport {
-                id: r.record.id.clone(),
-                file: r.record.file.display().to_string(),
-                sources: r
-                    .record
-                    .sources
+            .map(|r| {
+                // Labels with an `inconsistent-value` finding, once per record.
+                let inconsistent: std::collections::HashSet<&str> = r
+                    .findings
                     .iter()
-                    .zip(&r.sources)
-                    .map(|(s, o)| source_report(s, o))
-                    .collect(),
-                claims: r
-                    .record
-                    .claims
-                    .iter()
-                    .zip(&r.claims)
-                    .map(|(c, v)| claim_report(c, v, &r.findings))
-                    .collect(),
-                artifacts: r.artifacts.iter().map(artifact_report).collect(),
+                    .filter(|f| f.code == Code::InconsistentValue)
+                    .filter_map(|f| f.claim.as_deref())
+                    .collect();
+                RecordReport {
+                    id: r.record.id.clone(),
+                    file: r.record.file.display().to_string(),
+                    sources: r
+                        .record
+                        .sources
+                        .iter()
+                        .zip(&r.sources)
+                        .map(|(s, o)| source_report(s, o))
+                        .collect(),
+                    claims: r
+                        .record
+                        .claims
+                        .iter()
+                        .zip(&r.claims)
+                        .map(|(c, v)| claim_report(c, v, &inconsistent))
+                        .collect(),
+                    artifacts: r.artifacts.iter().map(artifact_report).collect(),
+                }
             })
             .collect();
         // Each finding about a record points at the entry it is about.
@@ -564,9 +575,10 @@ impl From<&AuditResult> for Report {
             .records
             .iter()
             .flat_map(|r| {
+                let positions = r.positions();
                 r.findings.iter().map(move |f| {
                     let mut report = FindingReport::from(f);
-                    let at = r.position_of(f);
+                    let at = positions.of(f);
                     report.record_location = Some(RecordLocation {
                         file: f
                             .file

@@ -14,6 +14,8 @@ one process, and a reader finds the tests of a capability by its name.
 - [`drift`]: `upstream-changed` and `value-superseded` at the default branch's head.
 - [`show`]: `pinaudit show` and its `--history`.
 - [`bad_input`]: inputs pinaudit must survive, naming the culprit.
+- [`bounded_inputs`]: a huge document is an `unchecked` source, not an abort;
+  record import linear in its input, with every position right.
 - [`recheck`]: scheduled re-checks: fingerprints, `diff`, `--baseline`,
   `pinaudit.toml`, ignore-aware input walking, exit status 3.
 - [`regression`]: one test per defect found in review, named after the defect.
@@ -38,6 +40,7 @@ mod common;
 
 mod bad_input;
 mod beyond_git;
+mod bounded_inputs;
 mod claims;
 mod drift;
 mod explain;
