@@ -50,6 +50,9 @@ pub struct Parsed {
     description = "One audited record: the documents it cites (sources), the figures it reads from them (claims), what was run (artifacts) and other URLs it cites (references). Written by `pinaudit import`, or by hand. null means unknown. This schema describes a well-formed pin file; pinaudit reads more leniently and reports what is wrong as findings: an unknown key or a field of the wrong kind is `invalid-record` (the rest of the file is still read), a malformed sha256 is `malformed-hash`, a revision that is not a full commit id is `unpinned-url`."
 )]
 pub struct PinFileV1 {
+    /// Where editors find this JSON Schema (`pins/schema.json`); not read.
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub json_schema: Option<Value>,
     #[schemars(with = "shape::SchemaTag")]
     pub schema: Field<String>,
     /// Record id; findings name it.
@@ -225,6 +228,7 @@ pub struct ReferenceV1 {
 impl PinFileV1 {
     /// The keys of the top-level object, in the order written.
     pub const KEYS: &'static [&'static str] = &[
+        "$schema",
         "schema",
         "id",
         "title",
@@ -556,6 +560,7 @@ fn text(s: &Option<String>) -> Field<String> {
 impl From<&Record> for PinFileV1 {
     fn from(record: &Record) -> Self {
         PinFileV1 {
+            json_schema: None,
             schema: Field::Valid(SCHEMA.to_string()),
             id: Field::Valid(record.id.clone()),
             title: text(&record.title),
@@ -919,6 +924,19 @@ mod tests {
         assert_eq!(r.claims[0].source.as_deref(), Some("a"));
         assert_eq!(r.artifacts[0].label, "w");
         assert_eq!(r.references[0].url, "https://example.org/x");
+    }
+
+    /// Editors find the schema through `$schema`: a pin file may name it, and
+    /// it is not an unknown key (it is never written back either).
+    #[test]
+    fn a_dollar_schema_key_is_allowed_and_not_written() {
+        let parsed = read(json!({
+            "$schema": "./schema.json",
+            "schema": SCHEMA,
+            "id": "r",
+        }));
+        assert!(messages(&parsed).is_empty(), "{:?}", messages(&parsed));
+        assert!(!to_string(&parsed.record).contains("$schema"));
     }
 
     #[test]
