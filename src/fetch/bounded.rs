@@ -10,13 +10,23 @@
 //!   transport below (everything, the advertisement included).
 //! - [`register_git_transport`]: pinaudit's own `git://` subtransport for
 //!   libgit2, a plain TCP stream that counts bytes and stops at the deadline.
-//!   (Smart HTTP keeps libgit2's transport: the deadline still holds there
-//!   through the caller abandoning the sync, see `sources::sync_all`, but the
-//!   advertisement has no byte budget.)
+//! - [`register_git_transport`] also installs pinaudit's smart HTTP(S)
+//!   subtransport (`super::http`): the advertisement and the packs count
+//!   against the same budget there, redirects are followed within limits, and
+//!   credentials go only to the host they belong to.
+//! - A minimum-progress rule: every `--timeout` spent waiting for a server must
+//!   bring at least [`MIN_BYTES_PER_SEC`] bytes a second on average, so a server
+//!   that trickles a byte every two seconds is cut off after one `--timeout`,
+//!   not at the deadline (git's keep-alive, five bytes every five seconds,
+//!   passes).
+//!
+//! Connections a record leads to (not a `--rewrite` target the user chose) go
+//! only to public addresses, checked on the addresses connected to
+//! ([`crate::net::lookup`]).
 
 use std::cell::RefCell;
 use std::io::{self, Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
+use std::net::TcpStream;
 use std::sync::{Arc, Mutex, Once, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -31,10 +41,16 @@ pub(crate) struct Budget {
     deadline_secs: u64,
     max_bytes: u64,
     max_ref_bytes: u64,
-    idle: Duration,
-    connect: Duration,
+    pub(crate) idle: Duration,
+    pub(crate) connect: Duration,
+    /// Connect only to public addresses (a record's own host, no --allow-local).
+    pub(crate) public_only: bool,
     tripped: Mutex<Option<String>>,
 }
+
+/// The least average rate, in bytes a second, of a server over each
+/// `--timeout` spent waiting for it (see the module docs).
+pub(crate) const MIN_BYTES_PER_SEC: f64 = 0.75;
 
 impl Budget {
     pub fn new(opts: &SyncOptions) -> Arc<Self> {
@@ -45,6 +61,7 @@ impl Budget {
             max_ref_bytes: opts.max_ref_bytes,
             idle: opts.timeout,
             connect: opts.connect_timeout,
+            public_only: opts.public_only,
             tripped: Mutex::new(None),
         })
     }
@@ -57,12 +74,12 @@ impl Budget {
             .clone()
     }
 
-    fn trip(&self, why: String) -> String {
+    pub(crate) fn trip(&self, why: String) -> String {
         let mut t = self.tripped.lock().unwrap_or_else(PoisonError::into_inner);
         t.get_or_insert(why).clone()
     }
 
-    fn over_deadline(&self) -> Option<String> {
+    pub(crate) fn over_deadline(&self) -> Option<String> {
         (Instant::now() >= self.deadline).then(|| {
             self.trip(format!(
                 "timed out: the sync took longer than the deadline of {} s (raise it with --deadline)",
@@ -71,13 +88,29 @@ impl Budget {
         })
     }
 
-    fn over_bytes(&self, received: u64, limit: u64, what: &str, flag: &str) -> Option<String> {
+    pub(crate) fn over_bytes(
+        &self,
+        received: u64,
+        limit: u64,
+        what: &str,
+        flag: &str,
+    ) -> Option<String> {
         (received > limit).then(|| {
             self.trip(format!(
                 "the server sent more {what} than the byte budget of {} MiB (raise it with {flag})",
                 limit >> 20
             ))
         })
+    }
+
+    /// The byte budget of a ref advertisement (`--max-refs-mib`).
+    pub(crate) fn max_ref_bytes(&self) -> u64 {
+        self.max_ref_bytes
+    }
+
+    /// The byte budget of the packs (`--max-fetch-mib`).
+    pub(crate) fn max_pack_bytes(&self) -> u64 {
+        self.max_bytes
     }
 
     /// Whether a pack transfer may go on after `received` bytes (the
@@ -93,6 +126,13 @@ thread_local! {
     /// The budget of the sync running on this thread: libgit2 calls the
     /// transport on the thread that asked for the fetch.
     static CURRENT: RefCell<Option<Arc<Budget>>> = const { RefCell::new(None) };
+}
+
+/// This thread's sync budget, or the defaults' when none is set.
+pub(crate) fn current() -> Arc<Budget> {
+    CURRENT
+        .with(|c| c.borrow().clone())
+        .unwrap_or_else(|| Budget::new(&SyncOptions::default()))
 }
 
 /// Runs `f` with `budget` as this thread's sync budget.
@@ -115,6 +155,14 @@ pub(crate) fn register_git_transport() {
                 Transport::smart(remote, false, GitSubtransport::default())
             })
         };
+        for scheme in ["http", "https"] {
+            // SAFETY: as above.
+            let _ = unsafe {
+                git2::transport::register(scheme, |remote| {
+                    Transport::smart(remote, true, super::http::HttpSubtransport::new())
+                })
+            };
+        }
     });
 }
 
@@ -130,9 +178,7 @@ impl SmartSubtransport for GitSubtransport {
         url: &str,
         action: Service,
     ) -> Result<Box<dyn SmartSubtransportStream>, git2::Error> {
-        let budget = CURRENT
-            .with(|c| c.borrow().clone())
-            .unwrap_or_else(|| Budget::new(&SyncOptions::default()));
+        let budget = current();
         let mut current = self.current.lock().unwrap_or_else(PoisonError::into_inner);
         let (limit, flag, what) = match action {
             Service::UploadPackLs => (budget.max_ref_bytes, "--max-refs-mib", "refs"),
@@ -147,14 +193,7 @@ impl SmartSubtransport for GitSubtransport {
                 s
             }
         };
-        Ok(Box::new(Bounded {
-            stream,
-            budget,
-            received: 0,
-            limit,
-            flag,
-            what,
-        }))
+        Ok(Box::new(Bounded::new(stream, budget, limit, flag, what)))
     }
 
     fn close(&self) -> Result<(), git2::Error> {
@@ -170,7 +209,7 @@ impl SmartSubtransport for GitSubtransport {
     }
 }
 
-fn io_to_git(e: io::Error) -> git2::Error {
+pub(crate) fn io_to_git(e: io::Error) -> git2::Error {
     git2::Error::new(
         git2::ErrorCode::GenericError,
         git2::ErrorClass::Net,
@@ -186,14 +225,8 @@ fn connect(url: &str, budget: &Budget) -> Result<TcpStream, git2::Error> {
         .host_str()
         .ok_or_else(|| git2::Error::from_str("the git URL names no host"))?;
     let port = parsed.port().unwrap_or(9418);
-    let addrs = (host.trim_start_matches('[').trim_end_matches(']'), port)
-        .to_socket_addrs()
-        .map_err(|e| {
-            io_to_git(io::Error::new(
-                e.kind(),
-                format!("failed to resolve address for {host}: {e}"),
-            ))
-        })?;
+    // The addresses checked are the ones connected to: no gap between them.
+    let addrs = crate::net::lookup(host, port, budget.public_only).map_err(io_to_git)?;
     let mut last = None;
     let mut stream = None;
     for addr in addrs {
@@ -226,17 +259,58 @@ fn connect(url: &str, budget: &Budget) -> Result<TcpStream, git2::Error> {
     Ok(stream)
 }
 
-/// A connection that stops at the budget's deadline and byte limit.
-struct Bounded {
-    stream: TcpStream,
+/// A connection that waits at most a given time for each read or write.
+pub(crate) trait Conn {
+    fn read_within(&mut self, buf: &mut [u8], wait: Duration) -> io::Result<usize>;
+    fn write_within(&mut self, buf: &[u8], wait: Duration) -> io::Result<usize>;
+}
+
+impl Conn for TcpStream {
+    fn read_within(&mut self, buf: &mut [u8], wait: Duration) -> io::Result<usize> {
+        self.set_read_timeout(Some(wait))?;
+        self.read(buf)
+    }
+
+    fn write_within(&mut self, buf: &[u8], wait: Duration) -> io::Result<usize> {
+        self.set_write_timeout(Some(wait))?;
+        self.write(buf)
+    }
+}
+
+/// A connection that stops at the budget's deadline and byte limit, and when
+/// the server falls below the minimum progress.
+pub(crate) struct Bounded<C> {
+    stream: C,
     budget: Arc<Budget>,
     received: u64,
     limit: u64,
     flag: &'static str,
     what: &'static str,
+    /// Time spent waiting for the server, and bytes it sent, in this window.
+    waited: Duration,
+    window_bytes: u64,
 }
 
-impl Bounded {
+impl<C: Conn> Bounded<C> {
+    pub(crate) fn new(
+        stream: C,
+        budget: Arc<Budget>,
+        limit: u64,
+        flag: &'static str,
+        what: &'static str,
+    ) -> Self {
+        Bounded {
+            stream,
+            budget,
+            received: 0,
+            limit,
+            flag,
+            what,
+            waited: Duration::ZERO,
+            window_bytes: 0,
+        }
+    }
+
     fn cut(&self, why: String) -> io::Error {
         io::Error::new(io::ErrorKind::TimedOut, why)
     }
@@ -252,13 +326,34 @@ impl Bounded {
             .saturating_duration_since(Instant::now());
         Ok(self.budget.idle.min(left).max(Duration::from_millis(1)))
     }
+
+    /// The minimum-progress rule, after `waited` more waiting brought `n` bytes.
+    fn progress(&mut self, waited: Duration, n: usize) -> io::Result<()> {
+        self.waited += waited;
+        self.window_bytes += n as u64;
+        let window = self.budget.idle.max(Duration::from_secs(1));
+        if self.waited < window {
+            return Ok(());
+        }
+        let secs = self.waited.as_secs_f64();
+        if (self.window_bytes as f64) < secs * MIN_BYTES_PER_SEC {
+            let why = self.budget.trip(format!(
+                "timed out: the server sent only {} bytes in {:.0} s of waiting (less than one byte a second; --timeout sets how long it may stall)",
+                self.window_bytes, secs
+            ));
+            return Err(self.cut(why));
+        }
+        self.waited = Duration::ZERO;
+        self.window_bytes = 0;
+        Ok(())
+    }
 }
 
-impl Read for Bounded {
+impl<C: Conn> Read for Bounded<C> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let wait = self.wait()?;
-        self.stream.set_read_timeout(Some(wait))?;
-        let n = match self.stream.read(buf) {
+        let started = Instant::now();
+        let n = match self.stream.read_within(buf, wait) {
             Ok(n) => n,
             Err(e)
                 if matches!(
@@ -267,6 +362,9 @@ impl Read for Bounded {
                 ) =>
             {
                 if let Some(why) = self.budget.over_deadline() {
+                    return Err(self.cut(why));
+                }
+                if let Some(why) = self.budget.tripped() {
                     return Err(self.cut(why));
                 }
                 return Err(self.cut(format!(
@@ -283,18 +381,18 @@ impl Read for Bounded {
         {
             return Err(self.cut(why));
         }
+        self.progress(started.elapsed(), n)?;
         Ok(n)
     }
 }
 
-impl Write for Bounded {
+impl<C: Conn> Write for Bounded<C> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let wait = self.wait()?;
-        self.stream.set_write_timeout(Some(wait))?;
-        self.stream.write(buf)
+        self.stream.write_within(buf, wait)
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.stream.flush()
+        Ok(())
     }
 }

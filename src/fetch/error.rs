@@ -137,6 +137,10 @@ impl FetchError {
                         .to_string(),
                 )
             }
+            FetchError::Network { reason, .. } if reason.contains(crate::net::REFUSED_MARK) => Some(
+                "the host leads to this machine or its network; pass --allow-local only if you trust the record"
+                    .to_string(),
+            ),
             FetchError::Network { .. } => {
                 Some("check the network or use --offline with a filled cache".to_string())
             }
@@ -271,6 +275,7 @@ pub(crate) fn classify(
     }
 
     let network_words = [
+        crate::net::REFUSED_MARK,
         "failed to connect",
         "failed to resolve",
         "timed out",

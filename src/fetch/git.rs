@@ -81,6 +81,10 @@ pub struct SyncOptions {
     /// Most bytes a `git://` server's ref advertisement may take
     /// (`--max-refs-mib`): an endless one is cut off before it fills memory.
     pub max_ref_bytes: u64,
+    /// Connect only to public addresses, checked on the addresses actually
+    /// connected to (`git://` and smart HTTP): set for a record's own host
+    /// without `--allow-local`, never for a `--rewrite` target the user chose.
+    pub public_only: bool,
 }
 
 /// Default of [`SyncOptions::deadline`]: a cold mirror of a large benchmark
@@ -103,6 +107,7 @@ impl Default for SyncOptions {
             deadline: DEFAULT_DEADLINE,
             max_fetch_bytes: DEFAULT_MAX_FETCH_BYTES,
             max_ref_bytes: DEFAULT_MAX_REF_BYTES,
+            public_only: false,
         }
     }
 }
@@ -370,6 +375,7 @@ fn retry_loop(
                 if tries < NETWORK_RETRIES
                     && !reason.contains("timed out")
                     && !reason.contains("budget")
+                    && !reason.contains(crate::net::REFUSED_MARK)
                     && std::time::Instant::now() + wait < budget.deadline =>
             {
                 tries += 1;
@@ -850,7 +856,7 @@ fn list_raw(remote: &git2::Remote<'_>) -> Result<Vec<RawHead>, git2::Error> {
 
 /// Whether `url` is github.com itself over https (any case, default port): the
 /// only place `GITHUB_TOKEN` belongs.
-fn is_github_https(url: &str) -> bool {
+pub(crate) fn is_github_https(url: &str) -> bool {
     let Some(authority) = crate::url::Remote::parse(url).authority() else {
         return false;
     };

@@ -19,6 +19,7 @@ mod bounded;
 pub mod error;
 pub mod git;
 pub mod hash;
+mod http;
 pub mod lfs;
 pub mod repo;
 pub mod rewrite;

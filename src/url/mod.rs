@@ -27,7 +27,7 @@ mod normalize;
 mod redact;
 mod remote;
 
-pub use host::{classify_host, HostClass};
+pub use host::{classify_host, classify_ip, HostClass};
 pub use normalize::{normalize, Normalized};
 pub use redact::{redact, redact_text, REDACTED};
 pub use remote::{is_local, split_remote, split_userinfo, Authority, Remote, RemoteForm};
