@@ -303,9 +303,12 @@ pub struct FetchArgs {
     /// Most MiB one repository's sync may receive (an endless pack is cut off)
     #[arg(long, value_name = "MIB", default_value_t = crate::fetch::DEFAULT_MAX_FETCH_BYTES >> 20, value_parser = clap::value_parser!(u64).range(1..=1048576))]
     pub max_fetch_mib: u64,
-    /// Most MiB a git:// server's ref advertisement may take (an endless one is cut off)
+    /// Most MiB a server's ref advertisement may take (an endless one is cut off)
     #[arg(long, value_name = "MIB", default_value_t = crate::fetch::DEFAULT_MAX_REF_BYTES >> 20, value_parser = clap::value_parser!(u64).range(1..=65536))]
     pub max_refs_mib: u64,
+    /// Connect to ADDR for HOST:PORT, like curl's --resolve (for HTTP(S), any port of HOST); repeatable
+    #[arg(long, value_name = "HOST:PORT:ADDR")]
+    pub resolve: Vec<crate::net::Pin>,
 }
 
 #[derive(Debug, Args)]

@@ -36,7 +36,10 @@ fn out(text: &str) {
 }
 
 /// Parses `--rewrite` rules; a bad one is reported without its credentials.
+/// Also installs the `--resolve` pins: both say where connections go, and every
+/// command that connects reads its rules here first.
 fn rewrites(f: &FetchArgs) -> Result<Vec<crate::fetch::Rewrite>, ExitStatus> {
+    crate::net::set_pins(f.resolve.clone());
     f.rewrite
         .iter()
         .map(|r| {

@@ -137,7 +137,8 @@ pub fn sync(cache: &GitCache, remote: &str, plan: &SyncPlan) -> Result<CachedRep
         let fetch_url =
             crate::fetch::rewrite::resolve_fetch_url(&plan.rewrites, remote, plan.allow_local)
                 .map_err(|e| input(e.to_string(), "check the --rewrite rules"))?;
-        cache.sync(remote, &fetch_url, &[], &plan.sync)?;
+        let opts = crate::sources::sync_options(plan, remote, &fetch_url);
+        cache.sync(remote, &fetch_url, &[], &opts)?;
     }
     Ok(cache.open(remote)?)
 }

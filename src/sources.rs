@@ -109,6 +109,17 @@ pub struct SyncPlan {
     pub progress: bool,
 }
 
+/// The sync options for `remote` fetched from `fetch_url`: connections go only
+/// to public addresses (checked on the addresses connected to) unless
+/// `--allow-local`, or unless a `--rewrite` the user chose sends the remote
+/// elsewhere.
+pub fn sync_options(plan: &SyncPlan, remote: &str, fetch_url: &str) -> SyncOptions {
+    SyncOptions {
+        public_only: !plan.allow_local && fetch_url == remote,
+        ..plan.sync.clone()
+    }
+}
+
 /// A sync's outcome per remote (keyed by the pre-rewrite clone URL).
 pub type Synced = HashMap<String, Result<SyncReport, FetchError>>;
 
@@ -181,7 +192,10 @@ pub fn sync_all_with(
                 false => resolve_fetch_url(&plan.rewrites, &remote, plan.allow_local),
             };
             let cache = cache.clone();
-            let opts = plan.sync.clone();
+            let opts = match &fetch {
+                Ok(fetch_url) => sync_options(plan, &remote, fetch_url),
+                Err(_) => plan.sync.clone(),
+            };
             let sem = semaphore.clone();
             let bar = bar.clone();
             // One line per remote being fetched, under the overall bar (issue 11).

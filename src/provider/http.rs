@@ -12,8 +12,9 @@
 //!   whole request; bodies over `--max-document-size` are refused while they
 //!   stream; redirects are followed up to [`MAX_REDIRECTS`], never to `file:` and
 //!   never to a loopback, private or link-local host unless `--allow-local`,
-//!   checked before any connection is made (a name is judged as written: its DNS
-//!   answer is not, see `crate::url::classify_host`).
+//!   checked before any connection is made; a name is judged by its text and
+//!   then by the addresses it resolves to, which are the only ones connected to
+//!   (`crate::net::Resolver`, with the `--resolve` pins).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -235,6 +236,9 @@ fn client(opts: &WebOptions) -> Result<ClientWithMiddleware, String> {
         .connect_timeout(opts.timeout.min(Duration::from_secs(30)))
         .timeout(opts.timeout)
         .redirect(redirects)
+        // Names that resolve to loopback, private or metadata addresses are
+        // refused on the addresses reqwest connects to (`crate::net`).
+        .dns_resolver(crate::net::Resolver::new(!opts.allow_local))
         .build()
         .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
     let policy = ExponentialBackoff::builder()

@@ -28,6 +28,9 @@ one process, and a reader finds the tests of a capability by its name.
   `--jobs` is.
 - [`security`]: no SSRF, no token leak, reports that can't be spoofed, import
   that can't clobber, a cache that refuses what it does not own.
+- [`net`]: git over smart HTTP bounded like `git://` (endless advertisement and
+  pack, trickling servers, peak memory), names resolving to loopback refused
+  (`--resolve`).
 - [`verdicts`]: statuses that say what happened: a network blip, side-branch
   drift, bare weight hashes, hints with real values.
 
@@ -48,6 +51,7 @@ mod formats;
 mod git_sources;
 mod import;
 mod matcher_corpus;
+mod net;
 mod properties;
 mod recheck;
 mod records;

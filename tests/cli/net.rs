@@ -1,0 +1,676 @@
+//! The network, bounded and checked (issue "Reliability and security"): git over
+//! smart HTTP goes through pinaudit's own transport, so an endless ref
+//! advertisement, an endless pack and a trickling server end within their
+//! budgets with the other records reported and memory small; a record's host
+//! that is a *name* resolving to this machine is refused on the address it
+//! resolves to (`--resolve` pins names without DNS), before any connection.
+//!
+//! Every server listens on 127.0.0.1 and is stopped on drop.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::common::forge::{assert_clean, forge_with_readme, good_pin, sha256_hex, to_daemon};
+use crate::common::run::Run;
+use crate::common::scratch::Scratch;
+use crate::common::web::{Response, WebServer};
+use crate::common::{GitDaemon, HttpGitServer, Wants};
+
+const SHA: &str = "de1fa14ea798512f54dafc8b8795eb3ef1a6c367";
+const TIP: &str = "1111111111111111111111111111111111111111";
+
+/// What a fake smart HTTP server does with one request: its method and
+/// target, the connection, and the stop flag.
+type Serve = fn(&str, &str, TcpStream, &AtomicBool);
+
+/// The same, given the whole request head, for servers that look at headers.
+type ServeHead = dyn Fn(&str, TcpStream, &AtomicBool) + Send + Sync;
+
+/// A fake smart HTTP git server on 127.0.0.1, a thread per connection.
+struct FakeGitHttp {
+    port: u16,
+    connections: Arc<AtomicUsize>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl FakeGitHttp {
+    fn start(serve: Serve) -> FakeGitHttp {
+        FakeGitHttp::start_on(
+            "127.0.0.1",
+            Arc::new(move |head: &str, stream, stop: &AtomicBool| {
+                let mut first = head.split_whitespace();
+                let method = first.next().unwrap_or("GET").to_string();
+                let target = first.next().unwrap_or("/").to_string();
+                serve(&method, &target, stream, stop);
+            }),
+        )
+    }
+
+    fn start_on(ip: &str, serve: Arc<ServeHead>) -> FakeGitHttp {
+        let listener = TcpListener::bind((ip, 0)).expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        listener.set_nonblocking(true).expect("nonblocking");
+        let connections = Arc::new(AtomicUsize::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (c, s) = (connections.clone(), stop.clone());
+        let thread = std::thread::spawn(move || {
+            let mut workers = Vec::new();
+            while !s.load(Ordering::SeqCst) {
+                match listener.accept() {
+                    Ok((stream, _)) => {
+                        c.fetch_add(1, Ordering::SeqCst);
+                        let _ = stream.set_nonblocking(false);
+                        let (s2, serve) = (s.clone(), serve.clone());
+                        workers.push(std::thread::spawn(move || {
+                            if let Some((head, stream)) = read_head(stream) {
+                                serve(&head, stream, &s2);
+                            }
+                        }));
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(10)),
+                }
+            }
+            for w in workers {
+                let _ = w.join();
+            }
+        });
+        FakeGitHttp {
+            port,
+            connections,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    fn rewrite(&self, owner: &str) -> String {
+        format!(
+            "https://github.com/{owner}/=http://127.0.0.1:{}/{owner}/",
+            self.port
+        )
+    }
+
+    fn connections(&self) -> usize {
+        self.connections.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for FakeGitHttp {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Reads one request head (returned whole) and its `Content-Length` body.
+fn read_head(stream: TcpStream) -> Option<(String, TcpStream)> {
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+    let mut reader = BufReader::new(stream.try_clone().ok()?);
+    let mut head = String::new();
+    let mut length = 0usize;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        head.push_str(&line);
+        if line == "\r\n" || line == "\n" {
+            break;
+        }
+        if let Some((k, v)) = line.split_once(':') {
+            if k.eq_ignore_ascii_case("content-length") {
+                length = v.trim().parse().unwrap_or(0);
+            }
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).ok()?;
+    Some((head, stream))
+}
+
+fn pkt(line: &str) -> Vec<u8> {
+    format!("{:04x}{line}", line.len() + 4).into_bytes()
+}
+
+/// The head of a `200` with `content_type` and a body that runs until close.
+fn head(stream: &mut TcpStream, content_type: &str) -> std::io::Result<()> {
+    stream.write_all(
+        format!("HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nConnection: close\r\nCache-Control: no-cache\r\n\r\n")
+            .as_bytes(),
+    )
+}
+
+const LS: &str = "application/x-git-upload-pack-advertisement";
+
+/// The service line, HEAD and main, not yet flushed.
+fn advertise(stream: &mut TcpStream) -> std::io::Result<()> {
+    head(stream, LS)?;
+    stream.write_all(&pkt("# service=git-upload-pack\n"))?;
+    stream.write_all(b"0000")?;
+    stream.write_all(&pkt(&format!("{TIP} HEAD\0ofs-delta\n")))?;
+    stream.write_all(&pkt(&format!("{TIP} refs/heads/main\n")))
+}
+
+/// A ref advertisement over HTTP that never ends.
+fn endless_refs(_: &str, _: &str, mut stream: TcpStream, stop: &AtomicBool) {
+    if advertise(&mut stream).is_err() {
+        return;
+    }
+    let mut chunk = Vec::new();
+    for i in 0..1000 {
+        chunk.extend(pkt(&format!("{TIP} refs/heads/b{i:08}\n")));
+    }
+    while !stop.load(Ordering::SeqCst) {
+        if stream.write_all(&chunk).is_err() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// An advertisement a byte every `every`.
+fn trickle_every(mut stream: TcpStream, stop: &AtomicBool, every: Duration) {
+    if head(&mut stream, LS).is_err() {
+        return;
+    }
+    let mut line = pkt("# service=git-upload-pack\n");
+    line.extend(b"0000");
+    line.extend(pkt(&format!("{TIP} HEAD\0ofs-delta\n")));
+    for b in line.iter().cycle() {
+        if stop.load(Ordering::SeqCst) || stream.write_all(&[*b]).is_err() {
+            return;
+        }
+        let until = Instant::now() + every;
+        while Instant::now() < until && !stop.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// A byte every 2 s: never idle for `--timeout 3`, far below any real server.
+fn trickle_slow(_: &str, _: &str, stream: TcpStream, stop: &AtomicBool) {
+    trickle_every(stream, stop, Duration::from_secs(2));
+}
+
+/// Two bytes a second: above the minimum progress, so only the deadline ends it.
+fn trickle_steady(_: &str, _: &str, stream: TcpStream, stop: &AtomicBool) {
+    trickle_every(stream, stop, Duration::from_millis(500));
+}
+
+/// A short advertisement, then a valid pack that never ends for the fetch.
+fn endless_pack(method: &str, _: &str, mut stream: TcpStream, stop: &AtomicBool) {
+    if method == "GET" {
+        let _ = advertise(&mut stream).and_then(|()| stream.write_all(b"0000"));
+        return;
+    }
+    if head(&mut stream, "application/x-git-upload-pack-result").is_err()
+        || stream.write_all(&pkt("NAK\n")).is_err()
+    {
+        return;
+    }
+    let mut pack = b"PACK\0\0\0\x02\0\x0f\x42\x40".to_vec();
+    if stream.write_all(&pack).is_err() {
+        return;
+    }
+    let mut n: u32 = 0;
+    while !stop.load(Ordering::SeqCst) {
+        pack.clear();
+        for _ in 0..64 {
+            n += 1;
+            pack.extend(blob_entry(n));
+        }
+        if stream.write_all(&pack).is_err() {
+            return;
+        }
+    }
+}
+
+/// One pack entry: a 4000-byte blob (distinct per `n`) as a stored zlib stream.
+fn blob_entry(n: u32) -> Vec<u8> {
+    let mut data = vec![b'x'; 4000];
+    data[..4].copy_from_slice(&n.to_be_bytes());
+    let size = data.len();
+    let mut out = vec![0x80 | (3 << 4) | (size & 0x0f) as u8];
+    let mut rest = size >> 4;
+    while rest > 0 {
+        let more = if rest >> 7 > 0 { 0x80 } else { 0 };
+        out.push(more | (rest & 0x7f) as u8);
+        rest >>= 7;
+    }
+    out.extend([0x78, 0x01, 0x01]);
+    let len = u16::try_from(size).expect("small");
+    out.extend(len.to_le_bytes());
+    out.extend((!len).to_le_bytes());
+    out.extend(&data);
+    let (mut a, mut b) = (1u32, 0u32);
+    for &byte in &data {
+        a = (a + u32::from(byte)) % 65521;
+        b = (b + a) % 65521;
+    }
+    out.extend(((b << 16) | a).to_be_bytes());
+    out
+}
+
+/// One run of the binary, measured: its report, how long it took, and the
+/// peak resident set of that process alone (`wait4`'s `ru_maxrss`, KiB).
+///
+/// `ru_maxrss` survives `exec`: a child forked from this test process (hundreds
+/// of MiB after the other tests) would report this process's peak. So `sh`
+/// (small once it has exec'd) starts pinaudit in the background and exits;
+/// pinaudit, forked from `sh`, is re-parented to this process (a subreaper),
+/// which reaps it with `wait4` and reads its own peak.
+fn run_measured(ws: &Scratch, args: &[String]) -> (Run, Duration, u64) {
+    static SUBREAPER: std::sync::Once = std::sync::Once::new();
+    SUBREAPER.call_once(|| {
+        // SAFETY: a plain prctl on this process.
+        let ok = unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
+        assert_eq!(ok, 0, "prctl(PR_SET_CHILD_SUBREAPER)");
+    });
+    let started = Instant::now();
+    let launched = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(r#""$@" </dev/null >measured.out 2>measured.err & echo $!"#)
+        .arg("sh")
+        .arg(assert_cmd::cargo::cargo_bin("pinaudit"))
+        .args(args)
+        .current_dir(ws.path())
+        .env("HOME", ws.path())
+        .env_remove("PINAUDIT_CACHE")
+        .env_remove("GITHUB_TOKEN")
+        .env("SOURCE_DATE_EPOCH", "0")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .expect("sh starts pinaudit");
+    let pid: libc::pid_t = String::from_utf8_lossy(&launched.stdout)
+        .trim()
+        .parse()
+        .expect("the pid of pinaudit");
+    let mut status: libc::c_int = 0;
+    // SAFETY: a zeroed rusage is a valid value for wait4 to fill.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: `pid` is our (re-parented) child, not yet reaped; the
+        // pointers are valid for the call.
+        let got = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if got == pid {
+            break;
+        }
+        assert_eq!(got, 0, "wait4 failed: {}", std::io::Error::last_os_error());
+        if started.elapsed() > Duration::from_secs(90) {
+            // SAFETY: signalling our own child.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            panic!("pinaudit did not end within 90 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let took = started.elapsed();
+    let exited = libc::WIFEXITED(status);
+    let read = |name: &str| std::fs::read_to_string(ws.path().join(name)).unwrap_or_default();
+    let run = Run {
+        status: exited.then(|| libc::WEXITSTATUS(status)),
+        stdout: read("measured.out"),
+        stderr: read("measured.err"),
+        took,
+    };
+    assert!(exited, "pinaudit was killed; stderr:\n{}", run.stderr);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    (run, took, usage.ru_maxrss as u64)
+}
+
+/// Audits a good record (over `git daemon`) beside a record of `evil/repo`
+/// served by `server` over smart HTTP, with `extra` flags and `--timeout 3`.
+fn audit_beside(server: &FakeGitHttp, extra: &[&str]) -> (Run, Duration, u64) {
+    let (forge, _repo, commit) = forge_with_readme();
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let ws = Scratch::new();
+    let good = ws.write_pin(&good_pin("good", commit));
+    let bad = ws.write_pin(&json!({
+        "schema": "pinaudit/pins/v1",
+        "id": "bad",
+        "title": null,
+        "sources": [{
+            "id": "readme",
+            "url": format!("https://github.com/evil/repo/blob/{SHA}/README.md"),
+            "revision": SHA,
+            "path": "README.md",
+        }],
+        "claims": [],
+        "artifacts": [],
+    }));
+    let mut args: Vec<String> = ["audit", "--cache", "cache", "--format", "json"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    args.extend([
+        "--timeout".into(),
+        "3".into(),
+        "--rewrite".into(),
+        to_daemon(&daemon),
+        "--rewrite".into(),
+        server.rewrite("evil"),
+    ]);
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args.push(good);
+    args.push(bad);
+    let (run, took, rss) = run_measured(&ws, &args);
+    assert!(server.connections() > 0, "the fake server was never asked");
+    assert_clean(&run, "good", commit);
+    (run, took, rss)
+}
+
+fn reason(run: &Run) -> String {
+    let s = run.source("bad", "readme");
+    assert_eq!(s["status"], "unchecked", "{s:#}");
+    s["reason"].as_str().unwrap_or_default().to_string()
+}
+
+const MB: u64 = 1024; // ru_maxrss is in KiB
+
+#[test]
+fn an_endless_http_ref_advertisement_ends_at_the_ref_budget_in_little_memory() {
+    let server = FakeGitHttp::start(endless_refs);
+    let (run, took, rss) = audit_beside(&server, &["--max-refs-mib", "4"]);
+    let why = reason(&run);
+    assert!(why.contains("refs than the byte budget of 4 MiB"), "{why}");
+    assert!(why.contains("--max-refs-mib"), "{why}");
+    assert!(took < Duration::from_secs(20), "took {took:?}");
+    assert!(rss < 200 * MB, "peak RSS {} MiB", rss / MB);
+    run.assert_code(2);
+}
+
+#[test]
+fn an_endless_http_ref_advertisement_also_ends_at_the_deadline() {
+    let server = FakeGitHttp::start(endless_refs);
+    let (run, took, rss) = audit_beside(&server, &["--deadline", "2", "--max-refs-mib", "65536"]);
+    let why = reason(&run);
+    assert!(why.contains("deadline"), "{why}");
+    assert!(took < Duration::from_secs(20), "took {took:?}");
+    assert!(rss < 200 * MB, "peak RSS {} MiB", rss / MB);
+}
+
+#[test]
+fn an_endless_http_pack_is_cut_off_by_the_byte_budget() {
+    let server = FakeGitHttp::start(endless_pack);
+    let (run, took, rss) = audit_beside(&server, &["--max-fetch-mib", "8"]);
+    let why = reason(&run);
+    assert!(why.contains("byte budget"), "{why}");
+    assert!(took < Duration::from_secs(20), "took {took:?}");
+    assert!(rss < 200 * MB, "peak RSS {} MiB", rss / MB);
+}
+
+#[test]
+fn a_trickling_http_server_is_cut_off_by_the_minimum_progress() {
+    // A byte every 2 s never leaves the connection idle for --timeout 3; the
+    // deadline (15 min by default) is not what ends it.
+    let server = FakeGitHttp::start(trickle_slow);
+    let (run, took, _) = audit_beside(&server, &[]);
+    let why = reason(&run);
+    assert!(
+        why.contains("timed out") && why.contains("bytes in"),
+        "{why}"
+    );
+    assert!(took < Duration::from_secs(20), "took {took:?}");
+}
+
+#[test]
+fn a_steadily_trickling_http_server_ends_at_the_deadline() {
+    let server = FakeGitHttp::start(trickle_steady);
+    let (run, took, _) = audit_beside(&server, &["--deadline", "4"]);
+    let why = reason(&run);
+    assert!(why.contains("deadline"), "{why}");
+    assert!(took < Duration::from_secs(20), "took {took:?}");
+}
+
+// --- Credentials only to their own host ------------------------------------------------
+
+#[test]
+fn url_credentials_go_to_their_own_host_and_never_across_a_redirect() {
+    use std::sync::Mutex;
+    let heads: Arc<Mutex<Vec<(u8, String)>>> = Arc::default();
+    // 127.0.0.2 asks for credentials too, and records what arrives.
+    let h2 = heads.clone();
+    let second = FakeGitHttp::start_on(
+        "127.0.0.2",
+        Arc::new(move |head: &str, mut stream: TcpStream, _: &AtomicBool| {
+            h2.lock().expect("heads").push((2, head.to_string()));
+            let _ = stream.write_all(
+                b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"x\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            );
+        }),
+    );
+    let target = format!("http://127.0.0.2:{}", second.port);
+    // 127.0.0.1 wants the credentials of its URL, then redirects elsewhere.
+    let h1 = heads.clone();
+    let first = FakeGitHttp::start_on(
+        "127.0.0.1",
+        Arc::new(move |head: &str, mut stream: TcpStream, _: &AtomicBool| {
+            h1.lock().expect("heads").push((1, head.to_string()));
+            let path = head.split_whitespace().nth(1).unwrap_or("/").to_string();
+            let answer = if head.to_ascii_lowercase().contains("authorization:") {
+                format!("HTTP/1.1 302 Found\r\nLocation: {target}{path}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            } else {
+                "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"x\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_string()
+            };
+            let _ = stream.write_all(answer.as_bytes());
+        }),
+    );
+    let ws = Scratch::new();
+    let file = ws.write_pin(&good_pin("cred", git2::Oid::from_str(SHA).expect("oid")));
+    let rewrite = format!(
+        "https://github.com/=http://pinaudit:s3cret@127.0.0.1:{}/",
+        first.port
+    );
+    let run = ws.audit(["--rewrite", &rewrite, &file]);
+    assert_eq!(run.source("cred", "readme")["status"], "unchecked");
+    let heads = heads.lock().expect("heads").clone();
+    let with_auth = |server: u8| {
+        heads
+            .iter()
+            .filter(|(s, h)| *s == server && h.to_ascii_lowercase().contains("authorization:"))
+            .count()
+    };
+    assert!(
+        with_auth(1) > 0,
+        "the URL's own host never got its credentials: {heads:#?}"
+    );
+    assert!(
+        heads.iter().any(|(s, _)| *s == 2),
+        "the redirect was not followed: {heads:#?}"
+    );
+    assert_eq!(
+        with_auth(2),
+        0,
+        "credentials crossed the redirect: {heads:#?}"
+    );
+    assert!(!run.stdout.contains("s3cret") && !run.stderr.contains("s3cret"));
+    let why = run.source("cred", "readme")["reason"].to_string();
+    assert!(why.contains("credentials"), "{why}");
+}
+
+// --- Names that resolve to this machine ------------------------------------------
+
+/// `good_pin` with its GitHub URLs moved to `base` (`http://forge.test:PORT/`).
+fn pin_on(id: &str, commit: git2::Oid, base: &str) -> Value {
+    let text = serde_json::to_string(&good_pin(id, commit))
+        .expect("json")
+        .replace("https://github.com/", base);
+    serde_json::from_str(&text).expect("json")
+}
+
+#[test]
+fn a_name_resolving_to_loopback_is_refused_before_any_connection() {
+    let (forge, _repo, commit) = forge_with_readme();
+    let server = HttpGitServer::start(forge.path(), Wants::Reachable);
+    let port = server
+        .url("")
+        .rsplit(':')
+        .next()
+        .unwrap_or("")
+        .trim_end_matches('/')
+        .to_string();
+    let ws = Scratch::new();
+    let file = ws.write_pin(&pin_on(
+        "named",
+        commit,
+        &format!("http://forge.test:{port}/"),
+    ));
+    let pin = format!("forge.test:{port}:127.0.0.1");
+
+    let run = ws.audit(["--resolve", &pin, &file]);
+    run.assert_code(2);
+    let s = run.source("named", "readme");
+    assert_eq!(s["status"], "unchecked", "{s:#}");
+    let why = s["reason"].as_str().unwrap_or_default();
+    assert!(why.contains("not a public host"), "{why}");
+    assert!(why.contains("resolves to a loopback address"), "{why}");
+    assert!(why.contains("--allow-local"), "{why}");
+    assert_eq!(server.requests(), 0, "a refused name was connected to");
+
+    // The same record with --allow-local: fetched from the pinned address.
+    let run = ws.audit(["--resolve", &pin, "--allow-local", &file]);
+    assert_eq!(
+        run.source("named", "readme")["status"],
+        "checked",
+        "{}",
+        run.stdout
+    );
+    run.assert_code(0);
+    assert!(server.requests() > 0);
+}
+
+#[test]
+fn a_refused_name_reads_the_same_whether_its_port_is_open_or_closed() {
+    let (forge, _repo, commit) = forge_with_readme();
+    let server = HttpGitServer::start(forge.path(), Wants::Reachable);
+    let open = server
+        .url("")
+        .rsplit(':')
+        .next()
+        .unwrap_or("")
+        .trim_end_matches('/')
+        .to_string();
+    let closed = crate::common::free_port().to_string();
+    let ws = Scratch::new();
+    let a = ws.write_pin(&pin_on(
+        "open",
+        commit,
+        &format!("http://forge.test:{open}/"),
+    ));
+    let b = ws.write_pin(&pin_on(
+        "closed",
+        commit,
+        &format!("http://forge.test:{closed}/"),
+    ));
+    let run = ws.audit([
+        "--resolve",
+        &format!("forge.test:{open}:127.0.0.1"),
+        "--resolve",
+        &format!("forge.test:{closed}:127.0.0.1"),
+        &a,
+        &b,
+    ]);
+    let reason = |id: &str, port: &str| {
+        run.source(id, "readme")["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .replace(port, "PORT")
+    };
+    assert_eq!(reason("open", &open), reason("closed", &closed));
+    assert_eq!(server.requests(), 0);
+}
+
+#[test]
+fn a_git_protocol_name_resolving_to_loopback_is_refused() {
+    // Records name no git:// URLs (only forge URLs), so through the library:
+    // a public-only sync, as the audit runs for a record's own host.
+    use pinaudit::fetch::{FetchError, GitCache, SyncOptions};
+    let (forge, _repo, commit) = forge_with_readme();
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let port: u16 = daemon
+        .url("")
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.trim_end_matches('/').parse().ok())
+        .expect("a port");
+    pinaudit::net::set_pins(vec![format!("gitforge.test:{port}:127.0.0.1")
+        .parse()
+        .expect("a pin")]);
+    let url = format!("git://gitforge.test:{port}/acme/bench.git");
+    let ws = Scratch::new();
+    let cache = GitCache::new(ws.path());
+    let public_only = SyncOptions {
+        public_only: true,
+        ..SyncOptions::default()
+    };
+    let err = cache
+        .sync(&url, &url, &[commit], &public_only)
+        .expect_err("refused");
+    assert!(matches!(err, FetchError::Network { .. }), "{err}");
+    assert!(err.to_string().contains("not a public host"), "{err}");
+    assert!(!cache.repo_path(&url).exists());
+    let report = cache
+        .sync(&url, &url, &[commit], &SyncOptions::default())
+        .expect("allowed");
+    assert!(report.is_present(commit));
+}
+
+#[test]
+fn a_web_document_on_a_name_resolving_to_loopback_is_refused() {
+    const PAGE: &str = "<html><body>\n<h1>Results</h1>\n<p>decode: 2.9 tok/s</p>\n</body></html>\n";
+    let server = WebServer::start(|_, _| Response::ok(PAGE));
+    let port = server
+        .url("")
+        .rsplit(':')
+        .next()
+        .unwrap_or("")
+        .trim_end_matches('/')
+        .to_string();
+    let url = format!("http://paper.test:{port}/paper.html");
+    let ws = Scratch::new();
+    let file = ws.write_pin(&json!({
+        "schema": "pinaudit/pins/v1",
+        "id": "paper",
+        "title": "a paper",
+        "sources": [{"id": "page", "url": url, "sha256": sha256_hex(PAGE)}],
+        "claims": [{"label": "decode", "source": "page", "lines": [3, 3], "value": 2.9,
+                    "unit": "tokens/s"}],
+        "artifacts": [],
+    }));
+    let resolve = format!("paper.test:{port}:127.0.0.1");
+    let run = ws.audit(["--resolve", &resolve, &file]);
+    let s = run.source("paper", "page");
+    assert_eq!(s["status"], "unchecked", "{s:#}");
+    assert!(
+        s["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("not a public host"),
+        "{s:#}"
+    );
+    assert!(server.log().is_empty(), "a refused name was connected to");
+    let run = ws.audit(["--resolve", &resolve, "--allow-local", &file]);
+    assert_eq!(
+        run.source("paper", "page")["status"],
+        "checked",
+        "{}",
+        run.stdout
+    );
+    assert!(!server.log().is_empty());
+}
+
+#[test]
+fn a_malformed_resolve_rule_is_a_usage_error() {
+    let ws = Scratch::new();
+    let run = ws.audit(["--resolve", "forge.test:80", "pins"]);
+    run.assert_code(3);
+    assert!(run.stderr.contains("HOST:PORT:ADDR"), "{}", run.stderr);
+}
