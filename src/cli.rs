@@ -125,6 +125,10 @@ pub struct PinArgs {
     /// Add the source and claim to this pin file (created when missing)
     #[arg(long, value_name = "FILE")]
     pub into: Option<PathBuf>,
+    /// The largest document read, in bytes (suffixes K, M, G: powers of 1024); a
+    /// larger one is refused before it is read
+    #[arg(long, value_name = "SIZE", default_value = "50M", value_parser = parse_size)]
+    pub max_document_size: u64,
     #[command(flatten)]
     pub fetch: FetchArgs,
 }
@@ -210,6 +214,10 @@ pub struct ShowArgs {
     /// List each commit from the pin to the head that changed the cited lines
     #[arg(long)]
     pub history: bool,
+    /// The largest document read, in bytes (suffixes K, M, G: powers of 1024); a
+    /// larger one is refused before it is read
+    #[arg(long, value_name = "SIZE", default_value = "50M", value_parser = parse_size)]
+    pub max_document_size: u64,
     #[command(flatten)]
     pub fetch: FetchArgs,
 }

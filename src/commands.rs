@@ -420,9 +420,14 @@ pub fn show(args: ShowArgs) -> ExitStatus {
             &resolved,
             &sync_plan(&args.fetch, rewrites.clone(), true),
         )?;
-        let (mut out, shown) = crate::show::render(&repo, &resolved, args.context)?;
+        let (mut out, shown) =
+            crate::show::render(&repo, &resolved, args.context, args.max_document_size)?;
         if args.history {
-            out.push_str(&crate::show::history(&repo, &resolved)?);
+            out.push_str(&crate::show::history(
+                &repo,
+                &resolved,
+                args.max_document_size,
+            )?);
         }
         Ok((out, shown))
     };
@@ -483,6 +488,7 @@ pub fn pin(args: PinArgs) -> ExitStatus {
         value: args.value.clone(),
         unit: args.unit.clone(),
         label: args.label.clone(),
+        max_document_size: args.max_document_size,
     };
     let outcome = match crate::pin::pin(&cache, &req, &sync_plan(&args.fetch, rewrites, true)) {
         Ok(o) => o,

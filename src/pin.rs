@@ -48,6 +48,8 @@ pub struct Request {
     pub value: Option<String>,
     pub unit: Option<String>,
     pub label: Option<String>,
+    /// `--max-document-size`: a larger document is refused before it is read.
+    pub max_document_size: u64,
 }
 
 /// A URL resolved to the commit its revision names now.
@@ -202,6 +204,8 @@ pub struct Outcome {
 pub fn pin(cache: &GitCache, req: &Request, plan: &SyncPlan) -> Result<Outcome, PinError> {
     let (p, repo) = resolve(cache, &req.url, plan)?;
     let oid = Oid::from_str(p.commit.as_str()).unwrap_or_else(|_| Oid::zero());
+    crate::show::check_size(&repo, oid, &p.path, req.max_document_size)
+        .map_err(|e| input(e.to_string(), "raise --max-document-size to pin it"))?;
     let blob = repo.read_blob(oid, &p.path)?.ok_or_else(|| {
         input(
             format!(

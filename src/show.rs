@@ -42,6 +42,33 @@ impl ShowError {
     }
 }
 
+/// Refuses the document at `path` in `commit` when its object header says it
+/// is over `max` (`--max-document-size`): never inflated, whatever its pack holds.
+pub(crate) fn check_size(
+    repo: &CachedRepo,
+    commit: Oid,
+    path: &str,
+    max: u64,
+) -> Result<(), ShowError> {
+    match repo.blob_size_at(commit, path)? {
+        Some(size) if size > max => Err(target_err(
+            format!(
+                "`{}` at `{}` is `{}`, over --max-document-size (`{}`); not read",
+                crate::report::escape::terminal(path),
+                &commit.to_string()[..7],
+                mib(size),
+                mib(max)
+            ),
+            "raise --max-document-size to read it",
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn mib(n: u64) -> String {
+    format!("{:.1} MiB", n as f64 / (1024.0 * 1024.0))
+}
+
 fn target_err(message: String, hint: &str) -> ShowError {
     ShowError::Target(message, Some(hint.to_string()))
 }
@@ -174,7 +201,12 @@ fn last_line(doc: &SourceText) -> u32 {
 
 /// The cited lines with `context` lines around them, the value marked, and
 /// whether any cited line could be shown (a range wholly past the end cannot).
-pub fn render(repo: &CachedRepo, r: &Resolved, context: u32) -> Result<(String, bool), ShowError> {
+pub fn render(
+    repo: &CachedRepo,
+    r: &Resolved,
+    context: u32,
+    max: u64,
+) -> Result<(String, bool), ShowError> {
     let t = &r.target;
     if !repo.has_commit(git_oid(t)) {
         return Err(target_err(
@@ -186,6 +218,7 @@ pub fn render(repo: &CachedRepo, r: &Resolved, context: u32) -> Result<(String, 
             "check the commit id; `pinaudit audit` reports revision-missing with details",
         ));
     }
+    check_size(repo, git_oid(t), &t.path, max)?;
     let blob = repo.read_blob(git_oid(t), &t.path)?.ok_or_else(|| {
         target_err(
             format!("`{}` does not exist at `{}`", t.path, t.commit.short()),
@@ -254,7 +287,7 @@ pub fn render(repo: &CachedRepo, r: &Resolved, context: u32) -> Result<(String, 
 }
 
 /// How the cited lines changed from the pin to the head, commit by commit.
-pub fn history(repo: &CachedRepo, r: &Resolved) -> Result<String, ShowError> {
+pub fn history(repo: &CachedRepo, r: &Resolved, max: u64) -> Result<String, ShowError> {
     let t = &r.target;
     let mut out = String::new();
     let Some(head) = repo.head() else {
@@ -265,6 +298,7 @@ pub fn history(repo: &CachedRepo, r: &Resolved) -> Result<String, ShowError> {
         return Ok(out);
     };
     let read = |commit: Oid| -> Result<Option<SourceText>, ShowError> {
+        check_size(repo, commit, &t.path, max)?;
         Ok(repo
             .read_blob(commit, &t.path)?
             .map(|b| SourceText::new(&b.bytes)))

@@ -206,6 +206,14 @@ impl CachedRepo {
         u64::try_from(size).ok()
     }
 
+    /// The size of the blob at `path` in `commit`, from its object header (nothing
+    /// inflated): what a reader checks against its cap before [`Self::read_blob`].
+    pub fn blob_size_at(&self, commit: Oid, path: &str) -> Result<Option<u64>, FetchError> {
+        Ok(self
+            .blob_id_at(commit, path)?
+            .and_then(|id| self.blob_size(id)))
+    }
+
     /// The content of blob `id`, when the object database holds it.
     pub fn blob(&self, id: Oid) -> Option<Vec<u8>> {
         self.repo.find_blob(id).ok().map(|b| b.content().to_vec())

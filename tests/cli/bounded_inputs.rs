@@ -146,3 +146,79 @@ fn a_large_record_imports_whole_with_every_position_right() {
         Some(4 + FIGURES)
     );
 }
+
+/// `show` and `pin` read a blob only after its object header says it fits
+/// `--max-document-size` (50 MiB by default): a 64 MiB document that its pack
+/// holds in a few hundred KiB is refused with the sizes, and never inflated
+/// (the process stays small).
+#[test]
+fn show_and_pin_refuse_a_document_over_the_size_cap_before_reading_it() {
+    let forge = Forge::new();
+    let repo = forge.repo(NAME);
+    let big = b"decode: 2.9 tok/s\n".repeat((64 << 20) / 18 + 1);
+    let commit = repo.commit(
+        &[("README.md", README.as_bytes()), ("big.txt", &big[..])],
+        "add a big document",
+        T0,
+    );
+    drop(big);
+    let ws = Scratch::new();
+    let rewrite = forge.file_rewrite();
+    let url = format!("https://github.com/{NAME}/blob/{commit}/big.txt#L3");
+    let fetch = ["--cache", "cache", "--allow-local", "--rewrite", &rewrite];
+    let args = |cmd: &str, extra: &[&str]| -> Vec<String> {
+        let mut all = vec![cmd.to_string()];
+        all.extend(fetch.iter().map(|s| s.to_string()));
+        all.extend(extra.iter().map(|s| s.to_string()));
+        all
+    };
+
+    // By default (50 MiB), measured: refused, and the document never copied.
+    let (run, _, rss) = crate::net::run_measured(&ws, &args("show", &[&url]));
+    assert_eq!(run.status, Some(2), "{}", run.stderr);
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("`big.txt` at `")
+            && run
+                .stderr
+                .contains("is `64.0 MiB`, over --max-document-size (`50.0 MiB`)"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("hint: raise --max-document-size"),
+        "{}",
+        run.stderr
+    );
+    // The sync's integrity check of the cited blob (the damaged-cache check)
+    // still reads it once, about 85 MiB in all; `show` reading it too took
+    // 180 MiB.
+    assert!(rss < 110 * 1024, "peak RSS {} MiB", rss / 1024);
+
+    let run = ws.run(args(
+        "show",
+        &["--max-document-size", "1M", "--history", &url],
+    ));
+    assert_eq!(run.status, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("over --max-document-size (`1.0 MiB`)"),
+        "{}",
+        run.stderr
+    );
+
+    let branch = format!("https://github.com/{NAME}/blob/main/big.txt#L3");
+    let (run, _, rss) = crate::net::run_measured(&ws, &args("pin", &[&branch]));
+    assert_eq!(run.status, Some(2), "{}", run.stderr);
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("over --max-document-size (`50.0 MiB`)"),
+        "{}",
+        run.stderr
+    );
+    assert!(rss < 110 * 1024, "peak RSS {} MiB", rss / 1024);
+
+    // Raised, the same document is read.
+    let run = ws.run(args("show", &["--max-document-size", "100M", &url]));
+    assert_eq!(run.status, Some(0), "{}", run.stderr);
+    assert!(run.stdout.contains("decode: 2.9 tok/s"), "{}", run.stdout);
+}

@@ -267,7 +267,7 @@ fn blob_entry(n: u32) -> Vec<u8> {
 /// (small once it has exec'd) starts pinaudit in the background and exits;
 /// pinaudit, forked from `sh`, is re-parented to this process (a subreaper),
 /// which reaps it with `wait4` and reads its own peak.
-fn run_measured(ws: &Scratch, args: &[String]) -> (Run, Duration, u64) {
+pub(crate) fn run_measured(ws: &Scratch, args: &[String]) -> (Run, Duration, u64) {
     static SUBREAPER: std::sync::Once = std::sync::Once::new();
     SUBREAPER.call_once(|| {
         // SAFETY: a plain prctl on this process.
