@@ -75,7 +75,9 @@ pub fn resolve(s: &Source, allow_local: bool) -> Result<DocRef, Skip> {
 /// alone ([`crate::url::classify_host`], which reads `2130706433`, `0x7f000001`,
 /// `0177.0.0.1` as the addresses they reach), before any connection, so the
 /// refusal is the same whether a port there is closed, open or an HTTP server.
-/// `--rewrite` targets are the user's own choice and are not checked here.
+/// `--rewrite` targets are the user's own choice and are not checked here. A
+/// name that passes is checked again on the addresses it resolves to, when the
+/// connection is made (`SyncOptions::public_only`, [`crate::net::lookup`]).
 pub fn refuse_non_public(host: &str) -> Result<(), Skip> {
     use crate::url::{classify_host, HostClass};
     let what = match classify_host(host) {

@@ -3,11 +3,11 @@
 //! libgit2 offers a callback only while a pack arrives, and a socket timeout
 //! that restarts with every byte. So a server that trickles a byte a second, or
 //! that sends an endless ref advertisement, was never cut off (issue
-//! "Reliability and security": 3 GB of memory in 45 s). Two defences:
+//! "Reliability and security": 3 GB of memory in 45 s). The defences:
 //!
 //! - [`Budget`]: an overall deadline and a byte budget per repository sync,
-//!   checked by the transfer progress callback (packs) and by the `git://`
-//!   transport below (everything, the advertisement included).
+//!   checked by the transfer progress callback (packs) and by the transports
+//!   below (everything, the advertisement included).
 //! - [`register_git_transport`]: pinaudit's own `git://` subtransport for
 //!   libgit2, a plain TCP stream that counts bytes and stops at the deadline.
 //! - [`register_git_transport`] also installs pinaudit's smart HTTP(S)

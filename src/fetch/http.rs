@@ -339,7 +339,8 @@ impl Shared {
                 .get(CONTENT_TYPE)
                 .and_then(|v| v.to_str().ok())
                 .unwrap_or("");
-            if !got.trim().eq_ignore_ascii_case(want) {
+            let media = got.split(';').next().unwrap_or("").trim();
+            if !media.eq_ignore_ascii_case(want) {
                 return Err(io::Error::other(format!(
                     "`{shown}` is not a smart git HTTP server: it answered with content type `{}` (expected `{want}`)",
                     crate::report::escape::terminal(got)
