@@ -53,7 +53,20 @@ impl FakeGitHttp {
         )
     }
 
+    /// A `git://` server instead: `serve` gets the connection as it is.
+    fn start_git(serve: fn(TcpStream, &AtomicBool)) -> FakeGitHttp {
+        FakeGitHttp::start_with(
+            "127.0.0.1",
+            false,
+            Arc::new(move |_: &str, stream, stop: &AtomicBool| serve(stream, stop)),
+        )
+    }
+
     fn start_on(ip: &str, serve: Arc<ServeHead>) -> FakeGitHttp {
+        FakeGitHttp::start_with(ip, true, serve)
+    }
+
+    fn start_with(ip: &str, http: bool, serve: Arc<ServeHead>) -> FakeGitHttp {
         let listener = TcpListener::bind((ip, 0)).expect("bind");
         let port = listener.local_addr().expect("addr").port();
         listener.set_nonblocking(true).expect("nonblocking");
@@ -69,7 +82,9 @@ impl FakeGitHttp {
                         let _ = stream.set_nonblocking(false);
                         let (s2, serve) = (s.clone(), serve.clone());
                         workers.push(std::thread::spawn(move || {
-                            if let Some((head, stream)) = read_head(stream) {
+                            if !http {
+                                serve("", stream, &s2);
+                            } else if let Some((head, stream)) = read_head(stream) {
                                 serve(&head, stream, &s2);
                             }
                         }));
@@ -92,6 +107,13 @@ impl FakeGitHttp {
     fn rewrite(&self, owner: &str) -> String {
         format!(
             "https://github.com/{owner}/=http://127.0.0.1:{}/{owner}/",
+            self.port
+        )
+    }
+
+    fn git_rewrite(&self, owner: &str) -> String {
+        format!(
+            "https://github.com/{owner}/=git://127.0.0.1:{}/{owner}/",
             self.port
         )
     }
@@ -329,6 +351,11 @@ pub(crate) fn run_measured(ws: &Scratch, args: &[String]) -> (Run, Duration, u64
 /// Audits a good record (over `git daemon`) beside a record of `evil/repo`
 /// served by `server` over smart HTTP, with `extra` flags and `--timeout 3`.
 fn audit_beside(server: &FakeGitHttp, extra: &[&str]) -> (Run, Duration, u64) {
+    audit_beside_via(server, &server.rewrite("evil"), extra)
+}
+
+/// [`audit_beside`] with the bad record sent to the server by `rewrite`.
+fn audit_beside_via(server: &FakeGitHttp, rewrite: &str, extra: &[&str]) -> (Run, Duration, u64) {
     let (forge, _repo, commit) = forge_with_readme();
     let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
     let ws = Scratch::new();
@@ -356,7 +383,7 @@ fn audit_beside(server: &FakeGitHttp, extra: &[&str]) -> (Run, Duration, u64) {
         "--rewrite".into(),
         to_daemon(&daemon),
         "--rewrite".into(),
-        server.rewrite("evil"),
+        rewrite.to_string(),
     ]);
     args.extend(extra.iter().map(|s| s.to_string()));
     args.push(good);
@@ -428,6 +455,76 @@ fn a_steadily_trickling_http_server_ends_at_the_deadline() {
     let why = reason(&run);
     assert!(why.contains("deadline"), "{why}");
     assert!(took < Duration::from_secs(20), "took {took:?}");
+}
+
+// --- The same over git://, measured --------------------------------------------------
+
+/// A `git://` advertisement that never ends.
+fn endless_git_refs(mut stream: TcpStream, stop: &AtomicBool) {
+    let mut len = [0u8; 4];
+    if stream.read_exact(&mut len).is_err() {
+        return;
+    }
+    let n = usize::from_str_radix(std::str::from_utf8(&len).unwrap_or("0"), 16).unwrap_or(4);
+    let mut request = vec![0u8; n.saturating_sub(4)];
+    if stream.read_exact(&mut request).is_err()
+        || stream
+            .write_all(&pkt(&format!("{TIP} HEAD\0ofs-delta\n")))
+            .is_err()
+    {
+        return;
+    }
+    let mut chunk = Vec::new();
+    for i in 0..1000 {
+        chunk.extend(pkt(&format!("{TIP} refs/heads/b{i:08}\n")));
+    }
+    while !stop.load(Ordering::SeqCst) {
+        if stream.write_all(&chunk).is_err() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// A `git://` advertisement a byte every 2 s.
+fn trickle_git(mut stream: TcpStream, stop: &AtomicBool) {
+    let line = pkt(&format!("{TIP} HEAD\0ofs-delta\n"));
+    for b in line.iter().cycle() {
+        if stop.load(Ordering::SeqCst) || stream.write_all(&[*b]).is_err() {
+            return;
+        }
+        let until = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < until && !stop.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+#[test]
+fn an_endless_git_ref_advertisement_ends_at_the_ref_budget_in_little_memory() {
+    let server = FakeGitHttp::start_git(endless_git_refs);
+    let (run, took, rss) = audit_beside_via(
+        &server,
+        &server.git_rewrite("evil"),
+        &["--max-refs-mib", "4"],
+    );
+    let why = reason(&run);
+    assert!(why.contains("refs than the byte budget of 4 MiB"), "{why}");
+    assert!(took < Duration::from_secs(20), "took {took:?}");
+    assert!(rss < 200 * MB, "peak RSS {} MiB", rss / MB);
+}
+
+#[test]
+fn a_trickling_git_server_is_cut_off_by_the_minimum_progress() {
+    let server = FakeGitHttp::start_git(trickle_git);
+    let (run, took, rss) = audit_beside_via(&server, &server.git_rewrite("evil"), &[]);
+    let why = reason(&run);
+    assert!(
+        why.contains("timed out") && why.contains("bytes in"),
+        "{why}"
+    );
+    assert!(took < Duration::from_secs(20), "took {took:?}");
+    assert!(rss < 200 * MB, "peak RSS {} MiB", rss / MB);
 }
 
 // --- Credentials only to their own host ------------------------------------------------
