@@ -771,3 +771,66 @@ fn a_malformed_resolve_rule_is_a_usage_error() {
     run.assert_code(3);
     assert!(run.stderr.contains("HOST:PORT:ADDR"), "{}", run.stderr);
 }
+
+// --- Redirects ------------------------------------------------------------------------
+
+/// A front server that redirects every request to `to` + the same path.
+fn redirecting_to(to: String) -> FakeGitHttp {
+    FakeGitHttp::start_on(
+        "127.0.0.1",
+        Arc::new(move |head: &str, mut stream: TcpStream, _: &AtomicBool| {
+            let path = head.split_whitespace().nth(1).unwrap_or("/").to_string();
+            let _ = stream.write_all(
+                format!("HTTP/1.1 301 Moved Permanently\r\nLocation: {to}{path}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                    .as_bytes(),
+            );
+        }),
+    )
+}
+
+#[test]
+fn a_redirected_git_remote_is_fetched_where_the_redirect_leads() {
+    // The front answers only with redirects: the fetch's POST must go to the
+    // server the advertisement was redirected to, or it fails.
+    let (forge, _repo, commit) = forge_with_readme();
+    let server = HttpGitServer::start(forge.path(), Wants::Reachable);
+    let to = server.url("").trim_end_matches('/').to_string();
+    let front = redirecting_to(to);
+    let ws = Scratch::new();
+    let file = ws.write_pin(&good_pin("moved", commit));
+    let rewrite = format!("https://github.com/=http://127.0.0.1:{}/", front.port);
+    let run = ws.audit(["--rewrite", &rewrite, &file]);
+    assert_clean(&run, "moved", commit);
+    run.assert_code(0);
+    assert_eq!(
+        front.connections(),
+        1,
+        "only the advertisement is redirected"
+    );
+}
+
+#[test]
+fn endless_redirects_stop_after_five() {
+    let front = FakeGitHttp::start_on(
+        "127.0.0.1",
+        Arc::new(move |head: &str, mut stream: TcpStream, _: &AtomicBool| {
+            // To a new path each time, so no loop detection could end it.
+            let path = head.split_whitespace().nth(1).unwrap_or("/").to_string();
+            let path = path.replacen("/info/refs", "/x/info/refs", 1);
+            let _ = stream.write_all(
+                format!("HTTP/1.1 302 Found\r\nLocation: {path}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                    .as_bytes(),
+            );
+        }),
+    );
+    let ws = Scratch::new();
+    let file = ws.write_pin(&good_pin("loop", git2::Oid::from_str(SHA).expect("oid")));
+    let rewrite = format!("https://github.com/=http://127.0.0.1:{}/", front.port);
+    let run = ws.audit(["--rewrite", &rewrite, &file]);
+    let s = run.source("loop", "readme");
+    assert_eq!(s["status"], "unchecked", "{s:#}");
+    let why = s["reason"].as_str().unwrap_or_default();
+    assert!(why.contains("too many redirects: more than 5"), "{why}");
+    // One request per try: the first and five redirects, tried at most 3 times.
+    assert!(front.connections() <= 18, "{}", front.connections());
+}
