@@ -307,15 +307,16 @@ impl Shared {
                 )));
             }
             if status == StatusCode::UNAUTHORIZED {
-                let mut state = self.state();
-                if state.offered || auth.is_some() {
+                if auth.is_some() {
                     return Err(io::Error::other(format!(
                         "authentication failed for `{shown}`: the credentials were refused (http status code: 401)"
                     )));
                 }
-                state.offered = true;
+                let mut state = self.state();
+                let first = !std::mem::replace(&mut state.offered, true);
                 drop(state);
-                let Some((user, pass)) = self.credentials(&url) else {
+                let found = if first { self.credentials(&url) } else { None };
+                let Some((user, pass)) = found else {
                     return Err(io::Error::other(format!(
                         "authentication required by `{shown}` but no credentials are available for it (http status code: 401)"
                     )));
@@ -596,6 +597,37 @@ mod tests {
         assert_eq!(v.to_str().unwrap(), "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==");
         assert_eq!(basic("a", "").unwrap().to_str().unwrap(), "Basic YTo=");
         assert!(v.is_sensitive());
+    }
+
+    #[test]
+    fn credentials_go_only_to_the_fetch_urls_own_origin() {
+        let shared = HttpSubtransport::new().shared;
+        let budget = current();
+        shared
+            .start("https://me:p%40ss@Git.Example/o/r.git", &budget)
+            .unwrap();
+        let url = |u: &str| reqwest::Url::parse(u).unwrap();
+        assert_eq!(
+            shared.credentials(&url("https://git.example:443/o/r.git/info/refs")),
+            Some(("me".to_string(), "p@ss".to_string()))
+        );
+        for other in [
+            "http://git.example/o/r.git",
+            "https://git.example:8443/o/r.git",
+            "https://git.example.evil/o/r.git",
+            "https://127.0.0.2/o/r.git",
+        ] {
+            assert_eq!(shared.credentials(&url(other)), None, "{other}");
+        }
+        // The URL sent carries no credentials.
+        let base = shared.state().base.clone().unwrap();
+        assert_eq!(base.as_str(), "https://git.example/o/r.git");
+        // Once a redirect has left the origin, not even the origin gets them.
+        shared.state().left_origin = true;
+        assert_eq!(
+            shared.credentials(&url("https://git.example/o/r.git")),
+            None
+        );
     }
 
     #[test]
