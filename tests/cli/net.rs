@@ -834,3 +834,98 @@ fn endless_redirects_stop_after_five() {
     // One request per try: the first and five redirects, tried at most 3 times.
     assert!(front.connections() <= 18, "{}", front.connections());
 }
+
+// --- Proxies ----------------------------------------------------------------------------
+
+/// A forwarding HTTP proxy on 127.0.0.1: each request (absolute-form, as clients
+/// send them to a proxy) goes to `backend` in origin form; the answer comes back
+/// until the backend closes. Records the targets asked for.
+fn forwarding_proxy(backend: u16, seen: Arc<std::sync::Mutex<Vec<String>>>) -> FakeGitHttp {
+    FakeGitHttp::start_with(
+        "127.0.0.1",
+        false,
+        Arc::new(move |_: &str, client: TcpStream, _: &AtomicBool| {
+            let Ok(mut reader) = client.try_clone().map(BufReader::new) else {
+                return;
+            };
+            let mut first = String::new();
+            if reader.read_line(&mut first).is_err() {
+                return;
+            }
+            let mut parts = first.split_whitespace();
+            let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+            seen.lock().expect("seen").push(target.to_string());
+            let path = target
+                .splitn(4, '/')
+                .nth(3)
+                .map_or("/".to_string(), |p| format!("/{p}"));
+            let mut head = format!("{method} {path} HTTP/1.1\r\n");
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                    return;
+                }
+                if let Some((k, v)) = line.split_once(':') {
+                    if k.eq_ignore_ascii_case("content-length") {
+                        length = v.trim().parse().unwrap_or(0);
+                    }
+                    if k.eq_ignore_ascii_case("proxy-connection")
+                        || k.eq_ignore_ascii_case("connection")
+                    {
+                        continue;
+                    }
+                }
+                if line == "\r\n" {
+                    head.push_str("Connection: close\r\n\r\n");
+                    break;
+                }
+                head.push_str(&line);
+            }
+            let mut body = vec![0; length];
+            if reader.read_exact(&mut body).is_err() {
+                return;
+            }
+            let Ok(mut upstream) = TcpStream::connect(("127.0.0.1", backend)) else {
+                return;
+            };
+            if upstream.write_all(head.as_bytes()).is_err() || upstream.write_all(&body).is_err() {
+                return;
+            }
+            let mut client = client;
+            let _ = std::io::copy(&mut upstream, &mut client);
+        }),
+    )
+}
+
+#[test]
+fn git_over_http_goes_through_the_proxy_the_environment_names() {
+    let (forge, _repo, commit) = forge_with_readme();
+    let server = HttpGitServer::start(forge.path(), Wants::Reachable);
+    let backend: u16 = server
+        .url("")
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.trim_end_matches('/').parse().ok())
+        .expect("a port");
+    let seen: Arc<std::sync::Mutex<Vec<String>>> = Arc::default();
+    let proxy = forwarding_proxy(backend, seen.clone());
+    let ws = Scratch::new();
+    let file = ws.write_pin(&good_pin("proxied", commit));
+    // A name nothing here resolves: only the proxy could reach it.
+    let mut cmd = ws.cached("audit");
+    cmd.env("HTTP_PROXY", format!("http://127.0.0.1:{}", proxy.port))
+        .env_remove("NO_PROXY")
+        .env_remove("no_proxy")
+        .args(["--format", "json", "--timeout", "10", "--rewrite"])
+        .arg("https://github.com/=http://forge.invalid/")
+        .arg(&file);
+    let run = crate::common::run::run(&mut cmd);
+    assert_clean(&run, "proxied", commit);
+    let seen = seen.lock().expect("seen").clone();
+    assert!(
+        seen.iter()
+            .any(|t| t == "http://forge.invalid/acme/bench.git/info/refs?service=git-upload-pack"),
+        "{seen:#?}"
+    );
+}
