@@ -505,7 +505,17 @@ fn send_error(e: &reqwest::Error, shown: &str) -> io::Error {
         return io::Error::new(io::ErrorKind::TimedOut, format!("timed out: {text}"));
     }
     if e.is_connect() {
-        return io::Error::other(format!("failed to connect to `{shown}`: {text}"));
+        // hyper's wrappers ("client error (Connect): tcp connect error") add
+        // nothing to the cause at the end of the chain.
+        let cause = text
+            .replace("client error (Connect): ", "")
+            .replace("tcp connect error: ", "");
+        let mut chars = cause.chars();
+        let cause: String = match chars.next() {
+            Some(c) => c.to_lowercase().chain(chars).collect(),
+            None => cause,
+        };
+        return io::Error::other(format!("failed to connect to `{shown}`: {cause}"));
     }
     io::Error::other(format!("error receiving data from `{shown}`: {text}"))
 }
