@@ -389,6 +389,17 @@ impl<C: Conn> Read for Bounded<C> {
 impl<C: Conn> Write for Bounded<C> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let wait = self.wait()?;
+        if self.what == "refs" && self.received > 0 {
+            // A stateful (`git://`) connection carries the fetch on the stream
+            // of the ref listing (libgit2 and git2 reuse it, never asking for
+            // an upload-pack stream): once the client answers the listing
+            // with its wants, what comes back is negotiation and the pack,
+            // counted against the pack budget, not the refs budget.
+            self.limit = self.budget.max_bytes;
+            self.flag = "--max-fetch-mib";
+            self.what = "data";
+            self.received = 0;
+        }
         self.stream.write_within(buf, wait)
     }
 

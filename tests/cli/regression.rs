@@ -462,3 +462,49 @@ fn offline_show_called_an_uncached_commit_missing() {
     assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
     assert_eq!(lines(&r.stdout)[1..], ["> 3 | decode: 3.2 tok/s"]);
 }
+
+/// Over `git://` the fetch shares the ref listing's connection (libgit2 reuses
+/// that stream for the pack), so the whole pack was counted against
+/// `--max-refs-mib`: any repository whose pack outgrew the refs budget failed
+/// with "more refs than the byte budget". The pack counts against
+/// `--max-fetch-mib` once the client sends its wants.
+#[test]
+fn a_git_protocol_pack_larger_than_the_refs_budget_was_refused_as_refs() {
+    let (forge, repo, _) = forge::forge_with_readme();
+    // About 2.5 MiB that does not compress: hex of a hash chain.
+    let mut noise = String::with_capacity(2_700_000);
+    let mut h = forge::sha256_hex("seed");
+    while noise.len() < 2_600_000 {
+        h = forge::sha256_hex(&h);
+        noise.push_str(&h);
+        noise.push('\n');
+    }
+    let commit = repo.commit(
+        &[("README.md", forge::README), ("noise.txt", noise.as_str())],
+        "add noise",
+        forge::T0 + 60,
+    );
+    let daemon = crate::common::GitDaemon::start(forge.path(), crate::common::Wants::Default);
+    let ws = Scratch::new();
+    let pin = forge::readme_pin(
+        "big-pack",
+        forge::NAME,
+        commit,
+        &forge::sha256_hex(forge::README),
+        "2023-11-14T22:14:20Z",
+    );
+    let file = ws.write_pin(&pin);
+    let rewrite = forge::to_daemon(&daemon);
+    let run = ws.audit(["--rewrite", &rewrite, "--max-refs-mib", "1", &file]);
+    let s = run.source("big-pack", "readme");
+    assert_eq!(s["status"], "checked", "{s:#}");
+    run.assert_code(0);
+    // The pack budget still holds for the pack.
+    let ws = Scratch::new();
+    let file = ws.write_pin(&pin);
+    let run = ws.audit(["--rewrite", &rewrite, "--max-fetch-mib", "1", &file]);
+    let s = run.source("big-pack", "readme");
+    assert_eq!(s["status"], "unchecked", "{s:#}");
+    let reason = s["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("--max-fetch-mib"), "{reason}");
+}
