@@ -262,9 +262,7 @@ pub fn stream_sha256(mut reader: impl std::io::Read) -> std::io::Result<(u64, [u
 }
 
 /// [`VariantHasher`] over what `reader` gives.
-pub fn stream_variant_hashes(
-    mut reader: impl std::io::Read,
-) -> std::io::Result<VariantHashes> {
+pub fn stream_variant_hashes(mut reader: impl std::io::Read) -> std::io::Result<VariantHashes> {
     let mut h = VariantHasher::new();
     let mut buf = vec![0u8; 256 << 10];
     loop {

@@ -219,9 +219,9 @@ impl CachedRepo {
 
     /// The content of blob `id` as a stream whose end checks the blob id (see
     /// [`super::stream`]): memory stays bounded whatever the blob's size. A blob
-    /// the object files can't stream (stored as a delta, or in an alternate) is
-    /// read whole through libgit2 when it is at most `max_whole` bytes, else
-    /// `Ok(None)`. Read errors carry a [`FetchError`] (`CacheDamaged` for an
+    /// the object files can't stream (a delta whose base is in no pack, an
+    /// object in an alternate) is read whole through libgit2 when it is at most
+    /// `max_whole` bytes, else `Ok(None)`. Read errors carry a [`FetchError`] (`CacheDamaged` for an
     /// object that does not inflate or hash to its id).
     pub fn blob_stream(
         &self,

@@ -10,10 +10,15 @@
 //! - a packed object is found through the pack's `.idx` (version 2: fan-out
 //!   table, sorted ids, CRCs, 4-byte offsets, 8-byte large offsets; git's
 //!   `Documentation/gitformat-pack.txt`), its entry header (type, then the size as
-//!   a varint) is read, and the zlib stream after it is inflated. Big blobs are
-//!   stored whole: git and libgit2 do not delta objects over
-//!   `core.bigFileThreshold` (512 MiB). A delta'd entry is [`Opened::Delta`]:
-//!   the caller reads it through libgit2 when that is affordable.
+//!   a varint) is read, and the zlib stream after it is inflated. Blobs over
+//!   git's `core.bigFileThreshold` (512 MiB) are stored whole; smaller ones that
+//!   have several versions are usually deltas (an edited 150 MB document). A
+//!   delta is applied as a stream too: its base (itself resolved the same way,
+//!   down the chain) is spilled to an anonymous temporary file in the
+//!   repository, which the delta's copy instructions seek in, so memory stays
+//!   bounded and disk holds at most two versions at a time. An entry that can't
+//!   be resolved so (a base outside every pack) is [`Opened::Delta`]: the caller
+//!   reads it through libgit2 when that is affordable.
 //!
 //! While the bytes go by, [`BlobReader`] hashes `blob <len>\0` + content with sha1
 //! and, at the end, compares the result with the blob id and the length with the
@@ -143,23 +148,36 @@ pub fn open_blob(git_dir: &Path, id: Oid) -> io::Result<Opened> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
         Err(e) => return Err(e),
     }
-    let packs = match std::fs::read_dir(objects.join("pack")) {
-        Ok(d) => d,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Opened::NotFound),
+    let Some((pack, offset)) = find_packed(git_dir, id)? else {
+        return Ok(Opened::NotFound);
+    };
+    match object_at(git_dir, &pack, offset, 0)? {
+        Some((3, size, reader)) => Ok(Opened::Stream(BlobReader::new(reader, id, size, pack))),
+        Some(_) => Err(invalid(&pack, &format!("`{id}` is not a blob"))),
+        None => Ok(Opened::Delta),
+    }
+}
+
+/// Where the packed object `id` is: its pack and offset, in any pack of the
+/// repository.
+fn find_packed(git_dir: &Path, id: Oid) -> io::Result<Option<(PathBuf, u64)>> {
+    let dir = git_dir.join("objects").join("pack");
+    let mut idx: Vec<PathBuf> = match std::fs::read_dir(&dir) {
+        Ok(d) => d
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "idx"))
+            .collect(),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
     };
-    let mut idx: Vec<PathBuf> = packs
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "idx"))
-        .collect();
     idx.sort();
     for path in idx {
         if let Some(offset) = find_in_idx(&path, id)? {
-            return open_packed(&path.with_extension("pack"), offset, id);
+            return Ok(Some((path.with_extension("pack"), offset)));
         }
     }
-    Ok(Opened::NotFound)
+    Ok(None)
 }
 
 fn invalid(path: &Path, what: &str) -> io::Error {
@@ -244,9 +262,20 @@ fn find_in_idx(path: &Path, id: Oid) -> io::Result<Option<u64>> {
     Ok(None)
 }
 
-/// The entry at `offset` of the pack at `path`: a whole blob is streamed.
-fn open_packed(path: &Path, offset: u64, id: Oid) -> io::Result<Opened> {
-    let mut f = BufReader::with_capacity(64 << 10, File::open(path)?);
+/// The longest delta chain followed (git's default `--depth` is 50).
+const MAX_DEPTH: usize = 64;
+
+/// The object at `offset` of the pack at `pack`: its type (1 commit, 2 tree, 3
+/// blob, 4 tag), its size and its content as a stream; a delta is applied
+/// against its base, resolved the same way and spilled to a temporary file.
+/// `None` when its base is in no pack (or the chain is too long).
+fn object_at(
+    git_dir: &Path,
+    pack: &Path,
+    offset: u64,
+    depth: usize,
+) -> io::Result<Option<(u8, u64, Box<dyn Read + Send>)>> {
+    let mut f = BufReader::with_capacity(64 << 10, File::open(pack)?);
     f.seek(SeekFrom::Start(offset))?;
     let mut byte = [0u8; 1];
     f.read_exact(&mut byte)?;
@@ -256,20 +285,171 @@ fn open_packed(path: &Path, offset: u64, id: Oid) -> io::Result<Opened> {
     while byte[0] & 0x80 != 0 {
         f.read_exact(&mut byte)?;
         if shift > 57 {
-            return Err(invalid(path, "entry size overflows"));
+            return Err(invalid(pack, "entry size overflows"));
         }
         size |= u64::from(byte[0] & 0x7f) << shift;
         shift += 7;
     }
-    match kind {
-        3 => Ok(Opened::Stream(BlobReader::new(
-            Box::new(ZlibDecoder::new(f)),
-            id,
-            size,
-            path.to_path_buf(),
-        ))),
-        6 | 7 => Ok(Opened::Delta),
-        _ => Err(invalid(path, &format!("`{id}` is not a blob"))),
+    let base = match kind {
+        1..=4 => return Ok(Some((kind, size, Box::new(ZlibDecoder::new(f))))),
+        6 => {
+            // Offset encoding of gitformat-pack: big-endian 7-bit groups, each
+            // continuation adding one.
+            f.read_exact(&mut byte)?;
+            let mut back = u64::from(byte[0] & 0x7f);
+            while byte[0] & 0x80 != 0 {
+                f.read_exact(&mut byte)?;
+                back = back
+                    .checked_add(1)
+                    .and_then(|b| b.checked_mul(128))
+                    .ok_or_else(|| invalid(pack, "delta base offset overflows"))?
+                    | u64::from(byte[0] & 0x7f);
+            }
+            match offset.checked_sub(back) {
+                Some(at) if back > 0 => Some((pack.to_path_buf(), at)),
+                _ => return Err(invalid(pack, "delta base offset out of the pack")),
+            }
+        }
+        7 => {
+            let mut base = [0u8; 20];
+            f.read_exact(&mut base)?;
+            let base = Oid::from_bytes(&base).map_err(|e| invalid(pack, &e.to_string()))?;
+            find_packed(git_dir, base)?
+        }
+        _ => return Err(invalid(pack, &format!("unknown entry type `{kind}`"))),
+    };
+    let Some((base_pack, base_offset)) = base else {
+        return Ok(None);
+    };
+    if depth >= MAX_DEPTH {
+        return Ok(None);
+    }
+    let Some((base_kind, base_size, mut base)) =
+        object_at(git_dir, &base_pack, base_offset, depth + 1)?
+    else {
+        return Ok(None);
+    };
+    let mut spilled = tempfile::tempfile_in(git_dir)?;
+    let copied = io::copy(&mut base, &mut spilled)?;
+    if copied != base_size {
+        return Err(invalid(
+            &base_pack,
+            "a delta base is not the size its header says",
+        ));
+    }
+    spilled.seek(SeekFrom::Start(0))?;
+    let mut delta = ZlibDecoder::new(f);
+    let declared_base =
+        varint(&mut delta).ok_or_else(|| invalid(pack, "delta header unreadable"))?;
+    let result = varint(&mut delta).ok_or_else(|| invalid(pack, "delta header unreadable"))?;
+    if declared_base != base_size {
+        return Err(invalid(pack, "a delta's base is not the size it says"));
+    }
+    Ok(Some((
+        base_kind,
+        result,
+        Box::new(Delta {
+            delta: Box::new(delta),
+            base: BufReader::with_capacity(64 << 10, spilled),
+            base_size,
+            copy: 0,
+            insert: 0,
+            origin: pack.to_path_buf(),
+        }),
+    )))
+}
+
+/// A delta's size header: little-endian 7-bit groups.
+fn varint(r: &mut impl Read) -> Option<u64> {
+    let mut n = 0u64;
+    let mut shift = 0;
+    let mut byte = [0u8; 1];
+    loop {
+        r.read_exact(&mut byte).ok()?;
+        if shift > 63 {
+            return None;
+        }
+        n |= u64::from(byte[0] & 0x7f) << shift;
+        shift += 7;
+        if byte[0] & 0x80 == 0 {
+            return Some(n);
+        }
+    }
+}
+
+/// A delta applied as it is read: copy instructions read the base (a file),
+/// insert instructions the delta itself.
+struct Delta {
+    delta: Box<dyn Read + Send>,
+    base: BufReader<File>,
+    base_size: u64,
+    /// Bytes left of the current copy from the base.
+    copy: u64,
+    /// Bytes left of the current insert from the delta.
+    insert: u64,
+    origin: PathBuf,
+}
+
+impl Read for Delta {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            if self.insert > 0 {
+                let n = buf
+                    .len()
+                    .min(usize::try_from(self.insert).unwrap_or(usize::MAX));
+                self.delta.read_exact(&mut buf[..n])?;
+                self.insert -= n as u64;
+                return Ok(n);
+            }
+            if self.copy > 0 {
+                let n = buf
+                    .len()
+                    .min(usize::try_from(self.copy).unwrap_or(usize::MAX));
+                self.base.read_exact(&mut buf[..n])?;
+                self.copy -= n as u64;
+                return Ok(n);
+            }
+            let mut op = [0u8; 1];
+            if self.delta.read(&mut op)? == 0 {
+                return Ok(0);
+            }
+            let op = op[0];
+            if op & 0x80 != 0 {
+                let mut offset = 0u64;
+                let mut size = 0u64;
+                let mut byte = [0u8; 1];
+                for i in 0..4 {
+                    if op & (1 << i) != 0 {
+                        self.delta.read_exact(&mut byte)?;
+                        offset |= u64::from(byte[0]) << (8 * i);
+                    }
+                }
+                for i in 0..3 {
+                    if op & (0x10 << i) != 0 {
+                        self.delta.read_exact(&mut byte)?;
+                        size |= u64::from(byte[0]) << (8 * i);
+                    }
+                }
+                if size == 0 {
+                    size = 0x10000;
+                }
+                if offset
+                    .checked_add(size)
+                    .is_none_or(|end| end > self.base_size)
+                {
+                    return Err(invalid(&self.origin, "a delta copies past its base"));
+                }
+                self.base.seek(SeekFrom::Start(offset))?;
+                self.copy = size;
+            } else if op != 0 {
+                self.insert = u64::from(op);
+            } else {
+                return Err(invalid(&self.origin, "a delta has the reserved opcode 0"));
+            }
+        }
     }
 }
 
@@ -343,6 +523,64 @@ mod tests {
             open_blob(dir.path(), missing),
             Ok(Opened::NotFound)
         ));
+    }
+
+    #[test]
+    fn deltas_are_applied_as_streams_down_the_chain() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let repo = git2::Repository::init_bare(dir.path()).expect("init");
+        let sig = git2::Signature::now("t", "t@example.com").expect("sig");
+        let mut versions = Vec::new();
+        let mut parent: Option<Oid> = None;
+        for v in 0..4u32 {
+            let content: Vec<u8> = (0..60_000u32)
+                .flat_map(|i| {
+                    let edit = if i % 7_000 == v { "edited" } else { "" };
+                    format!("line {i} {edit}\n").into_bytes()
+                })
+                .collect();
+            let id = repo.blob(&content).expect("blob");
+            let mut tb = repo.treebuilder(None).expect("tb");
+            tb.insert("doc", id, 0o100644).expect("insert");
+            let tree = repo.find_tree(tb.write().expect("tree")).expect("tree");
+            let parents: Vec<git2::Commit> = parent
+                .iter()
+                .map(|p| repo.find_commit(*p).expect("parent"))
+                .collect();
+            let refs: Vec<&git2::Commit> = parents.iter().collect();
+            parent = Some(
+                repo.commit(Some("refs/heads/main"), &sig, &sig, "v", &tree, &refs)
+                    .expect("commit"),
+            );
+            versions.push((id, content));
+        }
+        git(dir.path(), &["gc", "--quiet", "--prune=now"]);
+        let packs: Vec<_> = std::fs::read_dir(dir.path().join("objects/pack"))
+            .expect("packs")
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "idx"))
+            .collect();
+        let listing = std::process::Command::new("git")
+            .arg("verify-pack")
+            .arg("-v")
+            .arg(&packs[0])
+            .output()
+            .expect("verify-pack");
+        let listing = String::from_utf8_lossy(&listing.stdout);
+        let deltas = versions
+            .iter()
+            .filter(|(id, _)| {
+                listing
+                    .lines()
+                    .any(|l| l.starts_with(&id.to_string()) && l.split_whitespace().count() > 5)
+            })
+            .count();
+        assert!(deltas >= 2, "the versions are not deltas:\n{listing}");
+        for (id, content) in &versions {
+            let got = read_all(open_blob(dir.path(), *id).expect("open")).expect("read");
+            assert!(got == *content, "version `{id}` differs");
+        }
     }
 
     #[test]

@@ -117,7 +117,7 @@ impl GitProvider {
         match repo.blob_stream(id, self.max_document_size) {
             Ok(Some(reader)) => Ok(reader),
             Ok(None) => Err(Unchecked::Unresolvable(sources::Skip(format!(
-                "blob `{id}` is stored as a git delta, which can only be read whole, and it is over --max-document-size (`{}` bytes); not read (raise --max-document-size to check it)",
+                "blob `{id}` can't be read as a stream (a delta whose base is in no pack of the cache) and reading it whole is over --max-document-size (`{}` bytes); not read (raise --max-document-size to check it)",
                 self.max_document_size
             )))),
             Err(e) => Err(tool(r, e)),
