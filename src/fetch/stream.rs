@@ -262,6 +262,9 @@ fn find_in_idx(path: &Path, id: Oid) -> io::Result<Option<u64>> {
     Ok(None)
 }
 
+/// An object's type, size and content as a stream.
+type Object = (u8, u64, Box<dyn Read + Send>);
+
 /// The longest delta chain followed (git's default `--depth` is 50).
 const MAX_DEPTH: usize = 64;
 
@@ -274,7 +277,7 @@ fn object_at(
     pack: &Path,
     offset: u64,
     depth: usize,
-) -> io::Result<Option<(u8, u64, Box<dyn Read + Send>)>> {
+) -> io::Result<Option<Object>> {
     let mut f = BufReader::with_capacity(64 << 10, File::open(pack)?);
     f.seek(SeekFrom::Start(offset))?;
     let mut byte = [0u8; 1];
