@@ -181,7 +181,6 @@ pub struct GitCache {
 impl GitCache {
     /// A cache rooted at `root` (created on first sync).
     pub fn new(root: impl Into<PathBuf>) -> Self {
-        super::stream::bound_mapped_windows();
         GitCache { root: root.into() }
     }
 

@@ -36,30 +36,6 @@ use sha1::{Digest, Sha1};
 /// before (same code path, same reports).
 pub const STREAM_THRESHOLD: u64 = 16 << 20;
 
-/// libgit2 reads packs through memory-mapped windows of up to 1 GiB, keeping up
-/// to 8 GiB mapped (its 64-bit defaults), and mapped pages count as resident
-/// memory: fetching a 1 GB document took 159 MiB for the pack alone. Smaller
-/// windows under a small mapped limit (least recently used windows are
-/// unmapped) keep that bounded too; pack reads stay sequential, so this costs
-/// nothing measurable. Set once per process, before any repository is opened.
-pub fn bound_mapped_windows() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        // SAFETY: these store libgit2 globals; `call_once` runs this before any
-        // mirror is opened by this process (see `GitCache::new`), so no window
-        // is mapped or being mapped meanwhile.
-        unsafe {
-            let _ = git2::opts::set_mwindow_size(MAPPED_WINDOW);
-            let _ = git2::opts::set_mwindow_mapped_limit(MAPPED_LIMIT);
-        }
-    });
-}
-
-/// libgit2's pack window size (see [`bound_mapped_windows`]).
-const MAPPED_WINDOW: usize = 16 << 20;
-/// The most pack bytes libgit2 keeps mapped (see [`bound_mapped_windows`]).
-const MAPPED_LIMIT: usize = 48 << 20;
-
 /// The content of one blob as it is inflated, checked against its id at the end.
 pub struct BlobReader {
     inner: Box<dyn Read + Send>,
