@@ -327,7 +327,9 @@ fn object_at(git_dir: &Path, pack: &Path, offset: u64, depth: usize) -> io::Resu
     else {
         return Ok(None);
     };
-    let mut spilled = tempfile::tempfile_in(git_dir)?;
+    // Beside the mirror (same disk as the cache); a read-only cache spills to
+    // the system's temporary directory instead.
+    let mut spilled = tempfile::tempfile_in(git_dir).or_else(|_| tempfile::tempfile())?;
     let copied = io::copy(&mut base, &mut spilled)?;
     if copied != base_size {
         return Err(invalid(
