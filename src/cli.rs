@@ -245,9 +245,11 @@ pub struct AuditArgs {
     #[arg(long)]
     pub manifests: bool,
     /// The largest document read, web or git, in bytes (suffixes K, M, G: powers of
-    /// 1024); a larger one leaves its source unchecked
-    #[arg(long, value_name = "SIZE", default_value = "50M", value_parser = parse_size)]
-    pub max_document_size: u64,
+    /// 1024); a larger one leaves its source unchecked. Git documents over 16M are
+    /// read as streams, so this bounds the work, not the memory [default: 4G for git
+    /// documents, 50M for web documents]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_document_size: Option<u64>,
     /// Concurrent repositories, and threads checking records (at most the cores) [default: twice the cores, 2 to 4]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
     pub jobs: Option<u16>,

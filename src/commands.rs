@@ -128,7 +128,12 @@ pub fn audit(args: AuditArgs) -> ExitStatus {
         rewrites,
         no_upstream: args.no_upstream,
         manifests: args.manifests,
-        max_document_size: args.max_document_size,
+        max_document_size: args
+            .max_document_size
+            .unwrap_or(crate::provider::git::DEFAULT_MAX_SIZE),
+        max_web_document_size: args
+            .max_document_size
+            .unwrap_or(crate::provider::http::DEFAULT_MAX_SIZE),
         jobs: eff.jobs.value.map_or_else(audit::default_jobs, usize::from),
         allow_local: fetch.allow_local,
         timeout: std::time::Duration::from_secs(fetch.timeout),

@@ -270,6 +270,23 @@ pub fn nearest_line(
     None
 }
 
+/// An expected value parsed once, for matching line after line of a document
+/// read as a stream (issues 12, 13): [`find_in_lines`] and [`nearest_line`] in
+/// pieces, with the same rules.
+pub struct Prepared(Claim);
+
+impl Prepared {
+    /// `None` when `expected.value` is not a number (nothing can match it).
+    pub fn new(expected: &Expected) -> Option<Prepared> {
+        Claim::parse(expected).map(Prepared)
+    }
+
+    /// The best match on `line`, as [`find`] gives it.
+    pub fn find(&self, line: &str) -> Option<Match> {
+        find_claim(line, &self.0)
+    }
+}
+
 /// Separators allowed between digit groups of one number.
 const GROUP_SEPARATORS: [char; 4] = [',', '_', '\u{2009}', '\u{202F}'];
 /// Spaces allowed between an approximation mark or `%` and the number.

@@ -29,8 +29,12 @@ pub struct Options {
     pub no_upstream: bool,
     /// Verify checksum manifests at each cited revision (`--manifests`).
     pub manifests: bool,
-    /// The largest document read, web or git, in bytes (`--max-document-size`).
+    /// The largest git document read, in bytes (`--max-document-size`; documents
+    /// over the stream threshold are read as streams, so this bounds work).
     pub max_document_size: u64,
+    /// The largest web document read, in bytes (`--max-document-size` too, with
+    /// a smaller default: web documents are still read whole).
+    pub max_web_document_size: u64,
     pub jobs: usize,
     pub allow_local: bool,
     /// Network timeout: the longest wait for a connection or for any answer.
@@ -60,7 +64,8 @@ impl Options {
             rewrites: Vec::new(),
             no_upstream: false,
             manifests: false,
-            max_document_size: crate::provider::http::DEFAULT_MAX_SIZE,
+            max_document_size: crate::provider::git::DEFAULT_MAX_SIZE,
+            max_web_document_size: crate::provider::http::DEFAULT_MAX_SIZE,
             jobs: default_jobs(),
             allow_local: false,
             timeout: Duration::from_secs(60),
@@ -153,7 +158,7 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
         cache: opts.cache.clone(),
         offline: opts.offline,
         timeout: opts.timeout,
-        max_size: opts.max_document_size,
+        max_size: opts.max_web_document_size,
         allow_local: opts.allow_local,
     };
     let mut provider = WithWeb::new(git, web, opts.progress);

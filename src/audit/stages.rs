@@ -398,6 +398,8 @@ fn check_record(
         let memo = provider.check_memo();
         let git_blob = snapshot.git_blob.clone();
         let mut text: Option<SourceText> = None;
+        // A document too large to hold: every claim judged in one streamed pass.
+        let mut judged: Option<HashMap<usize, claims::Outcome>> = None;
         let mut failed = None;
         let mark = findings.len();
         for &i in &cited {
@@ -414,14 +416,24 @@ fn check_record(
                     let (Some(lines), Some(exp)) = (c.lines, claims::expected(c)) else {
                         continue;
                     };
-                    let doc = match text_of(provider, d, &mut snapshot, &mut text) {
-                        Ok(doc) => doc,
-                        Err(why) => {
-                            failed = Some(why);
-                            break;
+                    let o = if snapshot.streamed {
+                        match streamed_outcome(provider, d, &snapshot, &r, &cited, i, &mut judged) {
+                            Ok(o) => o,
+                            Err(why) => {
+                                failed = Some(why);
+                                break;
+                            }
                         }
+                    } else {
+                        let doc = match text_of(provider, d, &mut snapshot, &mut text) {
+                            Ok(doc) => doc,
+                            Err(why) => {
+                                failed = Some(why);
+                                break;
+                            }
+                        };
+                        claims::judge(doc, lines.first() as usize, lines.last() as usize, &exp)
                     };
-                    let o = claims::judge(doc, lines.first() as usize, lines.last() as usize, &exp);
                     if let (Some(m), Some(k)) = (memo, key) {
                         claims::remember(m, k, &o);
                     }
@@ -612,6 +624,13 @@ fn drift_facts(
             None => {}
         }
     }
+    if snapshot.streamed || head.document.as_ref().is_some_and(|doc| doc.streamed) {
+        let facts = drift_by_lookup(provider, d, snapshot, text, head, mine)?;
+        if let (Some(m), Some(k)) = (memo, key) {
+            m.put(k, upstream::encode_facts(&facts));
+        }
+        return Ok(facts);
+    }
     let head_text = match head.document.as_mut() {
         Some(doc) => {
             provider.load(d, doc)?;
@@ -630,6 +649,104 @@ fn drift_facts(
         m.put(k, upstream::encode_facts(&facts));
     }
     Ok(facts)
+}
+
+/// The outcome of claim `i` of `r` in a streamed document: all of `cited`
+/// (the claims citing it) are judged in the first call, in one pass over it
+/// (two when a value is not on its cited lines), and kept in `judged`.
+fn streamed_outcome(
+    provider: &dyn Provider,
+    d: &DocRef,
+    snapshot: &crate::provider::Snapshot,
+    r: &Record,
+    cited: &[usize],
+    i: usize,
+    judged: &mut Option<HashMap<usize, claims::Outcome>>,
+) -> Result<claims::Outcome, Unchecked> {
+    if judged.is_none() {
+        let (ids, wanted): (Vec<usize>, Vec<_>) = cited
+            .iter()
+            .filter_map(|&k| {
+                let c = &r.claims[k];
+                let (Some(lines), Some(exp)) = (c.lines, claims::expected(c)) else {
+                    return None;
+                };
+                Some((k, (lines.first() as usize, lines.last() as usize, exp)))
+            })
+            .unzip();
+        let mut open_failed = None;
+        let outcomes = claims::judge_stream(
+            || {
+                provider.open(d, snapshot).map_err(|why| {
+                    open_failed = Some(why);
+                    std::io::Error::other("the document could not be opened")
+                })
+            },
+            &wanted,
+        );
+        let outcomes = match outcomes {
+            Ok(o) => o,
+            Err(e) => {
+                return Err(open_failed
+                    .take()
+                    .unwrap_or_else(|| crate::provider::read_failed(&d.remote, e)))
+            }
+        };
+        *judged = Some(ids.into_iter().zip(outcomes).collect());
+    }
+    judged
+        .as_ref()
+        .and_then(|j| j.get(&i).cloned())
+        .ok_or(Unchecked::NotCached)
+}
+
+/// [`upstream::facts_by_lookup`] for a source whose pinned or head document is
+/// too large to hold: the wanted pinned lines are read (streamed when the
+/// pinned document is), then looked up by text while the head's lines go by.
+fn drift_by_lookup(
+    provider: &dyn Provider,
+    d: &DocRef,
+    snapshot: &mut crate::provider::Snapshot,
+    text: &mut Option<SourceText>,
+    head: &mut crate::provider::Head,
+    mine: &[(&Claim, &Verdict)],
+) -> Result<upstream::Facts, Unchecked> {
+    let failed = |e| crate::provider::read_failed(&d.remote, e);
+    let wanted = upstream::wanted_lines(mine);
+    let mut old = std::collections::BTreeMap::new();
+    let old_len = if snapshot.streamed {
+        let reader = provider.open(d, snapshot)?;
+        check::for_each_line(reader, |i, bytes| {
+            let n = i as u32 + 1;
+            if wanted.contains(&n) {
+                old.insert(n, String::from_utf8_lossy(bytes).into_owned());
+            }
+        })
+        .map_err(failed)?
+    } else {
+        let pinned = text_of(provider, d, snapshot, text)?;
+        for &n in &wanted {
+            if let Some(line) = pinned.line(n) {
+                old.insert(n, line.to_string());
+            }
+        }
+        pinned.len()
+    };
+    let mut lookup = upstream::Lookup::new(&old);
+    match head.document.as_mut() {
+        None => {}
+        Some(doc) if doc.streamed => {
+            let reader = provider.open(d, doc)?;
+            check::for_each_line(reader, |i, bytes| lookup.see(i, bytes)).map_err(failed)?;
+        }
+        Some(doc) => {
+            provider.load(d, doc)?;
+            for (i, line) in SourceText::new(&doc.bytes).lines().iter().enumerate() {
+                lookup.see(i, line.as_bytes());
+            }
+        }
+    }
+    Ok(upstream::facts_by_lookup(&old, old_len, &lookup, mine))
 }
 
 /// Gathers what made the audit incomplete beside the records.

@@ -115,6 +115,127 @@ pub fn judge(doc: &SourceText, first: usize, last: usize, exp: &Expected) -> Out
     }
 }
 
+/// [`judge`] for each of `wanted` (1-based first and last cited line, value) in a
+/// document too large to hold, read as a stream (issues 12, 13) from what `open`
+/// gives: one pass reads the cited lines and counts the lines; a second, only
+/// when a value is not on its cited lines, looks for the nearest line that
+/// carries it (the nearest before and the first after the citation, the earlier
+/// on a tie, as [`matcher::nearest_line`]). Memory: the longest line, and one
+/// excerpt per claim. Gives what [`judge`] gives on the same document.
+pub fn judge_stream<R: std::io::Read>(
+    mut open: impl FnMut() -> std::io::Result<R>,
+    wanted: &[(usize, usize, Expected<'_>)],
+) -> std::io::Result<Vec<Outcome>> {
+    struct State {
+        first: usize,
+        last: usize,
+        claim: Option<matcher::Prepared>,
+        exact: Option<(usize, Match, String)>,
+        rounded: Option<(usize, Match, String)>,
+        cited_text: String,
+        before: Option<(usize, Match, String)>,
+        after: Option<(usize, Match, String)>,
+    }
+    let mut states: Vec<State> = wanted
+        .iter()
+        .map(|(first, last, exp)| State {
+            first: *first,
+            last: *last,
+            claim: matcher::Prepared::new(exp),
+            exact: None,
+            rounded: None,
+            cited_text: String::new(),
+            before: None,
+            after: None,
+        })
+        .collect();
+    let len = super::for_each_line(open()?, |i, bytes| {
+        for st in states.iter_mut() {
+            if i + 1 < st.first || i >= st.last || st.exact.is_some() {
+                continue;
+            }
+            let line = String::from_utf8_lossy(bytes);
+            if i + 1 == st.first {
+                st.cited_text = excerpt(&line);
+            }
+            if let Some(m) = st.claim.as_ref().and_then(|c| c.find(&line)) {
+                if !m.rounded {
+                    st.exact = Some((i, m, excerpt(&line)));
+                } else if st.rounded.is_none() {
+                    st.rounded = Some((i, m, excerpt(&line)));
+                }
+            }
+        }
+    })?;
+    let in_range = |st: &State| st.last <= len && (st.exact.is_some() || st.rounded.is_some());
+    // The nearest line outside each citation, clamped to the document as
+    // `nearest_line` clamps it.
+    let bounds: Vec<(usize, usize)> = states
+        .iter()
+        .map(|st| {
+            let start = st.first.saturating_sub(1).min(len);
+            (start, st.last.clamp(start, len))
+        })
+        .collect();
+    if states.iter().any(|st| !in_range(st) && st.claim.is_some()) {
+        super::for_each_line(open()?, |i, bytes| {
+            let mut line = None;
+            for (st, &(start, end)) in states.iter_mut().zip(&bounds) {
+                if in_range(st) || (start <= i && i < end) || st.after.is_some() {
+                    continue;
+                }
+                let Some(claim) = st.claim.as_ref() else {
+                    continue;
+                };
+                let line = line.get_or_insert_with(|| String::from_utf8_lossy(bytes));
+                if let Some(m) = claim.find(line) {
+                    let found = Some((i, m, excerpt(line)));
+                    if i < start {
+                        st.before = found;
+                    } else {
+                        st.after = found;
+                    }
+                }
+            }
+        })?;
+    }
+    Ok(states
+        .into_iter()
+        .zip(bounds)
+        .map(|(st, (start, end))| {
+            let nearest = match (st.before, st.after) {
+                (Some(b), Some(a)) => Some(if start - b.0 <= a.0 + 1 - end { b } else { a }),
+                (b, a) => b.or(a),
+            };
+            let nearest = nearest.map(|(i, m, t)| (i as u32, m, t));
+            if st.last > len {
+                return Outcome::OutOfRange {
+                    line_count: len as u32,
+                    nearest,
+                };
+            }
+            if let Some((i, m, text)) = st.exact.or(st.rounded) {
+                return Outcome::Cited {
+                    index: i as u32,
+                    m,
+                    text,
+                };
+            }
+            match nearest {
+                Some((index, m, text)) => Outcome::Shifted {
+                    index,
+                    m,
+                    text,
+                    cited_text: st.cited_text,
+                },
+                None => Outcome::Missing {
+                    cited_text: st.cited_text,
+                },
+            }
+        })
+        .collect())
+}
+
 /// The key of a claim's [`Outcome`] in blob `blob`; `None` for a claim that
 /// cites no line or no value (nothing to remember).
 pub fn memo_key(blob: &str, c: &Claim) -> Option<[u8; 32]> {
@@ -459,6 +580,45 @@ mod tests {
             rounded: true,
             span: 3..6,
             text: "2.9".into(),
+        }
+    }
+
+    #[test]
+    fn streamed_judgement_is_the_in_memory_judgement() {
+        let doc = "\u{feff}# results\n| model | tok/s |\n|---|---|\n| a | 2.90 |\nnothing\r\nx = 12.9\n\n2.9 again\nlast 98%";
+        let text = SourceText::new(doc.as_bytes());
+        let values = ["2.9", "98", "12.9", "7", "not a number", "0.98"];
+        let mut wanted = Vec::new();
+        for value in values {
+            for (first, last) in [
+                (1, 1),
+                (4, 4),
+                (4, 6),
+                (5, 5),
+                (6, 9),
+                (9, 9),
+                (10, 12),
+                (20, 20),
+            ] {
+                let unit = if value == "98" { Some("%") } else { None };
+                wanted.push((
+                    first,
+                    last,
+                    Expected {
+                        value,
+                        unit,
+                        ..Expected::default()
+                    },
+                ));
+            }
+        }
+        let got = judge_stream(|| Ok(doc.as_bytes()), &wanted).expect("read");
+        for ((first, last, exp), got) in wanted.iter().zip(got) {
+            assert_eq!(
+                got,
+                judge(&text, *first, *last, exp),
+                "{exp:?} at {first}-{last}"
+            );
         }
     }
 

@@ -144,6 +144,70 @@ impl SourceText {
     }
 }
 
+/// Calls `f` with each line of the document `reader` gives (0-based index, bytes
+/// without the line end), split exactly as [`SourceText`] splits: a final line
+/// end does not start another line, a leading BOM is not part of line 1, `\r` is
+/// dropped only before `\n`. Memory: one read buffer and the longest line (issues
+/// 12, 13: documents too large to hold are read as streams). Returns the number
+/// of lines.
+pub fn for_each_line(
+    mut reader: impl std::io::Read,
+    mut f: impl FnMut(usize, &[u8]),
+) -> std::io::Result<usize> {
+    let mut buf = vec![0u8; 256 << 10];
+    let mut carry: Vec<u8> = Vec::new();
+    let mut index = 0;
+    let mut first = true;
+    let mut emit = |line: &[u8], index: &mut usize| {
+        f(*index, line.strip_suffix(b"\r").unwrap_or(line));
+        *index += 1;
+    };
+    loop {
+        let mut n = match reader.read(&mut buf) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if first && n > 0 {
+            // Enough bytes to tell a BOM (a read may give fewer).
+            while n < 3 {
+                match reader.read(&mut buf[n..]) {
+                    Ok(0) => break,
+                    Ok(m) => n += m,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        if n == 0 {
+            break;
+        }
+        let mut chunk = &buf[..n];
+        if first {
+            first = false;
+            chunk = chunk.strip_prefix(b"\xef\xbb\xbf").unwrap_or(chunk);
+        }
+        let mut start = 0;
+        for p in memchr::memchr_iter(b'\n', chunk) {
+            if carry.is_empty() {
+                emit(&chunk[start..p], &mut index);
+            } else {
+                carry.extend_from_slice(&chunk[start..p]);
+                emit(&carry, &mut index);
+                carry.clear();
+            }
+            start = p + 1;
+        }
+        carry.extend_from_slice(&chunk[start..]);
+    }
+    if !carry.is_empty() {
+        // The last line has no line end: its `\r` (if any) stays.
+        f(index, &carry);
+        index += 1;
+    }
+    Ok(index)
+}
+
 /// The version of what checks derive from documents: a digest of the source of
 /// the matcher and of the checks that remember answers (`CACHE/checks.store`), so
 /// that any change to them invalidates every remembered answer without anyone
@@ -193,6 +257,46 @@ mod tests {
 
     const SHA: &str = "de1fa14ea798512f54dafc8b8795eb3ef1a6c367";
     const HASH: &str = "4bccb5ffc313f08ca53f62b6c8fc880c1317c07f79fed53c522bfc8e99bea20d";
+
+    /// A reader that gives at most `piece` bytes a read.
+    struct Pieces<'a>(&'a [u8], usize);
+    impl std::io::Read for Pieces<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.0.len().min(self.1).min(buf.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn streamed_lines_are_the_lines_of_source_text() {
+        let docs: [&[u8]; 10] = [
+            b"",
+            b"\n",
+            b"a",
+            b"a\r",
+            b"a\r\nb\r\n",
+            b"\xef\xbb\xbfx = 2.9\n\ny\n",
+            b"\xef\xbb",
+            b"one\ntwo\r\nthree",
+            b"bad \xff\xfe utf-8\r\n\xe2\x82\nend",
+            b"\n\n\r\n\r",
+        ];
+        for doc in docs {
+            let text = super::SourceText::new(doc);
+            for piece in [1, 2, 3, 7, 1 << 20] {
+                let mut got = Vec::new();
+                let n = super::for_each_line(Pieces(doc, piece), |i, l| {
+                    assert_eq!(i, got.len());
+                    got.push(String::from_utf8_lossy(l).into_owned());
+                })
+                .expect("read");
+                assert_eq!(got, text.lines(), "{doc:?} in pieces of {piece}");
+                assert_eq!(n, text.len());
+            }
+        }
+    }
 
     fn findings(pin: Value) -> Vec<Finding> {
         let parsed = pinfile::from_value(&pin, Path::new("pins/r.json")).expect("a pin file");

@@ -467,6 +467,105 @@ pub fn facts(
     Facts { cited, superseded }
 }
 
+/// The pinned lines [`facts_by_lookup`] reads: every cited line and every line
+/// a value was found on (some may be past the document's end).
+pub fn wanted_lines(claims: &[(&Claim, &Verdict)]) -> std::collections::BTreeSet<u32> {
+    let mut out = std::collections::BTreeSet::new();
+    for (c, v) in claims {
+        if let Some(l) = c.lines {
+            // A citation of a huge range keeps its first lines only: memory stays
+            // bounded by the longest line, whatever a record cites.
+            out.extend((l.first()..=l.last()).take(MAX_WANTED_PER_CLAIM));
+        }
+        out.extend(v.found_line);
+    }
+    out
+}
+
+/// The most lines of one citation [`wanted_lines`] keeps.
+const MAX_WANTED_PER_CLAIM: usize = 64;
+
+/// Where the pinned lines a drift check wants are at the head, by exact text,
+/// found while the head's lines go by one at a time (a document too large to
+/// diff, issues 12, 13).
+pub struct Lookup {
+    by_text: std::collections::HashMap<String, Vec<u32>>,
+    /// Pinned line (1-based) to the nearest head line (1-based) with its text.
+    kept: std::collections::HashMap<u32, u32>,
+}
+
+impl Lookup {
+    /// For the pinned lines `old` (1-based number to text).
+    pub fn new(old: &std::collections::BTreeMap<u32, String>) -> Lookup {
+        let mut by_text: std::collections::HashMap<String, Vec<u32>> = Default::default();
+        for (n, text) in old {
+            by_text.entry(text.clone()).or_default().push(*n);
+        }
+        Lookup {
+            by_text,
+            kept: Default::default(),
+        }
+    }
+
+    /// Head line `index` (0-based) is `bytes`.
+    pub fn see(&mut self, index: usize, bytes: &[u8]) {
+        let text = String::from_utf8_lossy(bytes);
+        let Some(pinned) = self.by_text.get(text.as_ref()) else {
+            return;
+        };
+        let h = index as u32 + 1;
+        for &n in pinned {
+            let closer = match self.kept.get(&n) {
+                Some(&best) => h.abs_diff(n) < best.abs_diff(n),
+                None => true,
+            };
+            if closer {
+                self.kept.insert(n, h);
+            }
+        }
+    }
+}
+
+/// [`facts`] for documents too large to diff (either one read as a stream,
+/// issues 12, 13): a wanted pinned line (`old`, of a document of `old_len`
+/// lines) is kept at the head line with the very same text nearest to it, else
+/// it is removed. Bounded work and memory, but an edit in place reads as a
+/// removal (no `head_line` for a superseded value): README, "Large documents".
+pub fn facts_by_lookup(
+    old: &std::collections::BTreeMap<u32, String>,
+    old_len: usize,
+    lookup: &Lookup,
+    claims: &[(&Claim, &Verdict)],
+) -> Facts {
+    let at = |line: u32| match lookup.kept.get(&line) {
+        Some(&h) => Fate::Kept(h),
+        None => Fate::Removed,
+    };
+    let text = |n: u32| old.get(&n).map(|l| excerpt(l)).unwrap_or_default();
+    let mut cited: Vec<u32> = claims
+        .iter()
+        .filter_map(|(c, _)| c.lines)
+        .flat_map(|l| (l.first()..=l.last()).take(MAX_WANTED_PER_CLAIM))
+        .filter(|&n| (n as usize) <= old_len)
+        .collect();
+    cited.sort_unstable();
+    cited.dedup();
+    let cited = cited.into_iter().map(|n| (n, text(n), at(n))).collect();
+    let superseded = claims
+        .iter()
+        .map(|(c, v)| {
+            let (Some(line), Some(_)) = (v.found_line, expected(c)) else {
+                return None;
+            };
+            match at(line) {
+                Fate::Kept(_) => None,
+                _ => Some((text(line), None)),
+            }
+        })
+        .collect();
+    Facts { cited, superseded }
+}
+
 /// The key of a source's [`Facts`] between blob `pinned` and blob `head`
 /// (`None`: the path is gone at the head).
 pub fn facts_key(pinned: &str, head: Option<&str>, claims: &[(&Claim, &Verdict)]) -> [u8; 32] {

@@ -696,7 +696,13 @@ fn damage(repo: &Repository, docs: &[(Oid, Option<String>)]) -> Option<String> {
                 ))
             }
         };
-        if entry.kind() == Some(git2::ObjectType::Blob) {
+        // A blob over the stream threshold is not read whole here (that would
+        // hold it in memory): every streamed read checks it against its id
+        // (`fetch::stream`), so its damage is still said, never judged from.
+        let streamed = odb
+            .read_header(entry.id())
+            .is_ok_and(|(size, _)| size as u64 > super::stream::STREAM_THRESHOLD);
+        if entry.kind() == Some(git2::ObjectType::Blob) && !streamed {
             if let Err(e) = odb.read(entry.id()) {
                 return Some(format!(
                     "has `{path}` at `{oid}` unreadable: {}",

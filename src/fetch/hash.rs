@@ -24,7 +24,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     to_hex(&Sha256::digest(bytes))
 }
 
-fn to_hex(bytes: &[u8]) -> String {
+pub(crate) fn to_hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(bytes.len() * 2);
     for b in bytes {
@@ -82,6 +82,197 @@ pub fn matching_variant(bytes: &[u8], expected_hex: &str) -> Option<&'static str
         .into_iter()
         .find(|(_, v)| sha256_hex(v) == expected)
         .map(|(name, _)| name)
+}
+
+/// A document's length and sha256, and its variants' sha256 by index into
+/// [`VARIANT_NAMES`].
+pub type VariantHashes = (u64, [u8; 32], Vec<(u8, [u8; 32])>);
+
+/// A sha256 and a byte count, fed in pieces.
+#[derive(Clone, Default)]
+struct Counted {
+    sha: Sha256,
+    len: u64,
+}
+
+impl Counted {
+    fn feed(&mut self, bytes: &[u8]) {
+        self.sha.update(bytes);
+        self.len += bytes.len() as u64;
+    }
+
+    fn done(self) -> (u64, [u8; 32]) {
+        (self.len, self.sha.finalize().into())
+    }
+}
+
+/// The sha256 of a document and of each of its [`variants`], computed in one
+/// pass over a stream (issue 13: a 1 GB document with a wrong hash took six
+/// copies of itself in memory): each variant is a small transformer that feeds
+/// its own hasher, holding back at most the last two bytes.
+#[derive(Default)]
+pub struct VariantHasher {
+    base: Counted,
+    crlf: Counted,
+    lf: Counted,
+    bom: Counted,
+    no_bom: Counted,
+    no_trailing: Counted,
+    /// The last byte seen (for a line end split across pieces).
+    last: Option<u8>,
+    /// `lf`: a `\r` at the end of the last piece, not yet known to end a CRLF.
+    pending_cr: bool,
+    /// `no-bom`: the first bytes, until three are known.
+    head: Vec<u8>,
+    head_done: bool,
+    /// `no-trailing-newline`: the last two bytes, held back.
+    tail: Vec<u8>,
+    /// Whether the document contains a CRLF.
+    crlf_doc: bool,
+}
+
+impl VariantHasher {
+    pub fn new() -> VariantHasher {
+        let mut h = VariantHasher::default();
+        h.bom.feed(BOM);
+        h
+    }
+
+    pub fn update(&mut self, chunk: &[u8]) {
+        if chunk.is_empty() {
+            return;
+        }
+        self.base.feed(chunk);
+        self.bom.feed(chunk);
+        if self.last == Some(b'\r') && chunk[0] == b'\n'
+            || memchr::memmem::find(chunk, b"\r\n").is_some()
+        {
+            self.crlf_doc = true;
+        }
+        // crlf: every lone LF becomes CRLF.
+        let mut start = 0;
+        for p in memchr::memchr_iter(b'\n', chunk) {
+            self.crlf.feed(&chunk[start..p]);
+            let prev = if p > 0 { Some(chunk[p - 1]) } else { self.last };
+            self.crlf
+                .feed(if prev == Some(b'\r') { b"\n" } else { b"\r\n" });
+            start = p + 1;
+        }
+        self.crlf.feed(&chunk[start..]);
+        // lf: every CRLF becomes LF.
+        let mut from = 0;
+        if self.pending_cr {
+            self.pending_cr = false;
+            if chunk[0] != b'\n' {
+                self.lf.feed(b"\r");
+            }
+        }
+        for p in memchr::memchr_iter(b'\r', chunk) {
+            self.lf.feed(&chunk[from..p]);
+            from = p + 1;
+            match chunk.get(p + 1) {
+                Some(b'\n') => {}
+                Some(_) => self.lf.feed(b"\r"),
+                None => self.pending_cr = true,
+            }
+        }
+        self.lf.feed(&chunk[from..]);
+        // no-bom: the first three bytes decide.
+        if self.head_done {
+            self.no_bom.feed(chunk);
+        } else {
+            self.head.extend_from_slice(chunk);
+            if self.head.len() >= BOM.len() {
+                self.head_done = true;
+                let head = std::mem::take(&mut self.head);
+                self.no_bom.feed(head.strip_prefix(BOM).unwrap_or(&head));
+            }
+        }
+        // no-trailing-newline: all but the last two bytes.
+        if chunk.len() >= 2 {
+            let tail = std::mem::take(&mut self.tail);
+            self.no_trailing.feed(&tail);
+            self.no_trailing.feed(&chunk[..chunk.len() - 2]);
+            self.tail.extend_from_slice(&chunk[chunk.len() - 2..]);
+        } else {
+            self.tail.extend_from_slice(chunk);
+            if self.tail.len() > 2 {
+                let cut = self.tail.len() - 2;
+                self.no_trailing.feed(&self.tail[..cut]);
+                self.tail.drain(..cut);
+            }
+        }
+        self.last = chunk.last().copied();
+    }
+
+    /// The document's length and sha256, and each variant's sha256 by index into
+    /// [`VARIANT_NAMES`], as [`variants`] gives them: only those that differ from
+    /// the document and from one another (compared by length and hash).
+    pub fn finish(mut self) -> VariantHashes {
+        if self.pending_cr {
+            self.lf.feed(b"\r");
+        }
+        if !self.head_done {
+            let head = std::mem::take(&mut self.head);
+            self.no_bom.feed(head.strip_prefix(BOM).unwrap_or(&head));
+        }
+        let tail = std::mem::take(&mut self.tail);
+        let kept = tail
+            .strip_suffix(b"\r\n")
+            .or_else(|| tail.strip_suffix(b"\n"))
+            .unwrap_or(&tail);
+        self.no_trailing.feed(kept);
+        let mut trailing = self.base.clone();
+        if self.last != Some(b'\n') {
+            trailing.feed(if self.crlf_doc { b"\r\n" } else { b"\n" });
+        }
+        let base = self.base.done();
+        let candidates = [
+            self.crlf.done(),
+            self.lf.done(),
+            self.bom.done(),
+            self.no_bom.done(),
+            trailing.done(),
+            self.no_trailing.done(),
+        ];
+        let mut seen = vec![base];
+        let mut out = Vec::new();
+        for (i, v) in candidates.into_iter().enumerate() {
+            if !seen.contains(&v) {
+                seen.push(v);
+                out.push((i as u8, v.1));
+            }
+        }
+        (base.0, base.1, out)
+    }
+}
+
+/// The length and sha256 of what `reader` gives, read in pieces.
+pub fn stream_sha256(mut reader: impl std::io::Read) -> std::io::Result<(u64, [u8; 32])> {
+    let mut h = Counted::default();
+    let mut buf = vec![0u8; 256 << 10];
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) => return Ok(h.done()),
+            Ok(n) => h.feed(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// [`VariantHasher`] over what `reader` gives.
+pub fn stream_variant_hashes(mut reader: impl std::io::Read) -> std::io::Result<VariantHashes> {
+    let mut h = VariantHasher::new();
+    let mut buf = vec![0u8; 256 << 10];
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) => return Ok(h.finish()),
+            Ok(n) => h.update(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
@@ -247,6 +438,21 @@ impl BlobHashCache {
         blob: Oid,
         read: impl FnOnce() -> Option<Vec<u8>>,
     ) -> Option<(String, Vec<(&'static str, String)>)> {
+        self.with_variant_hashes(blob, || {
+            let bytes = read()?;
+            let mut h = VariantHasher::new();
+            h.update(&bytes);
+            Some(h.finish())
+        })
+    }
+
+    /// [`Self::with_variants`], with `compute` giving the length, sha256 and
+    /// variant hashes itself (a streamed document: see [`VariantHasher`]).
+    pub fn with_variant_hashes(
+        &self,
+        blob: Oid,
+        compute: impl FnOnce() -> Option<VariantHashes>,
+    ) -> Option<(String, Vec<(&'static str, String)>)> {
         let k = key(blob)?;
         let shown = |(sha, vars): &([u8; 32], Vec<(u8, [u8; 32])>)| {
             let named = vars
@@ -271,18 +477,10 @@ impl BlobHashCache {
                 return Some(shown(known));
             }
         }
-        let bytes = read()?;
-        let sha: [u8; 32] = Sha256::digest(&bytes).into();
-        let vars: Vec<(u8, [u8; 32])> = variants(&bytes)
-            .into_iter()
-            .filter_map(|(name, v)| {
-                let i = VARIANT_NAMES.iter().position(|n| *n == name)?;
-                Some((u8::try_from(i).ok()?, Sha256::digest(&v).into()))
-            })
-            .collect();
+        let (len, sha, vars) = compute()?;
         let entry = (sha, vars);
         let out = shown(&entry);
-        self.put(blob, bytes.len(), sha);
+        self.put(blob, usize::try_from(len).unwrap_or(usize::MAX), sha);
         let mut memo = self.memo();
         memo.variants.insert(k, entry);
         memo.variants_added += 1;
@@ -522,6 +720,45 @@ mod tests {
         let known = again.with_variants(blob, || panic!("read although known"));
         assert_eq!(known, Some((sha.clone(), vars)));
         assert_eq!(again.get(blob, 4), Some(sha));
+    }
+
+    #[test]
+    fn streamed_variant_hashes_equal_the_in_memory_variants_whatever_the_pieces() {
+        let docs: [&[u8]; 12] = [
+            b"",
+            b"\n",
+            b"\r",
+            b"\r\n",
+            b"a\nb\n",
+            b"a\r\nb",
+            b"\xEF\xBB\xBFa\r\nb\r\n",
+            b"\xEF\xBB",
+            b"\xEF\xBB\xBF",
+            b"x\r\r\n\n\ry\r",
+            b"mixed\r\nand\nlone\rends\n\n",
+            b"\xEF\xBB\xBF\n",
+        ];
+        for doc in docs {
+            let want: Vec<(u8, String)> = variants(doc)
+                .into_iter()
+                .map(|(name, v)| {
+                    let i = VARIANT_NAMES.iter().position(|n| *n == name).expect("name");
+                    (i as u8, sha256_hex(&v))
+                })
+                .collect();
+            for piece in [1, 2, 3, 5, 64] {
+                let mut h = VariantHasher::new();
+                for c in doc.chunks(piece) {
+                    h.update(c);
+                }
+                let (len, sha, got) = h.finish();
+                assert_eq!(len, doc.len() as u64);
+                assert_eq!(to_hex(&sha), sha256_hex(doc));
+                let got: Vec<(u8, String)> =
+                    got.into_iter().map(|(i, h)| (i, to_hex(&h))).collect();
+                assert_eq!(got, want, "{doc:?} in pieces of {piece}");
+            }
+        }
     }
 
     #[test]

@@ -23,6 +23,7 @@ mod http;
 pub mod lfs;
 pub mod repo;
 pub mod rewrite;
+pub mod stream;
 pub mod tls;
 pub mod url;
 
@@ -31,7 +32,9 @@ pub use git::{
     FoundBy, GitCache, SyncOptions, SyncReport, WantedStatus, DEFAULT_DEADLINE,
     DEFAULT_MAX_FETCH_BYTES, DEFAULT_MAX_REF_BYTES,
 };
-pub use hash::{matching_variant, sha256_hex, variants, BlobHashCache};
+pub use hash::{
+    matching_variant, sha256_hex, stream_sha256, stream_variant_hashes, variants, BlobHashCache,
+};
 pub use repo::{Blob, CachedRepo, PathVersion};
 pub use rewrite::{apply_rewrites, Rewrite, RewriteError};
 pub use url::{cache_relpath, redact, redact_text};

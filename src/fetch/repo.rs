@@ -225,6 +225,31 @@ impl CachedRepo {
         Ok(blob.content().to_vec())
     }
 
+    /// The content of blob `id` as a stream whose end checks the blob id (see
+    /// [`super::stream`]): memory stays bounded whatever the blob's size. A blob
+    /// the object files can't stream (a delta whose base is in no pack, an
+    /// object in an alternate) is read whole through libgit2 when it is at most
+    /// `max_whole` bytes, else `Ok(None)`. Read errors carry a [`FetchError`] (`CacheDamaged` for an
+    /// object that does not inflate or hash to its id).
+    pub fn blob_stream(
+        &self,
+        id: Oid,
+        max_whole: u64,
+    ) -> Result<Option<Box<dyn std::io::Read + Send>>, FetchError> {
+        let dir = self.repo.path().to_path_buf();
+        let opened = super::stream::open_blob(&dir, id).map_err(|e| damaged_or_io(&dir, e))?;
+        match opened {
+            super::stream::Opened::Stream(inner) => Ok(Some(Box::new(Checked { inner, dir }))),
+            super::stream::Opened::Delta | super::stream::Opened::NotFound => {
+                if self.blob_size(id).is_some_and(|size| size > max_whole) {
+                    return Ok(None);
+                }
+                let bytes = self.blob_bytes(id)?;
+                Ok(Some(Box::new(std::io::Cursor::new(bytes))))
+            }
+        }
+    }
+
     /// The blob id at `path` in `commit`, or `None` (see [`Self::read_blob`]).
     pub fn blob_id_at(&self, commit: Oid, path: &str) -> Result<Option<Oid>, FetchError> {
         let commit = self.repo.find_commit(commit).map_err(|e| self.err(&e))?;
@@ -363,4 +388,38 @@ fn blob_in_tree(tree: &git2::Tree<'_>, path: &str) -> Option<Oid> {
     }
     let entry = tree.get_path(Path::new(path)).ok()?;
     (entry.kind() == Some(ObjectType::Blob)).then(|| entry.id())
+}
+
+/// A streamed blob whose read errors say what failed as a [`FetchError`].
+struct Checked {
+    inner: super::stream::BlobReader,
+    dir: PathBuf,
+}
+
+impl std::io::Read for Checked {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.inner.read(buf).map_err(|e| {
+            let kind = e.kind();
+            std::io::Error::new(kind, damaged_or_io(&self.dir, e))
+        })
+    }
+}
+
+/// An object file that can't be read as git wrote it is damage; anything else
+/// (permissions, a vanished file) an I/O failure.
+fn damaged_or_io(dir: &Path, e: std::io::Error) -> FetchError {
+    if matches!(
+        e.kind(),
+        std::io::ErrorKind::InvalidData | std::io::ErrorKind::UnexpectedEof
+    ) {
+        FetchError::CacheDamaged {
+            path: dir.to_path_buf(),
+            reason: format!("has an object that can't be read back: {e}"),
+        }
+    } else {
+        FetchError::Io {
+            path: dir.to_path_buf(),
+            source: e,
+        }
+    }
 }

@@ -10,6 +10,7 @@ use super::{
     model, DocRef, Head, ModelFacts, ModelRef, OtherVersion, Provider, RevisionFacts, Snapshot,
     Unchecked, WeightFile,
 };
+use crate::fetch::stream::STREAM_THRESHOLD;
 use crate::fetch::{BlobHashCache, CachedRepo, FetchError, FoundBy, GitCache, SyncReport};
 use crate::sources::{self, SyncPlan};
 
@@ -63,6 +64,11 @@ pub struct GitProvider {
     max_document_size: u64,
 }
 
+/// `--max-document-size` for git documents by default: 4 GiB. Documents over
+/// [`STREAM_THRESHOLD`] are read as streams, so the ceiling bounds the work
+/// (each pass over a 4 GiB document takes seconds), not the memory.
+pub const DEFAULT_MAX_SIZE: u64 = 4 << 30;
+
 /// Why a document over `--max-document-size` was not read.
 fn too_large(size: u64, max: u64) -> Unchecked {
     let mib = |n: u64| format!("{:.1} MiB", n as f64 / (1024.0 * 1024.0));
@@ -90,7 +96,7 @@ impl GitProvider {
             snapshots: RefCell::default(),
             snapshot_bytes: std::cell::Cell::new(0),
             persist: true,
-            max_document_size: super::http::DEFAULT_MAX_SIZE,
+            max_document_size: DEFAULT_MAX_SIZE,
         }
     }
 
@@ -98,6 +104,69 @@ impl GitProvider {
     pub fn with_max_document_size(mut self, max: u64) -> GitProvider {
         self.max_document_size = max;
         self
+    }
+
+    /// Blob `id` of `r`'s repository as a stream that checks the blob id at its
+    /// end (see [`CachedRepo::blob_stream`]).
+    fn blob_reader(
+        &self,
+        r: &DocRef,
+        repo: &CachedRepo,
+        id: Oid,
+    ) -> Result<Box<dyn std::io::Read + Send>, Unchecked> {
+        match repo.blob_stream(id, self.max_document_size) {
+            Ok(Some(reader)) => Ok(reader),
+            Ok(None) => Err(Unchecked::Unresolvable(sources::Skip(format!(
+                "blob `{id}` can't be read as a stream (a delta whose base is in no pack of the cache) and reading it whole is over --max-document-size (`{}` bytes); not read (raise --max-document-size to check it)",
+                self.max_document_size
+            )))),
+            Err(e) => Err(tool(r, e)),
+        }
+    }
+
+    /// The snapshot of a blob too large to hold: its sha256 from the store, or
+    /// computed from a stream (issues 12, 13); its bytes are never kept.
+    fn streamed_snapshot(
+        &self,
+        r: &DocRef,
+        repo: &CachedRepo,
+        id: Oid,
+        size: u64,
+    ) -> Result<Snapshot, Unchecked> {
+        let sha256 = match self
+            .hashes
+            .get(id, usize::try_from(size).unwrap_or(usize::MAX))
+        {
+            Some(hex) => hex,
+            None => {
+                let reader = self.blob_reader(r, repo, id)?;
+                let (len, sha) = crate::fetch::stream_sha256(reader)
+                    .map_err(|e| super::read_failed(&r.remote, e))?;
+                self.hashes
+                    .put(id, usize::try_from(len).unwrap_or(usize::MAX), sha);
+                crate::fetch::hash::to_hex(&sha)
+            }
+        };
+        Ok(Snapshot {
+            bytes: Vec::new(),
+            loaded: false,
+            sha256,
+            git_blob: Some(id.to_string()),
+            streamed: true,
+        })
+    }
+
+    /// The sha256 and variant hashes of a blob too large to hold, streamed.
+    fn streamed_variants(
+        &self,
+        r: &DocRef,
+        repo: &CachedRepo,
+        id: Oid,
+    ) -> Option<(String, Vec<(&'static str, String)>)> {
+        self.hashes.with_variant_hashes(id, || {
+            let reader = self.blob_reader(r, repo, id).ok()?;
+            crate::fetch::stream_variant_hashes(reader).ok()
+        })
     }
 
     /// Whether blob `id` of `repo` is within `--max-document-size` (a blob whose
@@ -368,6 +437,9 @@ impl Provider for GitProvider {
                 if size > self.max_document_size {
                     return Err(too_large(size, self.max_document_size));
                 }
+                if size > STREAM_THRESHOLD {
+                    return self.streamed_snapshot(r, &remote.repo, id, size).map(Some);
+                }
             }
         }
         let Some(blob) = remote
@@ -382,6 +454,7 @@ impl Provider for GitProvider {
             git_blob: Some(blob.id.to_string()),
             bytes: blob.bytes,
             loaded: true,
+            streamed: false,
         };
         let size = snapshot.bytes.len();
         let used = self.snapshot_bytes.get();
@@ -420,9 +493,14 @@ impl Provider for GitProvider {
                 return None;
             }
             // From the store when this blob was seen before: nothing is read.
-            let (sha, variants) = self.hashes.with_variants(v.blob, || {
-                self.fits(repo, v.blob).then(|| repo.blob(v.blob)).flatten()
-            })?;
+            let size = repo.blob_size(v.blob).unwrap_or(0);
+            let (sha, variants) = if size > STREAM_THRESHOLD && self.fits(repo, v.blob) {
+                self.streamed_variants(r, repo, v.blob)?
+            } else {
+                self.hashes.with_variants(v.blob, || {
+                    self.fits(repo, v.blob).then(|| repo.blob(v.blob)).flatten()
+                })?
+            };
             let variant = if sha == expected {
                 None
             } else {
@@ -459,12 +537,21 @@ impl Provider for GitProvider {
             return crate::fetch::matching_variant(&pinned.bytes, expected);
         };
         // From `variants.store` when this blob was seen before: nothing is read.
-        let (_, variants) = self.hashes.with_variants(id, || {
-            if pinned.loaded {
-                return Some(pinned.bytes.clone());
-            }
-            self.remote(r).ok()?.repo.blob(id)
-        })?;
+        let known = if pinned.streamed {
+            self.streamed_variants(r, &self.remote(r).ok()?.repo, id)
+        } else {
+            None
+        };
+        let (_, variants) = match known {
+            Some(found) => found,
+            None if pinned.streamed => return None,
+            None => self.hashes.with_variants(id, || {
+                if pinned.loaded {
+                    return Some(pinned.bytes.clone());
+                }
+                self.remote(r).ok()?.repo.blob(id)
+            })?,
+        };
         let expected = expected.to_ascii_lowercase();
         variants
             .into_iter()
@@ -485,7 +572,8 @@ impl Provider for GitProvider {
             return Ok(Some(seen.clone()));
         }
         // Over the size cap: never read, whatever a store remembers of it.
-        if let Some(size) = remote.repo.blob_size(id) {
+        let size = remote.repo.blob_size(id);
+        if let Some(size) = size {
             if size > self.max_document_size {
                 return Err(too_large(size, self.max_document_size));
             }
@@ -498,6 +586,7 @@ impl Provider for GitProvider {
                 loaded: false,
                 sha256,
                 git_blob: Some(id.to_string()),
+                streamed: size.is_some_and(|s| s > STREAM_THRESHOLD),
             })),
             None => self.snapshot(r),
         }
@@ -506,6 +595,12 @@ impl Provider for GitProvider {
     fn load(&self, r: &DocRef, snapshot: &mut Snapshot) -> Result<(), Unchecked> {
         if snapshot.loaded {
             return Ok(());
+        }
+        if snapshot.streamed {
+            // Read piece by piece through `open`, never whole.
+            return Err(Unchecked::Unresolvable(sources::Skip(
+                "document is too large to read whole; it is read as a stream".into(),
+            )));
         }
         let id = snapshot
             .git_blob
@@ -532,12 +627,30 @@ impl Provider for GitProvider {
                 loaded: true,
                 sha256: snapshot.sha256.clone(),
                 git_blob: snapshot.git_blob.clone(),
+                streamed: false,
             };
             self.snapshots.borrow_mut().insert(id, seen);
         }
         snapshot.bytes = bytes;
         snapshot.loaded = true;
         Ok(())
+    }
+
+    fn open<'a>(
+        &'a self,
+        r: &DocRef,
+        snapshot: &'a Snapshot,
+    ) -> Result<Box<dyn std::io::Read + 'a>, Unchecked> {
+        if snapshot.loaded {
+            return Ok(Box::new(snapshot.bytes.as_slice()));
+        }
+        let id = snapshot
+            .git_blob
+            .as_deref()
+            .and_then(|b| Oid::from_str(b).ok())
+            .ok_or_else(|| Unchecked::Unresolvable(sources::Skip("no blob id".into())))?;
+        let remote = self.remote(r)?;
+        Ok(self.blob_reader(r, &remote.repo, id)?)
     }
 
     fn fork(&self) -> Option<Box<dyn Provider + Send>> {
@@ -638,6 +751,7 @@ impl Provider for GitProvider {
                     git_blob: Some(b.to_string()),
                     bytes: Vec::new(),
                     loaded: false,
+                    streamed: repo.blob_size(b).is_some_and(|s| s > STREAM_THRESHOLD),
                 });
                 let seen = (head_blob, document);
                 remote.heads.borrow_mut().insert(memo_key, seen.clone());

@@ -579,6 +579,14 @@ impl<P: super::Provider> super::Provider for WithWeb<P> {
         self.inner.load(r, snapshot)
     }
 
+    fn open<'a>(
+        &'a self,
+        r: &super::DocRef,
+        snapshot: &'a super::Snapshot,
+    ) -> Result<Box<dyn std::io::Read + 'a>, super::Unchecked> {
+        self.inner.open(r, snapshot)
+    }
+
     fn matching_variant(
         &self,
         r: &super::DocRef,

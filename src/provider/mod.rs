@@ -73,6 +73,10 @@ pub struct Snapshot {
     pub sha256: String,
     /// The git blob id, where the document is a git blob.
     pub git_blob: Option<String>,
+    /// Whether the document is too large to hold (over
+    /// [`crate::fetch::stream::STREAM_THRESHOLD`]): its bytes are never loaded,
+    /// checks read it as a stream through [`Provider::open`] (issues 12, 13).
+    pub streamed: bool,
 }
 
 /// Another version of a document whose bytes (or a variant of them) have a
@@ -131,6 +135,26 @@ impl fmt::Display for Unchecked {
     }
 }
 
+/// Why reading a streamed document of `remote` failed part way: the cache's
+/// problem (damaged object, unreadable file), never a finding.
+pub fn read_failed(remote: &str, e: std::io::Error) -> Unchecked {
+    let error = match e.into_inner().map(|inner| inner.downcast::<FetchError>()) {
+        Some(Ok(fetch)) => *fetch,
+        Some(Err(other)) => FetchError::Git {
+            url: crate::url::redact(remote),
+            reason: other.to_string(),
+        },
+        None => FetchError::Git {
+            url: crate::url::redact(remote),
+            reason: "reading the document failed".into(),
+        },
+    };
+    Unchecked::Tool {
+        remote: remote.to_string(),
+        error: Arc::new(error),
+    }
+}
+
 /// Where cited documents come from (see the module docs).
 pub trait Provider {
     /// Gets everything `refs` need onto disk: one sync per repository, however many
@@ -174,6 +198,23 @@ pub trait Provider {
     fn load(&self, r: &DocRef, snapshot: &mut Snapshot) -> Result<(), Unchecked> {
         let _ = (r, snapshot);
         Ok(())
+    }
+
+    /// The bytes of `snapshot` (a document of `r`) as a stream: its bytes when
+    /// loaded, else read afresh, piece by piece, for a [`Snapshot::streamed`]
+    /// document. Read errors are turned into [`Unchecked`] by [`read_failed`].
+    fn open<'a>(
+        &'a self,
+        r: &DocRef,
+        snapshot: &'a Snapshot,
+    ) -> Result<Box<dyn std::io::Read + 'a>, Unchecked> {
+        let _ = r;
+        if snapshot.loaded {
+            return Ok(Box::new(snapshot.bytes.as_slice()));
+        }
+        Err(Unchecked::Unresolvable(crate::sources::Skip(
+            "this provider does not stream documents".into(),
+        )))
     }
 
     /// The name of the first variant (`crlf`, `bom`, ...) of the pinned document
@@ -282,6 +323,13 @@ impl Provider for Box<dyn Provider + Send> {
     }
     fn load(&self, r: &DocRef, snapshot: &mut Snapshot) -> Result<(), Unchecked> {
         (**self).load(r, snapshot)
+    }
+    fn open<'a>(
+        &'a self,
+        r: &DocRef,
+        snapshot: &'a Snapshot,
+    ) -> Result<Box<dyn std::io::Read + 'a>, Unchecked> {
+        (**self).open(r, snapshot)
     }
     fn matching_variant(
         &self,

@@ -16,6 +16,8 @@ one process, and a reader finds the tests of a capability by its name.
 - [`bad_input`]: inputs pinaudit must survive, naming the culprit.
 - [`bounded_inputs`]: a huge document is an `unchecked` source, not an abort;
   record import linear in its input, with every position right.
+- [`large_documents`]: documents over the stream threshold judged as streams, with
+  the audit's peak memory measured.
 - [`recheck`]: scheduled re-checks: fingerprints, `diff`, `--baseline`,
   `pinaudit.toml`, ignore-aware input walking, exit status 3.
 - [`regression`]: one test per defect found in review, named after the defect.
@@ -50,6 +52,7 @@ mod explain;
 mod formats;
 mod git_sources;
 mod import;
+mod large_documents;
 mod matcher_corpus;
 mod net;
 mod properties;
