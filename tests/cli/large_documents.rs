@@ -221,18 +221,7 @@ fn a_large_document_is_judged_as_a_stream_in_bounded_memory() {
     work.write_pin(&crate::common::forge::pin("big", &[s], &[c1, c2]));
 
     let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
-    // Over git://, libgit2 reads the pack on the stream it listed refs on, which
-    // the ref budget bounds: raised for a pack this size.
-    let (r, rss) = audit_measured(
-        &work,
-        &[
-            "--rewrite",
-            &to_daemon(&daemon),
-            "--max-refs-mib",
-            "1024",
-            "pins",
-        ],
-    );
+    let (r, rss) = audit_measured(&work, &["--rewrite", &to_daemon(&daemon), "pins"]);
     drop(daemon);
 
     let src = r.source("big", "log");
@@ -388,16 +377,7 @@ fn an_edited_large_document_is_read_through_its_delta() {
     let c2 = claim("prefill", PREFILL - 1, 812.0);
     work.write_pin(&crate::common::forge::pin("big", &[s], &[c1, c2]));
     let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
-    let (r, rss) = audit_measured(
-        &work,
-        &[
-            "--rewrite",
-            &to_daemon(&daemon),
-            "--max-refs-mib",
-            "1024",
-            "pins",
-        ],
-    );
+    let (r, rss) = audit_measured(&work, &["--rewrite", &to_daemon(&daemon), "pins"]);
     drop(daemon);
 
     // The case this test is about: the pinned blob is a delta in the cache.
