@@ -469,7 +469,8 @@ fn basic(user: &str, pass: &str) -> io::Result<HeaderValue> {
 /// The client of one connection: a runtime of its own (libgit2 calls from a
 /// blocking thread), redirects left to [`Shared::send`], names resolved (and
 /// checked) by [`crate::net::Resolver`], proxies from the environment, and
-/// the certificates of `SSL_CERT_FILE` beside the built-in roots.
+/// the certificates of `SSL_CERT_FILE` (else the system's CA bundle) beside
+/// the built-in roots ([`super::tls::extra_roots`]).
 fn build(budget: &Budget) -> Result<Inner, String> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -479,12 +480,8 @@ fn build(budget: &Budget) -> Result<Inner, String> {
         .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(budget.connect)
         .dns_resolver(crate::net::Resolver::new(budget.public_only));
-    if let Some(file) = std::env::var_os("SSL_CERT_FILE").filter(|f| f != "/dev/null") {
-        if let Ok(pem) = std::fs::read(&file) {
-            for cert in reqwest::Certificate::from_pem_bundle(&pem).unwrap_or_default() {
-                builder = builder.add_root_certificate(cert);
-            }
-        }
+    for cert in super::tls::extra_roots() {
+        builder = builder.add_root_certificate(cert);
     }
     let client = builder
         .build()

@@ -76,6 +76,60 @@ fn load_real_certificates(users: Option<std::ffi::OsString>) {
     }
 }
 
+/// Certificates pinaudit's own HTTPS clients (git over smart HTTP, web
+/// documents) trust beside the built-in Mozilla roots: those of the file the
+/// user's `SSL_CERT_FILE` names, else the system's CA bundle (as libgit2's
+/// OpenSSL trusted before pinaudit had its own transport), so a CA that is only
+/// in the system store, such as a company's proxy, keeps working. Parsed once
+/// per file per process.
+pub fn extra_roots() -> Vec<reqwest::Certificate> {
+    static PARSED: Mutex<Option<(std::path::PathBuf, Vec<reqwest::Certificate>)>> =
+        Mutex::new(None);
+    let users = match DECIDED.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+        Some(users) => users.clone(),
+        None => std::env::var_os(ENV_CERT_FILE),
+    };
+    let file = match users.filter(|f| f != EMPTY) {
+        Some(file) => std::path::PathBuf::from(file),
+        None => match system_bundle() {
+            Some(file) => file,
+            None => return Vec::new(),
+        },
+    };
+    let mut parsed = PARSED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((seen, certs)) = parsed.as_ref() {
+        if *seen == file {
+            return certs.clone();
+        }
+    }
+    let certs = parse_bundle(&file);
+    *parsed = Some((file, certs.clone()));
+    certs
+}
+
+/// The certificates of a PEM bundle; none when it can't be read or parsed.
+fn parse_bundle(file: &std::path::Path) -> Vec<reqwest::Certificate> {
+    std::fs::read(file)
+        .ok()
+        .and_then(|pem| reqwest::Certificate::from_pem_bundle(&pem).ok())
+        .unwrap_or_default()
+}
+
+/// The system's CA bundle file, found where OpenSSL builds look for it.
+fn system_bundle() -> Option<std::path::PathBuf> {
+    const NAMES: [&str; 6] = [
+        "cert.pem",
+        "certs.pem",
+        "ca-bundle.pem",
+        "cacert.pem",
+        "ca-certificates.crt",
+        "certs/ca-certificates.crt",
+    ];
+    openssl_probe::candidate_cert_dirs()
+        .flat_map(|dir| NAMES.iter().map(move |name| dir.join(name)))
+        .find(|file| file.is_file())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,5 +141,14 @@ mod tests {
         assert!(!may_use_tls("git://127.0.0.1:9418/r.git"));
         assert!(!may_use_tls("ssh://git@host/r.git"));
         assert!(!may_use_tls("/srv/git/r.git"));
+    }
+
+    #[test]
+    fn the_system_bundle_is_read_where_there_is_one() {
+        if let Some(file) = system_bundle() {
+            assert!(!parse_bundle(&file).is_empty(), "{}", file.display());
+        }
+        assert!(parse_bundle(std::path::Path::new(EMPTY)).is_empty());
+        assert!(parse_bundle(std::path::Path::new("/nonexistent/ca.pem")).is_empty());
     }
 }

@@ -231,7 +231,11 @@ fn client(opts: &WebOptions) -> Result<ClientWithMiddleware, String> {
             None => attempt.follow(),
         }
     });
-    let inner = reqwest::Client::builder()
+    let mut inner = reqwest::Client::builder();
+    for cert in crate::fetch::tls::extra_roots() {
+        inner = inner.add_root_certificate(cert);
+    }
+    let inner = inner
         .user_agent(concat!("pinaudit/", env!("CARGO_PKG_VERSION")))
         .connect_timeout(opts.timeout.min(Duration::from_secs(30)))
         .timeout(opts.timeout)
