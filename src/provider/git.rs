@@ -206,6 +206,7 @@ impl Drop for GitProvider {
         let _ = self.hashes.persist();
         let _ = self.drift.persist();
         let _ = self.checks.persist();
+        let _ = self.cache.persist_verified();
     }
 }
 
