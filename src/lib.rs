@@ -18,6 +18,7 @@ pub mod fingerprint;
 pub mod input;
 pub mod matcher;
 pub mod merge;
+pub mod par;
 pub(crate) mod pin;
 pub mod provider;
 pub mod record;
