@@ -103,7 +103,7 @@ impl GitProvider {
     /// Whether blob `id` of `repo` is within `--max-document-size` (a blob whose
     /// size can't be read is left to the read to report).
     fn fits(&self, repo: &CachedRepo, id: Oid) -> bool {
-        repo.blob_size(id)
+        self.blob_size(repo, id)
             .is_none_or(|size| size <= self.max_document_size)
     }
 
@@ -193,6 +193,29 @@ impl GitProvider {
         entry.extend_from_slice(oid.as_bytes());
         entry.push(u8::from(yes));
         self.checks.put(key, entry);
+    }
+}
+
+impl GitProvider {
+    /// The size of blob `id`: remembered in `checks.store` (reading a packed
+    /// blob's header rebuilds its delta chain's headers, a tenth of a re-check).
+    /// Only a size within `--max-document-size` is taken from the store; one over
+    /// it is read again, so a wrong entry can't make a document unchecked.
+    fn blob_size(&self, repo: &CachedRepo, id: Oid) -> Option<u64> {
+        let key = crate::store::CheckMemo::key("blob-size", &[id.as_bytes()]);
+        let remembered = self
+            .checks
+            .peek(&key, |v| {
+                <[u8; 8]>::try_from(v).ok().map(u64::from_le_bytes)
+            })
+            .flatten()
+            .filter(|&size| size <= self.max_document_size);
+        if remembered.is_some() {
+            return remembered;
+        }
+        let size = repo.blob_size(id)?;
+        self.checks.put(key, size.to_le_bytes().to_vec());
+        Some(size)
     }
 }
 
@@ -365,7 +388,7 @@ impl Provider for GitProvider {
                 return Ok(Some(seen.clone()));
             }
             // The size from the object header, before anything is inflated.
-            if let Some(size) = remote.repo.blob_size(id) {
+            if let Some(size) = self.blob_size(&remote.repo, id) {
                 if size > self.max_document_size {
                     return Err(too_large(size, self.max_document_size));
                 }
@@ -486,7 +509,7 @@ impl Provider for GitProvider {
             return Ok(Some(seen.clone()));
         }
         // Over the size cap: never read, whatever a store remembers of it.
-        if let Some(size) = remote.repo.blob_size(id) {
+        if let Some(size) = self.blob_size(&remote.repo, id) {
             if size > self.max_document_size {
                 return Err(too_large(size, self.max_document_size));
             }
