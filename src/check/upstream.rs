@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 use serde_json::{json, Value};
-use similar::{capture_diff_slices, get_diff_ratio, Algorithm, DiffOp};
+use similar::{capture_diff_slices, Algorithm, DiffOp};
 
 use crate::finding::{Code, Finding, Location};
 use crate::matcher;
@@ -142,12 +142,29 @@ fn diff(old: &[&str], new: &[&str], o: usize, n: usize, depth: usize, out: &mut 
     }
 }
 
-fn middle(old: &[&str], new: &[&str], o: usize, n: usize, depth: usize, out: &mut Vec<Op>) {
+fn middle<'t>(
+    old: &[&'t str],
+    new: &[&'t str],
+    o: usize,
+    n: usize,
+    depth: usize,
+    out: &mut Vec<Op>,
+) {
     if old.is_empty() || new.is_empty() {
         return;
     }
     if old.len() + new.len() <= MYERS_LINES {
-        for op in capture_diff_slices(Algorithm::Myers, old, new) {
+        // Lines as numbers (equal lines, equal numbers): the same diff, without
+        // comparing whole lines at every step.
+        let mut ids: std::collections::HashMap<&'t str, u32> =
+            std::collections::HashMap::with_capacity(old.len() + new.len());
+        let mut id_of = |line: &'t str| -> u32 {
+            let next = ids.len() as u32;
+            *ids.entry(line).or_insert(next)
+        };
+        let old_ids: Vec<u32> = old.iter().map(|l| id_of(l)).collect();
+        let new_ids: Vec<u32> = new.iter().map(|l| id_of(l)).collect();
+        for op in capture_diff_slices(Algorithm::Myers, &old_ids, &new_ids) {
             match op {
                 DiffOp::Equal {
                     old_index,
@@ -344,13 +361,31 @@ fn likeness(old: &[&str], new: &[&str]) -> Vec<f32> {
             } else if (2 * a.len().min(b.len())) as f32 / (total as f32) < ALIKE {
                 0.0
             } else {
-                let ops = capture_diff_slices(Algorithm::Myers, a, b);
-                get_diff_ratio(&ops, a.len(), b.len())
+                // What `similar::get_diff_ratio` of an exact (Myers) character diff
+                // gives, from the length of the longest common subsequence alone.
+                2.0 * matched(a, b) as f32 / total as f32
             };
             like.push(if r >= ALIKE { r } else { 0.0 });
         }
     }
     like
+}
+
+/// How many characters an exact (Myers) diff of `a` and `b` matches: what
+/// `similar::get_diff_ratio` counts, without capturing and compacting the diff's
+/// operations (which were most of a first audit's drift work).
+fn matched(a: &[char], b: &[char]) -> usize {
+    struct Matched(usize);
+    impl similar::algorithms::DiffHook for Matched {
+        type Error = std::convert::Infallible;
+        fn equal(&mut self, _old: usize, _new: usize, len: usize) -> Result<(), Self::Error> {
+            self.0 += len;
+            Ok(())
+        }
+    }
+    let mut m = Matched(0);
+    let Ok(()) = similar::algorithms::myers::diff(&mut m, a, 0..a.len(), b, 0..b.len());
+    m.0
 }
 
 /// `upstream-changed` evidence.
@@ -685,6 +720,39 @@ pub fn report(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn matched_gives_the_ratio_of_the_captured_character_diff() {
+        // Deterministic pseudo-random lines over small alphabets (many matches),
+        // of lengths around the word boundaries.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..3_000 {
+            let alphabet: Vec<char> = "ab#|. 9é".chars().take(2 + (round % 7)).collect();
+            let mut line = |max: u64| -> Vec<char> {
+                let len = (next() % max) as usize;
+                (0..len)
+                    .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                    .collect()
+            };
+            let a = line(if round % 3 == 0 { 200 } else { 70 });
+            let b = line(if round % 5 == 0 { 200 } else { 70 });
+            let ops = capture_diff_slices(Algorithm::Myers, &a, &b);
+            let want = similar::get_diff_ratio(&ops, a.len(), b.len());
+            let total = a.len() + b.len();
+            let got = if total == 0 {
+                1.0
+            } else {
+                2.0 * matched(&a, &b) as f32 / total as f32
+            };
+            assert_eq!(got, want, "{a:?} / {b:?}");
+        }
+    }
 
     #[test]
     fn follows_moved_edited_and_removed_lines() {
