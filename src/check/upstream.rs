@@ -358,7 +358,11 @@ fn likeness(old: &[&str], new: &[&str]) -> Vec<f32> {
             // lines of very different lengths need no diff.
             let r = if total == 0 {
                 1.0
-            } else if (2 * a.len().min(b.len())) as f32 / (total as f32) < ALIKE {
+            } else if (2 * a.len().min(b.len())) as f32 / (total as f32) < ALIKE
+                || (2 * shared(a, b)) as f32 / (total as f32) < ALIKE
+            {
+                // Not even the characters they have in common, in any order,
+                // would make them alike.
                 0.0
             } else {
                 // What `similar::get_diff_ratio` of an exact (Myers) character diff
@@ -371,10 +375,33 @@ fn likeness(old: &[&str], new: &[&str]) -> Vec<f32> {
     like
 }
 
+/// An upper bound of [`matched`]: the characters `a` and `b` have in common,
+/// counted regardless of order (every non-ASCII character taken as any other).
+fn shared(a: &[char], b: &[char]) -> usize {
+    let mut counts = [0i32; 129];
+    let slot = |c: &char| (*c as usize).min(128);
+    for c in a {
+        counts[slot(c)] += 1;
+    }
+    let mut common = 0;
+    for c in b {
+        let n = &mut counts[slot(c)];
+        if *n > 0 {
+            *n -= 1;
+            common += 1;
+        }
+    }
+    common
+}
+
 /// How many characters an exact (Myers) diff of `a` and `b` matches: what
 /// `similar::get_diff_ratio` counts, without capturing and compacting the diff's
 /// operations (which were most of a first audit's drift work).
 fn matched(a: &[char], b: &[char]) -> usize {
+    if a == b {
+        // Rows of one table often share a skeleton.
+        return a.len();
+    }
     struct Matched(usize);
     impl similar::algorithms::DiffHook for Matched {
         type Error = std::convert::Infallible;
@@ -751,6 +778,7 @@ mod tests {
                 2.0 * matched(&a, &b) as f32 / total as f32
             };
             assert_eq!(got, want, "{a:?} / {b:?}");
+            assert!(shared(&a, &b) >= matched(&a, &b), "{a:?} / {b:?}");
         }
     }
 
