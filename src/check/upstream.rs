@@ -415,18 +415,6 @@ fn matched(a: &[char], b: &[char]) -> usize {
     m.0
 }
 
-/// `upstream-changed` evidence.
-#[derive(Serialize)]
-struct UpstreamChanged<'a> {
-    head: &'a str,
-    /// The branch compared with, when not the default branch.
-    branch: Option<&'a str>,
-    /// The document is gone at the head.
-    removed: bool,
-    /// Where each cited line stands at the head.
-    cited_lines: Vec<Value>,
-}
-
 /// `value-superseded` evidence.
 #[derive(Serialize)]
 struct ValueSuperseded<'a> {
@@ -686,12 +674,14 @@ pub fn report(
             )
             .source(&s.id)
             .at(location(None))
-            .evidence(UpstreamChanged {
-                head: &head_id,
-                branch: head.branch.as_deref(),
-                removed,
-                cited_lines,
-            }),
+            // `upstream-changed` evidence, key by key (the cited lines moved in,
+            // not copied): the head compared with; the branch, when not the
+            // default one; whether the document is gone at the head; where each
+            // cited line stands there.
+            .with("head", head_id.as_str())
+            .with("branch", head.branch.as_deref())
+            .with("removed", removed)
+            .with("cited_lines", Value::Array(cited_lines)),
     );
 
     for ((c, v), gone) in claims.iter().zip(&facts.superseded) {

@@ -25,6 +25,9 @@ struct Remote {
     versions: RefCell<HashMap<String, Arc<Vec<crate::fetch::PathVersion>>>>,
     /// The commits the default-branch head contains, walked once on first use.
     in_default: OnceCell<Option<(Oid, HashSet<Oid>)>>,
+    /// The recorded default-branch head, read once (a ref file read per source
+    /// was a tenth of a large re-check).
+    default_head: OnceCell<Option<Oid>>,
     /// Head documents already read this run, by (head commit, path): many sources
     /// cite one document, whose head is read once. Documents over
     /// [`HEAD_MEMO_BYTES`] are read again rather than kept.
@@ -132,6 +135,7 @@ impl GitProvider {
             tips: OnceCell::new(),
             versions: RefCell::default(),
             in_default: OnceCell::new(),
+            default_head: OnceCell::new(),
             heads: RefCell::default(),
             // Unknown age still means stale.
             stale_since: Some(since.unwrap_or_else(|| "unknown".to_string())),
@@ -282,6 +286,7 @@ impl Provider for GitProvider {
                     tips: OnceCell::new(),
                     versions: RefCell::default(),
                     in_default: OnceCell::new(),
+                    default_head: OnceCell::new(),
                     heads: RefCell::default(),
                     stale_since: None,
                 }),
@@ -575,6 +580,7 @@ impl Provider for GitProvider {
                     tips: OnceCell::new(),
                     versions: RefCell::default(),
                     in_default: OnceCell::new(),
+                    default_head: OnceCell::new(),
                     heads: RefCell::default(),
                     stale_since: remote.stale_since.clone(),
                 }),
@@ -604,7 +610,11 @@ impl Provider for GitProvider {
         // does (a figure pinned on a side branch is not "gone" from main, where it
         // never was); a commit no branch contains any more (force-pushed away) is
         // compared with the default branch, where its document may live on.
-        let default = repo.head()?;
+        let default = remote
+            .default_head
+            .get_or_init(|| repo.head())
+            .as_ref()
+            .copied()?;
         // One walk of the default branch per repository, not one per source.
         let mut tip = [0u8; 32];
         tip[..20].copy_from_slice(default.as_bytes());
