@@ -327,17 +327,24 @@ impl GitCache {
         let (repo, scratch) = open_or_init(&path, remote)?;
         let result = run_with_retries(&repo, fetch_url, wanted, opts, progress);
         let dir = scratch.clone().unwrap_or_else(|| path.clone());
-        let result =
-            result.and_then(
-                |report| match self.damage_unless_verified(&path, &dir, &repo, docs) {
-                    // What the remote just sent does not read back either.
-                    Some(reason) => Err(FetchError::CacheDamaged {
-                        path: path.clone(),
-                        reason,
-                    }),
-                    None => Ok(report),
-                },
-            );
+        // A new mirror holds only what this fetch indexed, and indexing computed
+        // the id of every object it holds: its blobs need only be there, not be
+        // inflated and hashed again. Objects of an older mirror are read back.
+        let check = match scratch {
+            Some(_) => fresh_damage,
+            None => damage,
+        };
+        let key = self.verified_key(&path);
+        let result = result.and_then(|report| {
+            match self.verified.damage(&key, &dir, &repo, docs, check) {
+                // What the remote just sent does not read back either.
+                Some(reason) => Err(FetchError::CacheDamaged {
+                    path: path.clone(),
+                    reason,
+                }),
+                None => Ok(report),
+            }
+        });
         drop(repo);
         let mut report = match (result, scratch) {
             (Ok(report), None) => report,
@@ -645,7 +652,31 @@ fn damage(repo: &Repository, docs: &[(Oid, Option<String>)], docs_only: bool) ->
             return Some(reason);
         }
     }
-    docs_damage(repo, &odb, docs)
+    docs_damage(repo, &odb, docs, true)
+}
+
+/// [`damage`] for a mirror just made by one fetch, whose pack the indexer
+/// verified object by object: cited blobs must be there, not read back.
+fn fresh_damage(
+    repo: &Repository,
+    docs: &[(Oid, Option<String>)],
+    docs_only: bool,
+) -> Option<String> {
+    let odb = match repo.odb() {
+        Ok(odb) => odb,
+        Err(e) => {
+            return Some(format!(
+                "has an unreadable object database: {}",
+                e.message()
+            ))
+        }
+    };
+    if !docs_only {
+        if let Some(reason) = refs_damage(repo, &odb) {
+            return Some(reason);
+        }
+    }
+    docs_damage(repo, &odb, docs, false)
 }
 
 /// Why the refs or the branch and tag history of `repo` are damaged, if they are.
@@ -714,6 +745,7 @@ fn docs_damage(
     repo: &Repository,
     odb: &git2::Odb<'_>,
     docs: &[(Oid, Option<String>)],
+    read_blobs: bool,
 ) -> Option<String> {
     for (oid, path) in docs {
         let commit = match repo.find_commit(*oid) {
@@ -749,6 +781,15 @@ fn docs_damage(
             }
         };
         if entry.kind() == Some(git2::ObjectType::Blob) {
+            if !read_blobs {
+                if !odb.exists(entry.id()) {
+                    return Some(format!(
+                        "has `{path}` at `{oid}` missing: blob `{}` is not in the mirror",
+                        entry.id()
+                    ));
+                }
+                continue;
+            }
             if let Err(e) = odb.read(entry.id()) {
                 return Some(format!(
                     "has `{path}` at `{oid}` unreadable: {}",
