@@ -21,6 +21,8 @@ struct Remote {
     reachable: OnceCell<Result<HashSet<Oid>, Arc<FetchError>>>,
     /// A digest of the branch and tag tips the reachable set depends on.
     tips: OnceCell<Option<[u8; 32]>>,
+    /// A digest of every ref (what path histories are walked from).
+    all_refs: OnceCell<Option<[u8; 32]>>,
     /// Every version of a path (for `hash_elsewhere`), walked once per path.
     versions: RefCell<HashMap<String, Arc<Vec<crate::fetch::PathVersion>>>>,
     /// The commits the default-branch head contains, walked once on first use.
@@ -133,6 +135,7 @@ impl GitProvider {
             repo,
             reachable: OnceCell::new(),
             tips: OnceCell::new(),
+            all_refs: OnceCell::new(),
             versions: RefCell::default(),
             in_default: OnceCell::new(),
             default_head: OnceCell::new(),
@@ -223,6 +226,59 @@ impl GitProvider {
     }
 }
 
+impl GitProvider {
+    /// Every version of `r`'s path in its remote's history: remembered in
+    /// `checks.store` while every ref of the mirror stands still (the walk reads
+    /// every commit's tree, a twentieth of a large re-check).
+    fn path_versions(&self, remote: &Remote, r: &DocRef) -> Option<Vec<crate::fetch::PathVersion>> {
+        let refs = *remote
+            .all_refs
+            .get_or_init(|| remote.repo.all_refs_digest());
+        let key = crate::store::CheckMemo::key(
+            "path-versions",
+            &[r.remote.as_bytes(), r.path.as_bytes()],
+        );
+        if let Some(refs) = refs {
+            let remembered = self
+                .checks
+                .peek(&key, |v| decode_versions(v, &refs))
+                .flatten();
+            if remembered.is_some() {
+                return remembered;
+            }
+        }
+        let versions = remote.repo.path_versions(&r.path).ok()?;
+        if let Some(refs) = refs {
+            let mut v = refs.to_vec();
+            for pv in &versions {
+                v.extend_from_slice(pv.commit.as_bytes());
+                v.extend_from_slice(pv.blob.as_bytes());
+                v.extend_from_slice(&pv.time.to_le_bytes());
+            }
+            self.checks.put(key, v);
+        }
+        Some(versions)
+    }
+}
+
+/// Path versions remembered for the refs digest `refs`; `None` for another
+/// digest or bytes that do not decode.
+fn decode_versions(v: &[u8], refs: &[u8; 32]) -> Option<Vec<crate::fetch::PathVersion>> {
+    let rest = v.strip_prefix(refs.as_slice())?;
+    if rest.len() % 48 != 0 {
+        return None;
+    }
+    rest.chunks_exact(48)
+        .map(|c| {
+            Some(crate::fetch::PathVersion {
+                commit: Oid::from_bytes(&c[..20]).ok()?,
+                blob: Oid::from_bytes(&c[20..40]).ok()?,
+                time: i64::from_le_bytes(c[40..48].try_into().ok()?),
+            })
+        })
+        .collect()
+}
+
 impl Drop for GitProvider {
     /// The blob store is written once, when the run is over (best effort: a
     /// read-only cache must not fail an audit).
@@ -284,6 +340,7 @@ impl Provider for GitProvider {
                     repo,
                     reachable: OnceCell::new(),
                     tips: OnceCell::new(),
+                    all_refs: OnceCell::new(),
                     versions: RefCell::default(),
                     in_default: OnceCell::new(),
                     default_head: OnceCell::new(),
@@ -435,7 +492,7 @@ impl Provider for GitProvider {
         let versions = match known {
             Some(v) => v,
             None => {
-                let v = Arc::new(repo.path_versions(&r.path).ok()?);
+                let v = Arc::new(self.path_versions(remote, r)?);
                 remote
                     .versions
                     .borrow_mut()
@@ -578,6 +635,7 @@ impl Provider for GitProvider {
                     repo: self.cache.open(name).ok()?,
                     reachable: OnceCell::new(),
                     tips: OnceCell::new(),
+                    all_refs: OnceCell::new(),
                     versions: RefCell::default(),
                     in_default: OnceCell::new(),
                     default_head: OnceCell::new(),
