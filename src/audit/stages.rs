@@ -35,9 +35,9 @@ pub struct Rest {
 /// Reads every input and runs the checks a record alone can answer. Each input's
 /// findings stay with it, so the report lists them in input order.
 ///
-/// Files are read, parsed and checked on one worker per core (reading pin files
-/// is most of a re-check of unchanged inputs); the results are put together in
-/// input order, so nothing depends on the number of workers.
+/// Files are read, parsed and checked on up to `--jobs` workers, one per core
+/// (reading pin files is most of a re-check of unchanged inputs); the results
+/// are put together in input order, so nothing depends on the number of workers.
 pub fn load(paths: &[PathBuf], walk: &input::WalkOptions) -> Loaded {
     let collected = input::collect(paths, walk);
     let mut walk_errors = collected.errors;
