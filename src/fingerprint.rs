@@ -65,6 +65,59 @@ impl<'a> Subject<'a> {
 /// The fingerprint of a subject: the first 32 hex digits of the sha256 of its
 /// facts written as one canonical JSON array.
 pub fn fingerprint(s: &Subject<'_>) -> String {
+    // Written straight into the hash: the same bytes as the `Value` array
+    // `["pinaudit/fingerprint/v1", code, …, {evidence}]` printed compactly, without
+    // building it (a fingerprint per finding is a share of every re-check).
+    struct Evidence<'e>(&'e [(&'static str, &'e Value)]);
+    impl serde::Serialize for Evidence<'_> {
+        fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+            use serde::ser::SerializeMap;
+            let mut map = ser.serialize_map(Some(self.0.len()))?;
+            for (k, v) in self.0 {
+                map.serialize_entry(k, v)?;
+            }
+            map.end()
+        }
+    }
+    struct Hashing(Sha256);
+    impl std::io::Write for Hashing {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.update(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let facts = (
+        "pinaudit/fingerprint/v1",
+        s.code,
+        s.record,
+        s.source,
+        s.claim,
+        s.repository,
+        s.revision,
+        s.path,
+        s.lines,
+        Evidence(&s.evidence),
+    );
+    let mut hashing = Hashing(Sha256::new());
+    // Writing into a hash can't fail, nor can serialising strings and values.
+    let _ = serde_json::to_writer(&mut hashing, &facts);
+    let digest = hashing.0.finalize();
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = String::with_capacity(32);
+    for b in &digest[..16] {
+        hex.push(HEX[usize::from(b >> 4)] as char);
+        hex.push(HEX[usize::from(b & 15)] as char);
+    }
+    hex
+}
+
+/// The fingerprint as it was first defined: the `Value` array printed and hashed
+/// (kept to show that [`fingerprint`] writes the same bytes).
+#[cfg(test)]
+fn fingerprint_by_value(s: &Subject<'_>) -> String {
     let evidence: Map<String, Value> = s
         .evidence
         .iter()
@@ -174,6 +227,34 @@ pub fn of_report(f: &FindingReport, record: Option<&RecordReport>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn streamed_fingerprint_is_the_value_one() {
+        let weird = Value::String("quote \" back\\slash \u{7} é \u{2028}".into());
+        let nested = serde_json::json!({"b": [1, 2.5, null], "a": {"x": "y"}});
+        let number: Value = serde_json::from_str("12345678901234567890.5e3").expect("n");
+        let subjects = [
+            Subject::default(),
+            Subject {
+                code: "hash-mismatch",
+                record: "r \"1\"",
+                source: Some("s/ü"),
+                claim: None,
+                repository: Some("https://github.com/o/r"),
+                revision: Some("0123abcd"),
+                path: Some("a\tb.md"),
+                lines: Some([3, 4_000_000_000]),
+                evidence: vec![
+                    ("artifact", &weird),
+                    ("pointer", &nested),
+                    ("block", &number),
+                ],
+            },
+        ];
+        for s in &subjects {
+            assert_eq!(fingerprint(s), fingerprint_by_value(s), "{s:?}");
+        }
+    }
 
     #[test]
     fn fingerprint_ignores_message_and_head_facts() {

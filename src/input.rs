@@ -312,11 +312,52 @@ pub fn load(file: &Path) -> Input {
         }
     };
     let ext = file.extension().and_then(|e| e.to_str());
-    let mut input = if ext.is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+    let input = if ext.is_some_and(|e| e.eq_ignore_ascii_case("json")) {
         load_pinfile(file, &bytes)
     } else {
         load_document(file, &bytes)
     };
+    without_credentials(file, input)
+}
+
+/// [`carries_record`] and [`load`] with one reading and one parse of a pin
+/// file: `None` when the file carries no record (a walk skips it).
+pub fn load_found(file: &Path) -> Option<Input> {
+    let is_json = file
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    if !is_json || file.as_os_str() == "-" {
+        return carries_record(file).then(|| load(file));
+    }
+    let Ok(bytes) = std::fs::read(file) else {
+        // Says why it can't be read.
+        return Some(load(file));
+    };
+    let json = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
+    let value = match serde_json::from_slice::<Value>(json) {
+        Ok(Value::Object(o)) => {
+            let pin_like = o
+                .get("schema")
+                .and_then(Value::as_str)
+                .is_some_and(|s| s.starts_with("pinaudit/pins/"))
+                || ["sources", "claims", "artifacts"]
+                    .iter()
+                    .any(|k| o.contains_key(*k));
+            if !pin_like {
+                return None;
+            }
+            Value::Object(o)
+        }
+        Ok(_) => return None,
+        // Broken: an `invalid-record`, as `load` says.
+        Err(_) => return Some(load(file)),
+    };
+    Some(without_credentials(file, pinfile_input(file, json, &value)))
+}
+
+/// `input` with every URL's credentials removed, and a finding when there were any.
+fn without_credentials(file: &Path, mut input: Input) -> Input {
     if let Some(r) = &mut input.record {
         if redact_urls(r) {
             input.findings.push(invalid(
@@ -392,9 +433,19 @@ fn load_pinfile(file: &Path, bytes: &[u8]) -> Input {
             );
         }
     };
+    pinfile_input(file, bytes, &value)
+}
+
+/// The record of a pin file whose text `bytes` (without a byte order mark)
+/// parsed as `value`.
+fn pinfile_input(file: &Path, bytes: &[u8], value: &Value) -> Input {
+    let fail = |line: Option<usize>, message: String| Input {
+        record: None,
+        findings: vec![invalid(&stem(file), file, line, message)],
+    };
     let located = std::str::from_utf8(bytes)
-        .map(|text| pinfile::from_text_value(&value, file, text))
-        .unwrap_or_else(|_| pinfile::from_value(&value, file));
+        .map(|text| pinfile::from_text_value(value, file, text))
+        .unwrap_or_else(|_| pinfile::from_value(value, file));
     match located {
         Ok(parsed) => {
             let id = parsed.record.id.clone();

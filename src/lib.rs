@@ -19,6 +19,7 @@ pub mod input;
 pub mod matcher;
 pub mod merge;
 pub mod net;
+pub mod par;
 pub(crate) mod pin;
 pub mod provider;
 pub mod record;

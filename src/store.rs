@@ -346,6 +346,178 @@ fn decode_checks(mut b: &[u8]) -> Option<std::collections::HashMap<[u8; 32], Vec
     Some(map)
 }
 
+/// Which mirrors were last found whole, and in what state (`CACHE/verified.store`):
+/// per mirror (its path under the cache root) a digest of the stat data of the
+/// files its objects and refs live in (see `fetch::verified`), and the documents
+/// (commit, path) that were read back whole in that state. A mirror whose files
+/// still have that digest need not be read back again for those documents.
+///
+/// Stat data is git's own trust model for its index: a deliberate tamper that
+/// restores sizes and timestamps (ctime included) is not seen. A damaged store
+/// loads as empty, so every mirror is verified again.
+#[derive(Debug, Default)]
+pub struct VerifiedMemo {
+    path: std::path::PathBuf,
+    inner: std::sync::Mutex<VerifiedEntries>,
+}
+
+/// A document read back whole: a commit, and the path read there (`None`: the
+/// commit and its tree only).
+pub type VerifiedDoc = ([u8; 20], Option<String>);
+
+#[derive(Debug, Default)]
+struct VerifiedEntries {
+    map: std::collections::HashMap<String, ([u8; 32], std::collections::HashSet<VerifiedDoc>)>,
+    /// Mirrors whose entry this run changed (only those replace what another
+    /// run stored meanwhile).
+    changed: std::collections::HashSet<String>,
+    loaded: bool,
+}
+
+const VERIFIED_MAGIC: &[u8] = b"pinaudit-verified-store v1\n";
+const VERIFIED_FILE: &str = "verified.store";
+
+impl VerifiedMemo {
+    /// The memo under `cache_root`, read on first use.
+    pub fn new(cache_root: &Path) -> VerifiedMemo {
+        VerifiedMemo {
+            path: cache_root.join(VERIFIED_FILE),
+            inner: std::sync::Mutex::default(),
+        }
+    }
+
+    fn entries(&self) -> std::sync::MutexGuard<'_, VerifiedEntries> {
+        let mut entries = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if !entries.loaded {
+            entries.loaded = true;
+            if let Some(theirs) = load(&self.path, VERIFIED_MAGIC).and_then(|b| decode_verified(&b))
+            {
+                entries.map = theirs;
+            }
+        }
+        entries
+    }
+
+    /// The documents of `docs` not yet verified for `mirror` in state `stamp`;
+    /// `None` when the mirror was not verified in that state at all.
+    pub fn missing(
+        &self,
+        mirror: &str,
+        stamp: &[u8; 32],
+        docs: &[VerifiedDoc],
+    ) -> Option<Vec<VerifiedDoc>> {
+        let entries = self.entries();
+        let (known, seen) = entries.map.get(mirror)?;
+        if known != stamp {
+            return None;
+        }
+        let covered = |d: &VerifiedDoc| {
+            seen.contains(d) || (d.1.is_none() && seen.iter().any(|s| s.0 == d.0))
+        };
+        Some(docs.iter().filter(|d| !covered(d)).cloned().collect())
+    }
+
+    /// Records that `docs` of `mirror` read back whole in state `stamp` (in
+    /// memory until [`persist`](Self::persist)); a new state replaces the old.
+    pub fn record(&self, mirror: &str, stamp: [u8; 32], docs: &[VerifiedDoc]) {
+        let mut entries = self.entries();
+        let entry = entries
+            .map
+            .entry(mirror.to_string())
+            .or_insert_with(|| (stamp, std::collections::HashSet::new()));
+        if entry.0 != stamp {
+            *entry = (stamp, std::collections::HashSet::new());
+        }
+        entry.1.extend(docs.iter().cloned());
+        entries.changed.insert(mirror.to_string());
+    }
+
+    /// Forgets `mirror` (found damaged, or about to be replaced).
+    pub fn forget(&self, mirror: &str) {
+        let mut entries = self.entries();
+        if entries.map.remove(mirror).is_some() {
+            entries.changed.insert(mirror.to_string());
+        }
+    }
+
+    /// Writes the memo once, atomically, when this run changed it; the entries
+    /// of mirrors this run did not touch are taken from the file as it is now.
+    pub fn persist(&self) -> std::io::Result<()> {
+        let mut entries = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if entries.changed.is_empty() {
+            return Ok(());
+        }
+        let mut merged = load(&self.path, VERIFIED_MAGIC)
+            .and_then(|b| decode_verified(&b))
+            .unwrap_or_default();
+        for mirror in &entries.changed {
+            match entries.map.get(mirror) {
+                Some(entry) => merged.insert(mirror.clone(), entry.clone()),
+                None => merged.remove(mirror),
+            };
+        }
+        let mut mirrors: Vec<&String> = merged.keys().collect();
+        mirrors.sort_unstable();
+        let mut body = Enc::default();
+        for mirror in mirrors {
+            let (stamp, docs) = &merged[mirror];
+            body.str(mirror);
+            body.0.extend_from_slice(stamp);
+            let mut docs: Vec<&VerifiedDoc> = docs.iter().collect();
+            docs.sort_unstable();
+            body.u32(docs.len() as u32);
+            for (commit, path) in docs {
+                body.0.extend_from_slice(commit);
+                match path {
+                    Some(p) => body.u32(1).str(p),
+                    None => body.u32(0),
+                };
+            }
+        }
+        save(&self.path, VERIFIED_MAGIC, &body.0)?;
+        entries.map = merged;
+        entries.changed.clear();
+        Ok(())
+    }
+}
+
+impl Drop for VerifiedMemo {
+    /// Best effort: a read-only cache must not fail a run.
+    fn drop(&mut self) {
+        let _ = self.persist();
+    }
+}
+
+type VerifiedMap =
+    std::collections::HashMap<String, ([u8; 32], std::collections::HashSet<VerifiedDoc>)>;
+
+fn decode_verified(b: &[u8]) -> Option<VerifiedMap> {
+    fn bytes<const N: usize>(d: &mut Dec<'_>) -> Option<[u8; N]> {
+        let v: [u8; N] = d.0.get(..N)?.try_into().ok()?;
+        d.0 = &d.0[N..];
+        Some(v)
+    }
+    let mut d = Dec(b);
+    let mut map = VerifiedMap::new();
+    while !d.done() {
+        let mirror = d.string()?;
+        let stamp = bytes::<32>(&mut d)?;
+        let n = d.u32()? as usize;
+        let mut docs = std::collections::HashSet::with_capacity(n.min(1 << 16));
+        for _ in 0..n {
+            let commit = bytes::<20>(&mut d)?;
+            let path = match d.u32()? {
+                0 => None,
+                1 => Some(d.string()?),
+                _ => return None,
+            };
+            docs.insert((commit, path));
+        }
+        map.insert(mirror, (stamp, docs));
+    }
+    Some(map)
+}
+
 /// A little writer and reader for remembered answers: fixed-width integers and
 /// length-prefixed strings; reading past the end or invalid UTF-8 gives `None`.
 #[derive(Default)]

@@ -167,6 +167,8 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
 
 /// Runs the audit with any provider: load, plan, prefetch, check, finish.
 pub fn run_with(paths: &[PathBuf], opts: &Options, provider: &mut dyn Provider) -> AuditResult {
+    // Reading pin files, fingerprints and the report use at most `--jobs` workers.
+    crate::par::limit(opts.jobs);
     let mut loaded = stages::load(paths, &opts.walk);
     if let Some(shard) = opts.shard {
         // Before planning, so that no other shard's repository is fetched.

@@ -45,13 +45,20 @@ pub struct Policy {
 
 impl Policy {
     /// Fingerprints every finding, then applies overrides, ignores and the baseline.
+    /// Fingerprints (a hash per finding) are computed on one worker per core.
     pub fn apply(&self, result: &mut AuditResult) {
+        let fingerprints: Vec<Vec<String>> = crate::par::map(&result.records, |r| {
+            let lookup = crate::fingerprint::Lookup::new(&r.record);
+            r.findings
+                .iter()
+                .map(|f| crate::fingerprint::of_finding_in(f, Some(&lookup)))
+                .collect()
+        });
         let mut baseline = self.baseline.clone();
-        let mut one = |f: &mut Finding, record: Option<&crate::fingerprint::Lookup<'_>>| {
+        let mut one = |f: &mut Finding, fp: String| {
             if let Some(s) = self.severity.get(&f.code) {
                 f.severity = *s;
             }
-            let fp = crate::fingerprint::of_finding_in(f, record);
             if let Some(i) = self.ignores.iter().find(|i| i.matches(f)) {
                 f.ignored = Some(i.reason.clone());
             }
@@ -60,14 +67,14 @@ impl Policy {
             }
             f.fingerprint = Some(fp);
         };
-        for r in &mut result.records {
-            let lookup = crate::fingerprint::Lookup::new(&r.record);
-            for f in &mut r.findings {
-                one(f, Some(&lookup));
+        for (r, fps) in result.records.iter_mut().zip(fingerprints) {
+            for (f, fp) in r.findings.iter_mut().zip(fps) {
+                one(f, fp);
             }
         }
         for f in &mut result.orphan_findings {
-            one(f, None);
+            let fp = crate::fingerprint::of_finding_in(f, None);
+            one(f, fp);
         }
     }
 }

@@ -34,23 +34,36 @@ pub struct Rest {
 
 /// Reads every input and runs the checks a record alone can answer. Each input's
 /// findings stay with it, so the report lists them in input order.
+///
+/// Files are read, parsed and checked on up to `--jobs` workers, one per core
+/// (reading pin files is most of a re-check of unchanged inputs); the results
+/// are put together in input order, so nothing depends on the number of workers.
 pub fn load(paths: &[PathBuf], walk: &input::WalkOptions) -> Loaded {
     let collected = input::collect(paths, walk);
     let mut walk_errors = collected.errors;
+    // Per file: skipped (no record in it), or its input and the checks of its
+    // record.
+    let read = crate::par::map(&collected.files, |(f, named)| {
+        let loaded = match named {
+            true => input::load(f),
+            false => input::load_found(f)?,
+        };
+        let checks = loaded
+            .record
+            .as_ref()
+            .map(check::record_checks)
+            .unwrap_or_default();
+        Some((loaded, checks))
+    });
     let mut skipped = Vec::new();
-    let files: Vec<PathBuf> = collected
-        .files
-        .into_iter()
-        .filter_map(|(f, named)| {
-            if named || input::carries_record(&f) {
-                Some(f)
-            } else {
-                skipped.push(f);
-                None
-            }
-        })
-        .collect();
-    if files.is_empty() && walk_errors.is_empty() {
+    let mut inputs = Vec::with_capacity(read.len());
+    for ((file, _), got) in collected.files.into_iter().zip(read) {
+        match got {
+            Some(got) => inputs.push((file, got)),
+            None => skipped.push(file),
+        }
+    }
+    if inputs.is_empty() && walk_errors.is_empty() {
         // A CI gate pointed at the wrong directory must not pass.
         walk_errors.push(WalkError {
             path: paths.first().cloned().unwrap_or_default(),
@@ -67,8 +80,9 @@ pub fn load(paths: &[PathBuf], walk: &input::WalkOptions) -> Loaded {
     let mut unreadable_input = false;
     let mut orphan_findings: Vec<Finding> = Vec::new();
     let mut records: Vec<(Record, Vec<Finding>)> = Vec::new();
-    for file in &files {
-        let loaded = input::load(file);
+    // The first record with each id, by position in `records`.
+    let mut first_with_id: HashMap<String, usize> = HashMap::new();
+    for (file, (loaded, checks)) in inputs {
         let shown = file.display().to_string();
         let stamp = |mut f: Finding| {
             f.file = Some(shown.clone());
@@ -77,21 +91,27 @@ pub fn load(paths: &[PathBuf], walk: &input::WalkOptions) -> Loaded {
         match loaded.record {
             Some(r) => {
                 let mut mine: Vec<Finding> = loaded.findings.into_iter().map(stamp).collect();
-                if let Some((first, _)) = records.iter().find(|(x, _)| x.id == r.id) {
-                    mine.push(stamp(
-                        Finding::new(
-                            Code::InvalidRecord,
-                            &r.id,
-                            format!(
-                                "`{shown}`: record id `{}` is also the id of `{}`; give each record its own id",
-                                r.id,
-                                first.file.display()
-                            ),
-                        )
-                        .with("other_file", first.file.display().to_string()),
-                    ));
+                match first_with_id.get(r.id.as_str()) {
+                    Some(&at) => {
+                        let first = &records[at].0;
+                        mine.push(stamp(
+                            Finding::new(
+                                Code::InvalidRecord,
+                                &r.id,
+                                format!(
+                                    "`{shown}`: record id `{}` is also the id of `{}`; give each record its own id",
+                                    r.id,
+                                    first.file.display()
+                                ),
+                            )
+                            .with("other_file", first.file.display().to_string()),
+                        ));
+                    }
+                    None => {
+                        first_with_id.insert(r.id.clone(), records.len());
+                    }
                 }
-                mine.extend(check::record_checks(&r).into_iter().map(stamp));
+                mine.extend(checks.into_iter().map(stamp));
                 records.push((r, mine));
             }
             None => {

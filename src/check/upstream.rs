@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 use serde_json::{json, Value};
-use similar::{capture_diff_slices, get_diff_ratio, Algorithm, DiffOp};
+use similar::{capture_diff_slices, Algorithm, DiffOp};
 
 use crate::finding::{Code, Finding, Location};
 use crate::matcher;
@@ -142,12 +142,29 @@ fn diff(old: &[&str], new: &[&str], o: usize, n: usize, depth: usize, out: &mut 
     }
 }
 
-fn middle(old: &[&str], new: &[&str], o: usize, n: usize, depth: usize, out: &mut Vec<Op>) {
+fn middle<'t>(
+    old: &[&'t str],
+    new: &[&'t str],
+    o: usize,
+    n: usize,
+    depth: usize,
+    out: &mut Vec<Op>,
+) {
     if old.is_empty() || new.is_empty() {
         return;
     }
     if old.len() + new.len() <= MYERS_LINES {
-        for op in capture_diff_slices(Algorithm::Myers, old, new) {
+        // Lines as numbers (equal lines, equal numbers): the same diff, without
+        // comparing whole lines at every step.
+        let mut ids: std::collections::HashMap<&'t str, u32> =
+            std::collections::HashMap::with_capacity(old.len() + new.len());
+        let mut id_of = |line: &'t str| -> u32 {
+            let next = ids.len() as u32;
+            *ids.entry(line).or_insert(next)
+        };
+        let old_ids: Vec<u32> = old.iter().map(|l| id_of(l)).collect();
+        let new_ids: Vec<u32> = new.iter().map(|l| id_of(l)).collect();
+        for op in capture_diff_slices(Algorithm::Myers, &old_ids, &new_ids) {
             match op {
                 DiffOp::Equal {
                     old_index,
@@ -341,11 +358,16 @@ fn likeness(old: &[&str], new: &[&str]) -> Vec<f32> {
             // lines of very different lengths need no diff.
             let r = if total == 0 {
                 1.0
-            } else if (2 * a.len().min(b.len())) as f32 / (total as f32) < ALIKE {
+            } else if (2 * a.len().min(b.len())) as f32 / (total as f32) < ALIKE
+                || (2 * shared(a, b)) as f32 / (total as f32) < ALIKE
+            {
+                // Not even the characters they have in common, in any order,
+                // would make them alike.
                 0.0
             } else {
-                let ops = capture_diff_slices(Algorithm::Myers, a, b);
-                get_diff_ratio(&ops, a.len(), b.len())
+                // What `similar::get_diff_ratio` of an exact (Myers) character diff
+                // gives, from the length of the longest common subsequence alone.
+                2.0 * matched(a, b) as f32 / total as f32
             };
             like.push(if r >= ALIKE { r } else { 0.0 });
         }
@@ -353,16 +375,44 @@ fn likeness(old: &[&str], new: &[&str]) -> Vec<f32> {
     like
 }
 
-/// `upstream-changed` evidence.
-#[derive(Serialize)]
-struct UpstreamChanged<'a> {
-    head: &'a str,
-    /// The branch compared with, when not the default branch.
-    branch: Option<&'a str>,
-    /// The document is gone at the head.
-    removed: bool,
-    /// Where each cited line stands at the head.
-    cited_lines: Vec<Value>,
+/// An upper bound of [`matched`]: the characters `a` and `b` have in common,
+/// counted regardless of order (every non-ASCII character taken as any other).
+fn shared(a: &[char], b: &[char]) -> usize {
+    let mut counts = [0i32; 129];
+    let slot = |c: &char| (*c as usize).min(128);
+    for c in a {
+        counts[slot(c)] += 1;
+    }
+    let mut common = 0;
+    for c in b {
+        let n = &mut counts[slot(c)];
+        if *n > 0 {
+            *n -= 1;
+            common += 1;
+        }
+    }
+    common
+}
+
+/// How many characters an exact (Myers) diff of `a` and `b` matches: what
+/// `similar::get_diff_ratio` counts, without capturing and compacting the diff's
+/// operations (which were most of a first audit's drift work).
+fn matched(a: &[char], b: &[char]) -> usize {
+    if a == b {
+        // Rows of one table often share a skeleton.
+        return a.len();
+    }
+    struct Matched(usize);
+    impl similar::algorithms::DiffHook for Matched {
+        type Error = std::convert::Infallible;
+        fn equal(&mut self, _old: usize, _new: usize, len: usize) -> Result<(), Self::Error> {
+            self.0 += len;
+            Ok(())
+        }
+    }
+    let mut m = Matched(0);
+    let Ok(()) = similar::algorithms::myers::diff(&mut m, a, 0..a.len(), b, 0..b.len());
+    m.0
 }
 
 /// `value-superseded` evidence.
@@ -723,12 +773,14 @@ pub fn report(
             )
             .source(&s.id)
             .at(location(None))
-            .evidence(UpstreamChanged {
-                head: &head_id,
-                branch: head.branch.as_deref(),
-                removed,
-                cited_lines,
-            }),
+            // `upstream-changed` evidence, key by key (the cited lines moved in,
+            // not copied): the head compared with; the branch, when not the
+            // default one; whether the document is gone at the head; where each
+            // cited line stands there.
+            .with("head", head_id.as_str())
+            .with("branch", head.branch.as_deref())
+            .with("removed", removed)
+            .with("cited_lines", Value::Array(cited_lines)),
     );
 
     for ((c, v), gone) in claims.iter().zip(&facts.superseded) {
@@ -784,6 +836,40 @@ pub fn report(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn matched_gives_the_ratio_of_the_captured_character_diff() {
+        // Deterministic pseudo-random lines over small alphabets (many matches),
+        // of lengths around the word boundaries.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..3_000 {
+            let alphabet: Vec<char> = "ab#|. 9é".chars().take(2 + (round % 7)).collect();
+            let mut line = |max: u64| -> Vec<char> {
+                let len = (next() % max) as usize;
+                (0..len)
+                    .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                    .collect()
+            };
+            let a = line(if round % 3 == 0 { 200 } else { 70 });
+            let b = line(if round % 5 == 0 { 200 } else { 70 });
+            let ops = capture_diff_slices(Algorithm::Myers, &a, &b);
+            let want = similar::get_diff_ratio(&ops, a.len(), b.len());
+            let total = a.len() + b.len();
+            let got = if total == 0 {
+                1.0
+            } else {
+                2.0 * matched(&a, &b) as f32 / total as f32
+            };
+            assert_eq!(got, want, "{a:?} / {b:?}");
+            assert!(shared(&a, &b) >= matched(&a, &b), "{a:?} / {b:?}");
+        }
+    }
 
     #[test]
     fn follows_moved_edited_and_removed_lines() {

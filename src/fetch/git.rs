@@ -181,12 +181,16 @@ impl SyncReport {
 #[derive(Debug, Clone)]
 pub struct GitCache {
     root: PathBuf,
+    /// Which mirrors were found whole, and in what state (`CACHE/verified.store`).
+    verified: std::sync::Arc<super::verified::Verifier>,
 }
 
 impl GitCache {
     /// A cache rooted at `root` (created on first sync).
     pub fn new(root: impl Into<PathBuf>) -> Self {
-        GitCache { root: root.into() }
+        let root = root.into();
+        let verified = std::sync::Arc::new(super::verified::Verifier::new(&root));
+        GitCache { root, verified }
     }
 
     /// The cache root.
@@ -197,6 +201,30 @@ impl GitCache {
     /// Where the mirror of `remote` (the original, pre-rewrite URL) lives.
     pub fn repo_path(&self, remote: &str) -> PathBuf {
         self.root.join(cache_relpath(remote))
+    }
+
+    /// Writes which mirrors this run found whole (`CACHE/verified.store`), once;
+    /// also done when the last clone of this cache is dropped.
+    pub fn persist_verified(&self) -> std::io::Result<()> {
+        self.verified.persist()
+    }
+
+    /// [`damage`], unless the mirror at `dir` (the mirror of `path`) is unchanged
+    /// since it was found whole with these documents.
+    fn damage_unless_verified(
+        &self,
+        path: &Path,
+        dir: &Path,
+        repo: &Repository,
+        docs: &[(Oid, Option<String>)],
+    ) -> Option<String> {
+        self.verified
+            .damage(&self.verified_key(path), dir, repo, docs, damage)
+    }
+
+    fn verified_key(&self, path: &Path) -> String {
+        let rel = path.strip_prefix(&self.root).unwrap_or(path);
+        rel.to_string_lossy().into_owned()
     }
 
     /// The sha256 memo of this cache.
@@ -275,7 +303,8 @@ impl GitCache {
         let path = self.repo_path(remote);
         if opts.offline {
             let cached = self.open(remote)?;
-            if let Some(reason) = damage(&open_mirror(&path)?, docs) {
+            let repo = open_mirror(&path)?;
+            if let Some(reason) = self.damage_unless_verified(&path, &path, &repo, docs) {
                 return Err(FetchError::CacheDamaged { path, reason });
             }
             return Ok(offline_report(&cached, path, wanted));
@@ -289,25 +318,37 @@ impl GitCache {
             check_owned(&path, remote, true)?;
             clean_temporary_packs(&path);
             let damaged = match open_mirror(&path) {
-                Ok(repo) => damage(&repo, docs),
+                Ok(repo) => self.damage_unless_verified(&path, &path, &repo, docs),
                 Err(e) => Some(format!("can't be opened ({e})")),
             };
             if let Some(reason) = damaged {
                 // Ours (checked above) and damaged: fetch it afresh rather than
                 // trust a fetch to mend objects it believes it already has.
+                self.verified.forget(&self.verified_key(&path));
                 fs::remove_dir_all(&path).map_err(|e| FetchError::io(&path, e))?;
                 repaired = Some(reason);
             }
         }
         let (repo, scratch) = open_or_init(&path, remote)?;
         let result = run_with_retries(&repo, fetch_url, wanted, opts, progress);
-        let result = result.and_then(|report| match damage(&repo, docs) {
-            // What the remote just sent does not read back either.
-            Some(reason) => Err(FetchError::CacheDamaged {
-                path: path.clone(),
-                reason,
-            }),
-            None => Ok(report),
+        let dir = scratch.clone().unwrap_or_else(|| path.clone());
+        // A new mirror holds only what this fetch indexed, and indexing computed
+        // the id of every object it holds: its blobs need only be there, not be
+        // inflated and hashed again. Objects of an older mirror are read back.
+        let check = match scratch {
+            Some(_) => fresh_damage,
+            None => damage,
+        };
+        let key = self.verified_key(&path);
+        let result = result.and_then(|report| {
+            match self.verified.damage(&key, &dir, &repo, docs, check) {
+                // What the remote just sent does not read back either.
+                Some(reason) => Err(FetchError::CacheDamaged {
+                    path: path.clone(),
+                    reason,
+                }),
+                None => Ok(report),
+            }
         });
         drop(repo);
         let mut report = match (result, scratch) {
@@ -315,6 +356,7 @@ impl GitCache {
             (Ok(report), Some(scratch)) => {
                 // The first sync succeeded: only now does the mirror appear.
                 fs::rename(&scratch, &path).map_err(|e| FetchError::io(&path, e))?;
+                self.verified.moved(&scratch, &path);
                 report
             }
             (Err(err), scratch) => {
@@ -598,7 +640,10 @@ fn clean_temporary_packs(path: &Path) {
 /// missing object, history of a branch or tag that can't be walked, or a
 /// document (commit, tree, blob at the path) that can't be read back whole.
 /// libgit2 verifies object ids on read, so a flipped byte shows here.
-fn damage(repo: &Repository, docs: &[(Oid, Option<String>)]) -> Option<String> {
+///
+/// With `docs_only` the refs and history are taken as verified (the mirror is
+/// unchanged since they were) and only the documents are read back.
+fn damage(repo: &Repository, docs: &[(Oid, Option<String>)], docs_only: bool) -> Option<String> {
     let odb = match repo.odb() {
         Ok(odb) => odb,
         Err(e) => {
@@ -608,6 +653,40 @@ fn damage(repo: &Repository, docs: &[(Oid, Option<String>)]) -> Option<String> {
             ))
         }
     };
+    if !docs_only {
+        if let Some(reason) = refs_damage(repo, &odb) {
+            return Some(reason);
+        }
+    }
+    docs_damage(repo, &odb, docs, true)
+}
+
+/// [`damage`] for a mirror just made by one fetch, whose pack the indexer
+/// verified object by object: cited blobs must be there, not read back.
+fn fresh_damage(
+    repo: &Repository,
+    docs: &[(Oid, Option<String>)],
+    docs_only: bool,
+) -> Option<String> {
+    let odb = match repo.odb() {
+        Ok(odb) => odb,
+        Err(e) => {
+            return Some(format!(
+                "has an unreadable object database: {}",
+                e.message()
+            ))
+        }
+    };
+    if !docs_only {
+        if let Some(reason) = refs_damage(repo, &odb) {
+            return Some(reason);
+        }
+    }
+    docs_damage(repo, &odb, docs, false)
+}
+
+/// Why the refs or the branch and tag history of `repo` are damaged, if they are.
+fn refs_damage(repo: &Repository, odb: &git2::Odb<'_>) -> Option<String> {
     let refs = match repo.references() {
         Ok(refs) => refs,
         Err(e) => return Some(format!("has refs that can't be listed: {}", e.message())),
@@ -663,6 +742,17 @@ fn damage(repo: &Repository, docs: &[(Oid, Option<String>)]) -> Option<String> {
             e.message()
         ));
     }
+    None
+}
+
+/// Why a document of `docs` (commit, tree, blob at the path) can't be read back
+/// whole, if one can't.
+fn docs_damage(
+    repo: &Repository,
+    odb: &git2::Odb<'_>,
+    docs: &[(Oid, Option<String>)],
+    read_blobs: bool,
+) -> Option<String> {
     for (oid, path) in docs {
         let commit = match repo.find_commit(*oid) {
             Ok(c) => c,
@@ -696,13 +786,26 @@ fn damage(repo: &Repository, docs: &[(Oid, Option<String>)]) -> Option<String> {
                 ))
             }
         };
-        // A blob over the stream threshold is not read whole here (that would
-        // hold it in memory): every streamed read checks it against its id
-        // (`fetch::stream`), so its damage is still said, never judged from.
-        let streamed = odb
-            .read_header(entry.id())
-            .is_ok_and(|(size, _)| size as u64 > super::stream::STREAM_THRESHOLD);
-        if entry.kind() == Some(git2::ObjectType::Blob) && !streamed {
+        if entry.kind() == Some(git2::ObjectType::Blob) {
+            if !read_blobs {
+                if !odb.exists(entry.id()) {
+                    return Some(format!(
+                        "has `{path}` at `{oid}` missing: blob `{}` is not in the mirror",
+                        entry.id()
+                    ));
+                }
+                continue;
+            }
+            // A blob over the stream threshold is not read whole here (that
+            // would hold it in memory): every streamed read checks it against
+            // its id (`fetch::stream`), so its damage is still said, never
+            // judged from.
+            if odb
+                .read_header(entry.id())
+                .is_ok_and(|(size, _)| size as u64 > super::stream::STREAM_THRESHOLD)
+            {
+                continue;
+            }
             if let Err(e) = odb.read(entry.id()) {
                 return Some(format!(
                     "has `{path}` at `{oid}` unreadable: {}",

@@ -409,6 +409,13 @@ impl BlobHashCache {
         Some(to_hex(sha))
     }
 
+    /// The remembered size of `blob`: checked against the bytes whenever they
+    /// are read (see [`get`](Self::get)), and signed with the rest of the store.
+    pub fn known_size(&self, blob: Oid) -> Option<u64> {
+        let memo = self.memo();
+        memo.entries.get(&key(blob)?).map(|(size, _)| *size)
+    }
+
     /// Remember `sha256` for `blob` of `size` bytes (kept in memory until
     /// [`persist`](Self::persist)).
     pub fn put(&self, blob: Oid, size: usize, sha256: [u8; 32]) {

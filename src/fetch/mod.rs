@@ -13,6 +13,7 @@
 //! - [`repo`]: [`CachedRepo`], offline questions about a mirror.
 //! - [`hash`]: sha256, the `hash-mismatch` variants, the blob hash memo.
 //! - [`tls`]: no CA bundle loaded at start-up when no TLS connection is planned.
+//! - [`verified`]: the damage check skipped for a mirror unchanged since it was found whole.
 //! - [`error`]: [`FetchError`], libgit2 failures classified for the report.
 
 mod bounded;
@@ -26,6 +27,7 @@ pub mod rewrite;
 pub mod stream;
 pub mod tls;
 pub mod url;
+mod verified;
 
 pub use error::{describe, FetchError};
 pub use git::{

@@ -133,9 +133,19 @@ impl CachedRepo {
     /// what [`Self::reachable_set`] depends on. `None` when the refs cannot be
     /// listed.
     pub fn ref_tips_digest(&self) -> Option<[u8; 32]> {
+        self.tips_digest(&["refs/heads/*", "refs/tags/*"])
+    }
+
+    /// A digest of every ref's name and target: what [`Self::path_versions`]
+    /// walks from.
+    pub fn all_refs_digest(&self) -> Option<[u8; 32]> {
+        self.tips_digest(&["refs/*"])
+    }
+
+    fn tips_digest(&self, globs: &[&str]) -> Option<[u8; 32]> {
         use sha2::{Digest, Sha256};
         let mut tips: Vec<(Vec<u8>, Oid)> = Vec::new();
-        for glob in ["refs/heads/*", "refs/tags/*"] {
+        for &glob in globs {
             for r in self.repo.references_glob(glob).ok()? {
                 let r = r.ok()?;
                 tips.push((r.name_bytes().to_vec(), r.target()?));

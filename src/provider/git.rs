@@ -22,10 +22,15 @@ struct Remote {
     reachable: OnceCell<Result<HashSet<Oid>, Arc<FetchError>>>,
     /// A digest of the branch and tag tips the reachable set depends on.
     tips: OnceCell<Option<[u8; 32]>>,
+    /// A digest of every ref (what path histories are walked from).
+    all_refs: OnceCell<Option<[u8; 32]>>,
     /// Every version of a path (for `hash_elsewhere`), walked once per path.
     versions: RefCell<HashMap<String, Arc<Vec<crate::fetch::PathVersion>>>>,
     /// The commits the default-branch head contains, walked once on first use.
     in_default: OnceCell<Option<(Oid, HashSet<Oid>)>>,
+    /// The recorded default-branch head, read once (a ref file read per source
+    /// was a tenth of a large re-check).
+    default_head: OnceCell<Option<Oid>>,
     /// Head documents already read this run, by (head commit, path): many sources
     /// cite one document, whose head is read once. Documents over
     /// [`HEAD_MEMO_BYTES`] are read again rather than kept.
@@ -172,7 +177,7 @@ impl GitProvider {
     /// Whether blob `id` of `repo` is within `--max-document-size` (a blob whose
     /// size can't be read is left to the read to report).
     fn fits(&self, repo: &CachedRepo, id: Oid) -> bool {
-        repo.blob_size(id)
+        self.blob_size(repo, id)
             .is_none_or(|size| size <= self.max_document_size)
     }
 
@@ -199,8 +204,10 @@ impl GitProvider {
             repo,
             reachable: OnceCell::new(),
             tips: OnceCell::new(),
+            all_refs: OnceCell::new(),
             versions: RefCell::default(),
             in_default: OnceCell::new(),
+            default_head: OnceCell::new(),
             heads: RefCell::default(),
             // Unknown age still means stale.
             stale_since: Some(since.unwrap_or_else(|| "unknown".to_string())),
@@ -265,6 +272,92 @@ impl GitProvider {
     }
 }
 
+impl GitProvider {
+    /// The size of blob `id`: remembered in `checks.store` (reading a packed
+    /// blob's header rebuilds its delta chain's headers, a tenth of a re-check).
+    /// Only a size within `--max-document-size` is taken from the store; one over
+    /// it is read again, so a wrong entry can't make a document unchecked.
+    /// The size `blobs.store` holds with the blob's sha256 comes first: a
+    /// `checks.store` entry alone must not decide whether a document is read as
+    /// a stream (that changes how drift is found).
+    fn blob_size(&self, repo: &CachedRepo, id: Oid) -> Option<u64> {
+        if let Some(size) = self
+            .hashes
+            .known_size(id)
+            .filter(|&size| size <= self.max_document_size)
+        {
+            return Some(size);
+        }
+        let key = crate::store::CheckMemo::key("blob-size", &[id.as_bytes()]);
+        let remembered = self
+            .checks
+            .peek(&key, |v| {
+                <[u8; 8]>::try_from(v).ok().map(u64::from_le_bytes)
+            })
+            .flatten()
+            .filter(|&size| size <= self.max_document_size);
+        if remembered.is_some() {
+            return remembered;
+        }
+        let size = repo.blob_size(id)?;
+        self.checks.put(key, size.to_le_bytes().to_vec());
+        Some(size)
+    }
+}
+
+impl GitProvider {
+    /// Every version of `r`'s path in its remote's history: remembered in
+    /// `checks.store` while every ref of the mirror stands still (the walk reads
+    /// every commit's tree, a twentieth of a large re-check).
+    fn path_versions(&self, remote: &Remote, r: &DocRef) -> Option<Vec<crate::fetch::PathVersion>> {
+        let refs = *remote
+            .all_refs
+            .get_or_init(|| remote.repo.all_refs_digest());
+        let key = crate::store::CheckMemo::key(
+            "path-versions",
+            &[r.remote.as_bytes(), r.path.as_bytes()],
+        );
+        if let Some(refs) = refs {
+            let remembered = self
+                .checks
+                .peek(&key, |v| decode_versions(v, &refs))
+                .flatten();
+            if remembered.is_some() {
+                return remembered;
+            }
+        }
+        let versions = remote.repo.path_versions(&r.path).ok()?;
+        if let Some(refs) = refs {
+            let mut v = refs.to_vec();
+            for pv in &versions {
+                v.extend_from_slice(pv.commit.as_bytes());
+                v.extend_from_slice(pv.blob.as_bytes());
+                v.extend_from_slice(&pv.time.to_le_bytes());
+            }
+            self.checks.put(key, v);
+        }
+        Some(versions)
+    }
+}
+
+/// Path versions remembered for the refs digest `refs`; `None` for another
+/// digest or bytes that do not decode.
+fn decode_versions(v: &[u8], refs: &[u8; 32]) -> Option<Vec<crate::fetch::PathVersion>> {
+    let rest = v.strip_prefix(refs.as_slice())?;
+    if rest.len() % 48 != 0 {
+        return None;
+    }
+    rest.chunks_exact(48)
+        .map(|c| {
+            Some(crate::fetch::PathVersion {
+                commit: Oid::from_bytes(&c[..20]).ok()?,
+                blob: Oid::from_bytes(&c[20..40]).ok()?,
+                time: i64::from_le_bytes(c[40..48].try_into().ok()?),
+            })
+        })
+        .collect()
+}
+
 impl Drop for GitProvider {
     /// The blob store is written once, when the run is over (best effort: a
     /// read-only cache must not fail an audit).
@@ -275,6 +368,7 @@ impl Drop for GitProvider {
         let _ = self.hashes.persist();
         let _ = self.drift.persist();
         let _ = self.checks.persist();
+        let _ = self.cache.persist_verified();
     }
 }
 
@@ -325,8 +419,10 @@ impl Provider for GitProvider {
                     repo,
                     reachable: OnceCell::new(),
                     tips: OnceCell::new(),
+                    all_refs: OnceCell::new(),
                     versions: RefCell::default(),
                     in_default: OnceCell::new(),
+                    default_head: OnceCell::new(),
                     heads: RefCell::default(),
                     stale_since: None,
                 }),
@@ -432,7 +528,9 @@ impl Provider for GitProvider {
             if let Some(seen) = self.snapshots.borrow().get(&id) {
                 return Ok(Some(seen.clone()));
             }
-            // The size from the object header, before anything is inflated.
+            // The size from the object header, before anything is inflated
+            // (not from a store: the bytes are read now anyway, and the size
+            // decides whether they are read as a stream).
             if let Some(size) = remote.repo.blob_size(id) {
                 if size > self.max_document_size {
                     return Err(too_large(size, self.max_document_size));
@@ -479,7 +577,7 @@ impl Provider for GitProvider {
         let versions = match known {
             Some(v) => v,
             None => {
-                let v = Arc::new(repo.path_versions(&r.path).ok()?);
+                let v = Arc::new(self.path_versions(remote, r)?);
                 remote
                     .versions
                     .borrow_mut()
@@ -572,7 +670,7 @@ impl Provider for GitProvider {
             return Ok(Some(seen.clone()));
         }
         // Over the size cap: never read, whatever a store remembers of it.
-        let size = remote.repo.blob_size(id);
+        let size = self.blob_size(&remote.repo, id);
         if let Some(size) = size {
             if size > self.max_document_size {
                 return Err(too_large(size, self.max_document_size));
@@ -662,8 +760,10 @@ impl Provider for GitProvider {
                     repo: self.cache.open(name).ok()?,
                     reachable: OnceCell::new(),
                     tips: OnceCell::new(),
+                    all_refs: OnceCell::new(),
                     versions: RefCell::default(),
                     in_default: OnceCell::new(),
+                    default_head: OnceCell::new(),
                     heads: RefCell::default(),
                     stale_since: remote.stale_since.clone(),
                 }),
@@ -693,7 +793,11 @@ impl Provider for GitProvider {
         // does (a figure pinned on a side branch is not "gone" from main, where it
         // never was); a commit no branch contains any more (force-pushed away) is
         // compared with the default branch, where its document may live on.
-        let default = repo.head()?;
+        let default = remote
+            .default_head
+            .get_or_init(|| repo.head())
+            .as_ref()
+            .copied()?;
         // One walk of the default branch per repository, not one per source.
         let mut tip = [0u8; 32];
         tip[..20].copy_from_slice(default.as_bytes());

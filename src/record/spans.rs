@@ -30,9 +30,10 @@ impl Spans {
             text: json,
             bytes: json.as_bytes(),
             at: 0,
+            path: String::new(),
             spans: Spans::default(),
         };
-        s.value(String::new(), 0);
+        s.value(0);
         s.spans
     }
 
@@ -46,6 +47,9 @@ struct Scanner<'a> {
     text: &'a str,
     bytes: &'a [u8],
     at: usize,
+    /// The pointer of the value being scanned (tokens pushed and popped as the
+    /// scan goes in and out, so no pointer is built for a scalar).
+    path: String,
     spans: Spans,
 }
 
@@ -60,15 +64,16 @@ impl Scanner<'_> {
         }
     }
 
-    /// Scans one value; `None` when the text is not what JSON allows there.
-    fn value(&mut self, ptr: String, depth: usize) -> Option<()> {
+    /// Scans the value at [`Self::path`]; `None` when the text is not what JSON
+    /// allows there.
+    fn value(&mut self, depth: usize) -> Option<()> {
         if depth > MAX_DEPTH {
             return None;
         }
         self.skip_ws();
         match self.peek()? {
             b'{' => {
-                self.spans.offsets.insert(ptr.clone(), self.at);
+                self.spans.offsets.insert(self.path.clone(), self.at);
                 self.at += 1;
                 self.skip_ws();
                 if self.peek()? == b'}' {
@@ -77,11 +82,22 @@ impl Scanner<'_> {
                 }
                 loop {
                     self.skip_ws();
-                    let key = self.string()?;
+                    let (start, end, escaped) = self.raw_string()?;
                     self.skip_ws();
                     (self.peek()? == b':').then_some(())?;
                     self.at += 1;
-                    self.value(format!("{ptr}/{}", pointer_token(&key)), depth + 1)?;
+                    let len = self.path.len();
+                    self.path.push('/');
+                    let raw = self.text.get(start..end)?;
+                    if escaped || raw.contains(['~', '/']) {
+                        let key: String = serde_json::from_str(raw).ok()?;
+                        self.path.push_str(&pointer_token(&key));
+                    } else {
+                        self.path.push_str(&raw[1..raw.len() - 1]);
+                    }
+                    let scanned = self.value(depth + 1);
+                    self.path.truncate(len);
+                    scanned?;
                     self.skip_ws();
                     match self.peek()? {
                         b',' => self.at += 1,
@@ -94,7 +110,7 @@ impl Scanner<'_> {
                 }
             }
             b'[' => {
-                self.spans.offsets.insert(ptr.clone(), self.at);
+                self.spans.offsets.insert(self.path.clone(), self.at);
                 self.at += 1;
                 self.skip_ws();
                 if self.peek()? == b']' {
@@ -103,7 +119,14 @@ impl Scanner<'_> {
                 }
                 let mut i = 0usize;
                 loop {
-                    self.value(format!("{ptr}/{i}"), depth + 1)?;
+                    let len = self.path.len();
+                    {
+                        use std::fmt::Write;
+                        let _ = write!(self.path, "/{i}");
+                    }
+                    let scanned = self.value(depth + 1);
+                    self.path.truncate(len);
+                    scanned?;
                     i += 1;
                     self.skip_ws();
                     match self.peek()? {
@@ -116,7 +139,7 @@ impl Scanner<'_> {
                     }
                 }
             }
-            b'"' => self.string().map(|_| ()),
+            b'"' => self.raw_string().map(|_| ()),
             _ => {
                 // A number, `true`, `false` or `null`: up to the next delimiter.
                 let start = self.at;
@@ -130,14 +153,19 @@ impl Scanner<'_> {
         }
     }
 
-    /// Scans a string at the cursor and returns it decoded.
-    fn string(&mut self) -> Option<String> {
+    /// Skips a string at the cursor: its byte range, quotes included, and
+    /// whether it has escapes (only then must it be decoded).
+    fn raw_string(&mut self) -> Option<(usize, usize, bool)> {
         (self.peek()? == b'"').then_some(())?;
         let start = self.at;
+        let mut escaped = false;
         self.at += 1;
         loop {
             match self.peek()? {
-                b'\\' => self.at += 2,
+                b'\\' => {
+                    escaped = true;
+                    self.at += 2;
+                }
                 b'"' => {
                     self.at += 1;
                     break;
@@ -145,8 +173,7 @@ impl Scanner<'_> {
                 _ => self.at += 1,
             }
         }
-        let raw = self.text.get(start..self.at)?;
-        serde_json::from_str(raw).ok()
+        Some((start, self.at, escaped))
     }
 }
 

@@ -351,3 +351,80 @@ fn a_mirror_without_its_blobs_is_damaged_not_judged_from_the_memo() {
         blobless.findings()
     );
 }
+
+/// A re-check of an unchanged mirror does not read it back
+/// (`verified.store`: the mirror's files are as they were when it was last found
+/// whole), but any change to its ref or object files, even one that keeps their
+/// size, has it read back again; a damaged `verified.store` is rebuilt.
+#[test]
+fn a_same_size_ref_edit_after_the_mirror_was_verified_is_caught() {
+    let forge = Forge::new();
+    let pins = corpus(&forge);
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let rewrite = to_daemon(&daemon);
+    let ws = Scratch::new();
+    let files: Vec<String> = pins.iter().map(|p| ws.write_pin(p)).collect();
+    let audit = |extra: &[&str]| {
+        let mut args: Vec<&str> = vec!["--rewrite", &rewrite];
+        args.extend_from_slice(extra);
+        args.extend(files.iter().map(String::as_str));
+        ws.audit(args)
+    };
+    let cold = audit(&["--jobs", "1"]);
+    let first = audit(&["--offline", "--jobs", "1"]);
+    let second = audit(&["--offline", "--jobs", "2"]);
+    assert_eq!(second.stdout, first.stdout, "offline re-check");
+    let store = ws.cache().join("verified.store");
+    assert!(store.is_file(), "verified.store written");
+    let mut bytes = std::fs::read(&store).expect("verified.store");
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x20;
+    std::fs::write(&store, &bytes).expect("damage");
+    let rebuilt = audit(&["--offline", "--jobs", "1"]);
+    assert_eq!(rebuilt.stdout, first.stdout, "verified.store damaged");
+    assert_ne!(
+        std::fs::read(&store).expect("verified.store"),
+        bytes,
+        "rebuilt"
+    );
+    let online = audit(&["--jobs", "2"]);
+    assert_eq!(online.stdout, cold.stdout, "online re-check");
+
+    // Same size, another (missing) commit: only reading the refs tells.
+    let found = mirrors(&ws.cache());
+    assert_eq!(found.len(), 1, "{found:?}");
+    let loose = found[0].join("refs/heads/main");
+    let file = if loose.is_file() {
+        loose
+    } else {
+        found[0].join("packed-refs")
+    };
+    let text = std::fs::read_to_string(&file).expect("refs");
+    let line = text
+        .lines()
+        .find(|l| l.len() >= 40 && (l.ends_with("refs/heads/main") || !l.contains(' ')))
+        .expect("main's line")
+        .to_string();
+    let flipped = match line.as_bytes()[0] {
+        b'0' => format!("1{}", &line[1..]),
+        _ => format!("0{}", &line[1..]),
+    };
+    let edited = text.replacen(&line, &flipped, 1);
+    assert_eq!(edited.len(), text.len());
+    std::fs::write(&file, edited).expect("edit ref");
+    let run = audit(&["--offline", "--jobs", "1"]);
+    run.assert_code(2);
+    let report = run.report();
+    let sources: Vec<&serde_json::Value> = report["records"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|r| r["sources"].as_array().into_iter().flatten())
+        .collect();
+    assert!(!sources.is_empty());
+    for s in sources {
+        assert_eq!(s["status"], "unchecked", "{s:#}");
+        let reason = s["reason"].as_str().unwrap_or_default();
+        assert!(reason.contains("cache damaged"), "{reason}");
+    }
+}
