@@ -278,6 +278,7 @@ pub(crate) fn classify(
         crate::net::REFUSED_MARK,
         "failed to connect",
         "failed to resolve",
+        "cannot resolve",
         "timed out",
         "connection refused",
         "connection reset",
@@ -382,6 +383,23 @@ mod tests {
             classify(&e, "git://h/x", AuthOutcome::default(), &[]),
             FetchError::Network { .. }
         ));
+    }
+
+    #[test]
+    fn an_unresolvable_host_is_network() {
+        // As pinaudit's smart HTTP transport words it (class Net, not Os).
+        let e = err(
+            ErrorCode::GenericError,
+            ErrorClass::Net,
+            "cannot resolve `github.com`: Name or service not known",
+        );
+        let got = classify(
+            &e,
+            "https://github.com/o/r.git",
+            AuthOutcome::default(),
+            &[],
+        );
+        assert!(matches!(got, FetchError::Network { .. }), "{got:?}");
     }
 
     #[test]

@@ -512,7 +512,25 @@ fn send_error(e: &reqwest::Error, shown: &str) -> io::Error {
             Some(c) => c.to_lowercase().chain(chars).collect(),
             None => cause,
         };
-        return io::Error::other(format!("failed to connect to `{shown}`: {cause}"));
+        // The caller names the remote; the host is what a connection failed to.
+        let host = ::url::Url::parse(shown)
+            .ok()
+            .and_then(|u| {
+                let host = u.host_str()?.to_string();
+                Some(match u.port() {
+                    Some(p) => format!("{host}:{p}"),
+                    None => host,
+                })
+            })
+            .unwrap_or_else(|| shown.to_string());
+        if cause.starts_with("dns error") {
+            // "dns error: failed to resolve address for `h`: failed to lookup
+            // address information: Name or service not known": the last part
+            // is the resolver's answer.
+            let answer = cause.rsplit(": ").next().unwrap_or(&cause);
+            return io::Error::other(format!("cannot resolve `{host}`: {answer}"));
+        }
+        return io::Error::other(format!("failed to connect to `{host}`: {cause}"));
     }
     io::Error::other(format!("error receiving data from `{shown}`: {text}"))
 }
