@@ -146,10 +146,8 @@ pub fn ranges_under(maps: &[u8], prefix: &[u8]) -> Vec<(usize, usize)> {
         else {
             continue;
         };
-        let (Ok(lo), Ok(hi)) = (
-            usize::from_str_radix(lo, 16),
-            usize::from_str_radix(hi, 16),
-        ) else {
+        let (Ok(lo), Ok(hi)) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+        else {
             continue;
         };
         if hi > lo && hi - lo >= MIN_LEN {
