@@ -1155,6 +1155,7 @@ impl<'r> Session<'r> {
             // wanted commits are asked for by id below.
             if !self.mirror_matches(&adv.mirrored) {
                 let mut fo = self.fetch_options();
+                let _pager = super::pageout::Pager::start(self.repo.path());
                 let result =
                     conn.remote()
                         .fetch(&MIRROR_SPECS, Some(&mut fo), Some("pinaudit: mirror"));
@@ -1257,6 +1258,7 @@ impl<'r> Session<'r> {
     fn fetch(&self, specs: &[String], reflog: &str) -> Result<(), git2::Error> {
         let mut remote = self.repo.remote_anonymous(&self.fetch_url)?;
         let mut fo = self.fetch_options();
+        let _pager = super::pageout::Pager::start(self.repo.path());
         let result = remote.fetch(specs, Some(&mut fo), Some(reflog));
         self.count(&remote, result.is_ok());
         result

@@ -14,6 +14,7 @@
 //! - [`hash`]: sha256, the `hash-mismatch` variants, the blob hash memo.
 //! - [`tls`]: no CA bundle loaded at start-up when no TLS connection is planned.
 //! - [`verified`]: the damage check skipped for a mirror unchanged since it was found whole.
+//! - [`pageout`]: a fetched pack's pages released while libgit2's indexer reads it back.
 //! - [`error`]: [`FetchError`], libgit2 failures classified for the report.
 
 mod bounded;
@@ -22,6 +23,7 @@ pub mod git;
 pub mod hash;
 mod http;
 pub mod lfs;
+mod pageout;
 pub mod repo;
 pub mod rewrite;
 pub mod stream;
