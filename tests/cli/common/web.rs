@@ -179,17 +179,17 @@ fn serve(
         head.push_str(&format!("Content-Length: {}\r\n", response.body.len()));
     }
     head.push_str("Connection: close\r\n\r\n");
-    let _ = stream.write_all(head.as_bytes());
-    let body_bytes = if has_body {
-        let _ = stream.write_all(&response.body);
-        response.body.len()
-    } else {
-        0
-    };
-    let _ = stream.flush();
+    // Logged before answering: a client that has its answer may read the log
+    // at once (logging after the write raced a fast client).
+    let body_bytes = if has_body { response.body.len() } else { 0 };
     log.lock().expect("log").push(Logged {
         request,
         status: response.status,
         body_bytes,
     });
+    let _ = stream.write_all(head.as_bytes());
+    if has_body {
+        let _ = stream.write_all(&response.body);
+    }
+    let _ = stream.flush();
 }
