@@ -81,6 +81,35 @@ pub struct DriftMemo {
 
 type DriftKey = ([u8; 20], [u8; 20]);
 
+/// A map keyed by sha256 digests. The keys are already uniformly spread (and
+/// no input can be made to collide in them), so their first eight bytes are the
+/// hash: SipHash over every key was a twentieth of a large re-check.
+type DigestMap<V> =
+    std::collections::HashMap<[u8; 32], V, std::hash::BuildHasherDefault<DigestHasher>>;
+
+/// The [`std::hash::Hasher`] of [`DigestMap`]: folds the key's bytes, eight
+/// at a time, into the state (a digest's first eight bytes decide it).
+#[derive(Default)]
+struct DigestHasher(u64);
+
+impl std::hash::Hasher for DigestHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = self.0.rotate_left(5) ^ u64::from_le_bytes(word);
+        }
+    }
+
+    fn write_usize(&mut self, _len: usize) {
+        // The length prefix of a `[u8; 32]` is always 32: it tells keys nothing.
+    }
+}
+
 #[derive(Debug, Default)]
 struct DriftEntries {
     map: std::collections::HashMap<DriftKey, (u32, Vec<u32>)>,
@@ -230,7 +259,7 @@ pub struct CheckMemo {
 
 #[derive(Debug, Default)]
 struct CheckEntries {
-    map: std::collections::HashMap<[u8; 32], Vec<u8>>,
+    map: DigestMap<Vec<u8>>,
     added: usize,
 }
 
@@ -331,8 +360,8 @@ impl CheckMemo {
     }
 }
 
-fn decode_checks(mut b: &[u8]) -> Option<std::collections::HashMap<[u8; 32], Vec<u8>>> {
-    let mut map = std::collections::HashMap::new();
+fn decode_checks(mut b: &[u8]) -> Option<DigestMap<Vec<u8>>> {
+    let mut map = DigestMap::default();
     while !b.is_empty() {
         let k: [u8; 32] = b.get(..32)?.try_into().ok()?;
         let len = u32::from_le_bytes(b.get(32..36)?.try_into().ok()?) as usize;

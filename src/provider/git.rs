@@ -26,6 +26,9 @@ struct Remote {
     all_refs: OnceCell<Option<[u8; 32]>>,
     /// Every version of a path (for `hash_elsewhere`), walked once per path.
     versions: RefCell<HashMap<String, Arc<Vec<crate::fetch::PathVersion>>>>,
+    /// `hash_elsewhere`'s answer per (path, pinned blob, expected sha256): the
+    /// sources citing one document with one wrong hash get it once.
+    elsewhere: RefCell<HashMap<(String, Option<String>, String), Option<OtherVersion>>>,
     /// The commits the default-branch head contains, walked once on first use.
     in_default: OnceCell<Option<(Oid, HashSet<Oid>)>>,
     /// The recorded default-branch head, read once (a ref file read per source
@@ -206,6 +209,7 @@ impl GitProvider {
             tips: OnceCell::new(),
             all_refs: OnceCell::new(),
             versions: RefCell::default(),
+            elsewhere: RefCell::default(),
             in_default: OnceCell::new(),
             default_head: OnceCell::new(),
             heads: RefCell::default(),
@@ -302,6 +306,63 @@ impl GitProvider {
         let size = repo.blob_size(id)?;
         self.checks.put(key, size.to_le_bytes().to_vec());
         Some(size)
+    }
+}
+
+impl GitProvider {
+    /// A version of `r`'s path other than the pinned one whose content (or a
+    /// variant of it) hashes to `expected` (lower case). The blob size that
+    /// decides whether a version is streamed comes from `blobs.store` when it
+    /// holds the blob, else from the object header.
+    fn find_elsewhere(
+        &self,
+        remote: &Remote,
+        r: &DocRef,
+        pinned: &Snapshot,
+        expected: &str,
+    ) -> Option<OtherVersion> {
+        let repo = &remote.repo;
+        let known = remote.versions.borrow().get(&r.path).cloned();
+        let versions = match known {
+            Some(v) => v,
+            None => {
+                let v = Arc::new(self.path_versions(remote, r)?);
+                remote
+                    .versions
+                    .borrow_mut()
+                    .insert(r.path.clone(), v.clone());
+                v
+            }
+        };
+        versions.iter().find_map(|v| {
+            if Some(v.blob.to_string()) == pinned.git_blob {
+                return None;
+            }
+            // From the store when this blob was seen before: nothing is read.
+            let size = self
+                .hashes
+                .known_size(v.blob)
+                .or_else(|| repo.blob_size(v.blob))
+                .unwrap_or(0);
+            let (sha, variants) = if size > STREAM_THRESHOLD && self.fits(repo, v.blob) {
+                self.streamed_variants(r, repo, v.blob)?
+            } else {
+                self.hashes.with_variants(v.blob, || {
+                    self.fits(repo, v.blob).then(|| repo.blob(v.blob)).flatten()
+                })?
+            };
+            let variant = if sha == *expected {
+                None
+            } else {
+                Some(variants.into_iter().find(|(_, h)| *h == *expected)?.0)
+            };
+            Some(OtherVersion {
+                commit: v.commit.to_string(),
+                git_blob: v.blob.to_string(),
+                commit_time: crate::check::revision::rfc3339(v.time, 0),
+                variant,
+            })
+        })
     }
 }
 
@@ -421,6 +482,7 @@ impl Provider for GitProvider {
                     tips: OnceCell::new(),
                     all_refs: OnceCell::new(),
                     versions: RefCell::default(),
+                    elsewhere: RefCell::default(),
                     in_default: OnceCell::new(),
                     default_head: OnceCell::new(),
                     heads: RefCell::default(),
@@ -572,45 +634,17 @@ impl Provider for GitProvider {
         expected: &str,
     ) -> Option<OtherVersion> {
         let (remote, _) = self.at(r).ok()?;
-        let repo = &remote.repo;
-        let known = remote.versions.borrow().get(&r.path).cloned();
-        let versions = match known {
-            Some(v) => v,
-            None => {
-                let v = Arc::new(self.path_versions(remote, r)?);
-                remote
-                    .versions
-                    .borrow_mut()
-                    .insert(r.path.clone(), v.clone());
-                v
-            }
-        };
         let expected = expected.to_ascii_lowercase();
-        versions.iter().find_map(|v| {
-            if Some(v.blob.to_string()) == pinned.git_blob {
-                return None;
-            }
-            // From the store when this blob was seen before: nothing is read.
-            let size = repo.blob_size(v.blob).unwrap_or(0);
-            let (sha, variants) = if size > STREAM_THRESHOLD && self.fits(repo, v.blob) {
-                self.streamed_variants(r, repo, v.blob)?
-            } else {
-                self.hashes.with_variants(v.blob, || {
-                    self.fits(repo, v.blob).then(|| repo.blob(v.blob)).flatten()
-                })?
-            };
-            let variant = if sha == expected {
-                None
-            } else {
-                Some(variants.into_iter().find(|(_, h)| *h == expected)?.0)
-            };
-            Some(OtherVersion {
-                commit: v.commit.to_string(),
-                git_blob: v.blob.to_string(),
-                commit_time: crate::check::revision::rfc3339(v.time, 0),
-                variant,
-            })
-        })
+        let memo_key = (r.path.clone(), pinned.git_blob.clone(), expected);
+        if let Some(found) = remote.elsewhere.borrow().get(&memo_key) {
+            return found.clone();
+        }
+        let found = self.find_elsewhere(remote, r, pinned, &memo_key.2);
+        remote
+            .elsewhere
+            .borrow_mut()
+            .insert(memo_key, found.clone());
+        found
     }
 
     fn drift_memo(&self) -> Option<&crate::store::DriftMemo> {
@@ -762,6 +796,7 @@ impl Provider for GitProvider {
                     tips: OnceCell::new(),
                     all_refs: OnceCell::new(),
                     versions: RefCell::default(),
+                    elsewhere: RefCell::default(),
                     in_default: OnceCell::new(),
                     default_head: OnceCell::new(),
                     heads: RefCell::default(),
