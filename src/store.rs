@@ -254,7 +254,9 @@ fn decode_drift(mut b: &[u8]) -> Option<std::collections::HashMap<DriftKey, (u32
 pub struct CheckMemo {
     path: std::path::PathBuf,
     magic: Vec<u8>,
-    inner: std::sync::Arc<std::sync::Mutex<CheckEntries>>,
+    /// Read far more than written (a re-check only reads): the workers checking
+    /// records read it at once.
+    inner: std::sync::Arc<std::sync::RwLock<CheckEntries>>,
 }
 
 #[derive(Debug, Default)]
@@ -284,7 +286,7 @@ impl CheckMemo {
         CheckMemo {
             path,
             magic,
-            inner: std::sync::Arc::new(std::sync::Mutex::new(CheckEntries { map, added: 0 })),
+            inner: std::sync::Arc::new(std::sync::RwLock::new(CheckEntries { map, added: 0 })),
         }
     }
 
@@ -299,23 +301,31 @@ impl CheckMemo {
         h.finalize().into()
     }
 
-    fn entries(&self) -> std::sync::MutexGuard<'_, CheckEntries> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    fn entries(&self) -> std::sync::RwLockWriteGuard<'_, CheckEntries> {
+        self.inner.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, CheckEntries> {
+        self.inner.read().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The remembered answer for `key`.
     pub fn get(&self, key: &[u8; 32]) -> Option<Vec<u8>> {
-        self.entries().map.get(key).cloned()
+        self.read().map.get(key).cloned()
     }
 
     /// `f` of the remembered answer for `key`, read in place (no copy).
     pub fn peek<R>(&self, key: &[u8; 32], f: impl FnOnce(&[u8]) -> R) -> Option<R> {
-        self.entries().map.get(key).map(|v| f(v))
+        self.read().map.get(key).map(|v| f(v))
     }
 
     /// Remembers an answer (kept in memory until [`persist`](Self::persist)).
     pub fn put(&self, key: [u8; 32], value: Vec<u8>) {
         if value.len() > CHECK_VALUE_MAX {
+            return;
+        }
+        // A re-check puts back what it read: that needs no write lock.
+        if self.read().map.get(&key) == Some(&value) {
             return;
         }
         let mut entries = self.entries();

@@ -29,6 +29,11 @@ struct Remote {
     /// `hash_elsewhere`'s answer per (path, pinned blob, expected sha256): the
     /// sources citing one document with one wrong hash get it once.
     elsewhere: RefCell<HashMap<(String, Option<String>, String), Option<OtherVersion>>>,
+    /// Each cited commit's committer time (`None`: not in the cache), read once:
+    /// the sources of a run cite far fewer commits than they number.
+    commits: RefCell<HashMap<Oid, Option<(i64, i32)>>>,
+    /// The blob at (commit, path), looked up once (a commit and tree read each).
+    blob_ids: RefCell<HashMap<(Oid, String), Option<Oid>>>,
     /// The commits the default-branch head contains, walked once on first use.
     in_default: OnceCell<Option<(Oid, HashSet<Oid>)>>,
     /// The recorded default-branch head, read once (a ref file read per source
@@ -41,6 +46,35 @@ struct Remote {
     /// Set when the remote could not be reached and the cache stood in for it:
     /// when the mirror last synced, RFC 3339.
     stale_since: Option<String>,
+}
+
+impl Remote {
+    /// [`CachedRepo::commit_time`], remembered for the run.
+    fn commit_time(&self, oid: Oid) -> Option<(i64, i32)> {
+        if let Some(known) = self.commits.borrow().get(&oid) {
+            return *known;
+        }
+        let time = self.repo.commit_time(oid);
+        self.commits.borrow_mut().insert(oid, time);
+        time
+    }
+
+    /// Whether the cache holds commit `oid` (as [`CachedRepo::has_commit`]).
+    fn has_commit(&self, oid: Oid) -> bool {
+        self.commit_time(oid).is_some()
+    }
+
+    /// [`CachedRepo::blob_id_at`], its answers remembered for the run (an
+    /// error is not: it is asked again).
+    fn blob_id_at(&self, oid: Oid, path: &str) -> Result<Option<Oid>, FetchError> {
+        let key = (oid, path.to_string());
+        if let Some(known) = self.blob_ids.borrow().get(&key) {
+            return Ok(*known);
+        }
+        let id = self.repo.blob_id_at(oid, path)?;
+        self.blob_ids.borrow_mut().insert(key, id);
+        Ok(id)
+    }
 }
 
 /// A head's blob at a path, and the document it holds when readable.
@@ -210,6 +244,8 @@ impl GitProvider {
             all_refs: OnceCell::new(),
             versions: RefCell::default(),
             elsewhere: RefCell::default(),
+            commits: RefCell::default(),
+            blob_ids: RefCell::default(),
             in_default: OnceCell::new(),
             default_head: OnceCell::new(),
             heads: RefCell::default(),
@@ -483,6 +519,8 @@ impl Provider for GitProvider {
                     all_refs: OnceCell::new(),
                     versions: RefCell::default(),
                     elsewhere: RefCell::default(),
+                    commits: RefCell::default(),
+                    blob_ids: RefCell::default(),
                     in_default: OnceCell::new(),
                     default_head: OnceCell::new(),
                     heads: RefCell::default(),
@@ -545,7 +583,7 @@ impl Provider for GitProvider {
         };
         let oid = oid(r)?;
         let wanted = remote.sync.wanted.iter().find(|w| w.oid == oid);
-        if !remote.repo.has_commit(oid) {
+        if !remote.has_commit(oid) {
             // Offline, a commit the cache lacks may well exist upstream: say so, don't judge.
             if remote.sync.offline {
                 return Err(Unchecked::NotCached);
@@ -579,14 +617,14 @@ impl Provider for GitProvider {
         Ok(RevisionFacts::Present {
             reachable,
             found_by: wanted.and_then(|w| w.found).unwrap_or(FoundBy::Cache),
-            commit_time: remote.repo.commit_time(oid),
+            commit_time: remote.commit_time(oid),
         })
     }
 
     fn snapshot(&self, r: &DocRef) -> Result<Option<Snapshot>, Unchecked> {
         let (remote, oid) = self.at(r)?;
         // Many sources cite one blob: read (inflate, verify, hash) it once a run.
-        if let Ok(Some(id)) = remote.repo.blob_id_at(oid, &r.path) {
+        if let Ok(Some(id)) = remote.blob_id_at(oid, &r.path) {
             if let Some(seen) = self.snapshots.borrow().get(&id) {
                 return Ok(Some(seen.clone()));
             }
@@ -693,11 +731,7 @@ impl Provider for GitProvider {
 
     fn snapshot_lazy(&self, r: &DocRef) -> Result<Option<Snapshot>, Unchecked> {
         let (remote, oid) = self.at(r)?;
-        let Some(id) = remote
-            .repo
-            .blob_id_at(oid, &r.path)
-            .map_err(|e| tool(r, e))?
-        else {
+        let Some(id) = remote.blob_id_at(oid, &r.path).map_err(|e| tool(r, e))? else {
             return Ok(None);
         };
         if let Some(seen) = self.snapshots.borrow().get(&id) {
@@ -797,6 +831,8 @@ impl Provider for GitProvider {
                     all_refs: OnceCell::new(),
                     versions: RefCell::default(),
                     elsewhere: RefCell::default(),
+                    commits: RefCell::default(),
+                    blob_ids: RefCell::default(),
                     in_default: OnceCell::new(),
                     default_head: OnceCell::new(),
                     heads: RefCell::default(),
@@ -873,13 +909,13 @@ impl Provider for GitProvider {
         if head == oid {
             return Some(unchanged(None));
         }
-        let pinned_blob = repo.blob_id_at(oid, &r.path).ok().flatten();
+        let pinned_blob = remote.blob_id_at(oid, &r.path).ok().flatten();
         let memo_key = (head, r.path.clone());
         let remembered = remote.heads.borrow().get(&memo_key).cloned();
         let (head_blob, document) = match remembered {
             Some(seen) => seen,
             None => {
-                let head_blob = repo.blob_id_at(head, &r.path).ok()?;
+                let head_blob = remote.blob_id_at(head, &r.path).ok()?;
                 // A head document over the size cap is not read: no drift check.
                 if head_blob.is_some_and(|b| !self.fits(repo, b)) {
                     return None;
