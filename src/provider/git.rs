@@ -28,7 +28,7 @@ struct Remote {
     versions: RefCell<HashMap<String, Arc<Vec<crate::fetch::PathVersion>>>>,
     /// `hash_elsewhere`'s answer per (path, pinned blob, expected sha256): the
     /// sources citing one document with one wrong hash get it once.
-    elsewhere: RefCell<HashMap<(String, Option<String>, String), Option<OtherVersion>>>,
+    elsewhere: RefCell<HashMap<ElsewhereKey, Option<OtherVersion>>>,
     /// Each cited commit's committer time (`None`: not in the cache), read once:
     /// the sources of a run cite far fewer commits than they number.
     commits: RefCell<HashMap<Oid, Option<(i64, i32)>>>,
@@ -76,6 +76,9 @@ impl Remote {
         Ok(id)
     }
 }
+
+/// A `hash_elsewhere` question: (path, pinned blob, expected sha256 in lower case).
+type ElsewhereKey = (String, Option<String>, String);
 
 /// A head's blob at a path, and the document it holds when readable.
 type HeadSeen = (Option<Oid>, Option<Snapshot>);
