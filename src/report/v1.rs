@@ -476,30 +476,43 @@ impl From<Finding> for FindingReport {
                 column: at.column,
             }
         });
-        let fingerprint = match &f.fingerprint {
-            Some(fp) => fp.clone(),
-            None => crate::fingerprint::of_finding(&f, None),
-        };
-        let hint = match f.hint {
-            Some(hint) => hint,
-            None => f.code.meta().hint.to_string(),
-        };
-        FindingReport {
-            code: f.code,
-            severity: f.severity,
-            record: f.record,
-            file: f.file,
-            source: f.source,
-            claim: f.claim,
-            message: f.message,
-            location: (&f.location).into(),
-            evidence: f.evidence,
-            hint,
-            record_location,
-            fingerprint,
-            baseline: f.baseline,
-            ignored: f.ignored.map(|reason| Ignored { reason }),
-        }
+        moved(f, record_location)
+    }
+}
+
+/// The report of `f`, its facts moved, pointing at `record_location` (which
+/// [`Report::from_result`] knows already: working it out again per finding
+/// was a tenth of the conversion).
+fn moved(mut f: Finding, record_location: Option<RecordLocation>) -> FindingReport {
+    let fingerprint = match f.fingerprint.take() {
+        Some(fp) => fp,
+        None => crate::fingerprint::of_finding(&f, None),
+    };
+    let hint = match f.hint {
+        Some(hint) => hint,
+        None => f.code.meta().hint.to_string(),
+    };
+    let location = f.location;
+    FindingReport {
+        code: f.code,
+        severity: f.severity,
+        record: f.record,
+        file: f.file,
+        source: f.source,
+        claim: f.claim,
+        message: f.message,
+        location: LocationReport {
+            repository: location.repository,
+            revision: location.revision,
+            path: location.path,
+            line: location.line,
+        },
+        evidence: f.evidence,
+        hint,
+        record_location,
+        fingerprint,
+        baseline: f.baseline,
+        ignored: f.ignored.map(|reason| Ignored { reason }),
     }
 }
 
@@ -619,9 +632,7 @@ impl Report {
         for (r, (record, at)) in a.records.iter_mut().zip(converted) {
             records.push(record);
             for (f, at) in std::mem::take(&mut r.findings).into_iter().zip(at) {
-                let mut report = FindingReport::from(f);
-                report.record_location = Some(at);
-                findings.push(report);
+                findings.push(moved(f, Some(at)));
             }
         }
         findings.extend(
