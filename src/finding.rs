@@ -101,7 +101,13 @@ impl Finding {
     /// check), in field order.
     pub fn evidence(mut self, facts: impl serde::Serialize) -> Self {
         if let Ok(Value::Object(map)) = serde_json::to_value(facts) {
-            self.evidence.extend(map);
+            if self.evidence.is_empty() {
+                // The same map, in the same order, without inserting every
+                // key again.
+                self.evidence = map;
+            } else {
+                self.evidence.extend(map);
+            }
         }
         self
     }

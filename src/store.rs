@@ -81,6 +81,35 @@ pub struct DriftMemo {
 
 type DriftKey = ([u8; 20], [u8; 20]);
 
+/// A map keyed by sha256 digests. The keys are already uniformly spread (and
+/// no input can be made to collide in them), so their first eight bytes are the
+/// hash: SipHash over every key was a twentieth of a large re-check.
+type DigestMap<V> =
+    std::collections::HashMap<[u8; 32], V, std::hash::BuildHasherDefault<DigestHasher>>;
+
+/// The [`std::hash::Hasher`] of [`DigestMap`]: folds the key's bytes, eight
+/// at a time, into the state (a digest's first eight bytes decide it).
+#[derive(Default)]
+struct DigestHasher(u64);
+
+impl std::hash::Hasher for DigestHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = self.0.rotate_left(5) ^ u64::from_le_bytes(word);
+        }
+    }
+
+    fn write_usize(&mut self, _len: usize) {
+        // The length prefix of a `[u8; 32]` is always 32: it tells keys nothing.
+    }
+}
+
 #[derive(Debug, Default)]
 struct DriftEntries {
     map: std::collections::HashMap<DriftKey, (u32, Vec<u32>)>,
@@ -225,12 +254,14 @@ fn decode_drift(mut b: &[u8]) -> Option<std::collections::HashMap<DriftKey, (u32
 pub struct CheckMemo {
     path: std::path::PathBuf,
     magic: Vec<u8>,
-    inner: std::sync::Arc<std::sync::Mutex<CheckEntries>>,
+    /// Read far more than written (a re-check only reads): the workers checking
+    /// records read it at once.
+    inner: std::sync::Arc<std::sync::RwLock<CheckEntries>>,
 }
 
 #[derive(Debug, Default)]
 struct CheckEntries {
-    map: std::collections::HashMap<[u8; 32], Vec<u8>>,
+    map: DigestMap<Vec<u8>>,
     added: usize,
 }
 
@@ -255,7 +286,7 @@ impl CheckMemo {
         CheckMemo {
             path,
             magic,
-            inner: std::sync::Arc::new(std::sync::Mutex::new(CheckEntries { map, added: 0 })),
+            inner: std::sync::Arc::new(std::sync::RwLock::new(CheckEntries { map, added: 0 })),
         }
     }
 
@@ -270,23 +301,31 @@ impl CheckMemo {
         h.finalize().into()
     }
 
-    fn entries(&self) -> std::sync::MutexGuard<'_, CheckEntries> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    fn entries(&self) -> std::sync::RwLockWriteGuard<'_, CheckEntries> {
+        self.inner.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, CheckEntries> {
+        self.inner.read().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The remembered answer for `key`.
     pub fn get(&self, key: &[u8; 32]) -> Option<Vec<u8>> {
-        self.entries().map.get(key).cloned()
+        self.read().map.get(key).cloned()
     }
 
     /// `f` of the remembered answer for `key`, read in place (no copy).
     pub fn peek<R>(&self, key: &[u8; 32], f: impl FnOnce(&[u8]) -> R) -> Option<R> {
-        self.entries().map.get(key).map(|v| f(v))
+        self.read().map.get(key).map(|v| f(v))
     }
 
     /// Remembers an answer (kept in memory until [`persist`](Self::persist)).
     pub fn put(&self, key: [u8; 32], value: Vec<u8>) {
         if value.len() > CHECK_VALUE_MAX {
+            return;
+        }
+        // A re-check puts back what it read: that needs no write lock.
+        if self.read().map.get(&key) == Some(&value) {
             return;
         }
         let mut entries = self.entries();
@@ -331,8 +370,8 @@ impl CheckMemo {
     }
 }
 
-fn decode_checks(mut b: &[u8]) -> Option<std::collections::HashMap<[u8; 32], Vec<u8>>> {
-    let mut map = std::collections::HashMap::new();
+fn decode_checks(mut b: &[u8]) -> Option<DigestMap<Vec<u8>>> {
+    let mut map = DigestMap::default();
     while !b.is_empty() {
         let k: [u8; 32] = b.get(..32)?.try_into().ok()?;
         let len = u32::from_le_bytes(b.get(32..36)?.try_into().ok()?) as usize;

@@ -57,13 +57,59 @@ pub fn show_target(file: &Path, s: &Source, claim: Option<&Claim>, line: u32) ->
 
 /// Quotes text for a POSIX shell when it needs it.
 pub fn shell_quote(text: &str) -> String {
+    // By byte (a multi-byte character is never plain): this runs for the hint
+    // of every drift finding.
     let plain = !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-:@%+=,".contains(c));
+        && text.bytes().all(|b| {
+            b.is_ascii_alphanumeric()
+                || matches!(
+                    b,
+                    b'/' | b'.' | b'_' | b'-' | b':' | b'@' | b'%' | b'+' | b'=' | b','
+                )
+        });
     if plain {
         text.to_string()
     } else {
         format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shell_quote;
+
+    /// The byte test says what the character test it replaced said.
+    #[test]
+    fn shell_quote_quotes_what_the_shell_would_split_or_expand() {
+        let by_char = |text: &str| {
+            !text.is_empty()
+                && text
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "/._-:@%+=,".contains(c))
+        };
+        for text in [
+            "",
+            "docs/a.md",
+            "https://github.com/o/r/blob/0123abc/README.md#L16",
+            "pins/rec0.json#c1",
+            "a b",
+            "it's",
+            "x;rm",
+            "é.md",
+            "日本/a.md",
+            "$HOME",
+            "a*b",
+            "~user",
+        ] {
+            let quoted = shell_quote(text);
+            assert_eq!(quoted == text, by_char(text), "{text:?} -> {quoted}");
+            if quoted != text {
+                assert!(
+                    quoted.starts_with('\'') && quoted.ends_with('\''),
+                    "{quoted}"
+                );
+            }
+        }
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
     }
 }

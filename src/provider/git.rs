@@ -26,6 +26,14 @@ struct Remote {
     all_refs: OnceCell<Option<[u8; 32]>>,
     /// Every version of a path (for `hash_elsewhere`), walked once per path.
     versions: RefCell<HashMap<String, Arc<Vec<crate::fetch::PathVersion>>>>,
+    /// `hash_elsewhere`'s answer per (path, pinned blob, expected sha256): the
+    /// sources citing one document with one wrong hash get it once.
+    elsewhere: RefCell<HashMap<ElsewhereKey, Option<OtherVersion>>>,
+    /// Each cited commit's committer time (`None`: not in the cache), read once:
+    /// the sources of a run cite far fewer commits than they number.
+    commits: RefCell<HashMap<Oid, Option<(i64, i32)>>>,
+    /// The blob at (commit, path), looked up once (a commit and tree read each).
+    blob_ids: RefCell<HashMap<(Oid, String), Option<Oid>>>,
     /// The commits the default-branch head contains, walked once on first use.
     in_default: OnceCell<Option<(Oid, HashSet<Oid>)>>,
     /// The recorded default-branch head, read once (a ref file read per source
@@ -39,6 +47,38 @@ struct Remote {
     /// when the mirror last synced, RFC 3339.
     stale_since: Option<String>,
 }
+
+impl Remote {
+    /// [`CachedRepo::commit_time`], remembered for the run.
+    fn commit_time(&self, oid: Oid) -> Option<(i64, i32)> {
+        if let Some(known) = self.commits.borrow().get(&oid) {
+            return *known;
+        }
+        let time = self.repo.commit_time(oid);
+        self.commits.borrow_mut().insert(oid, time);
+        time
+    }
+
+    /// Whether the cache holds commit `oid` (as [`CachedRepo::has_commit`]).
+    fn has_commit(&self, oid: Oid) -> bool {
+        self.commit_time(oid).is_some()
+    }
+
+    /// [`CachedRepo::blob_id_at`], its answers remembered for the run (an
+    /// error is not: it is asked again).
+    fn blob_id_at(&self, oid: Oid, path: &str) -> Result<Option<Oid>, FetchError> {
+        let key = (oid, path.to_string());
+        if let Some(known) = self.blob_ids.borrow().get(&key) {
+            return Ok(*known);
+        }
+        let id = self.repo.blob_id_at(oid, path)?;
+        self.blob_ids.borrow_mut().insert(key, id);
+        Ok(id)
+    }
+}
+
+/// A `hash_elsewhere` question: (path, pinned blob, expected sha256 in lower case).
+type ElsewhereKey = (String, Option<String>, String);
 
 /// A head's blob at a path, and the document it holds when readable.
 type HeadSeen = (Option<Oid>, Option<Snapshot>);
@@ -206,6 +246,9 @@ impl GitProvider {
             tips: OnceCell::new(),
             all_refs: OnceCell::new(),
             versions: RefCell::default(),
+            elsewhere: RefCell::default(),
+            commits: RefCell::default(),
+            blob_ids: RefCell::default(),
             in_default: OnceCell::new(),
             default_head: OnceCell::new(),
             heads: RefCell::default(),
@@ -302,6 +345,63 @@ impl GitProvider {
         let size = repo.blob_size(id)?;
         self.checks.put(key, size.to_le_bytes().to_vec());
         Some(size)
+    }
+}
+
+impl GitProvider {
+    /// A version of `r`'s path other than the pinned one whose content (or a
+    /// variant of it) hashes to `expected` (lower case). The blob size that
+    /// decides whether a version is streamed comes from `blobs.store` when it
+    /// holds the blob, else from the object header.
+    fn find_elsewhere(
+        &self,
+        remote: &Remote,
+        r: &DocRef,
+        pinned: &Snapshot,
+        expected: &str,
+    ) -> Option<OtherVersion> {
+        let repo = &remote.repo;
+        let known = remote.versions.borrow().get(&r.path).cloned();
+        let versions = match known {
+            Some(v) => v,
+            None => {
+                let v = Arc::new(self.path_versions(remote, r)?);
+                remote
+                    .versions
+                    .borrow_mut()
+                    .insert(r.path.clone(), v.clone());
+                v
+            }
+        };
+        versions.iter().find_map(|v| {
+            if Some(v.blob.to_string()) == pinned.git_blob {
+                return None;
+            }
+            // From the store when this blob was seen before: nothing is read.
+            let size = self
+                .hashes
+                .known_size(v.blob)
+                .or_else(|| repo.blob_size(v.blob))
+                .unwrap_or(0);
+            let (sha, variants) = if size > STREAM_THRESHOLD && self.fits(repo, v.blob) {
+                self.streamed_variants(r, repo, v.blob)?
+            } else {
+                self.hashes.with_variants(v.blob, || {
+                    self.fits(repo, v.blob).then(|| repo.blob(v.blob)).flatten()
+                })?
+            };
+            let variant = if sha == *expected {
+                None
+            } else {
+                Some(variants.into_iter().find(|(_, h)| *h == *expected)?.0)
+            };
+            Some(OtherVersion {
+                commit: v.commit.to_string(),
+                git_blob: v.blob.to_string(),
+                commit_time: crate::check::revision::rfc3339(v.time, 0),
+                variant,
+            })
+        })
     }
 }
 
@@ -421,6 +521,9 @@ impl Provider for GitProvider {
                     tips: OnceCell::new(),
                     all_refs: OnceCell::new(),
                     versions: RefCell::default(),
+                    elsewhere: RefCell::default(),
+                    commits: RefCell::default(),
+                    blob_ids: RefCell::default(),
                     in_default: OnceCell::new(),
                     default_head: OnceCell::new(),
                     heads: RefCell::default(),
@@ -483,7 +586,7 @@ impl Provider for GitProvider {
         };
         let oid = oid(r)?;
         let wanted = remote.sync.wanted.iter().find(|w| w.oid == oid);
-        if !remote.repo.has_commit(oid) {
+        if !remote.has_commit(oid) {
             // Offline, a commit the cache lacks may well exist upstream: say so, don't judge.
             if remote.sync.offline {
                 return Err(Unchecked::NotCached);
@@ -517,14 +620,14 @@ impl Provider for GitProvider {
         Ok(RevisionFacts::Present {
             reachable,
             found_by: wanted.and_then(|w| w.found).unwrap_or(FoundBy::Cache),
-            commit_time: remote.repo.commit_time(oid),
+            commit_time: remote.commit_time(oid),
         })
     }
 
     fn snapshot(&self, r: &DocRef) -> Result<Option<Snapshot>, Unchecked> {
         let (remote, oid) = self.at(r)?;
         // Many sources cite one blob: read (inflate, verify, hash) it once a run.
-        if let Ok(Some(id)) = remote.repo.blob_id_at(oid, &r.path) {
+        if let Ok(Some(id)) = remote.blob_id_at(oid, &r.path) {
             if let Some(seen) = self.snapshots.borrow().get(&id) {
                 return Ok(Some(seen.clone()));
             }
@@ -572,45 +675,17 @@ impl Provider for GitProvider {
         expected: &str,
     ) -> Option<OtherVersion> {
         let (remote, _) = self.at(r).ok()?;
-        let repo = &remote.repo;
-        let known = remote.versions.borrow().get(&r.path).cloned();
-        let versions = match known {
-            Some(v) => v,
-            None => {
-                let v = Arc::new(self.path_versions(remote, r)?);
-                remote
-                    .versions
-                    .borrow_mut()
-                    .insert(r.path.clone(), v.clone());
-                v
-            }
-        };
         let expected = expected.to_ascii_lowercase();
-        versions.iter().find_map(|v| {
-            if Some(v.blob.to_string()) == pinned.git_blob {
-                return None;
-            }
-            // From the store when this blob was seen before: nothing is read.
-            let size = repo.blob_size(v.blob).unwrap_or(0);
-            let (sha, variants) = if size > STREAM_THRESHOLD && self.fits(repo, v.blob) {
-                self.streamed_variants(r, repo, v.blob)?
-            } else {
-                self.hashes.with_variants(v.blob, || {
-                    self.fits(repo, v.blob).then(|| repo.blob(v.blob)).flatten()
-                })?
-            };
-            let variant = if sha == expected {
-                None
-            } else {
-                Some(variants.into_iter().find(|(_, h)| *h == expected)?.0)
-            };
-            Some(OtherVersion {
-                commit: v.commit.to_string(),
-                git_blob: v.blob.to_string(),
-                commit_time: crate::check::revision::rfc3339(v.time, 0),
-                variant,
-            })
-        })
+        let memo_key = (r.path.clone(), pinned.git_blob.clone(), expected);
+        if let Some(found) = remote.elsewhere.borrow().get(&memo_key) {
+            return found.clone();
+        }
+        let found = self.find_elsewhere(remote, r, pinned, &memo_key.2);
+        remote
+            .elsewhere
+            .borrow_mut()
+            .insert(memo_key, found.clone());
+        found
     }
 
     fn drift_memo(&self) -> Option<&crate::store::DriftMemo> {
@@ -659,11 +734,7 @@ impl Provider for GitProvider {
 
     fn snapshot_lazy(&self, r: &DocRef) -> Result<Option<Snapshot>, Unchecked> {
         let (remote, oid) = self.at(r)?;
-        let Some(id) = remote
-            .repo
-            .blob_id_at(oid, &r.path)
-            .map_err(|e| tool(r, e))?
-        else {
+        let Some(id) = remote.blob_id_at(oid, &r.path).map_err(|e| tool(r, e))? else {
             return Ok(None);
         };
         if let Some(seen) = self.snapshots.borrow().get(&id) {
@@ -762,6 +833,9 @@ impl Provider for GitProvider {
                     tips: OnceCell::new(),
                     all_refs: OnceCell::new(),
                     versions: RefCell::default(),
+                    elsewhere: RefCell::default(),
+                    commits: RefCell::default(),
+                    blob_ids: RefCell::default(),
                     in_default: OnceCell::new(),
                     default_head: OnceCell::new(),
                     heads: RefCell::default(),
@@ -838,13 +912,13 @@ impl Provider for GitProvider {
         if head == oid {
             return Some(unchanged(None));
         }
-        let pinned_blob = repo.blob_id_at(oid, &r.path).ok().flatten();
+        let pinned_blob = remote.blob_id_at(oid, &r.path).ok().flatten();
         let memo_key = (head, r.path.clone());
         let remembered = remote.heads.borrow().get(&memo_key).cloned();
         let (head_blob, document) = match remembered {
             Some(seen) => seen,
             None => {
-                let head_blob = repo.blob_id_at(head, &r.path).ok()?;
+                let head_blob = remote.blob_id_at(head, &r.path).ok()?;
                 // A head document over the size cap is not read: no drift check.
                 if head_blob.is_some_and(|b| !self.fits(repo, b)) {
                     return None;

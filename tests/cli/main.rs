@@ -28,6 +28,9 @@ one process, and a reader finds the tests of a capability by its name.
   (`tests/data/matcher_holdout/`).
 - [`speed`]: reports identical whatever the cache's stores hold and whatever
   `--jobs` is.
+- [`scale`]: ten times the citations on the same repositories: what a run
+  remembers across sources citing one document gives each its own answer; the
+  JSON report streamed into `--output` is stdout's.
 - [`security`]: no SSRF, no token leak, reports that can't be spoofed, import
   that can't clobber, a cache that refuses what it does not own.
 - [`net`]: git over smart HTTP bounded like `git://` (endless advertisement and
@@ -59,6 +62,7 @@ mod properties;
 mod recheck;
 mod records;
 mod regression;
+mod scale;
 mod security;
 mod show;
 mod speed;
