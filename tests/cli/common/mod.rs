@@ -11,6 +11,7 @@ pub mod forge;
 pub mod hanging;
 pub mod http;
 pub mod inputs;
+pub mod pack;
 pub mod run;
 pub mod scratch;
 pub mod seed;
