@@ -8,14 +8,14 @@
 //! Every server listens on 127.0.0.1 and is stopped on drop.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::net::TcpStream;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use crate::common::fake::FakeGitHttp;
 use crate::common::forge::{assert_clean, forge_with_readme, good_pin, sha256_hex, to_daemon};
 use crate::common::run::Run;
 use crate::common::scratch::Scratch;
@@ -24,139 +24,6 @@ use crate::common::{GitDaemon, HttpGitServer, Wants};
 
 const SHA: &str = "de1fa14ea798512f54dafc8b8795eb3ef1a6c367";
 const TIP: &str = "1111111111111111111111111111111111111111";
-
-/// What a fake smart HTTP server does with one request: its method and
-/// target, the connection, and the stop flag.
-type Serve = fn(&str, &str, TcpStream, &AtomicBool);
-
-/// The same, given the whole request head, for servers that look at headers.
-type ServeHead = dyn Fn(&str, TcpStream, &AtomicBool) + Send + Sync;
-
-/// A fake smart HTTP git server on 127.0.0.1, a thread per connection.
-struct FakeGitHttp {
-    port: u16,
-    connections: Arc<AtomicUsize>,
-    stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
-}
-
-impl FakeGitHttp {
-    fn start(serve: Serve) -> FakeGitHttp {
-        FakeGitHttp::start_on(
-            "127.0.0.1",
-            Arc::new(move |head: &str, stream, stop: &AtomicBool| {
-                let mut first = head.split_whitespace();
-                let method = first.next().unwrap_or("GET").to_string();
-                let target = first.next().unwrap_or("/").to_string();
-                serve(&method, &target, stream, stop);
-            }),
-        )
-    }
-
-    /// A `git://` server instead: `serve` gets the connection as it is.
-    fn start_git(serve: fn(TcpStream, &AtomicBool)) -> FakeGitHttp {
-        FakeGitHttp::start_with(
-            "127.0.0.1",
-            false,
-            Arc::new(move |_: &str, stream, stop: &AtomicBool| serve(stream, stop)),
-        )
-    }
-
-    fn start_on(ip: &str, serve: Arc<ServeHead>) -> FakeGitHttp {
-        FakeGitHttp::start_with(ip, true, serve)
-    }
-
-    fn start_with(ip: &str, http: bool, serve: Arc<ServeHead>) -> FakeGitHttp {
-        let listener = TcpListener::bind((ip, 0)).expect("bind");
-        let port = listener.local_addr().expect("addr").port();
-        listener.set_nonblocking(true).expect("nonblocking");
-        let connections = Arc::new(AtomicUsize::new(0));
-        let stop = Arc::new(AtomicBool::new(false));
-        let (c, s) = (connections.clone(), stop.clone());
-        let thread = std::thread::spawn(move || {
-            let mut workers = Vec::new();
-            while !s.load(Ordering::SeqCst) {
-                match listener.accept() {
-                    Ok((stream, _)) => {
-                        c.fetch_add(1, Ordering::SeqCst);
-                        let _ = stream.set_nonblocking(false);
-                        let (s2, serve) = (s.clone(), serve.clone());
-                        workers.push(std::thread::spawn(move || {
-                            if !http {
-                                serve("", stream, &s2);
-                            } else if let Some((head, stream)) = read_head(stream) {
-                                serve(&head, stream, &s2);
-                            }
-                        }));
-                    }
-                    Err(_) => std::thread::sleep(Duration::from_millis(10)),
-                }
-            }
-            for w in workers {
-                let _ = w.join();
-            }
-        });
-        FakeGitHttp {
-            port,
-            connections,
-            stop,
-            thread: Some(thread),
-        }
-    }
-
-    fn rewrite(&self, owner: &str) -> String {
-        format!(
-            "https://github.com/{owner}/=http://127.0.0.1:{}/{owner}/",
-            self.port
-        )
-    }
-
-    fn git_rewrite(&self, owner: &str) -> String {
-        format!(
-            "https://github.com/{owner}/=git://127.0.0.1:{}/{owner}/",
-            self.port
-        )
-    }
-
-    fn connections(&self) -> usize {
-        self.connections.load(Ordering::SeqCst)
-    }
-}
-
-impl Drop for FakeGitHttp {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-/// Reads one request head (returned whole) and its `Content-Length` body.
-fn read_head(stream: TcpStream) -> Option<(String, TcpStream)> {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
-    let mut reader = BufReader::new(stream.try_clone().ok()?);
-    let mut head = String::new();
-    let mut length = 0usize;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).ok()? == 0 {
-            return None;
-        }
-        head.push_str(&line);
-        if line == "\r\n" || line == "\n" {
-            break;
-        }
-        if let Some((k, v)) = line.split_once(':') {
-            if k.eq_ignore_ascii_case("content-length") {
-                length = v.trim().parse().unwrap_or(0);
-            }
-        }
-    }
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body).ok()?;
-    Some((head, stream))
-}
 
 fn pkt(line: &str) -> Vec<u8> {
     format!("{:04x}{line}", line.len() + 4).into_bytes()

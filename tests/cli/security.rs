@@ -18,6 +18,7 @@ use std::time::Duration;
 use git2::Oid;
 use serde_json::{json, Value};
 
+use crate::common::fake::FakeGitHttp;
 use crate::common::forge::{forge_with_readme, good_pin, to_daemon, NAME};
 use crate::common::scratch::Scratch;
 use crate::common::{GitDaemon, Wants};
@@ -729,66 +730,6 @@ fn a_non_utf8_ref_name_is_skipped_with_a_warning() {
 
 // --- Bounded servers --------------------------------------------------------------
 
-/// A git:// server on 127.0.0.1 that answers every connection with `serve`,
-/// on a thread of its own per connection; stopped on drop (connections
-/// end when the client goes away, which makes every write fail).
-struct RawGitServer {
-    port: u16,
-    connections: Arc<AtomicUsize>,
-    stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
-}
-
-impl RawGitServer {
-    fn start(serve: fn(TcpStream, &AtomicBool)) -> RawGitServer {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-        let port = listener.local_addr().expect("addr").port();
-        listener.set_nonblocking(true).expect("nonblocking");
-        let connections = Arc::new(AtomicUsize::new(0));
-        let stop = Arc::new(AtomicBool::new(false));
-        let (c, s) = (connections.clone(), stop.clone());
-        let thread = std::thread::spawn(move || {
-            let mut workers = Vec::new();
-            while !s.load(Ordering::SeqCst) {
-                match listener.accept() {
-                    Ok((stream, _)) => {
-                        c.fetch_add(1, Ordering::SeqCst);
-                        let _ = stream.set_nonblocking(false);
-                        let s2 = s.clone();
-                        workers.push(std::thread::spawn(move || serve(stream, &s2)));
-                    }
-                    Err(_) => std::thread::sleep(Duration::from_millis(10)),
-                }
-            }
-            for w in workers {
-                let _ = w.join();
-            }
-        });
-        RawGitServer {
-            port,
-            connections,
-            stop,
-            thread: Some(thread),
-        }
-    }
-
-    fn rewrite(&self, owner: &str) -> String {
-        format!(
-            "https://github.com/{owner}/=git://127.0.0.1:{}/{owner}/",
-            self.port
-        )
-    }
-}
-
-impl Drop for RawGitServer {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
 fn pkt(line: &str) -> Vec<u8> {
     format!("{:04x}{line}", line.len() + 4).into_bytes()
 }
@@ -860,7 +801,7 @@ fn endless_pack(mut stream: TcpStream, stop: &AtomicBool) {
 
 /// Audits a good record (over `git daemon`) beside a record of `owner/repo`,
 /// served by `server`, with `extra` flags; returns the run and how long it took.
-fn audit_beside(server: &RawGitServer, extra: &[&str]) -> (crate::common::run::Run, Duration) {
+fn audit_beside(server: &FakeGitHttp, extra: &[&str]) -> (crate::common::run::Run, Duration) {
     let (forge, _repo, commit) = forge_with_readme();
     let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
     let ws = Scratch::new();
@@ -882,7 +823,7 @@ fn audit_beside(server: &RawGitServer, extra: &[&str]) -> (crate::common::run::R
         "--rewrite".into(),
         to_daemon(&daemon),
         "--rewrite".into(),
-        server.rewrite("evil"),
+        server.git_rewrite("evil"),
     ];
     args.extend(extra.iter().map(|s| s.to_string()));
     args.push(good);
@@ -890,14 +831,14 @@ fn audit_beside(server: &RawGitServer, extra: &[&str]) -> (crate::common::run::R
     let started = std::time::Instant::now();
     let run = ws.audit_with_timeout(3, &args);
     let took = started.elapsed();
-    assert!(server.connections.load(Ordering::SeqCst) > 0, "never asked");
+    assert!(server.connections() > 0, "never asked");
     crate::common::forge::assert_clean(&run, "good", commit);
     (run, took)
 }
 
 #[test]
 fn a_trickling_server_ends_at_the_deadline() {
-    let server = RawGitServer::start(trickle);
+    let server = FakeGitHttp::start_git(trickle);
     let (run, took) = audit_beside(&server, &["--deadline", "4"]);
     let reason = run.source("bad", "readme")["reason"].clone();
     assert_eq!(run.source("bad", "readme")["status"], "unchecked");
@@ -910,7 +851,7 @@ fn a_trickling_server_ends_at_the_deadline() {
 
 #[test]
 fn an_endless_ref_advertisement_is_cut_off_by_the_ref_budget() {
-    let server = RawGitServer::start(endless_refs);
+    let server = FakeGitHttp::start_git(endless_refs);
     let (run, took) = audit_beside(&server, &["--max-refs-mib", "4"]);
     let s = run.source("bad", "readme");
     assert_eq!(s["status"], "unchecked", "{s:#}");
@@ -924,7 +865,7 @@ fn an_endless_ref_advertisement_is_cut_off_by_the_ref_budget() {
 
 #[test]
 fn an_endless_ref_advertisement_also_ends_at_the_deadline() {
-    let server = RawGitServer::start(endless_refs);
+    let server = FakeGitHttp::start_git(endless_refs);
     let (run, took) = audit_beside(&server, &["--deadline", "2", "--max-refs-mib", "65536"]);
     let reason = run.source("bad", "readme")["reason"].clone();
     assert!(
@@ -936,7 +877,7 @@ fn an_endless_ref_advertisement_also_ends_at_the_deadline() {
 
 #[test]
 fn an_endless_pack_is_cut_off_by_the_byte_budget() {
-    let server = RawGitServer::start(endless_pack);
+    let server = FakeGitHttp::start_git(endless_pack);
     let (run, took) = audit_beside(&server, &["--max-fetch-mib", "8"]);
     let s = run.source("bad", "readme");
     assert_eq!(s["status"], "unchecked", "{s:#}");

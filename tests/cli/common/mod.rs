@@ -6,6 +6,7 @@
 //! that accepts connections and never answers.
 
 pub mod daemon;
+pub mod fake;
 pub mod fixture;
 pub mod forge;
 pub mod hanging;
