@@ -100,6 +100,9 @@ pub fn audit(args: AuditArgs) -> ExitStatus {
         cache: eff.cache.value.clone(),
         rewrite: eff.rewrite.value.clone(),
         timeout: eff.timeout.value,
+        deadline: eff.deadline.value,
+        max_fetch_mib: eff.max_fetch_mib.value,
+        max_refs_mib: eff.max_refs_mib.value,
         ..args.fetch.clone()
     };
     let rewrites = match rewrites(&fetch) {
@@ -148,9 +151,9 @@ pub fn audit(args: AuditArgs) -> ExitStatus {
             exclude: eff.exclude.value.clone(),
             no_ignore: args.no_ignore,
         },
-        deadline: std::time::Duration::from_secs(args.fetch.deadline),
-        max_fetch_bytes: args.fetch.max_fetch_mib << 20,
-        max_ref_bytes: args.fetch.max_refs_mib << 20,
+        deadline: std::time::Duration::from_secs(fetch.deadline),
+        max_fetch_bytes: fetch.max_fetch_mib << 20,
+        max_ref_bytes: fetch.max_refs_mib << 20,
         ..Options::new(&fetch.cache)
     };
     if args.fix {

@@ -1,6 +1,6 @@
 //! `pinaudit.toml` (issue 9): the settings a scheduled re-check would otherwise
-//! repeat on every call (inputs, cache, rewrite rules, `fail-on`, jobs, timeout,
-//! exclude globs), per-code severity overrides, and ignores with a reason.
+//! repeat on every call (inputs, cache, rewrite rules, `fail-on`, jobs, timeout, the
+//! fetch budgets `deadline`, `max-fetch-mib` and `max-refs-mib`, exclude globs), per-code severity overrides, and ignores with a reason.
 //!
 //! The file is found by walking up from the current directory (or named with
 //! `--config FILE`; `--no-config` skips it). Flags win over the file, the file
@@ -24,8 +24,23 @@ pub const FILE_NAME: &str = "pinaudit.toml";
 
 /// Every key the file knows, top level and in tables (for "did you mean").
 const KEYS: &[&str] = &[
-    "inputs", "cache", "rewrite", "fail-on", "jobs", "timeout", "exclude", "severity", "ignore",
-    "code", "record", "source", "claim", "reason",
+    "inputs",
+    "cache",
+    "rewrite",
+    "fail-on",
+    "jobs",
+    "timeout",
+    "deadline",
+    "max-fetch-mib",
+    "max-refs-mib",
+    "exclude",
+    "severity",
+    "ignore",
+    "code",
+    "record",
+    "source",
+    "claim",
+    "reason",
 ];
 
 #[derive(Debug, Default, Deserialize)]
@@ -37,6 +52,9 @@ struct File {
     fail_on: Option<Spanned<String>>,
     jobs: Option<Spanned<u16>>,
     timeout: Option<Spanned<u64>>,
+    deadline: Option<Spanned<u64>>,
+    max_fetch_mib: Option<Spanned<u64>>,
+    max_refs_mib: Option<Spanned<u64>>,
     exclude: Option<Vec<String>>,
     #[serde(default)]
     severity: BTreeMap<Spanned<String>, Spanned<String>>,
@@ -122,6 +140,9 @@ pub struct Config {
     pub fail_on: Option<FailOn>,
     pub jobs: Option<u16>,
     pub timeout: Option<u64>,
+    pub deadline: Option<u64>,
+    pub max_fetch_mib: Option<u64>,
+    pub max_refs_mib: Option<u64>,
     pub exclude: Option<Vec<String>>,
     pub severity: BTreeMap<Code, Severity>,
     pub ignores: Vec<Ignore>,
@@ -226,14 +247,23 @@ impl Config {
                 ));
             }
         }
-        if let Some(t) = &file.timeout {
-            if !(1..=3600).contains(t.get_ref()) {
-                return Err(err(
-                    Some(t.span()),
-                    Some("timeout".into()),
-                    format!("`{}` is not in 1..=3600 seconds", t.get_ref()),
-                    None,
-                ));
+        // The same ranges as the flags'.
+        let bounded = [
+            (&file.timeout, "timeout", 3600, " seconds"),
+            (&file.deadline, "deadline", 86_400, " seconds"),
+            (&file.max_fetch_mib, "max-fetch-mib", 1_048_576, " MiB"),
+            (&file.max_refs_mib, "max-refs-mib", 65_536, " MiB"),
+        ];
+        for (value, key, most, unit) in bounded {
+            if let Some(v) = value {
+                if !(1..=most).contains(v.get_ref()) {
+                    return Err(err(
+                        Some(v.span()),
+                        Some(key.into()),
+                        format!("`{}` is not in 1..={most}{unit}", v.get_ref()),
+                        None,
+                    ));
+                }
             }
         }
         let codes: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
@@ -300,6 +330,9 @@ impl Config {
             fail_on,
             jobs: file.jobs.map(Spanned::into_inner),
             timeout: file.timeout.map(Spanned::into_inner),
+            deadline: file.deadline.map(Spanned::into_inner),
+            max_fetch_mib: file.max_fetch_mib.map(Spanned::into_inner),
+            max_refs_mib: file.max_refs_mib.map(Spanned::into_inner),
             exclude: file.exclude,
             severity,
             ignores,
@@ -378,6 +411,21 @@ pub fn effective(args: &AuditArgs, config: &Config) -> Effective {
             &config.timeout,
             args.fetch.timeout,
         ),
+        deadline: config.pick(
+            flag("deadline").then_some(args.fetch.deadline),
+            &config.deadline,
+            args.fetch.deadline,
+        ),
+        max_fetch_mib: config.pick(
+            flag("max_fetch_mib").then_some(args.fetch.max_fetch_mib),
+            &config.max_fetch_mib,
+            args.fetch.max_fetch_mib,
+        ),
+        max_refs_mib: config.pick(
+            flag("max_refs_mib").then_some(args.fetch.max_refs_mib),
+            &config.max_refs_mib,
+            args.fetch.max_refs_mib,
+        ),
         exclude: config.pick(
             flag("exclude").then(|| args.exclude.clone()),
             &config.exclude,
@@ -398,6 +446,9 @@ pub struct Effective {
     pub fail_on: Setting<FailOn>,
     pub jobs: Setting<Option<u16>>,
     pub timeout: Setting<u64>,
+    pub deadline: Setting<u64>,
+    pub max_fetch_mib: Setting<u64>,
+    pub max_refs_mib: Setting<u64>,
     pub exclude: Setting<Vec<String>>,
     pub severity: BTreeMap<Code, Severity>,
     pub ignores: Vec<Ignore>,
@@ -467,6 +518,13 @@ impl Effective {
             self.timeout.value.to_string(),
             &self.timeout.origin,
         );
+        for (key, setting) in [
+            ("deadline", &self.deadline),
+            ("max-fetch-mib", &self.max_fetch_mib),
+            ("max-refs-mib", &self.max_refs_mib),
+        ] {
+            line(key, setting.value.to_string(), &setting.origin);
+        }
         line("exclude", list(&self.exclude.value), &self.exclude.origin);
         let origin = self.file.clone().map_or(Origin::Default, Origin::File);
         if !self.severity.is_empty() {

@@ -503,6 +503,59 @@ fn an_ignore_with_a_reason_turns_exit_1_into_0_and_stays_in_the_report() {
 }
 
 #[test]
+fn the_config_file_sets_the_fetch_budgets_and_flags_win() {
+    let (forge, repo, _) = forge_with_readme();
+    // About 2.5 MiB that does not compress: hex of a hash chain.
+    let mut noise = String::with_capacity(2_700_000);
+    let mut h = crate::common::forge::sha256_hex("seed");
+    while noise.len() < 2_600_000 {
+        h = crate::common::forge::sha256_hex(&h);
+        noise.push_str(&h);
+        noise.push('\n');
+    }
+    let c = repo.commit(
+        &[("README.md", README), ("noise.txt", noise.as_str())],
+        "add noise",
+        T0 + 60,
+    );
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let ws = Scratch::new();
+    let file = ws.write_pin(&crate::common::forge::readme_pin(
+        "r",
+        crate::common::forge::NAME,
+        c,
+        &crate::common::forge::sha256_hex(README),
+        "2023-11-14T22:14:20Z",
+    ));
+    let rw = to_daemon(&daemon);
+    ws.write("pinaudit.toml", "max-fetch-mib = 1\n");
+    let r = ws.audit(["--rewrite", &rw, &file]);
+    let s = r.source("r", "readme");
+    assert_eq!(s["status"], "unchecked", "{s:#}");
+    let reason = s["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("--max-fetch-mib"), "{reason}");
+    // A flag wins over the file.
+    let r = ws.audit(["--rewrite", &rw, "--max-fetch-mib", "64", &file]);
+    assert_eq!(r.source("r", "readme")["status"], "checked");
+    r.assert_code(0);
+
+    let shown = ws.run(["config"]);
+    shown.assert_code(0);
+    for line in [
+        "max-fetch-mib = 1  # pinaudit.toml",
+        "max-refs-mib = 32  # default",
+        "deadline = ",
+    ] {
+        assert!(shown.stdout.contains(line), "{line}\n{}", shown.stdout);
+    }
+    // Out of the flag's range: a configuration error naming the key.
+    ws.write("pinaudit.toml", "max-refs-mib = 0\n");
+    let bad = ws.audit(["--rewrite", &rw, &file]);
+    bad.assert_code(3);
+    assert!(bad.stderr.contains("max-refs-mib"), "{}", bad.stderr);
+}
+
+#[test]
 fn the_config_file_supplies_settings_and_flags_win() {
     let (forge, _repo, c) = forge_with_readme();
     let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
