@@ -1,6 +1,7 @@
 //! `pinaudit.toml` (issue 9): the settings a scheduled re-check would otherwise
-//! repeat on every call (inputs, cache, rewrite rules, `fail-on`, jobs, timeout, the
-//! fetch budgets `deadline`, `max-fetch-mib` and `max-refs-mib`, exclude globs), per-code severity overrides, and ignores with a reason.
+//! repeat on every call (inputs, cache, rewrite rules, `fail-on`, jobs, timeout,
+//! the fetch budgets `deadline`, `max-fetch-mib` and `max-refs-mib`, exclude
+//! globs), per-code severity overrides, and ignores with a reason.
 //!
 //! The file is found by walking up from the current directory (or named with
 //! `--config FILE`; `--no-config` skips it). Flags win over the file, the file
