@@ -49,6 +49,25 @@ struct Remote {
 }
 
 impl Remote {
+    /// A mirror opened for a run, with nothing read from it yet.
+    fn new(sync: SyncReport, repo: CachedRepo, stale_since: Option<String>) -> Self {
+        Remote {
+            sync,
+            repo,
+            reachable: OnceCell::new(),
+            tips: OnceCell::new(),
+            all_refs: OnceCell::new(),
+            versions: RefCell::default(),
+            elsewhere: RefCell::default(),
+            commits: RefCell::default(),
+            blob_ids: RefCell::default(),
+            in_default: OnceCell::new(),
+            default_head: OnceCell::new(),
+            heads: RefCell::default(),
+            stale_since,
+        }
+    }
+
     /// [`CachedRepo::commit_time`], remembered for the run.
     fn commit_time(&self, oid: Oid) -> Option<(i64, i32)> {
         if let Some(known) = self.commits.borrow().get(&oid) {
@@ -239,22 +258,9 @@ impl GitProvider {
             .cache
             .last_synced(remote)
             .and_then(|t| crate::check::revision::rfc3339(t, 0));
-        Some(Remote {
-            sync,
-            repo,
-            reachable: OnceCell::new(),
-            tips: OnceCell::new(),
-            all_refs: OnceCell::new(),
-            versions: RefCell::default(),
-            elsewhere: RefCell::default(),
-            commits: RefCell::default(),
-            blob_ids: RefCell::default(),
-            in_default: OnceCell::new(),
-            default_head: OnceCell::new(),
-            heads: RefCell::default(),
-            // Unknown age still means stale.
-            stale_since: Some(since.unwrap_or_else(|| "unknown".to_string())),
-        })
+        // Unknown age still means stale.
+        let since = since.unwrap_or_else(|| "unknown".to_string());
+        Some(Remote::new(sync, repo, Some(since)))
     }
 
     fn remote(&self, r: &DocRef) -> Result<&Remote, Unchecked> {
@@ -514,21 +520,10 @@ impl Provider for GitProvider {
         let synced = sources::sync_all_with(&self.cache, refs, &extra, &self.plan);
         for (remote, result) in synced {
             let opened = match result {
-                Ok(sync) => self.cache.open(&remote).map(|repo| Remote {
-                    sync,
-                    repo,
-                    reachable: OnceCell::new(),
-                    tips: OnceCell::new(),
-                    all_refs: OnceCell::new(),
-                    versions: RefCell::default(),
-                    elsewhere: RefCell::default(),
-                    commits: RefCell::default(),
-                    blob_ids: RefCell::default(),
-                    in_default: OnceCell::new(),
-                    default_head: OnceCell::new(),
-                    heads: RefCell::default(),
-                    stale_since: None,
-                }),
+                Ok(sync) => self
+                    .cache
+                    .open(&remote)
+                    .map(|repo| Remote::new(sync, repo, None)),
                 // The network failed: what the cache already holds is judged as
                 // `--offline` would, marked stale; the failure is still told.
                 Err(e @ FetchError::Network { .. }) => {
@@ -826,21 +821,11 @@ impl Provider for GitProvider {
         let mut remotes = HashMap::with_capacity(self.remotes.len());
         for (name, r) in &self.remotes {
             let forked = match r {
-                Ok(remote) => Ok(Remote {
-                    sync: remote.sync.clone(),
-                    repo: self.cache.open(name).ok()?,
-                    reachable: OnceCell::new(),
-                    tips: OnceCell::new(),
-                    all_refs: OnceCell::new(),
-                    versions: RefCell::default(),
-                    elsewhere: RefCell::default(),
-                    commits: RefCell::default(),
-                    blob_ids: RefCell::default(),
-                    in_default: OnceCell::new(),
-                    default_head: OnceCell::new(),
-                    heads: RefCell::default(),
-                    stale_since: remote.stale_since.clone(),
-                }),
+                Ok(remote) => Ok(Remote::new(
+                    remote.sync.clone(),
+                    self.cache.open(name).ok()?,
+                    remote.stale_since.clone(),
+                )),
                 Err(e) => Err(e.clone()),
             };
             remotes.insert(name.clone(), forked);

@@ -505,14 +505,8 @@ fn an_ignore_with_a_reason_turns_exit_1_into_0_and_stays_in_the_report() {
 #[test]
 fn the_config_file_sets_the_fetch_budgets_and_flags_win() {
     let (forge, repo, _) = forge_with_readme();
-    // About 2.5 MiB that does not compress: hex of a hash chain.
-    let mut noise = String::with_capacity(2_700_000);
-    let mut h = crate::common::forge::sha256_hex("seed");
-    while noise.len() < 2_600_000 {
-        h = crate::common::forge::sha256_hex(&h);
-        noise.push_str(&h);
-        noise.push('\n');
-    }
+    // About 2.5 MiB that does not compress.
+    let noise = crate::common::forge::incompressible_text(2_600_000);
     let c = repo.commit(
         &[("README.md", README), ("noise.txt", noise.as_str())],
         "add noise",

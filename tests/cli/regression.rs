@@ -471,14 +471,8 @@ fn offline_show_called_an_uncached_commit_missing() {
 #[test]
 fn a_git_protocol_pack_larger_than_the_refs_budget_was_refused_as_refs() {
     let (forge, repo, _) = forge::forge_with_readme();
-    // About 2.5 MiB that does not compress: hex of a hash chain.
-    let mut noise = String::with_capacity(2_700_000);
-    let mut h = forge::sha256_hex("seed");
-    while noise.len() < 2_600_000 {
-        h = forge::sha256_hex(&h);
-        noise.push_str(&h);
-        noise.push('\n');
-    }
+    // About 2.5 MiB that does not compress.
+    let noise = forge::incompressible_text(2_600_000);
     let commit = repo.commit(
         &[("README.md", forge::README), ("noise.txt", noise.as_str())],
         "add noise",

@@ -806,19 +806,7 @@ fn audit_beside(server: &FakeGitHttp, extra: &[&str]) -> (crate::common::run::Ru
     let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
     let ws = Scratch::new();
     let good = ws.write_pin(&good_pin("good", commit));
-    let bad = ws.write_pin(&json!({
-        "schema": "pinaudit/pins/v1",
-        "id": "bad",
-        "title": null,
-        "sources": [{
-            "id": "readme",
-            "url": format!("https://github.com/evil/repo/blob/{SHA}/README.md"),
-            "revision": SHA,
-            "path": "README.md",
-        }],
-        "claims": [],
-        "artifacts": [],
-    }));
+    let bad = ws.write_pin(&crate::common::fake::evil_pin());
     let mut args: Vec<String> = vec![
         "--rewrite".into(),
         to_daemon(&daemon),

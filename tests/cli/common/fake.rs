@@ -10,6 +10,8 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use serde_json::{json, Value};
+
 /// What a fake smart HTTP server does with one request: its method and
 /// target, the connection, and the stop flag.
 pub type Serve = fn(&str, &str, TcpStream, &AtomicBool);
@@ -141,4 +143,23 @@ pub fn read_head(stream: TcpStream) -> Option<(String, TcpStream)> {
     let mut body = vec![0; length];
     reader.read_exact(&mut body).ok()?;
     Some((head, stream))
+}
+
+/// A record `bad` whose one source is `README.md` of `evil/repo`, which a
+/// `--rewrite` sends to a [`FakeGitHttp`].
+pub fn evil_pin() -> Value {
+    let sha = "de1fa14ea798512f54dafc8b8795eb3ef1a6c367";
+    json!({
+        "schema": "pinaudit/pins/v1",
+        "id": "bad",
+        "title": null,
+        "sources": [{
+            "id": "readme",
+            "url": format!("https://github.com/evil/repo/blob/{sha}/README.md"),
+            "revision": sha,
+            "path": "README.md",
+        }],
+        "claims": [],
+        "artifacts": [],
+    })
 }

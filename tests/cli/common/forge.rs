@@ -56,6 +56,19 @@ pub fn to_daemon(daemon: &GitDaemon) -> String {
     Forge::rewrite(&daemon.url(""))
 }
 
+/// About `bytes` of text that does not compress (hex of a sha256 chain): a
+/// pack at least that large.
+pub fn incompressible_text(bytes: usize) -> String {
+    let mut text = String::with_capacity(bytes + 65);
+    let mut h = sha256_hex("seed");
+    while text.len() < bytes {
+        h = sha256_hex(&h);
+        text.push_str(&h);
+        text.push('\n');
+    }
+    text
+}
+
 /// A forge holding `acme/bench` with [`README`] committed at [`T0`] on `main`.
 pub fn forge_with_readme() -> (Forge, FixtureRepo, Oid) {
     let forge = Forge::new();
