@@ -89,7 +89,10 @@ pub fn load(paths: &[PathBuf], walk: &input::WalkOptions) -> Loaded {
             f
         };
         match loaded.record {
-            Some(r) => {
+            Some(mut r) => {
+                // Judged as written above; checked below at the revisions its
+                // figures cite.
+                r.at_cited_revisions();
                 let mut mine: Vec<Finding> = loaded.findings.into_iter().map(stamp).collect();
                 match first_with_id.get(r.id.as_str()) {
                     Some(&at) => {

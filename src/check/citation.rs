@@ -125,16 +125,24 @@ pub fn check(record: &Record, out: &mut Vec<Finding>) {
         if let (Some(Revision::Commit(cited)), Some(s)) = (&parsed.revision, source) {
             if let Some(Revision::Commit(declared)) = &s.revision {
                 if cited != declared {
+                    // Where the record declares it, so that the reader can see
+                    // which of the two to fix; the figure is checked at the
+                    // revision it cites (`Record::at_cited_revisions`).
+                    let declared_at =
+                        s.at.0
+                            .map(|p| format!(" (line {}, column {})", p.line, p.column));
                     out.push(
                         Finding::new(
                             Code::RevisionConflict,
                             &record.id,
                             format!(
-                                "figure `{}` cites revision `{}` but its source `{}` declares `{}`",
+                                "figure `{}` cites revision `{}` but its source `{}` declares `{}`{}; the figure is checked at `{}`",
                                 c.label,
                                 cited.short(),
                                 s.id,
-                                declared.short()
+                                declared.short(),
+                                declared_at.as_deref().unwrap_or(""),
+                                cited.short()
                             ),
                         )
                         .claim(&c.label)
@@ -142,6 +150,12 @@ pub fn check(record: &Record, out: &mut Vec<Finding>) {
                         .at(loc)
                         .with("cited_revision", cited.as_str())
                         .with("declared_revision", declared.as_str())
+                        .with(
+                            "declared_at",
+                            s.at.0.map_or(serde_json::Value::Null, |p| {
+                                serde_json::json!({"line": p.line, "column": p.column})
+                            }),
+                        )
                         .with("url", u.as_str()),
                     );
                 }

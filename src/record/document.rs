@@ -327,6 +327,35 @@ pub fn import(text: &str, file: &Path) -> Imported {
                 .find_document(p)
                 .map(|at| at.of(&sources, &cited_sources).id.clone());
         }
+        // A source is a document at a revision: a figure whose id names a source
+        // built from another figure (no supplemental entry declares it) but whose
+        // URL pins another commit cites a source of its own, `ID@SHORT`, rather
+        // than being checked at the other figure's commit.
+        let pinned = parsed
+            .as_ref()
+            .and_then(|p| p.revision.as_ref()?.commit().map(|c| (p, c)));
+        if let (Some(given), Some((p, commit))) = (source_id.clone(), pinned) {
+            if let Some(Listed::Cited(i)) = index.by_id(&given) {
+                let built_at = cited_sources[i]
+                    .revision
+                    .as_ref()
+                    .and_then(Revision::commit);
+                if built_at != Some(commit) {
+                    source_id = Some(match index.find_document(p) {
+                        Some(at) => at.of(&sources, &cited_sources).id.clone(),
+                        None => {
+                            let mut own = format!("{given}@{}", commit.short());
+                            let mut n = 1;
+                            while index.has(&own) {
+                                n += 1;
+                                own = format!("{given}@{}-{n}", commit.short());
+                            }
+                            own
+                        }
+                    });
+                }
+            }
+        }
         // A cited document no supplemental entry lists is built from the figure's
         // URL and hash, and from the header's pinned document when it is that one.
         let id = source_id.clone().or_else(|| {
@@ -339,10 +368,26 @@ pub fn import(text: &str, file: &Path) -> Imported {
                 .pinned_document
                 .as_deref()
                 .and_then(|u| url::parse(u).ok());
-            // The header's pinned document is the figure's when their paths agree,
-            // or when the figure gives no URL of its own.
+            let header_revision = |h: &url::ForgeUrl| {
+                head.source_revision
+                    .as_deref()
+                    .map(Revision::parse)
+                    .or_else(|| h.revision.clone())
+            };
+            // The header's pinned document is the figure's when their paths agree
+            // and the figure pins no other commit (a figure citing its own
+            // revision is checked at it), or when the figure gives no URL of its
+            // own.
             let from_header = match (&parsed, header) {
-                (Some(p), Some(h)) if h.repo_path == p.repo_path && h.path == p.path => Some(h),
+                (Some(p), Some(h))
+                    if h.repo_path == p.repo_path
+                        && h.path == p.path
+                        && pinned.is_none_or(|(_, c)| {
+                            header_revision(&h).as_ref().and_then(Revision::commit) == Some(c)
+                        }) =>
+                {
+                    Some(h)
+                }
                 (None, h) => h,
                 _ => None,
             };
@@ -351,11 +396,7 @@ pub fn import(text: &str, file: &Path) -> Imported {
                     id: id.to_string(),
                     url: head.pinned_document.clone(),
                     repository: Some(repository_of(h)),
-                    revision: head
-                        .source_revision
-                        .as_deref()
-                        .map(Revision::parse)
-                        .or_else(|| h.revision.clone()),
+                    revision: header_revision(h),
                     path: h.path.clone(),
                     sha256: sha.as_deref().map(Recorded::parse_sha256),
                     commit_time: head.commit_time.clone(),

@@ -1,0 +1,202 @@
+//! Verdicts on the record as written: each figure checked at the revision it
+//! cites, a re-check that could not look never reported as a fix, every
+//! checksum manifest of a cited tree read, and messages that say which source,
+//! which time zone and which model they are about.
+
+use git2::Oid;
+use serde_json::{json, Value};
+
+use crate::common::forge::{
+    blob_url, claim, pin, sha256_hex, source, to_daemon, Forge, NAME, README, T0, T0_RFC3339,
+};
+use crate::common::run::run;
+use crate::common::scratch::Scratch;
+use crate::common::{GitDaemon, Wants};
+
+/// [`README`] after the author re-ran the decode benchmark.
+const README_V2: &str = "# Decode benchmark\n\
+\n\
+| phase | rate |\n\
+|---|---|\n\
+| decode | 3.4 tok/s |\n\
+| prefill | 41.3 tok/s |\n\
+\n\
+Measured on one node, again.\n";
+
+/// A forge whose `README.md` carries 2.9 at `first` and 3.4 at `second`.
+fn two_versions() -> (Forge, Oid, Oid) {
+    let forge = Forge::new();
+    let repo = forge.repo(NAME);
+    let first = repo.commit(&[("README.md", README)], "add results", T0);
+    let second = repo.commit(&[("README.md", README_V2)], "re-run decode", T0 + 3600);
+    (forge, first, second)
+}
+
+fn figure(label: &str, id: &str, commit: Oid, text: &str, line: u32, value: f64) -> Value {
+    json!({
+        "label": label,
+        "metric": "decode_rate",
+        "value": value,
+        "unit": "tokens/s",
+        "source_document_id": id,
+        "source_document_sha256": sha256_hex(text),
+        "source_line": line,
+        "evidence_url": format!("{}#L{line}", blob_url(NAME, commit, "README.md")),
+    })
+}
+
+/// A record flattened to one line whose header pins `README.md` at `header`.
+fn flattened(header: Oid, figures: &[Value]) -> String {
+    let figures = json!({ "figures": figures });
+    format!(
+        "# Two runs of one benchmark - Type: Performance report - Original project: \
+         https://github.com/{NAME} - Pinned document: {} - Source revision: {header} - Source \
+         commit time (not experiment date): 2023-11-14T23:13:20Z ## Figures ```json {figures} ```\n",
+        blob_url(NAME, header, "README.md"),
+    )
+}
+
+#[test]
+fn a_figure_citing_its_own_commit_is_checked_imported_and_shown_there() {
+    let (forge, first, second) = two_versions();
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let rewrite = to_daemon(&daemon);
+    let ws = Scratch::new();
+    // `decode` cites the header's document; `decode (first run)` an undeclared
+    // source of its own at the first commit; `prefill (first run)` the header's id
+    // at the first commit, which is the document `decode (first run)` cites.
+    ws.write(
+        "records/two-runs.txt",
+        flattened(
+            second,
+            &[
+                figure("decode", "readme", second, README_V2, 5, 3.4),
+                figure("decode (first run)", "readme-first", first, README, 5, 2.9),
+                figure("prefill (first run)", "readme", first, README, 6, 41.3),
+            ],
+        ),
+    );
+    let audit = ws.audit(["--rewrite", &rewrite, "records/two-runs.txt"]);
+    for code in [
+        "revision-conflict",
+        "hash-mismatch",
+        "value-shifted",
+        "value-missing",
+    ] {
+        audit.assert_lacks(code);
+    }
+    let record = "two-runs";
+    for label in ["decode", "decode (first run)", "prefill (first run)"] {
+        let c = audit.claim(record, label);
+        assert_eq!(c["status"], "verified", "{c:#}");
+    }
+    let own = audit.source(record, "readme-first");
+    assert_eq!(own["revision"], first.to_string(), "{own:#}");
+    assert_eq!(own["sha256"]["actual"], sha256_hex(README), "{own:#}");
+    assert_eq!(own["commit_time"], T0_RFC3339);
+    assert_eq!(
+        audit.claim(record, "prefill (first run)")["source"],
+        "readme-first"
+    );
+    assert_eq!(
+        audit.source(record, "readme")["revision"],
+        second.to_string()
+    );
+
+    // The header's id at another commit, with no other source holding that
+    // document there, is a source of its own.
+    ws.write(
+        "records/prefill.txt",
+        flattened(
+            second,
+            &[
+                figure("decode", "readme", second, README_V2, 5, 3.4),
+                figure("prefill (first run)", "readme", first, README, 6, 41.3),
+            ],
+        ),
+    );
+    let split = ws.audit(["--rewrite", &rewrite, "records/prefill.txt"]);
+    split.assert_lacks("revision-conflict");
+    let short = &first.to_string()[..7];
+    let s = split.source("prefill", &format!("readme@{short}"));
+    assert_eq!(s["revision"], first.to_string(), "{s:#}");
+    let c = split.claim("prefill", "prefill (first run)");
+    assert_eq!(c["source"], format!("readme@{short}"));
+    assert_eq!(c["status"], "verified", "{c:#}");
+
+    let import = run(ws
+        .cmd()
+        .args(["import", "records/two-runs.txt", "--out", "pins"]));
+    import.assert_code(0);
+    let written: Value = serde_json::from_str(
+        &std::fs::read_to_string(ws.path().join(format!("pins/{record}.json"))).unwrap(),
+    )
+    .unwrap();
+    let sources = written["sources"].as_array().unwrap();
+    let own = sources.iter().find(|s| s["id"] == "readme-first").unwrap();
+    assert_eq!(own["revision"], first.to_string(), "{own:#}");
+    assert_eq!(
+        own["commit_time"],
+        Value::Null,
+        "the header's time is not its"
+    );
+    let pins = ws.audit(["--rewrite", &rewrite, &format!("pins/{record}.json")]);
+    pins.assert_lacks("revision-conflict");
+    pins.assert_lacks("hash-mismatch");
+    assert_eq!(
+        pins.claim(record, "decode (first run)")["status"],
+        "verified"
+    );
+
+    for target in [
+        "records/two-runs.txt#decode (first run)".to_string(),
+        format!("pins/{record}.json#decode (first run)"),
+    ] {
+        let show = run(ws.cached("show").args(["--rewrite", &rewrite, &target]));
+        show.assert_code(0);
+        assert!(
+            show.stdout.contains("| decode | 2.9 tok/s |"),
+            "{target}:\n{}",
+            show.stdout
+        );
+        assert!(!show.stdout.contains("3.4"), "{target}:\n{}", show.stdout);
+    }
+}
+
+#[test]
+fn a_figure_against_its_declared_revision_conflicts_there_and_is_checked_where_it_cites() {
+    let (forge, first, second) = two_versions();
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let ws = Scratch::new();
+    let declared = source(
+        "readme",
+        NAME,
+        second,
+        "README.md",
+        &sha256_hex(README_V2),
+        "2023-11-14T23:13:20Z",
+    );
+    let mut old = claim("decode", &declared, 5, 2.9);
+    old["url"] = format!("{}#L5", blob_url(NAME, first, "README.md")).into();
+    let file = ws.write_pin(&pin("declared", &[declared], &[old]));
+    let audit = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
+    let f = audit.only("revision-conflict");
+    let (cited, said) = (&first.to_string()[..7], &second.to_string()[..7]);
+    assert_eq!(
+        f["message"],
+        format!(
+            "figure `decode` cites revision `{cited}` but its source `readme` declares `{said}` \
+             (line 6, column 5); the figure is checked at `{cited}`"
+        )
+    );
+    assert_eq!(
+        f["evidence"]["declared_at"],
+        json!({"line": 6, "column": 5})
+    );
+    let c = audit.claim("declared", "decode");
+    assert_eq!(c["status"], "verified", "{c:#}");
+    assert_eq!(c["source"], format!("readme@{cited}"));
+    audit.assert_lacks("value-missing");
+    // The declared source is still judged at its own revision.
+    assert_eq!(audit.source("declared", "readme")["status"], "checked");
+}
