@@ -232,6 +232,9 @@ pub struct AuditResult {
     pub stale_remotes: Vec<RemoteFailure>,
     /// RFC 3339.
     pub generated_at: String,
+    /// With `--baseline`: its findings this audit did not find, resolved or not
+    /// re-checked.
+    pub baseline_left: Option<crate::diff::Leftover>,
 }
 
 impl AuditResult {

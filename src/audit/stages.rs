@@ -793,5 +793,6 @@ pub fn finish(rest: Rest, records: Vec<RecordResult>, provider: &dyn Provider) -
             .map(|(remote, error)| RemoteFailure { remote, error })
             .collect(),
         generated_at: super::timestamp(),
+        baseline_left: None,
     }
 }

@@ -200,3 +200,123 @@ fn a_figure_against_its_declared_revision_conflicts_there_and_is_checked_where_i
     // The declared source is still judged at its own revision.
     assert_eq!(audit.source("declared", "readme")["status"], "checked");
 }
+
+/// A pin of [`README`] at `commit` of `acme/bench`, whose `decode` figure is
+/// recorded as `value` (2.9 is right), and of `acme/other` at a commit it
+/// does not hold.
+fn recheck_pin(commit: Oid, value: f64) -> Value {
+    let readme = source(
+        "readme",
+        NAME,
+        commit,
+        "README.md",
+        &sha256_hex(README),
+        T0_RFC3339,
+    );
+    let gone = Oid::from_str(&"ab".repeat(20)).unwrap();
+    let gone = source(
+        "gone",
+        "acme/other",
+        gone,
+        "NOTES.md",
+        &sha256_hex("notes\n"),
+        T0_RFC3339,
+    );
+    let decode = claim("decode", &readme, 5, value);
+    pin("recheck", &[readme, gone], &[decode])
+}
+
+fn codes_in(list: &Value) -> Vec<String> {
+    let mut codes: Vec<String> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap().to_string())
+        .collect();
+    codes.sort();
+    codes
+}
+
+#[test]
+fn an_offline_recheck_that_could_not_look_resolves_nothing() {
+    let forge = Forge::new();
+    let commit = forge
+        .repo(NAME)
+        .commit(&[("README.md", README)], "add results", T0);
+    let other = forge.repo("acme/other");
+    other.commit(&[("NOTES.md", "notes\n")], "notes", T0);
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let rewrite = to_daemon(&daemon);
+    let ws = Scratch::new();
+    let file = ws.write_pin(&recheck_pin(commit, 9.9));
+    let online = ws.audit(["--rewrite", &rewrite, "--output", "online.json", &file]);
+    online.assert_code(1);
+    let online: Value =
+        serde_json::from_str(&std::fs::read_to_string(ws.path().join("online.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        codes_in(&online["findings"]),
+        ["revision-missing", "value-missing"]
+    );
+
+    // Offline with an empty cache: neither source is in it.
+    std::fs::remove_dir_all(ws.cache()).unwrap();
+    let offline = ws.audit(["--offline", "--output", "offline.json", &file]);
+    offline.assert_code(2);
+    let diff = run(ws
+        .cmd()
+        .args(["diff", "online.json", "offline.json", "--format", "json"]));
+    diff.assert_code(0);
+    let d: Value = serde_json::from_str(&diff.stdout).unwrap();
+    assert_eq!(d["summary"]["resolved"], 0, "{d:#}");
+    assert_eq!(d["summary"]["not_rechecked"], 2, "{d:#}");
+    assert_eq!(
+        codes_in(&d["not_rechecked"]),
+        ["revision-missing", "value-missing"]
+    );
+    assert_eq!(codes_in(&d["resolved"]), Vec::<String>::new());
+    let text = run(ws
+        .cmd()
+        .args(["diff", "online.json", "offline.json", "--color", "never"]));
+    assert!(
+        text.stdout.contains(
+            "0 new, 0 resolved, 0 unchanged, 2 not re-checked (their source could not be checked this time)"
+        ),
+        "{}",
+        text.stdout
+    );
+    assert!(
+        text.stdout
+            .contains("  not re-checked error[value-missing]"),
+        "{}",
+        text.stdout
+    );
+
+    // The same for --baseline: the baseline's findings are not called resolved.
+    let base = ws.audit(["--offline", "--baseline", "online.json", &file]);
+    assert_eq!(base.summary()["baseline_resolved"], 0, "{}", base.stdout);
+    assert_eq!(
+        base.summary()["baseline_not_rechecked"],
+        2,
+        "{}",
+        base.stdout
+    );
+
+    // Online again with the figure corrected: looked at, and gone.
+    let fixed = ws.write_pin(&recheck_pin(commit, 2.9));
+    ws.audit(["--rewrite", &rewrite, "--output", "fixed.json", &fixed]);
+    let d = run(ws
+        .cmd()
+        .args(["diff", "online.json", "fixed.json", "--format", "json"]));
+    let d: Value = serde_json::from_str(&d.stdout).unwrap();
+    assert_eq!(codes_in(&d["resolved"]), ["value-missing"], "{d:#}");
+    assert_eq!(d["summary"]["not_rechecked"], 0, "{d:#}");
+    let base = ws.audit(["--rewrite", &rewrite, "--baseline", "online.json", &fixed]);
+    assert_eq!(base.summary()["baseline_resolved"], 1, "{}", base.stdout);
+    assert_eq!(
+        base.summary()["baseline_not_rechecked"],
+        0,
+        "{}",
+        base.stdout
+    );
+}
