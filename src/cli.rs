@@ -240,8 +240,8 @@ pub struct AuditArgs {
     /// Skip upstream-drift checks (no comparison with the default-branch head)
     #[arg(long)]
     pub no_upstream: bool,
-    /// Also verify SHA256SUMS-style manifests beside each cited document and at the
-    /// repository root, at each cited revision
+    /// Also verify every SHA256SUMS-style manifest in the tree at each cited
+    /// revision (at most 100 a revision, none over --max-document-size)
     #[arg(long)]
     pub manifests: bool,
     /// The largest document read, web or git, in bytes (suffixes K, M, G: powers of

@@ -190,6 +190,9 @@ pub fn audit(args: AuditArgs) -> ExitStatus {
             None => note(&format!("warning: {described}")),
         }
     }
+    for n in result.records.iter().flat_map(|r| &r.notices) {
+        note(&format!("warning: {n}"));
+    }
     for f in &result.stale_remotes {
         note(&format!(
             "warning: {}; judged what the cache holds instead (reachability and upstream as of the last sync)\n  hint: to audit without the forge, point --rewrite at a mirror, or use --offline",

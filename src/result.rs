@@ -191,6 +191,9 @@ pub struct RecordResult {
     pub findings: Vec<Finding>,
     /// Weights read in their model repositories, in artifact order (issue 11).
     pub artifacts: Vec<ArtifactOutcome>,
+    /// What the checks left out and people should hear (a limit reached), for
+    /// stderr.
+    pub notices: Vec<String>,
 }
 
 /// The weight files of one artifact as read in its model repository.

@@ -330,6 +330,7 @@ fn check_record(
     let mut verdicts: Vec<Verdict> = r.claims.iter().map(|_| Verdict::unchecked()).collect();
     let mut outcomes = Vec::with_capacity(r.sources.len());
     let mut reported = revision::Reported::new();
+    let mut notices = Vec::new();
     // Claims by the source they cite, once per record rather than a scan of
     // every claim per source (issue 13).
     let mut first_index: HashMap<&str, usize> = HashMap::with_capacity(r.sources.len());
@@ -416,7 +417,12 @@ fn check_record(
             continue;
         };
         if opts.manifests {
-            manifests::check(&r, s, d, provider, manifests_seen, &mut findings);
+            let bounds = manifests::Bounds {
+                max_size: opts.max_document_size,
+                max_count: manifests::MAX_MANIFESTS,
+            };
+            let said = manifests::check(&r, s, d, provider, bounds, manifests_seen, &mut findings);
+            notices.extend(said);
         }
         let memo = provider.check_memo();
         let git_blob = snapshot.git_blob.clone();
@@ -522,6 +528,7 @@ fn check_record(
         claims: verdicts,
         findings,
         artifacts,
+        notices,
     }
 }
 

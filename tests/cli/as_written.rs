@@ -205,14 +205,7 @@ fn a_figure_against_its_declared_revision_conflicts_there_and_is_checked_where_i
 /// recorded as `value` (2.9 is right), and of `acme/other` at a commit it
 /// does not hold.
 fn recheck_pin(commit: Oid, value: f64) -> Value {
-    let readme = source(
-        "readme",
-        NAME,
-        commit,
-        "README.md",
-        &sha256_hex(README),
-        T0_RFC3339,
-    );
+    let readme = readme_at(commit);
     let gone = Oid::from_str(&"ab".repeat(20)).unwrap();
     let gone = source(
         "gone",
@@ -318,5 +311,158 @@ fn an_offline_recheck_that_could_not_look_resolves_nothing() {
         0,
         "{}",
         base.stdout
+    );
+}
+
+/// The `readme` source: [`README`] at `commit` of `acme/bench`, rightly recorded.
+fn readme_at(commit: Oid) -> Value {
+    source(
+        "readme",
+        NAME,
+        commit,
+        "README.md",
+        &sha256_hex(README),
+        T0_RFC3339,
+    )
+}
+
+/// A manifest listing `files` (path relative to it, text) as `sha256sum` writes
+/// them, the entry of `crlf_made` being of its CRLF copy.
+fn manifest(files: &[(&str, &str)], crlf_made: &str) -> String {
+    files
+        .iter()
+        .map(|(path, text)| {
+            let hashed = match *path == crlf_made {
+                true => text.replace('\n', "\r\n"),
+                false => text.to_string(),
+            };
+            format!("{}  {path}\n", sha256_hex(hashed))
+        })
+        .collect()
+}
+
+#[test]
+fn every_manifest_in_the_tree_is_read_once_per_revision() {
+    let guide = "# Guide\n\nsteps\n";
+    let (p21, p23) = ("fix one\n", "fix two\n");
+    let root = manifest(
+        &[("README.md", README), ("NOTES.md", "notes\n")],
+        "NOTES.md",
+    );
+    let docs = manifest(&[("guide.md", guide)], "guide.md");
+    let patches = manifest(
+        &[("0021-fix.patch", p21), ("0023-fix.patch", p23)],
+        "0023-fix.patch",
+    );
+    let forge = Forge::new();
+    let repo = forge.repo(NAME);
+    let commit = repo.commit(
+        &[
+            ("README.md", README),
+            ("NOTES.md", "notes\n"),
+            ("SHA256SUMS", root.as_str()),
+            ("docs/guide.md", guide),
+            ("docs/SHA256SUMS", docs.as_str()),
+            ("patches/0021-fix.patch", p21),
+            ("patches/0023-fix.patch", p23),
+            ("patches/SHA256SUMS", patches.as_str()),
+        ],
+        "release",
+        T0,
+    );
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let rewrite = to_daemon(&daemon);
+    let ws = Scratch::new();
+    // Two sources at the one revision: its manifests are still read once.
+    let readme = readme_at(commit);
+    let notes = source(
+        "notes",
+        NAME,
+        commit,
+        "NOTES.md",
+        &sha256_hex("notes\n"),
+        T0_RFC3339,
+    );
+    let decode = claim("decode", &readme, 5, 2.9);
+    let file = ws.write_pin(&pin("tree", &[readme, notes], &[decode]));
+
+    let run = ws.audit(["--manifests", "--rewrite", &rewrite, &file]);
+    run.assert_code(0);
+    let mut found: Vec<(String, String, String)> = run
+        .with_code("manifest-mismatch")
+        .iter()
+        .map(|f| {
+            (
+                f["location"]["path"].as_str().unwrap().to_string(),
+                f["evidence"]["path"].as_str().unwrap().to_string(),
+                f["evidence"]["matching_variant"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
+            )
+        })
+        .collect();
+    found.sort();
+    let own = |m: &str, p: &str| (m.to_string(), p.to_string(), "crlf".to_string());
+    assert_eq!(
+        found,
+        [
+            own("SHA256SUMS", "NOTES.md"),
+            own("docs/SHA256SUMS", "docs/guide.md"),
+            own("patches/SHA256SUMS", "patches/0023-fix.patch"),
+        ]
+    );
+    run.assert_lacks("manifest-unlisted");
+    assert!(!run.stderr.contains("--manifests"), "{}", run.stderr);
+
+    // A manifest over --max-document-size is not read, and that is said.
+    let small = (patches.len() - 1).to_string();
+    let bounded = ws.audit([
+        "--manifests",
+        "--max-document-size",
+        &small,
+        "--rewrite",
+        &rewrite,
+        &file,
+    ]);
+    let read: Vec<Value> = bounded.with_code("manifest-mismatch");
+    assert_eq!(read.len(), 2, "{read:#?}");
+    assert!(read
+        .iter()
+        .all(|f| f["location"]["path"] != "patches/SHA256SUMS"));
+    assert!(
+        bounded.stderr.contains(&format!(
+            "warning: `--manifests`: `patches/SHA256SUMS` of `https://github.com/{NAME}.git` at `{}` is `{}` bytes, over --max-document-size (`{small}`); not read",
+            &commit.to_string()[..7],
+            patches.len()
+        )),
+        "{}",
+        bounded.stderr
+    );
+}
+
+#[test]
+fn manifests_past_the_count_cap_are_said() {
+    let forge = Forge::new();
+    let repo = forge.repo(NAME);
+    let dirs: Vec<String> = (0..101)
+        .map(|i| format!("vendor/m{i:03}/SHA256SUMS"))
+        .collect();
+    let mut files: Vec<(&str, &str)> = dirs.iter().map(|d| (d.as_str(), "# empty\n")).collect();
+    files.push(("README.md", README));
+    let commit = repo.commit(&files, "vendored", T0);
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let ws = Scratch::new();
+    let readme = readme_at(commit);
+    let file = ws.write_pin(&pin("many", &[readme], &[]));
+    let run = ws.audit(["--manifests", "--rewrite", &to_daemon(&daemon), &file]);
+    run.assert_code(0);
+    assert!(
+        run.stderr.contains(&format!(
+            "`https://github.com/{NAME}.git` has `101` checksum manifests at `{}`; read the first `100` in path order, not `vendor/m100/SHA256SUMS`",
+            &commit.to_string()[..7]
+        )),
+        "{}",
+        run.stderr
     );
 }
