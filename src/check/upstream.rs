@@ -749,16 +749,24 @@ pub fn report(
         Some(b) => format!("branch `{b}`"),
         None => "the default branch".to_string(),
     };
+    // Named by source and repository: one record often cites `README.md` of
+    // several repositories, and their notes must not read alike.
+    let of = format!(
+        "`{}` of source `{}` (`{}`)",
+        t.path,
+        s.id,
+        s.repository
+            .as_deref()
+            .map_or_else(|| crate::url::redact(&t.remote), crate::url::redact)
+    );
     let message = if removed {
         format!(
-            "`{}` no longer exists at the head `{}` of {branch}",
-            t.path,
+            "{of} no longer exists at the head `{}` of {branch}",
             crate::record::short_rev(&head_id)
         )
     } else {
         format!(
-            "`{}` has changed at the head `{}` of {branch}",
-            t.path,
+            "{of} has changed at the head `{}` of {branch}",
             crate::record::short_rev(&head_id)
         )
     };

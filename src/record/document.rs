@@ -740,7 +740,7 @@ fn artifacts(
     // Artifacts compare equal wherever they stand (`At` always equals), so they are
     // told apart by what they say, without their position.
     let mut seen: HashSet<String> = HashSet::new();
-    let mut push = |a: Artifact| {
+    let push = |out: &mut Vec<Artifact>, seen: &mut HashSet<String>, a: Artifact| {
         let key = format!(
             "{:?}",
             Artifact {
@@ -752,11 +752,22 @@ fn artifacts(
             out.push(a);
         }
     };
+    // One model is one artifact, however its conditions name it: one object
+    // says `model`, another `model` and `model_artifact`. Weights that share a
+    // name, with no pin of one contradicting the other's, are merged (their
+    // names and pins together), so that an unpinned model is said once.
+    let mut weights: Vec<(usize, Vec<String>)> = Vec::new();
     for (block, ptr, c) in conditions {
         let revision = r.text(c, "model_revision", ptr);
         let sha256 = r
             .string(c, "weight_hash", ptr)
             .map(|h| Recorded::parse_sha256(&h));
+        let names: Vec<String> = ["model_artifact", "model"]
+            .iter()
+            .filter_map(|k| c.get(*k).and_then(Value::as_str))
+            .map(|n| n.trim().to_string())
+            .filter(|n| !n.is_empty())
+            .collect();
         let named = r
             .text(c, "model_artifact", ptr)
             .or_else(|| r.text(c, "model", ptr));
@@ -770,16 +781,49 @@ fn artifacts(
             (revision.is_some() || sha256.is_some()).then(|| format!("weights at `{ptr}`"))
         });
         if let Some(label) = label {
-            push(Artifact {
-                kind: ArtifactKind::Weights,
-                label,
-                revision,
-                sha256,
-                digest: None,
-                at: at(*block, ptr),
-                repository,
-                files: Vec::new(),
-            });
+            let fits = |a: &Artifact| {
+                let agree =
+                    |x: Option<&String>, y: Option<&String>| x.is_none() || y.is_none() || x == y;
+                agree(a.revision.as_ref(), revision.as_ref())
+                    && agree(a.repository.as_ref(), repository.as_ref())
+                    && (a.sha256.is_none() || sha256.is_none() || a.sha256 == sha256)
+            };
+            let same = weights
+                .iter_mut()
+                .find(|(i, known)| names.iter().any(|n| known.contains(n)) && fits(&out[*i]));
+            match same {
+                Some((i, known)) => {
+                    let a = &mut out[*i];
+                    a.revision = a.revision.take().or(revision);
+                    a.sha256 = a.sha256.take().or(sha256);
+                    a.repository = a.repository.take().or(repository);
+                    for n in names {
+                        if !known.contains(&n) {
+                            known.push(n);
+                        }
+                    }
+                }
+                None => {
+                    let before = out.len();
+                    push(
+                        &mut out,
+                        &mut seen,
+                        Artifact {
+                            kind: ArtifactKind::Weights,
+                            label,
+                            revision,
+                            sha256,
+                            digest: None,
+                            at: at(*block, ptr),
+                            repository,
+                            files: Vec::new(),
+                        },
+                    );
+                    if out.len() > before {
+                        weights.push((before, names));
+                    }
+                }
+            }
         }
         let revision = r.text(c, "runtime_execution_revision", ptr);
         let digest = r.string(c, "executed_image_digest", ptr);
@@ -787,16 +831,20 @@ fn artifacts(
             (revision.is_some() || digest.is_some()).then(|| format!("runtime at `{ptr}`"))
         });
         if let Some(label) = label {
-            push(Artifact {
-                kind: ArtifactKind::Runtime,
-                label,
-                revision,
-                sha256: None,
-                digest,
-                at: at(*block, ptr),
-                repository: None,
-                files: Vec::new(),
-            });
+            push(
+                &mut out,
+                &mut seen,
+                Artifact {
+                    kind: ArtifactKind::Runtime,
+                    label,
+                    revision,
+                    sha256: None,
+                    digest,
+                    at: at(*block, ptr),
+                    repository: None,
+                    files: Vec::new(),
+                },
+            );
         }
     }
     out

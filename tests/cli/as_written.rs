@@ -466,3 +466,127 @@ fn manifests_past_the_count_cap_are_said() {
         run.stderr
     );
 }
+
+// --- Messages a person can act on ---------------------------------------------
+
+/// Each finding of `codes` as `code [source / claim]: message`, in report order.
+fn said(run: &crate::common::run::Run, codes: &[&str]) -> String {
+    run.findings()
+        .iter()
+        .filter(|f| codes.contains(&f["code"].as_str().unwrap_or("")))
+        .map(|f| {
+            let part = |k: &str| f[k].as_str().unwrap_or("-").to_string();
+            format!(
+                "{} [{} / {}]: {}\n",
+                part("code"),
+                part("source"),
+                part("claim"),
+                part("message")
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_commit_time_mismatch_shows_both_times_in_utc_and_how_far_apart() {
+    let forge = Forge::new();
+    let repo = forge.repo(NAME);
+    repo.set_offset_minutes(-480);
+    let commit = repo.commit(&[("README.md", README)], "add results", T0);
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let ws = Scratch::new();
+    // The author wrote the wall clock of a -08:00 commit as if it were UTC.
+    let mut readme = readme_at(commit);
+    readme["commit_time"] = "2023-11-14T14:13:20Z".into();
+    let decode = claim("decode", &readme, 5, 2.9);
+    let file = ws.write_pin(&pin("clock", &[readme], &[decode]));
+    let run = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
+    insta::assert_snapshot!(
+        "commit_time_mismatch_message",
+        said(&run, &["commit-time-mismatch"])
+    );
+}
+
+#[test]
+fn upstream_notes_name_their_source() {
+    let forge = Forge::new();
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let ws = Scratch::new();
+    let mut sources = Vec::new();
+    for (i, name) in ["acme/bench", "acme/recipes", "lab/notes"]
+        .iter()
+        .enumerate()
+    {
+        let repo = forge.repo(name);
+        let commit = repo.commit(&[("README.md", README)], "add results", T0);
+        repo.commit(&[("README.md", README_V2)], "re-run", T0 + 60);
+        let id = format!("readme-{}", i + 1);
+        sources.push(source(
+            &id,
+            name,
+            commit,
+            "README.md",
+            &sha256_hex(README),
+            T0_RFC3339,
+        ));
+    }
+    let file = ws.write_pin(&pin("three", &sources, &[]));
+    let run = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
+    insta::assert_snapshot!(
+        "upstream_changed_messages",
+        said(&run, &["upstream-changed"])
+    );
+}
+
+#[test]
+fn unpinned_weights_are_said_once_per_model() {
+    // Three models, each named by its `model` in one place and with its
+    // `model_artifact` in another.
+    let conditions = json!({
+        "conditions": {"model": "Qwen3-8B", "model_revision": null, "weight_hash": null},
+        "test_profiles": [
+            {"label": "a", "conditions": {"model": "Qwen3-8B", "model_artifact": "qwen3-8b-q4_k_m.gguf"}},
+            {"label": "b", "conditions": {"model": "Llama-3.1-8B", "model_artifact": "llama-3.1-8b-q8_0.gguf"}},
+            {"label": "c", "conditions": {"model_artifact": "llama-3.1-8b-q8_0.gguf"}},
+            {"label": "d", "conditions": {"model": "Gemma-3-4B"}},
+            {"label": "e", "conditions": {"model": "Gemma-3-4B", "model_artifact": "gemma-3-4b-it.gguf"}},
+        ],
+    });
+    let first = Oid::from_str(&"ab".repeat(20)).unwrap();
+    let doc = flattened(first, &[figure("decode", "readme", first, README, 5, 2.9)]).replace(
+        " ## Figures ",
+        &format!(" ## Conditions ```json {conditions} ``` ## Figures "),
+    );
+    let ws = Scratch::new();
+    let run = ws.audit_doc("models.txt", &doc);
+    insta::assert_snapshot!(
+        "unpinned_weights_messages",
+        said(&run, &["unpinned-weights"])
+    );
+}
+
+#[test]
+fn unpinned_urls_name_the_source_and_the_one_figure_citing_it() {
+    // A declared source at a branch, and an undeclared one a figure cites at a
+    // branch: both findings carry the source and the figure.
+    let declared = json!({"supplemental_sources": [{
+        "document_id": "results",
+        "repository": format!("https://github.com/{NAME}"),
+        "revision": "main",
+        "document_path": "docs/results.md",
+        "pinned_url": format!("https://github.com/{NAME}/blob/main/docs/results.md"),
+    }]});
+    let pinned = Oid::from_str(&"ab".repeat(20)).unwrap();
+    let mut on_branch = figure("prefill", "notes", pinned, README, 6, 41.3);
+    on_branch["evidence_url"] = format!("https://github.com/{NAME}/blob/v1.2/NOTES.md#L6").into();
+    let mut results = figure("decode", "results", pinned, README, 5, 2.9);
+    results["evidence_url"] =
+        format!("https://github.com/{NAME}/blob/main/docs/results.md#L5").into();
+    let doc = flattened(pinned, &[results, on_branch]).replace(
+        " ## Figures ",
+        &format!(" ## Sources ```json {declared} ``` ## Figures "),
+    );
+    let ws = Scratch::new();
+    let run = ws.audit_doc("branches.txt", &doc);
+    insta::assert_snapshot!("unpinned_url_messages", said(&run, &["unpinned-url"]));
+}
