@@ -480,3 +480,95 @@ pub struct Artifact {
 pub fn short_rev(rev: &str) -> &str {
     rev.char_indices().nth(7).map_or(rev, |(i, _)| &rev[..i])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: &str = "de1fa14ea798512f54dafc8b8795eb3ef1a6c367";
+    const B: &str = "0123456789abcdef0123456789abcdef01234567";
+
+    fn source(id: &str, rev: &str) -> Source {
+        Source {
+            id: id.into(),
+            url: Some(format!("https://github.com/o/r/blob/{rev}/README.md")),
+            repository: Some("https://github.com/o/r".into()),
+            revision: Some(Revision::parse(rev)),
+            path: Some("README.md".into()),
+            sha256: None,
+            commit_time: Some("2026-08-07T15:45:04Z".into()),
+            at: At::default(),
+        }
+    }
+
+    fn claim(label: &str, source: &str, rev: &str) -> Claim {
+        Claim {
+            label: label.into(),
+            source: Some(source.into()),
+            lines: Lines::single(3).ok(),
+            value: ClaimValue::parse("2.9"),
+            unit: None,
+            metric: None,
+            url: Some(format!("https://github.com/o/r/blob/{rev}/README.md#L3")),
+            correct: None,
+            total: None,
+            at: At::default(),
+        }
+    }
+
+    fn record(sources: Vec<Source>, claims: Vec<Claim>) -> Record {
+        Record {
+            id: "r".into(),
+            title: None,
+            file: PathBuf::from("pins/r.json"),
+            sources,
+            claims,
+            artifacts: Vec::new(),
+            references: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn figures_at_another_commit_share_one_source_of_their_own() {
+        let taken = Source {
+            id: format!("readme@{}", &B[..7]),
+            ..source("other", A)
+        };
+        let mut r = record(
+            vec![source("readme", A), taken],
+            vec![
+                claim("same", "readme", A),
+                claim("moved", "readme", B),
+                claim("moved too", "readme", B),
+                claim("branch", "readme", "main"),
+            ],
+        );
+        r.at_cited_revisions();
+        let sources: Vec<&str> = r
+            .claims
+            .iter()
+            .filter_map(|c| c.source.as_deref())
+            .collect();
+        let own = format!("readme@{}-2", &B[..7]);
+        assert_eq!(sources, ["readme", &own, &own, "readme"]);
+        let split = r.source(&own).expect("the split source");
+        assert_eq!(split.revision, Some(Revision::parse(B)));
+        assert_eq!(split.path.as_deref(), Some("README.md"));
+        assert_eq!(
+            split.commit_time, None,
+            "the declared time is another commit's"
+        );
+        assert_eq!(
+            split.url.as_deref(),
+            Some(format!("https://github.com/o/r/blob/{B}/README.md").as_str())
+        );
+        // A source that already holds the document there is used, not copied.
+        let mut r = record(
+            vec![source("readme", A), source("readme-b", B)],
+            vec![claim("moved", "readme", B)],
+        );
+        r.at_cited_revisions();
+        assert_eq!(r.claims[0].source.as_deref(), Some("readme-b"));
+        assert_eq!(r.sources.len(), 2);
+    }
+}
