@@ -294,6 +294,16 @@ fn an_offline_recheck_that_could_not_look_resolves_nothing() {
         "{}",
         base.stdout
     );
+    let text = run(ws
+        .cached("audit")
+        .args(["--offline", "--baseline", "online.json", &file]));
+    assert!(
+        text.stdout.contains(
+            "baseline: 0 finding(s) resolved, 2 not re-checked (their source could not be checked this time)"
+        ),
+        "{}",
+        text.stdout
+    );
 
     // Online again with the figure corrected: looked at, and gone.
     let fixed = ws.write_pin(&recheck_pin(commit, 2.9));
