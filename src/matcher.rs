@@ -124,8 +124,11 @@
 use std::ops::Range;
 
 mod context;
+mod role;
+mod structure;
 
 use context::Dim;
+pub use structure::{Layout, LineCtx, Stream};
 
 /// A claimed value as the record writes it.
 ///
@@ -145,6 +148,9 @@ pub struct Expected<'a> {
     pub correct: Option<u64>,
     /// Number of items behind a score; the ratio form needs it with `correct`.
     pub total: Option<u64>,
+    /// The claim's label (`decode tok/s`, `max model len`): a table column whose header
+    /// shares its words is preferred, and a setting it names may carry the claim.
+    pub label: Option<&'a str>,
 }
 
 /// How a line carries a claimed value, best first.
@@ -192,6 +198,39 @@ pub struct Match {
     pub text: String,
 }
 
+/// A number on a cited line whose value fits the claim but whose role does not: a
+/// look-alike, and why it is not the figure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejected {
+    /// Byte span of the number in its line.
+    pub span: Range<usize>,
+    /// The number as written.
+    pub text: String,
+    /// The role it plays there: `label`, `name`, `identifier`, `setting`, `range`,
+    /// `bound`, `count`, `other-column`, `other-unit` or `coarser`.
+    pub role: String,
+    /// Why that role can't carry the claim (`` `24.58` stands in column `Duration (s)`,
+    /// not tokens/s ``).
+    pub reason: String,
+}
+
+/// What one line says about a claim: its best match, else the first look-alike it
+/// rejected.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Found {
+    pub best: Option<Match>,
+    pub rejected: Option<Rejected>,
+}
+
+/// What the cited lines say about a claim ([`Document::cited`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cited {
+    /// The cited line (index into the document) that carries the value best.
+    pub found: Option<(usize, Match)>,
+    /// Else the first look-alike the cited lines hold, with its line's index.
+    pub rejected: Option<(usize, Rejected)>,
+}
+
 /// A number as written on a line.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NumberToken {
@@ -215,64 +254,122 @@ pub fn tokens(line: &str) -> Vec<NumberToken> {
     scan(line).into_iter().map(|s| s.token).collect()
 }
 
-/// The best match of `expected` on one line, or `None` when the line does not carry it
-/// (or `expected.value` is not a number).
+/// The best match of `expected` on one line read alone (as prose: no table around
+/// it), or `None` when the line does not carry it (or `expected.value` is not a
+/// number).
 pub fn find(line: &str, expected: &Expected) -> Option<Match> {
-    find_claim(line, &Claim::parse(expected)?)
+    find_claim(line, &Claim::parse(expected)?, &LineCtx::default()).best
 }
 
 /// The line of `lines` that carries `expected` best, with its index in the iteration
 /// (so for a cited range `#L43-L45`, pass lines 43..=45 and add 43 to get the line
 /// number). A line holding the value exactly (or in an exact derived form) beats one
 /// holding a rounding of it, wherever they are in the range; among equals the earliest
-/// wins.
+/// wins. The lines are read as a document of their own: a table row needs its header
+/// among them ([`Document`] reads a whole document).
 pub fn find_in_lines<'l>(
     lines: impl IntoIterator<Item = &'l str>,
     expected: &Expected,
 ) -> Option<(usize, Match)> {
-    let claim = Claim::parse(expected)?;
-    let mut rounded = None;
-    for (index, line) in lines.into_iter().enumerate() {
-        if let Some(m) = find_claim(line, &claim) {
-            if !m.rounded {
-                return Some((index, m));
-            }
-            rounded.get_or_insert((index, m));
-        }
-    }
-    rounded
+    let lines: Vec<&str> = lines.into_iter().collect();
+    let layout = Layout::new(&lines);
+    Document::new(&lines, &layout)
+        .cited(0..lines.len(), expected)
+        .found
 }
 
 /// The line nearest to `cited` (0-based indices, end exclusive) that carries `expected`,
-/// looking only outside `cited`; on a tie the earlier line wins. Distance counts from
-/// the range's edges. A range past the end of `lines` is clamped to it, so a citation
-/// beyond the last line searches backwards from the end.
+/// looking only outside `cited` ([`Document::nearest`]).
 pub fn nearest_line(
     lines: &[&str],
     cited: Range<usize>,
     expected: &Expected,
 ) -> Option<(usize, Match)> {
-    let claim = Claim::parse(expected)?;
-    let start = cited.start.min(lines.len());
-    let end = cited.end.clamp(start, lines.len());
-    for distance in 1.. {
-        let earlier = start.checked_sub(distance);
-        let later = Some(end + distance - 1).filter(|&i| i < lines.len());
-        if earlier.is_none() && later.is_none() {
-            break;
-        }
-        for index in [earlier, later].into_iter().flatten() {
-            if let Some(m) = find_claim(lines[index], &claim) {
-                return Some((index, m));
+    let layout = Layout::new(lines);
+    Document::new(lines, &layout).nearest(cited, expected)
+}
+
+/// A document's lines with their structure ([`Layout`], read once per document):
+/// where a claim's value is, given what each number is where it stands.
+#[derive(Clone, Copy)]
+pub struct Document<'d> {
+    lines: &'d [&'d str],
+    layout: &'d Layout,
+}
+
+impl<'d> Document<'d> {
+    /// `layout` must be `Layout::new(lines)`.
+    pub fn new(lines: &'d [&'d str], layout: &'d Layout) -> Document<'d> {
+        Document { lines, layout }
+    }
+
+    fn find(&self, index: usize, claim: &Claim) -> Found {
+        find_claim(self.lines[index], claim, self.layout.at(index))
+    }
+
+    /// What the lines `cited` (0-based, end exclusive, clamped to the document) say
+    /// about `expected`: the line carrying it best (exact before rounded, then the
+    /// earliest), else the first look-alike they hold and why it is not the figure.
+    pub fn cited(&self, cited: Range<usize>, expected: &Expected) -> Cited {
+        let Some(claim) = Claim::parse(expected) else {
+            return Cited::default();
+        };
+        let end = cited.end.min(self.lines.len());
+        let mut out = Cited::default();
+        for index in cited.start.min(end)..end {
+            let found = self.find(index, &claim);
+            match found.best {
+                Some(m) if !m.rounded => {
+                    out.found = Some((index, m));
+                    return out;
+                }
+                Some(m) => {
+                    out.found.get_or_insert((index, m));
+                }
+                None => {
+                    if let Some(r) = found.rejected {
+                        out.rejected.get_or_insert((index, r));
+                    }
+                }
             }
         }
+        out
     }
-    None
+
+    /// The line nearest to `cited` (0-based, end exclusive) that carries `expected`,
+    /// looking only outside `cited`: the nearest exact one (or exact derived form:
+    /// `0.780` for 78 %, `49/50`) if there is any, else the nearest that the document
+    /// itself gives as that figure ([`Prepared::moved_to`]); on a tie the earlier
+    /// line. Distance counts from the range's edges. A range past the end is clamped,
+    /// so a citation beyond the last line searches backwards from the end.
+    pub fn nearest(&self, cited: Range<usize>, expected: &Expected) -> Option<(usize, Match)> {
+        let claim = Claim::parse(expected)?;
+        let mut rounded = None;
+        let lines = self.lines;
+        let start = cited.start.min(lines.len());
+        let end = cited.end.clamp(start, lines.len());
+        for distance in 1.. {
+            let earlier = start.checked_sub(distance);
+            let later = Some(end + distance - 1).filter(|&i| i < lines.len());
+            if earlier.is_none() && later.is_none() {
+                break;
+            }
+            for index in [earlier, later].into_iter().flatten() {
+                if let Some(m) = self.find(index, &claim).best.filter(|m| claim.moved_to(m)) {
+                    if !m.rounded {
+                        return Some((index, m));
+                    }
+                    rounded.get_or_insert((index, m));
+                }
+            }
+        }
+        rounded
+    }
 }
 
 /// An expected value parsed once, for matching line after line of a document
-/// read as a stream (issues 12, 13): [`find_in_lines`] and [`nearest_line`] in
-/// pieces, with the same rules.
+/// read as a stream ([`Stream`] gives each line its context): [`Document::cited`]
+/// and [`Document::nearest`] in pieces, with the same rules.
 pub struct Prepared(Claim);
 
 impl Prepared {
@@ -281,9 +378,18 @@ impl Prepared {
         Claim::parse(expected).map(Prepared)
     }
 
-    /// The best match on `line`, as [`find`] gives it.
-    pub fn find(&self, line: &str) -> Option<Match> {
-        find_claim(line, &self.0)
+    /// What `line`, in the context `ctx`, says about the claim.
+    pub fn find(&self, line: &str, ctx: &LineCtx) -> Found {
+        find_claim(line, &self.0, ctx)
+    }
+
+    /// Whether a match found on a line other than the cited ones shows that the
+    /// figure moved there: an exact one does; a rounding only when the source marks
+    /// the figure itself approximate (`about 62.4` for 62.4) or writes it as a raw
+    /// number at least three decimals longer (`0.8021228…` for 80.2 %, `0.6463` for
+    /// 0.6), not a printed measurement that merely rounds to it (`32.47` for 32).
+    pub fn moved_to(&self, m: &Match) -> bool {
+        self.0.moved_to(m)
     }
 }
 
@@ -412,17 +518,33 @@ struct Claim {
     significant: usize,
     /// `%`-marked tokens may match: the unit is percent-like or absent.
     allows_percent_token: bool,
-    /// The unit is percent-like (or the value is written with `%`).
-    percent_unit: bool,
     /// What the claim's unit measures, when it is a unit we know.
     dim: Option<Dim>,
     /// The fraction form and its precision, for a percent-like unit.
     fraction: Option<(Decimal, i64)>,
     correct: Option<Decimal>,
     total: Option<Decimal>,
+    /// What a number's role must allow.
+    want: role::Want,
+    /// The value as written, for messages.
+    text: String,
 }
 
 impl Claim {
+    fn moved_to(&self, m: &Match) -> bool {
+        if !m.rounded {
+            return true;
+        }
+        let Some(t) = scan(&m.text).into_iter().next() else {
+            return false;
+        };
+        let (want, decimals) = match (m.kind, &self.fraction) {
+            (MatchKind::Fraction, Some((f, d))) => (f, *d),
+            _ => (&self.value, self.decimals),
+        };
+        t.value == *want || t.decimals() >= decimals + 3
+    }
+
     fn parse(expected: &Expected) -> Option<Claim> {
         let text = expected.value.trim();
         let text = text.strip_prefix('+').unwrap_or(text);
@@ -443,7 +565,6 @@ impl Claim {
         Some(Claim {
             fraction: percent_unit.then(|| (number.value.percent_to_fraction(), decimals + 2)),
             allows_percent_token: percent_unit || expected.unit.is_none_or(|u| u.trim().is_empty()),
-            percent_unit,
             dim,
             approx_value: number.token.value,
             significant: number.significant,
@@ -451,6 +572,13 @@ impl Claim {
             decimals,
             correct: expected.correct.map(Decimal::from_u64),
             total: expected.total.map(Decimal::from_u64),
+            want: role::Want::new(
+                dim,
+                expected.unit,
+                expected.label,
+                expected.correct.is_some(),
+            ),
+            text: text.to_string(),
         })
     }
 }
@@ -537,39 +665,67 @@ fn is_ratio_joiner(between: &str) -> bool {
 
 /// A match found on a line, ranked against the others.
 struct Candidate {
-    /// (rounded, kind precedence, weak count): lower is better. Any exact form
-    /// (`1029 of 1319`) beats a rounding on the same line (`78.0%` for 78.01).
-    rank: (bool, u8, bool),
+    /// (rounded, not in a preferred column, kind precedence, weak count): lower is
+    /// better. Any exact form (`1029 of 1319`) beats a rounding on the same line
+    /// (`78.0%` for 78.01).
+    rank: (bool, bool, u8, bool),
     kind: MatchKind,
     rounded: bool,
     span: Range<usize>,
 }
 
-fn find_claim(line: &str, claim: &Claim) -> Option<Match> {
-    let scanned = scan(line);
-    let mut best: Option<Candidate> = None;
-    // Only a strictly better candidate replaces the best, so the leftmost of equals stays.
-    let mut consider = |kind: MatchKind, rounded: bool, weak: bool, span: Range<usize>| {
-        let rank = (
-            rounded || kind == MatchKind::Rounded,
-            kind.precedence(),
-            weak,
-        );
-        if best.as_ref().is_none_or(|b| rank < b.rank) {
-            best = Some(Candidate {
-                rank,
-                kind,
-                rounded,
-                span,
-            });
-        }
+/// The tokens of `line`: cell by cell in a delimited (CSV/TSV) row, where a comma
+/// separates cells and never groups digits.
+fn scan_in(line: &str, ctx: &LineCtx) -> Vec<Scanned> {
+    let Some(cells) = ctx.delimited(line) else {
+        return scan(line);
     };
+    let mut out = Vec::new();
+    for cell in cells {
+        for mut t in scan(&line[cell.clone()]) {
+            t.token.span = t.token.span.start + cell.start..t.token.span.end + cell.start;
+            t.digits_start += cell.start;
+            out.push(t);
+        }
+    }
+    out
+}
+
+fn find_claim(line: &str, claim: &Claim, ctx: &LineCtx) -> Found {
+    let scanned = scan_in(line, ctx);
+    let mut best: Option<Candidate> = None;
+    let mut rejected: Option<Rejected> = None;
+    let mut reject = |t: &Scanned, why: role::Why| {
+        rejected.get_or_insert_with(|| Rejected {
+            span: t.token.span.clone(),
+            text: line[t.token.span.clone()].to_string(),
+            role: why.role.to_string(),
+            reason: why.reason,
+        });
+    };
+    // Only a strictly better candidate replaces the best, so the leftmost of equals stays.
+    let mut consider =
+        |kind: MatchKind, rounded: bool, weak: bool, preferred: bool, span: Range<usize>| {
+            let rank = (
+                rounded || kind == MatchKind::Rounded,
+                !preferred,
+                kind.precedence(),
+                weak,
+            );
+            if best.as_ref().is_none_or(|b| rank < b.rank) {
+                best = Some(Candidate {
+                    rank,
+                    kind,
+                    rounded,
+                    span,
+                });
+            }
+        };
     let fraction_float = claim.approx_value / 100.0;
     let is_total = |index: usize, s: &Scanned| {
-        claim
-            .total
-            .as_ref()
-            .is_some_and(|total| s.is_count(total) && !context::is_name(line, &scanned, index))
+        claim.total.as_ref().is_some_and(|total| {
+            s.is_count(total) && context::name_kind(line, &scanned, index).is_none()
+        })
     };
     let mut count_context = None;
     for (index, t) in scanned.iter().enumerate() {
@@ -599,57 +755,77 @@ fn find_claim(line: &str, claim: &Claim) -> Option<Match> {
         if value_fit.is_none() && fraction_fit.is_none() && !is_correct {
             continue;
         }
-        // The words around the number, read only for a number that fits.
-        if context::is_name(line, &scanned, index) {
-            continue;
-        }
-        let dim = if t.token.percent {
-            Some(Dim::Percent)
-        } else {
-            context::unit_after(line, t.token.span.end)
+        // The number's role, read only for a number that fits.
+        let seen = match role::read(line, &scanned, index, ctx, &claim.want) {
+            Ok(seen) => seen,
+            Err(why) => {
+                reject(t, why);
+                continue;
+            }
         };
-        let unit_ok = context::compatible(claim.dim, dim);
-        if let (Some(f), true) = (value_fit, unit_ok) {
-            // A whole number rounds a decimal claim only when the line says it is
-            // approximate or writes it in the claim's unit (`80 tok/s` for 79.6 tok/s,
-            // `98%` for 97.8 %), not as a bare `47` of `47/50` or a `+37%` delta.
-            let whole_ok = f != Fit::Coarser
-                || t.token.decimals > 0
-                || t.point
-                || t.token.approx
-                || (t.token.percent && claim.percent_unit)
-                || (dim.is_some() && claim.dim.is_some());
-            if whole_ok {
+        let shown = &line[t.token.span.clone()];
+        let dim = seen.dim;
+        if let Some(f) = value_fit {
+            if !context::compatible(claim.dim, dim) {
+                reject(t, role::other_unit(&claim.want, dim, shown));
+            } else if f == Fit::Coarser && !t.token.approx {
+                // Rounded needs the source to say so: `72%` is not 71.7 %.
+                reject(t, role::coarser(shown, &claim.text));
+            } else if seen.bound && f != Fit::Equal {
+                reject(t, role::bound(shown, &claim.text));
+            } else {
                 let rounded = f != Fit::Equal || t.token.approx;
                 let kind = if rounded {
                     MatchKind::Rounded
                 } else {
                     MatchKind::Exact
                 };
-                consider(kind, rounded, false, t.token.span.clone());
+                consider(kind, rounded, false, seen.preferred, t.token.span.clone());
             }
         }
         if let Some(f) = fraction_fit {
             // A fraction carries a percent only bare, and never as a setting
-            // (`temperature=0.2`, `--gpu-memory-utilization 0.90`).
-            if dim.is_none() && !context::setting_keyed(line, &scanned, index) {
+            // (`temperature=0.2`, `--gpu-memory-utilization 0.90`, `temperature …
+            // (0.6 is recommended)`).
+            let bare = !seen.own_unit && matches!(dim, None | Some(Dim::Percent));
+            if !bare {
+                reject(t, role::other_unit(&claim.want, dim, shown));
+            } else if context::setting_keyed(line, &scanned, index)
+                || context::setting_in_sentence(line, &scanned, index)
+            {
+                reject(t, role::setting_fraction(shown));
+            } else if f == Fit::Coarser && !t.token.approx {
+                reject(t, role::coarser(shown, &claim.text));
+            } else if seen.bound && f != Fit::Equal {
+                reject(t, role::bound(shown, &claim.text));
+            } else {
                 let rounded = f != Fit::Equal || t.token.approx;
-                consider(MatchKind::Fraction, rounded, false, t.token.span.clone());
+                consider(
+                    MatchKind::Fraction,
+                    rounded,
+                    false,
+                    seen.preferred,
+                    t.token.span.clone(),
+                );
             }
         }
-        if !is_correct || !matches!(dim, None | Some(Dim::Count(_))) {
+        if !is_correct
+            || !matches!(dim, None | Some(Dim::Count(_)))
+            || seen.own_unit && dim.is_none()
+        {
             continue;
         }
         let next = scanned.get(index + 1);
         if let (Some(total), Some(next)) = (&claim.total, next) {
             if next.is_count(total)
                 && is_ratio_joiner(&line[t.token.span.end..next.token.span.start])
-                && !context::is_name(line, &scanned, index + 1)
+                && context::name_kind(line, &scanned, index + 1).is_none()
             {
                 consider(
                     MatchKind::Ratio,
                     false,
                     false,
+                    seen.preferred,
                     t.token.span.start..next.token.span.end,
                 );
             }
@@ -672,15 +848,48 @@ fn find_claim(line: &str, claim: &Claim) -> Option<Match> {
             let gap_end = next.map_or(line.len(), |n| n.token.span.start);
             let keyed = mentions_count_word(&line[gap_start..t.token.span.start])
                 || mentions_count_word(&line[t.token.span.end..gap_end]);
-            consider(MatchKind::Count, false, !keyed, t.token.span.clone());
+            consider(
+                MatchKind::Count,
+                false,
+                !keyed,
+                seen.preferred,
+                t.token.span.clone(),
+            );
         }
     }
-    best.map(|b| Match {
+    let best = best.map(|b| Match {
         kind: b.kind,
         rounded: b.rounded,
         text: line[b.span.clone()].to_string(),
         span: b.span,
-    })
+    });
+    Found {
+        rejected: if best.is_some() { None } else { rejected },
+        best,
+    }
+}
+
+/// Words that mark the number after them approximate (`about 3 s`, `around **78%**`).
+const APPROX_WORDS: [&str; 9] = [
+    "about",
+    "around",
+    "approx",
+    "approx.",
+    "approximately",
+    "roughly",
+    "nearly",
+    "circa",
+    "ca.",
+];
+
+fn ends_with_approx_word(text: &str) -> bool {
+    let start = text
+        .rfind(|c: char| !(c.is_alphabetic() || c == '.'))
+        .map_or(0, |k| {
+            k + text[k..].chars().next().map_or(1, char::len_utf8)
+        });
+    let word = text[start..].to_lowercase();
+    APPROX_WORDS.contains(&word.as_str())
 }
 
 fn digit_at(bytes: &[u8], i: usize) -> bool {
@@ -745,7 +954,8 @@ fn scan_at(line: &str, s: usize) -> Result<(Scanned, usize), usize> {
     let marked = line[..start].trim_end_matches(|c: char| {
         SPACES.contains(&c) || matches!(c, '*' | '_' | '`' | '+' | '$' | '€' | '£' | '¥')
     });
-    let approx = marked.ends_with(APPROX_MARKS) || marked.ends_with("~=");
+    let approx =
+        marked.ends_with(APPROX_MARKS) || marked.ends_with("~=") || ends_with_approx_word(marked);
 
     let mut i = s;
     while digit_at(bytes, i) {
@@ -1061,7 +1271,7 @@ mod tests {
         ("share 2.9% of time", "2.9", TOK, None, None, None),
         ("share 2.9% of time", "2.9", None, None, None, Some(Exact)),
         ("decode 2.9トークン/秒", "2.9", TOK, None, None, Some(Exact)),
-        ("ranges 2.8-2.9", "2.9", TOK, None, None, Some(Exact)),
+        ("ranges 2.8-2.9", "2.9", TOK, None, None, None),
         ("ranges 2.8-2.9", "-2.9", TOK, None, None, None),
         ("2.9", "+2.9", None, None, None, Some(Exact)),
         // Signs.
@@ -1071,8 +1281,8 @@ mod tests {
         ("delta (-3.16)", "-3.16", None, None, None, Some(Exact)),
         ("delta **−3.16**", "-3.16", None, None, None, Some(Exact)),
         ("items 1-2", "-2", None, None, None, None),
-        ("items 1-2", "2", None, None, None, Some(Exact)),
-        ("llama-3 model", "3", None, None, None, Some(Exact)),
+        ("items 1-2", "2", None, None, None, None),
+        ("llama-3 model", "3", None, None, None, None),
         ("llama-3 model", "-3", None, None, None, None),
         ("k3-neuron-iq1s shards", "3", None, None, None, None),
         // Thousands separators.
@@ -1100,18 +1310,18 @@ mod tests {
         ("score 98.00", "98.0", P, None, None, Some(Exact)),
         ("decode ~2.9 tok/s", "2.93", TOK, None, None, Some(Rounded)),
         ("decode ~2.9 tok/s", "2.9", TOK, None, None, Some(Rounded)),
-        ("decode 2.9 tok/s", "2.93", TOK, None, None, Some(Rounded)),
-        ("decode 2.9 tok/s", "2.94", TOK, None, None, Some(Rounded)),
+        ("decode ~2.9 tok/s", "2.93", TOK, None, None, Some(Rounded)),
+        ("decode ~2.9 tok/s", "2.94", TOK, None, None, Some(Rounded)),
         ("decode 2.9 tok/s", "2.96", TOK, None, None, None),
-        ("decode 3.0 tok/s", "2.96", TOK, None, None, Some(Rounded)),
+        ("decode ~3.0 tok/s", "2.96", TOK, None, None, Some(Rounded)),
         ("decode 2.93 tok/s", "2.9", TOK, None, None, Some(Rounded)),
         ("decode 2.96 tok/s", "2.9", TOK, None, None, None),
         ("decode 2.94 tok/s", "2.93", TOK, None, None, None),
         ("3 nodes", "2.93", TOK, None, None, None),
         ("~3 tok/s", "2.93", TOK, None, None, Some(Rounded)),
-        ("prefill 80 tok/s", "79.6", TOK, None, None, Some(Rounded)),
-        ("4.4 s", "4.35", None, None, None, Some(Rounded)),
-        ("1.01 s", "1.005", None, None, None, Some(Rounded)),
+        ("prefill ~80 tok/s", "79.6", TOK, None, None, Some(Rounded)),
+        ("~4.4 s", "4.35", None, None, None, Some(Rounded)),
+        ("~1.01 s", "1.005", None, None, None, Some(Rounded)),
         ("0.30000000000000004", "0.3", None, None, None, Some(Rounded)),
         ("0.3", "0.3", None, None, None, Some(Exact)),
         ("| 8K | 79.6 | 43.9 |", "79.6", TOK, None, None, Some(Exact)),
@@ -1123,7 +1333,7 @@ mod tests {
         ("accuracy 0.7", "70.0", P, None, None, Some(Fraction)),
         ("accuracy 0.70", "70.0", P, None, None, Some(Fraction)),
         ("accuracy .98", "98", P, None, None, Some(Fraction)),
-        ("accuracy 0.98", "97.8", P, None, None, Some(Fraction)),
+        ("accuracy 0.98", "97.8", P, None, None, None),
         ("accuracy 0.98", "98.0", TOK, None, None, None),
         ("accuracy 0.98%", "98.0", P, None, None, None),
         ("accuracy 0.9", "98.0", P, None, None, None),
@@ -1171,11 +1381,11 @@ mod tests {
         ("| 80 |", "79.6", TOK, None, None, None),
         ("| ~80 |", "79.6", TOK, None, None, Some(Rounded)),
         ("| TP4 | +37% |", "36.8", None, None, None, None),
-        ("| TP4 | +37% |", "36.8", P, None, None, Some(Rounded)),
+        ("| TP4 | +37% |", "36.8", P, None, None, None),
         ("| TP2 | 47/50 |", "47.3", TOK, None, None, None),
         ("avg 2.85", "3", None, None, None, None),
         ("avg 2.85", "2.9", None, None, None, Some(Rounded)),
-        ("took 38 s", "37.6", Some("s"), None, None, Some(Rounded)),
+        ("took 38 s", "37.6", Some("s"), None, None, None),
         // Units and dimensions.
         ("| 16k |", "16", TOK, None, None, None),
         ("| 16k |", "16", None, None, None, Some(Exact)),
@@ -1209,7 +1419,7 @@ mod tests {
         ("Nemotron-3.5-Super", "3.5", None, None, None, None),
         ("Qwen2.5-7B at 41 tok/s", "7", None, None, None, None),
         ("3-node cluster", "3", None, None, None, Some(Exact)),
-        ("ranges 2.8-2.9", "2.9", None, None, None, Some(Exact)),
+        ("ranges 2.8-2.9", "2.9", None, None, None, None),
         ("PR #21", "21", None, None, None, None),
         ("HumanEval/40 passed", "40", None, None, None, None),
         ("4. Limitations", "4", None, None, None, None),
@@ -1263,6 +1473,7 @@ mod tests {
             unit: case.2,
             correct: case.3,
             total: case.4,
+            label: None,
         }
     }
 
@@ -1337,7 +1548,8 @@ mod tests {
             unit: Some("%"),
             ..Expected::default()
         };
-        let m = find("0.98", &pct("97.8")).unwrap();
+        assert_eq!(find("0.98", &pct("97.8")), None);
+        let m = find("~0.98", &pct("97.8")).unwrap();
         assert_eq!((m.kind, m.rounded), (Fraction, true));
         let m = find("0.98", &pct("98.0")).unwrap();
         assert_eq!((m.kind, m.rounded), (Fraction, false));
@@ -1517,6 +1729,7 @@ mod tests {
             unit: Some("percent"),
             correct: Some(49),
             total: Some(50),
+            label: None,
         };
         let bounds: Vec<usize> = tricky.char_indices().map(|(i, _)| i).collect();
         for &a in &bounds {

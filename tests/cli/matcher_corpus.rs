@@ -123,11 +123,12 @@ fn judge(
     last: usize,
     exp: &Expected,
 ) -> (Status, Option<usize>, Option<Match>) {
-    let cited = lines[first - 1..last].iter().copied();
-    if let Some((i, m)) = matcher::find_in_lines(cited, exp) {
-        return (status_of(&m), Some(first + i), Some(m));
+    let layout = matcher::Layout::new(lines);
+    let doc = matcher::Document::new(lines, &layout);
+    if let Some((i, m)) = doc.cited(first - 1..last, exp).found {
+        return (status_of(&m), Some(i + 1), Some(m));
     }
-    if let Some((i, m)) = matcher::nearest_line(lines, first - 1..last, exp) {
+    if let Some((i, m)) = doc.nearest(first - 1..last, exp) {
         return (Status::Shifted, Some(i + 1), Some(m));
     }
     (Status::Missing, None, None)
@@ -187,6 +188,7 @@ fn load(name: &str) -> Vec<Outcome> {
                 unit: case.unit.as_deref(),
                 correct: case.correct,
                 total: case.total,
+                label: None,
             };
             let (got, got_line, found) = judge(&lines, first, last, &exp);
             out.push(Outcome {
@@ -326,6 +328,7 @@ mod embedded_numbers {
             unit: None,
             correct: None,
             total: None,
+            label: None,
         }
     }
 
@@ -403,7 +406,7 @@ mod embedded_numbers {
                 prop_assert!(line.get(t.span.clone()).is_some());
             }
             for unit in [None, Some("percent"), Some("tok/s"), Some("GB")] {
-                let exp = Expected { value: &value, unit, correct: Some(4), total: Some(4) };
+                let exp = Expected { value: &value, unit, correct: Some(4), total: Some(4), label: None };
                 if let Some(m) = find(&line, &exp) {
                     prop_assert_eq!(line.get(m.span.clone()), Some(m.text.as_str()));
                 }
