@@ -272,5 +272,9 @@ fn main() {
     );
     println!("  peak RSS cold audit         {:>8} KiB = {:.2} x git clone ({} KiB), {:.2} x document bytes", cold_rss, cold_rss as f64 / clone_rss.max(1) as f64, clone_rss, cold_rss as f64 * 1024.0 / total_bytes as f64);
     println!("  matcher over all lines      {:>8.1} ms  = {:.1} x str::contains ({:.1} ms); {matched} matches vs {naive} substring hits", matcher_t.as_secs_f64() * 1e3, ratio(matcher_t, naive_t), naive_t.as_secs_f64() * 1e3);
-    println!("  matcher with structure      {:>8.1} ms  = {:.1} x str::contains; {in_context} matches", structured_t.as_secs_f64() * 1e3, ratio(structured_t, naive_t));
+    println!(
+        "  matcher with structure      {:>8.1} ms  = {:.1} x str::contains; {in_context} matches",
+        structured_t.as_secs_f64() * 1e3,
+        ratio(structured_t, naive_t)
+    );
 }

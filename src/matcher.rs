@@ -1,7 +1,7 @@
 //! Value-on-line matching: does a line of a pinned document really carry a claimed figure?
 //!
 //! A record says "decode is 2.9 tokens/s, see README.md line 43". Checking that claim
-//! is the product (DESIGN.md, "When a value is on the line"), and substring search gets
+//! is the product (docs/matcher.md), and substring search gets
 //! it wrong both ways: `2.9` is a substring of `12.9`, `2.95`, `v2.9.1` and `a2.9b`, yet
 //! `1,048,576` does not contain `1048576` and `0.98` does not contain `98`. So this
 //! module reads a line as a sequence of number *tokens* with honest boundaries and
@@ -62,46 +62,106 @@
 //! token whose dimension contradicts the claim's never matches (`~1GB` is never 95 %,
 //! `16k` never 16 tok/s, `412 ms` never 412 s); an unknown word, a bare cell or a
 //! claim without unit contradicts nothing, so `8K` still carries a unitless 8.
+//! Words after a number count it when they read as a plural noun (`14 languages`,
+//! `3 runs`): such a count carries a claim in that noun or without unit, never a
+//! percent, a rate or a time.
 //!
-//! # Numbers that are names (never values)
+//! # Structure ([`Layout`], read once per document)
 //!
-//! `#21`; a number keyed by an identifier's name (`port=8000`, `seed: 42`, `pid`,
-//! `rank`, `device`, `*_id`); a path or task segment (`HumanEval/40`, `results/gsm8k/49`); a list marker
-//! opening a line (`4. `, `2) `); both numbers of a progress counter (`[47/50]`); a day
-//! or year after a month name (`Aug 7`, `August 10–16, 2026`); a version — a number
-//! without unit right after a software word (`CUDA 13.0`, `vLLM 0.21`, `python 3.12`,
-//! `compute capability 12.1`), or after an arrow from one (`0.21 → 0.22`); and a number
-//! inside a hyphenated name: glued letters then `-word` (`27B-NVFP4`, `7b-chat`), or
-//! after `name-` when glued letters or another `-part` follow (`Qwen2.5-7B`,
-//! `Nemotron-3.5-Super`). `llama-3`, `3-node`, `2.8-2.9` and `119-120 GB` stay values.
+//! Before any claim is matched, one forward pass (one line of look-ahead, so a stream
+//! reads it the same way, [`Stream`]) reads the shape of the document:
 //!
-//! # Matching ([`find`])
+//! - **Tables.** Markdown pipe tables (a header row over a `|---|` rule) and RST grid
+//!   tables (`+===+` under the header), RST simple tables (`=====  ====` runs), HTML
+//!   tables (`<th>`/`<td>` across any number of lines, with `rowspan` and `colspan`
+//!   shifting the columns of later rows), and CSV/TSV (a first line and a second with
+//!   the same delimiters; its rows are read cell by cell, so `1,205` is two cells).
+//!   Every cell of a body row knows its column header, however far below it stands.
+//! - **Header dimensions.** A header names a unit when a unit word stands alone or in
+//!   brackets: `Duration (s)`, `t/s`, `TTFT [ms]`, `GPU memory (MB)`, `tokens_per_s`,
+//!   `Requests`; never a letter glued to digits (`8B`, `pp512`), one letter or `min`
+//!   out of brackets, or a magnitude. A header whose words all name rows (`Model`,
+//!   `GPU`, `Framework`, `Quantization`, `Task`, `Version`…) makes a label column.
+//! - **Captions.** A unit a heading or a prose line states in brackets or after `in`
+//!   (`### Time to First Token (seconds)`, `Average speed in tokens/s.`) is the caption
+//!   of the tables that follow, until a heading of the same or a higher level. It
+//!   gives bare cells their dimension when no column header of the table names one.
+//!
+//! # Roles (what a number is where it stands)
+//!
+//! Only a number whose value fits the claim (see Matching) is given a role; a role
+//! that can't carry the claim rejects it, and the first rejected look-alike of the
+//! cited lines is reported with its reason ([`Rejected`]).
+//!
+//! - **Label**: a number in a header row (`| tg 512 | pp 512 |`). Never a figure.
+//! - **Name**: `#21`; a path or task segment (`HumanEval/40`); a list marker opening a
+//!   line (`4. `); a progress counter (`[47/50]`); a day or year after a month name; a
+//!   version (a number without unit after a software word: `CUDA 13.0`, `py: 3.10`,
+//!   `Rev 1.4`, or after an arrow from one); a hyphenated name (`Qwen2.5-7B`,
+//!   `BenchmarkInference-32`, `llama2-70b-4096`, `GPT-4.1`: a number right after
+//!   `letter-` is part of the word); a footnote marker (`[^9]`); anything inside a URL,
+//!   a host's port (`localhost:8000`) or a link's text (`[Llama 3.1 405b](…)`); a
+//!   number glued to letters that are no unit (`7443P`, `366f`, `5th`); a number
+//!   between capitalised words (`Claude 3.5 Sonnet`, `Pi 4 Model`); a `.13` on a line
+//!   with an IP address; a number in a label column or in a cell that holds other
+//!   words (`Batch-1 Latency`, `AIME 2024 (Pass@1)`), unless it carries a unit of its
+//!   own (`| 3070 8GB |` keeps `8GB`). Never a figure.
+//! - **Identifier**: a number keyed by an identifier's name (`port 8888`,
+//!   `MASTER_PORT=25001`, `seed: 42`, `pid`, `rank`, `device`, `*_id`): it carries only
+//!   a claim whose unit or label names that kind (a claim in `port`).
+//! - **Setting**: the value of a flag (`--mean-input-tokens 550`, `-ngl 99`) or of an
+//!   assignment (`KEY=N`, `temperature=0.2`; `accuracy=0.95` is a result, since its key
+//!   names a metric). It carries a claim without unit, a count claim its key does not
+//!   contradict (`--max-model-len 32000` for 32000 tokens), a claim in the dimension
+//!   its key names, or one whose label shares the key's words (`max model len`); never
+//!   a rate, a time or a score its key does not name.
+//! - **Range end**: `15-25`, `60–80`, `1.5-2x`, `~31–32`. Never a figure.
+//! - **Bound**: after `under`, `below`, `over`, `than`, `at least`, `at most`, `up to`,
+//!   `within`, `<`, `≤`, `>`, `≥`, or before a `+` (`40k+`). It carries its own value
+//!   exactly (`under 2%` for 2 %), never a rounding (`under 1.4 s` is not 1.363 s).
+//! - **Measurement**: anything else, with the dimension its own unit gives
+//!   (`412 ms`, `98%`, `14 languages`: a plural noun after a number counts it), else
+//!   its key's (`"ttft_s_mean": 0.41`, `Mean TTFT (ms): 812`, `"mean_input_tokens"`
+//!   counts tokens, `Expected output length: 150` counts tokens), else its column
+//!   header's, else its table's caption's; a go test benchmark line's first number is
+//!   its iteration count.
+//!
+//! **Compatibility.** A measurement carries a claim when the dimensions agree (see
+//! Units); in a table, the column must agree too: a header that names another
+//! dimension contradicts the claim (`24.58` under `Duration (s)` is no tokens/s), and
+//! when some other column of the table names the claim's dimension, a cell under a
+//! header that names none is not the figure either (`99` under `ngl` beside a `t/s`
+//! column). A claim with `correct` never stands in a column of failures (`FAIL`,
+//! `ERROR`, `TIMEOUT`, `incorrect`). Among cells of one row that carry the claim
+//! equally, one whose header shares a word with the claim's label wins (`TG/s` over
+//! `PP/s` for a claim labelled "TG").
+//!
+//! # Matching ([`Document::cited`], [`find`])
 //!
 //! The claim's text is parsed the same way and keeps its written precision: `98.0` has
 //! one decimal, `1048576` none. For each token of the line:
 //!
 //! - **Exact**: equal value at any precision (`7.20` for 7.2, `98` for 98.0).
-//! - **Rounded**: the line writes *fewer* decimals and the claim rounds (half away from
-//!   zero) to the line's figure at the line's precision (`2.9` for 2.93 and 2.94, not
-//!   for 2.96); or the line writes *more* decimals and rounds to the claim at the
-//!   claim's precision (`2.93` for 2.9, but `2.95` rounds to 3.0, so not for 2.9).
-//!   Guards keep this honest: a figure marked `~`/`≈` is reported as rounded even
-//!   when its value is equal, as DESIGN.md asks for `~2.9` against 2.90, because the
-//!   source says it is approximate; a line figure with one significant digit (`3`,
-//!   `0.5`) rounds a more precise claim only when marked `~`/`≈` *and* within 5 % of
-//!   it (`~3` for 2.93, not for 2.6; never `3 nodes` for 2.9); a whole number rounds a
-//!   decimal claim only when marked approximate, `%`-marked for a percent claim, or
-//!   written with a unit of the claim's dimension (`80 tok/s` for 79.6 tok/s; not a
-//!   bare `80` cell, `+37%` for a unitless 36.8, or the `47` of `47/50` for 47.3
-//!   tok/s); and a one-digit whole claim (`3`) is no rounding of a finer figure (`2.85`).
+//! - **Rounded**: the line writes *fewer* decimals, *marks the number approximate*
+//!   (`~`, `≈`, `about`, `around`, `approx.`, `approximately`, `roughly`, `nearly`,
+//!   `circa`) and the claim rounds (half away from zero) to it (`~2.9` for 2.93 and
+//!   2.94, not for 2.96; an unmarked `72%` is not 71.7 %, nor `80 tok/s` 79.6 tok/s);
+//!   or the line writes *more* decimals and rounds to the claim at the claim's
+//!   precision (`2.93` for 2.9, a raw `0.24890269` for 0.249 s; `2.95` rounds to 3.0,
+//!   so not for 2.9). A figure marked approximate is reported as rounded even when its
+//!   value is equal (`~2.9`, `about 62.4`), because the source says it is approximate;
+//!   a line figure with one significant digit (`~3`, `~0.5`) rounds a more precise
+//!   claim only within 5 % of it (`~3` for 2.93, not for 2.6); a one-digit whole claim
+//!   (`3`) is no rounding of a finer figure (`2.85`); a bound never rounds.
 //! - A `%`-marked token only matches a claim whose unit is percent-like (`percent`,
 //!   `%`, `pct`) or absent, and no token matches across dimensions (see Units).
 //! - **Fraction** (claim unit percent-like): the claim divided by 100, with two more
 //!   decimals of precision, and the same rounding rules, against a token written as a
 //!   decimal without unit: 98.0 → `0.98`, 70.0 → `0.7` / `0.70`, 100 → `1.0`; a bare
 //!   `1` or `~1` is never 95 % or 100 %, a one-digit fraction (`≈ 0.9`) only equals,
-//!   and a number in a clause keyed by a setting is no fraction (`util 0.90`,
-//!   `temperature=0.2`, `--gpu-memory-utilization 0.90`, `top_p`, `lr`, `dropout`…).
+//!   and a number keyed by a setting is no fraction (`util 0.90`, `temperature=0.2`,
+//!   `--gpu-memory-utilization 0.90`, and `temperature … (0.6 is recommended)`: the
+//!   nearest setting or metric word before it in its sentence decides).
 //!   [`Match::rounded`] tells whether the fraction was an exact or a rounded one.
 //! - **Ratio** (claim has `correct` and `total`): `49/50`, `49 / 50`, `49 of 50`,
 //!   `49 out of 50`, integers equal to correct and total.
@@ -110,16 +170,18 @@
 //!   (`correct`, `pass`/`passed`/…, `solved`, `success`/…, as a whole word, so
 //!   `"correct": 49`, `correct: 49`, `49 solved`, but not `"incorrect": 49`), or it also
 //!   carries `total` as another token (`| 49 | 50 |`) — unless correct equals total,
-//!   when a second copy is just the same number twice (`4 workers on 4 nodes`). A bare
-//!   `4` is far too common to verify "4 of 4 correct" on a line that says `4 nodes`.
-//!   A count, like a ratio, is never a name and has no unit but a count noun.
+//!   when a second copy is just the same number twice (`4 workers on 4 nodes`).
 //!
 //! When a line holds several candidates the best wins: any exact form before any
-//! rounded one (`1029 of 1319` beats `78.0%` for 78.01), then Exact, Rounded, Ratio,
-//! Fraction, Count (an unrounded fraction before a rounded one, a count next to a count
-//! word before one that is not); among equals, the leftmost. Over a cited range
-//! ([`find_in_lines`]) a line carrying the value exactly beats an earlier line that
-//! only rounds it; among equals, the earliest line.
+//! rounded one (`1029 of 1319` beats `78.0%` for 78.01), then one in a column whose
+//! header shares the label's words, then Exact, Rounded, Ratio, Fraction, Count (a
+//! count next to a count word before one that is not); among equals, the leftmost.
+//! Over a cited range a line carrying the value exactly beats an earlier line that
+//! only rounds it; among equals, the earliest line. Exact beats rounded when looking
+//! at other lines too ([`Document::nearest`], for `value-shifted`): `0.780` on L23
+//! beats `0.779` on L22 for 78 %, and a rounding elsewhere counts only when the source
+//! marks it approximate or writes a raw number three or more decimals longer
+//! (`32.47 tokens/s` nineteen lines away is no sign that a claimed 32 moved there).
 
 use std::ops::Range;
 
@@ -287,6 +349,35 @@ pub fn nearest_line(
 ) -> Option<(usize, Match)> {
     let layout = Layout::new(lines);
     Document::new(lines, &layout).nearest(cited, expected)
+}
+
+/// Whether `head` (the head's version of a pinned line) still carries `expected` as
+/// `pinned` did: it carries the value, and when the pinned line gives it as the value
+/// of a key (`KEY=64000`, `--max-tokens 64000`, `"max_tokens": 64000`), the head
+/// gives it as the value of that same key. `KEY=128000 (the previous 64000 …)` no
+/// longer carries 64000: the number is still on the line, but not as the setting.
+pub fn still_carries(pinned: &str, head: &str, expected: &Expected) -> bool {
+    let Some(claim) = Claim::parse(expected) else {
+        return false;
+    };
+    let prose = LineCtx::default();
+    let Some(now) = find_claim(head, &claim, &prose).best else {
+        return false;
+    };
+    let Some(then) = find_claim(pinned, &claim, &prose).best else {
+        return true;
+    };
+    let key_at = |line: &str, m: &Match| {
+        let scanned = scan(line);
+        let i = scanned
+            .iter()
+            .position(|t| t.token.span.start == m.span.start)?;
+        role::key_text(line, &scanned, i)
+    };
+    match key_at(pinned, &then) {
+        None => true,
+        Some(key) => key_at(head, &now).as_deref() == Some(key.as_str()),
+    }
 }
 
 /// A document's lines with their structure ([`Layout`], read once per document):
@@ -1357,7 +1448,7 @@ mod tests {
         ("4 nodes", "100.0", P, Some(4), Some(4), None),
         ("4/4", "100.0", P, Some(4), Some(4), Some(Ratio)),
         ("GSM8K 49/50 (98%)", "98.0", P, Some(49), Some(50), Some(Exact)),
-        // Fraction forms are decimals (issue "Verdicts you can trust").
+        // Fraction forms are decimals.
         ("score ~1", "95", P, None, None, None),
         ("score 1", "100", P, None, None, None),
         ("score 1.0", "100", P, None, None, Some(Fraction)),
@@ -1741,6 +1832,101 @@ mod tests {
                 let _ = find(part, &counts);
                 let _ = find(part, &claim);
             }
+        }
+    }
+    #[test]
+    fn a_setting_superseded_at_the_head_no_longer_carries_its_value() {
+        let exp = Expected {
+            value: "64000",
+            ..Expected::default()
+        };
+        let pinned = "export MAX_OUTPUT_TOKENS=64000";
+        assert!(still_carries(
+            pinned,
+            "export MAX_OUTPUT_TOKENS=64000 # default",
+            &exp
+        ));
+        assert!(!still_carries(
+            pinned,
+            "export MAX_OUTPUT_TOKENS=128000 (the previous 64000/128000 split is gone)",
+            &exp
+        ));
+        assert!(still_carries(
+            "decode 64000 tok",
+            "decode: now 64000 tok",
+            &exp
+        ));
+        assert!(!still_carries(
+            pinned,
+            "export MAX_OUTPUT_TOKENS=128000",
+            &exp
+        ));
+    }
+
+    #[test]
+    fn a_rejected_look_alike_says_why() {
+        let text = "| GPU | Model | PP (t/s) | TG (t/s) | Duration (s) |\n|---|---|---|---|---|\n| A10 | m-7b | 1425.80 | 2.87 | 24.58 |";
+        let lines: Vec<&str> = text.lines().collect();
+        let layout = Layout::new(&lines);
+        let doc = Document::new(&lines, &layout);
+        let exp = Expected {
+            value: "24.58",
+            unit: Some("tokens/s"),
+            ..Expected::default()
+        };
+        let cited = doc.cited(2..3, &exp);
+        assert_eq!(cited.found, None);
+        let (line, r) = cited.rejected.expect("a look-alike");
+        assert_eq!(
+            (line, r.text.as_str(), r.role.as_str()),
+            (2, "24.58", "other-column")
+        );
+        assert!(r.reason.contains("Duration (s)"), "{}", r.reason);
+        let exp = Expected {
+            value: "2.87",
+            unit: Some("tokens/s"),
+            label: Some("TG"),
+            ..Expected::default()
+        };
+        assert_eq!(
+            doc.cited(2..3, &exp).found.map(|(i, m)| (i, m.text)),
+            Some((2, "2.87".into()))
+        );
+        for (line, value, unit, role) in [
+            ("Expect 15-25 tok/s", "15", "tok/s", "range"),
+            ("  --mean-input-tokens 550 \\", "550", "tokens/s", "setting"),
+            (
+                "we translated it into 14 languages",
+                "14",
+                "percent",
+                "count",
+            ),
+            ("| 38 (72%) |", "71.7", "percent", "coarser"),
+            (
+                "BenchmarkInference-32  99  1109 ns/op",
+                "32",
+                "tokens/s",
+                "name",
+            ),
+            ("served on localhost:8000", "8000", "ms", "name"),
+            ("seed: 42", "42", "percent", "identifier"),
+        ] {
+            let exp = Expected {
+                value,
+                unit: Some(unit),
+                ..Expected::default()
+            };
+            let found = find_claim(
+                line,
+                &Claim::parse(&exp).expect("claim"),
+                &LineCtx::default(),
+            );
+            assert_eq!(found.best, None, "{line}");
+            assert_eq!(
+                found.rejected.map(|r| r.role).as_deref(),
+                Some(role),
+                "{line}"
+            );
         }
     }
 }

@@ -156,7 +156,7 @@ pub fn judge(doc: &SourceText, first: usize, last: usize, exp: &Expected) -> Out
 }
 
 /// [`judge`] for each of `wanted` (1-based first and last cited line, value) in a
-/// document too large to hold, read as a stream (issues 12, 13) from what `open`
+/// document too large to hold, read as a stream from what `open`
 /// gives: one pass reads the cited lines and counts the lines; a second, only
 /// when a value is not on its cited lines, looks for the nearest line that
 /// carries it (the nearest before and the first after the citation, the earlier

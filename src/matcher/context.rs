@@ -250,6 +250,14 @@ pub(super) fn word_dim(word: &str) -> Option<Dim> {
     match word {
         "M" | "B" | "b" | "k" | "K" | "bn" => return Some(Dim::Magnitude),
         "m" => return Some(Dim::Time("min")),
+        "s" => return Some(Dim::Time("s")),
+        "h" => return Some(Dim::Time("h")),
+        "x" | "X" | "×" => return Some(Dim::Multiplier),
+        "W" => return Some(Dim::Physical("power")),
+        "V" => return Some(Dim::Physical("voltage")),
+        "J" => return Some(Dim::Physical("energy")),
+        // One letter is a unit only in its own case: `1S` or `7443P` is a model number.
+        w if w.chars().count() == 1 && w.chars().all(char::is_alphabetic) => return None,
         _ => {}
     }
     if word.len() > 24 {

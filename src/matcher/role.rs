@@ -348,6 +348,14 @@ struct Key<'l> {
     setting: bool,
 }
 
+/// The key token `i` is the value of, normalised (`--max-tokens`, `max_tokens` and
+/// `MAX_TOKENS` alike), if it is keyed.
+pub(super) fn key_text(line: &str, scanned: &[Scanned], i: usize) -> Option<String> {
+    let key = key_before(line, scanned, i)?;
+    let words: Vec<String> = context::key_words(key.text).collect();
+    (!words.is_empty()).then(|| words.join("_"))
+}
+
 fn key_before<'l>(line: &'l str, scanned: &[Scanned], i: usize) -> Option<Key<'l>> {
     let t = &scanned[i];
     let from = i
@@ -386,7 +394,7 @@ fn key_before<'l>(line: &'l str, scanned: &[Scanned], i: usize) -> Option<Key<'l
     }
     // `--flag N`, `-ngl N` (a flag is the last word, right before the number).
     let last = trimmed.rsplit(|c: char| c.is_whitespace()).next()?;
-    let last = last.trim_start_matches('`');
+    let last = last.trim_start_matches(['`', '(', '[', '"', '\'']);
     let flag = last.strip_prefix("--").or_else(|| last.strip_prefix('-'))?;
     let ok = trimmed.len() < gap.len()
         && flag.starts_with(|c: char| c.is_ascii_alphabetic())

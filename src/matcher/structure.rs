@@ -255,12 +255,13 @@ fn delimiter_count(line: &str, delim: u8) -> usize {
 }
 
 /// Header words that name what a row is, not what was measured.
-const LABEL_HEADERS: [&str; 30] = [
+const LABEL_HEADERS: [&str; 31] = [
     "model",
     "models",
     "name",
     "gpu",
     "gpus",
+    "card",
     "cpu",
     "hardware",
     "device",
@@ -304,6 +305,9 @@ fn is_label_header(text: &str) -> bool {
 /// (tok/sec)`, `Requests`), never a letter glued to digits (`8B`, `pp512`). One
 /// letter counts only in brackets (`(s)`); magnitudes (`K`, `M`, `B`) never.
 pub(super) fn header_dim(text: &str) -> Option<Dim> {
+    // `tokens_per_s`, `ttft_ms`: a CSV header's words are joined by underscores.
+    let spaced = text.replace('_', " ");
+    let text = spaced.as_str();
     let mut found = None;
     for (k, raw) in text.split_whitespace().enumerate() {
         let bracketed = raw.starts_with(['(', '[']) || raw.ends_with([')', ']']);
