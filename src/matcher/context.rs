@@ -171,6 +171,11 @@ fn unit_after_with(line: &str, end: usize, plurals: bool) -> Option<Dim> {
     if word.is_empty() {
         return None;
     }
+    let compound = word_start.len() < after.len() && after.starts_with('-');
+    if compound && plurals && word.chars().all(|c| c.is_ascii_lowercase()) {
+        // `5-shot`, `3-node`: a count of the noun, known or not.
+        return phrase_dim(word, rest).or(Some(Dim::Count(Noun::new(word))));
+    }
     phrase_dim(word, rest)
         .or_else(|| plural_noun(word))
         .or_else(|| {

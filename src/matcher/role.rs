@@ -192,7 +192,8 @@ pub(super) fn read(
                 ),
             ));
         }
-        if !real_unit && cell_has_words(text) {
+        let raw = &line[cell.range.clone()];
+        if !real_unit && cell_has_words(raw, start.saturating_sub(cell.range.start)) {
             return Err(why(
                 "name",
                 format!("{} is part of the name `{text}`", shown()),
@@ -262,7 +263,13 @@ pub(super) fn read(
                 ));
             }
         }
-        if let (Some(w), None) = (want.dim, col_dim) {
+        // Percentages and counts are written unevenly (`MMLU (%)` beside a bare
+        // `GSM8K`), so only a unit of measure some other column declares rules out a
+        // column that declares none.
+        let measure = want
+            .dim
+            .filter(|d| !matches!(d, Dim::Percent | Dim::Count(_)));
+        if let (Some(w), None) = (measure, col_dim) {
             if table.declares(w) {
                 let header = if header.is_empty() { "?" } else { header };
                 return Err(why(
@@ -459,10 +466,12 @@ fn key_dim(key: &str) -> Option<Dim> {
 /// A cell holding words besides numbers and their units: a name (`Batch-1 Latency`,
 /// `AIME 2024 (Pass@1)`, `gpt-oss 120B MXFP4`), not a value cell (`38 (72%)`,
 /// `4.58 GB`, `2.8316 +/- 0.0138`, `~14 tok/s`, `n/a`).
-fn cell_has_words(text: &str) -> bool {
+fn cell_has_words(text: &str, upto: usize) -> bool {
     let bytes = text.as_bytes();
     let mut i = 0;
-    while i < text.len() {
+    // Only words before the number name it (`AIME 2024`); after it they qualify
+    // it (`87.5 (best)`).
+    while i < text.len().min(upto) {
         let c = text[i..].chars().next().unwrap_or(' ');
         if !c.is_alphabetic() {
             i += c.len_utf8();
@@ -484,7 +493,9 @@ fn cell_has_words(text: &str) -> bool {
             || before.ends_with(|c: char| c.is_ascii_digit())
                 && (context::word_dim(word).is_some() || context::plural_noun(word).is_some());
         let lower = word.to_lowercase();
-        if glued_or_unit || word.chars().count() == 1 || CELL_WORDS.contains(&lower.as_str()) {
+        let qualifier =
+            CELL_WORDS.contains(&lower.as_str()) || context::METRICS.contains(&lower.as_str());
+        if glued_or_unit || word.chars().count() == 1 || qualifier {
             continue;
         }
         return true;
@@ -745,6 +756,13 @@ mod tests {
     }
 
     #[test]
+    fn words_after_a_number_qualify_it() {
+        assert!(!cell_has_words(" 87.5 (best) ", 2));
+        assert!(!cell_has_words(" avg 31.7 ", 5));
+        assert!(cell_has_words(" AIME 2024 ", 6));
+    }
+
+    #[test]
     fn value_cells_and_name_cells() {
         for v in [
             "38 (72%)",
@@ -755,7 +773,7 @@ mod tests {
             "**40k+ tokens**",
             "1,048,576-token",
         ] {
-            assert!(!cell_has_words(v), "{v}");
+            assert!(!cell_has_words(v, v.len()), "{v}");
         }
         for n in [
             "Batch-1 Latency",
@@ -763,7 +781,7 @@ mod tests {
             "gpt-oss 120B MXFP4 MoE",
             "3-shot",
         ] {
-            assert!(cell_has_words(n), "{n}");
+            assert!(cell_has_words(n, n.len()), "{n}");
         }
     }
 }

@@ -466,7 +466,7 @@ mod roles {
                                    letter in "[ACDEFGHILNOPQRSTUYZ]", (pre, post) in framing()) {
             let v = n.to_string();
             assert_never(&format!("{pre}{word}Inference-{n}{post}"), &v)?;
-            assert_never(&format!("{pre}{word} {n}{letter} 24-Core{post}"), &v)?;
+            assert_never(&format!("{pre}{word} {n}{letter} Processor{post}"), &v)?;
             assert_never(&format!("{pre}{word} {n} {next}{post}"), &v)?;
             assert_never(&format!("{pre}{word}[^{n}]{post}"), &v)?;
             assert_never(&format!("{pre}[{word} {n} {next}](https://example.org/{n}){post}"), &v)?;
