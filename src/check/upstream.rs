@@ -503,7 +503,8 @@ pub fn facts(
                 Fate::Kept(_) => return None,
                 Fate::Edited(h) => {
                     let text = new.get(h as usize - 1).copied().unwrap_or_default();
-                    if matcher::find(text, &exp).is_some() {
+                    let pinned = old.get(line as usize - 1).copied().unwrap_or_default();
+                    if matcher::still_carries(pinned, text, &exp) {
                         return None;
                     }
                     Some((h, excerpt(text)))
