@@ -3,6 +3,7 @@ The integration tests of pinaudit, in one binary with one module per capability
 (ripgrep's layout; see STYLE.md): one binary links once and runs every test in
 one process, and a reader finds the tests of a capability by its name.
 
+- [`demo`]: the demo a newcomer runs first, offline, on the shipped fixture.
 - [`records`]: reading pin files and record documents, the record-level finding
   codes, the offline audit of the seed, exit statuses.
 - [`import`]: `pinaudit import` and the pin files it writes (`pins/schema.json`).
@@ -50,6 +51,7 @@ mod bad_input;
 mod beyond_git;
 mod bounded_inputs;
 mod claims;
+mod demo;
 mod drift;
 mod explain;
 mod formats;
