@@ -3,6 +3,8 @@ The integration tests of pinaudit, in one binary with one module per capability
 (ripgrep's layout; see STYLE.md): one binary links once and runs every test in
 one process, and a reader finds the tests of a capability by its name.
 
+- [`ci_kit`]: the steps of `action.yml` and of the nightly example workflow, run
+  as a runner runs them over three nights.
 - [`demo`]: the demo a newcomer runs first, offline, on the shipped fixture.
 - [`records`]: reading pin files and record documents, the record-level finding
   codes, the offline audit of the seed, exit statuses.
@@ -50,6 +52,7 @@ mod common;
 mod bad_input;
 mod beyond_git;
 mod bounded_inputs;
+mod ci_kit;
 mod claims;
 mod demo;
 mod drift;
