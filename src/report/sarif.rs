@@ -18,13 +18,13 @@ use crate::finding::{Code, Severity};
 
 const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
-/// Where a code is explained: the README's finding-code table, when the package
+/// Where a code is explained: the finding-code table of `docs/reference.md`, when the package
 /// says where its repository is (a `helpUri` must be absolute). `pinaudit explain
 /// CODE` says the same offline.
 fn help_uri() -> Option<String> {
     let repo = option_env!("CARGO_PKG_REPOSITORY").filter(|r| !r.is_empty())?;
     Some(format!(
-        "{}/blob/main/README.md#finding-codes",
+        "{}/blob/main/docs/reference.md#finding-codes",
         repo.trim_end_matches('/')
     ))
 }

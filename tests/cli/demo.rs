@@ -39,6 +39,25 @@ fn demo_checkout() -> Scratch {
     ws
 }
 
+/// The README's first command.
+fn readme_command() -> String {
+    format!("pinaudit {}", DEMO_ARGS.join(" "))
+}
+
+#[test]
+fn the_readme_starts_with_the_demo_command() {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).expect("README.md");
+    let first_block = readme
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("a sh block in the README");
+    assert!(
+        first_block.contains(&readme_command()),
+        "the README's first command block is not the demo:\n{first_block}"
+    );
+}
+
 #[test]
 fn the_demo_verifies_figures_and_shows_each_main_kind_of_finding_offline() {
     let ws = demo_checkout();
