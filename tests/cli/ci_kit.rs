@@ -718,3 +718,100 @@ fn the_workflow_files_run_commands_pinaudit_accepts() {
         assert!(seen.iter().any(|s| s == want), "{want} in {seen:?}");
     }
 }
+
+/// The action's install step takes the release archive for the runner only
+/// when its sha256 is the one `SHA256SUMS` lists, and builds with `cargo
+/// install` otherwise. `curl` serves a local "release" and `cargo` only says
+/// it was called.
+#[test]
+fn the_action_installs_the_release_binary_only_when_its_sha256_checks() {
+    use std::os::unix::fs::PermissionsExt;
+    let ws = Scratch::new();
+    let release = ws.path().join("release");
+    let name = "pinaudit-0.1.0-x86_64-unknown-linux-gnu";
+    std::fs::create_dir_all(release.join(name)).expect("mkdir");
+    std::fs::write(
+        release.join(name).join("pinaudit"),
+        "#!/bin/sh\necho released\n",
+    )
+    .expect("write");
+    let tar = std::process::Command::new("tar")
+        .args(["-czf", &format!("{name}.tar.gz"), name])
+        .current_dir(&release)
+        .status()
+        .expect("tar");
+    assert!(tar.success());
+    let bin = ws.path().join("bin");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    let tool = |file: &str, body: &str| {
+        let p = bin.join(file);
+        std::fs::write(&p, body).expect("write");
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    };
+    // curl -fsSL --retry 3 -o FILE URL: the URL's last segment from the release dir.
+    tool(
+        "curl",
+        "#!/bin/sh\nwhile [ $# -gt 1 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n\
+         cp \"$RELEASE/$(basename \"$1\")\" \"$out\"\n",
+    );
+    tool(
+        "cargo",
+        "#!/bin/sh\necho \"cargo $*\" >> \"$CARGO_CALLS\"\n",
+    );
+    let action_dir = ws.path().join("action");
+    std::fs::create_dir_all(&action_dir).expect("mkdir");
+    std::fs::write(
+        action_dir.join("Cargo.toml"),
+        "[package]\nname = \"pinaudit\"\nversion = \"0.1.0\"\n",
+    )
+    .expect("write");
+    let install = |sums: &str| {
+        std::fs::write(release.join("SHA256SUMS"), sums).expect("write");
+        let temp = tempfile::tempdir().expect("temp");
+        let calls = temp.path().join("cargo-calls");
+        let output = temp.path().join("output");
+        let env = [
+            (
+                "PATH",
+                format!(
+                    "{}:{}",
+                    bin.display(),
+                    std::env::var("PATH").unwrap_or_default()
+                ),
+            ),
+            ("RELEASE", release.display().to_string()),
+            ("CARGO_CALLS", calls.display().to_string()),
+            ("ACTION_PATH", action_dir.display().to_string()),
+            ("ACTION_REPOSITORY", "example/pinaudit".into()),
+            ("VERSION", String::new()),
+            ("BINARY", String::new()),
+            ("RUNNER_OS", "Linux".into()),
+            ("RUNNER_ARCH", "X64".into()),
+            ("RUNNER_TEMP", temp.path().display().to_string()),
+            ("GITHUB_OUTPUT", output.display().to_string()),
+        ];
+        let (code, text) = run_step(&run_scripts("action.yml")["install"], ws.path(), &env);
+        assert_eq!(code, 0, "{text}");
+        let bin = outputs(&output)["bin"].clone();
+        let installed = std::fs::read_to_string(&bin).unwrap_or_default();
+        (
+            text,
+            installed,
+            std::fs::read_to_string(&calls).unwrap_or_default(),
+            temp,
+        )
+    };
+    let archive = std::fs::read(release.join(format!("{name}.tar.gz"))).expect("archive");
+    let digest = crate::common::forge::sha256_hex(&archive);
+    let (text, installed, calls, _t) = install(&format!("{digest}  {name}.tar.gz\n"));
+    assert!(installed.contains("released"), "{text}");
+    assert_eq!(calls, "", "no build when the release checks:\n{text}");
+    let wrong = "0".repeat(64);
+    let (text, installed, calls, _t) = install(&format!("{wrong}  {name}.tar.gz\n"));
+    assert!(!installed.contains("released"), "{text}");
+    assert!(text.contains("is not the one SHA256SUMS lists"), "{text}");
+    assert!(
+        calls.starts_with("cargo install --locked --path"),
+        "{calls}"
+    );
+}
