@@ -752,13 +752,16 @@ fn the_action_installs_the_release_binary_only_when_its_sha256_checks() {
     tool(
         "curl",
         "#!/bin/sh\nwhile [ $# -gt 1 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n\
+         case \"$1\" in https://github.com/example/pinaudit/releases/download/v0.1.0/*) ;; *) exit 22 ;; esac\n\
          cp \"$RELEASE/$(basename \"$1\")\" \"$out\"\n",
     );
     tool(
         "cargo",
         "#!/bin/sh\necho \"cargo $*\" >> \"$CARGO_CALLS\"\n",
     );
-    let action_dir = ws.path().join("action");
+    // Where the runner checks a remote action out; the release repository is
+    // read from this path.
+    let action_dir = ws.path().join("_actions/example/pinaudit/0123abc");
     std::fs::create_dir_all(&action_dir).expect("mkdir");
     std::fs::write(
         action_dir.join("Cargo.toml"),
@@ -782,7 +785,8 @@ fn the_action_installs_the_release_binary_only_when_its_sha256_checks() {
             ("RELEASE", release.display().to_string()),
             ("CARGO_CALLS", calls.display().to_string()),
             ("ACTION_PATH", action_dir.display().to_string()),
-            ("ACTION_REPOSITORY", "example/pinaudit".into()),
+            ("ACTION_REPOSITORY", String::new()),
+            ("REPOSITORY", String::new()),
             ("VERSION", String::new()),
             ("BINARY", String::new()),
             ("RUNNER_OS", "Linux".into()),
