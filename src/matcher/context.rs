@@ -172,8 +172,8 @@ fn unit_after_with(line: &str, end: usize, plurals: bool) -> Option<Dim> {
         return None;
     }
     let compound = word_start.len() < after.len() && after.starts_with('-');
-    if compound && plurals && word.chars().all(|c| c.is_ascii_lowercase()) {
-        // `5-shot`, `3-node`: a count of the noun, known or not.
+    if compound && plurals && word.chars().all(|c| c.is_ascii_alphabetic()) {
+        // `5-shot`, `3-node`, `32-Core`: a count of the noun, known or not.
         return phrase_dim(word, rest).or(Some(Dim::Count(Noun::new(word))));
     }
     phrase_dim(word, rest)
