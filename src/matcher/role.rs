@@ -8,22 +8,22 @@ use super::context::{self, Dim, NameKind};
 use super::structure::{LineCtx, Part};
 use super::{Scanned, SPACES};
 
-/// What a claim brings to the question "can this number be it?".
+/// What a claim brings to the question "can this number be it?". Its words are
+/// read only when a number that fits the value needs them.
 #[derive(Debug, Default)]
 pub(super) struct Want {
     /// The dimension of the claim's unit.
     pub(super) dim: Option<Dim>,
-    /// The claim's unit, as written (for messages).
-    pub(super) unit: Option<String>,
-    /// Lowercase words of the unit (`port`).
-    pub(super) unit_words: Vec<String>,
-    /// Lowercase words of the label (`max model len`), stop words left out.
-    pub(super) label_words: Vec<String>,
+    /// The claim's unit, as written (for messages and `port`-like kinds).
+    unit: Option<Box<str>>,
+    /// The claim's label (`max model len`).
+    label: Option<Box<str>>,
     /// The claim counts successes (`correct`).
     pub(super) correct: bool,
 }
 
-fn words(text: &str) -> Vec<String> {
+/// Lowercase words of `text`, stop words left out.
+fn words(text: &str) -> impl Iterator<Item = String> + '_ {
     const STOP: [&str; 12] = [
         "the", "a", "an", "of", "in", "on", "at", "for", "and", "or", "to", "with",
     ];
@@ -31,7 +31,6 @@ fn words(text: &str) -> Vec<String> {
         .filter(|w| w.len() >= 2)
         .map(str::to_lowercase)
         .filter(|w| !STOP.contains(&w.as_str()))
-        .collect()
 }
 
 impl Want {
@@ -44,24 +43,35 @@ impl Want {
         let unit = unit.map(str::trim).filter(|u| !u.is_empty());
         Want {
             dim,
-            unit: unit.map(str::to_string),
-            unit_words: unit.map(words).unwrap_or_default(),
-            label_words: label.map(words).unwrap_or_default(),
+            unit: unit.map(Box::from),
+            label: label
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(Box::from),
             correct,
         }
     }
 
     /// The claim's unit or label names `kind` (`port` for `port=8000`).
     fn names(&self, kind: &str) -> bool {
-        self.unit_words
-            .iter()
-            .chain(&self.label_words)
+        let unit = self.unit.as_deref().into_iter().flat_map(words);
+        let label = self.label.as_deref().into_iter().flat_map(words);
+        unit.chain(label)
             .any(|w| w == kind || w.strip_suffix('s') == Some(kind))
     }
 
+    fn has_label(&self) -> bool {
+        self.label
+            .as_deref()
+            .is_some_and(|l| words(l).next().is_some())
+    }
+
     fn label_shares(&self, text: &str) -> bool {
-        let theirs = words(text);
-        self.label_words.iter().any(|w| theirs.contains(w))
+        let Some(label) = self.label.as_deref() else {
+            return false;
+        };
+        let theirs: Vec<String> = words(text).collect();
+        words(label).any(|w| theirs.contains(&w))
     }
 
     fn unit_text(&self) -> &str {
@@ -210,7 +220,7 @@ pub(super) fn read(
     let key = key_before(line, scanned, i);
     let key_dim = key.map(|k| key_dim(k.text)).unwrap_or_default();
     if let Some(k) = key.filter(|k| k.setting) {
-        let named = !want.label_words.is_empty() && want.label_shares(k.text);
+        let named = want.has_label() && want.label_shares(k.text);
         let fits = match want.dim {
             None => true,
             Some(Dim::Count(_)) => key_dim.is_none() || key_dim == want.dim,
