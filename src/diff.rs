@@ -84,7 +84,7 @@ impl ReportFile {
                     let record = report.records.iter().find(|r| {
                         r.id == f.record && f.file.as_deref().is_none_or(|file| file == r.file)
                     });
-                    crate::fingerprint::of_report(f, record)
+                    crate::report::v1::fingerprint_of_report(f, record)
                 } else {
                     f.fingerprint.clone()
                 }

@@ -21,12 +21,7 @@ pub struct Input {
     pub findings: Vec<Finding>,
 }
 
-/// A path that could not be walked (it does not exist, or a directory loops).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WalkError {
-    pub path: PathBuf,
-    pub message: String,
-}
+pub use crate::result::WalkError;
 
 /// Whether a file found while walking a directory is an input.
 fn is_input(path: &Path) -> bool {

@@ -4,7 +4,7 @@
 //! fields may be added, none renamed or removed. Renderers only render; they never
 //! decide severity or status.
 
-pub mod escape;
+pub use pinaudit_core::escape;
 pub mod v1;
 
 pub use v1::*;

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
 use crate::finding::{Code, Finding, Location, Severity};
+use crate::fingerprint;
 use crate::record::{Claim, Position, Source};
 use crate::result::{self, AuditResult, SourceOutcome, SourceState, Verdict};
 
@@ -404,7 +405,7 @@ pub struct RecordLocation {
 /// `partialFingerprints` carry it.
 pub fn fingerprint_of(f: &FindingReport) -> String {
     if f.fingerprint.is_empty() {
-        crate::fingerprint::of_report(f, None)
+        fingerprint_of_report(f, None)
     } else {
         f.fingerprint.clone()
     }
@@ -714,4 +715,36 @@ impl From<&AuditResult> for Report {
         report.summary.complete = a.complete();
         report
     }
+}
+
+/// The fingerprint of a v1 finding, with the pinned facts taken from its record in
+/// the same report (`record` is `None` for an input that yielded no record). Gives
+/// the same fingerprint as [`fingerprint::of_finding`] did when the report was written, so a
+/// report without fingerprints (from an older pinaudit) can still be compared.
+pub fn fingerprint_of_report(f: &FindingReport, record: Option<&RecordReport>) -> String {
+    let claim = record.and_then(|r| {
+        f.claim
+            .as_deref()
+            .and_then(|l| r.claims.iter().find(|c| c.label == l))
+    });
+    let source_id = f
+        .source
+        .as_deref()
+        .or_else(|| claim.and_then(|c| c.source.as_deref()));
+    let source =
+        record.and_then(|r| source_id.and_then(|id| r.sources.iter().find(|s| s.id == id)));
+    fingerprint::fingerprint(
+        &fingerprint::Subject {
+            code: f.code.as_str(),
+            record: &f.record,
+            source: f.source.as_deref(),
+            claim: f.claim.as_deref(),
+            repository: source.and_then(|s| s.repository.as_deref()),
+            revision: source.and_then(|s| s.revision.as_deref()),
+            path: source.and_then(|s| s.path.as_deref()),
+            lines: claim.and_then(|c| c.lines),
+            evidence: Vec::new(),
+        }
+        .with_evidence(&f.evidence),
+    )
 }

@@ -4,18 +4,15 @@
 //! The classes map onto the report: [`FetchError::RepositoryMissing`] is the
 //! `repository-missing` finding, [`FetchError::Network`] and
 //! [`FetchError::NotCached`] leave a source `unchecked` (the audit is incomplete,
-//! exit 2), [`FetchError::CacheBroken`] is the user's to repair. libgit2 reports
-//! all of these as strings with a class and a code, so the mapping from its
-//! errors lives here, in one place, next to the messages it produced in tests.
+//! exit 2), [`FetchError::CacheBroken`] is the user's to repair. The type is here,
+//! below the checks and the fetcher both; the fetcher maps libgit2's failures onto it.
 //!
 //! Every URL in a message is redacted when the error is built (see
-//! [`super::url::redact`]): a credential must never reach an error string.
+//! [`crate::url::redact`]): a credential must never reach an error string.
 
 use std::path::PathBuf;
 
-use super::url::redact_text;
-
-/// A failure of [`super::GitCache`] or [`super::CachedRepo`].
+/// A failure of the git cache (filling it, or reading a mirror back).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum FetchError {
@@ -105,6 +102,11 @@ pub enum FetchError {
     },
 }
 
+/// The words of a network refusal of a host that leads to this machine or its
+/// network: the resolver and the source planner both say it, and [`FetchError::hint`]
+/// recognises it.
+pub const REFUSED_MARK: &str = "not a public host";
+
 impl FetchError {
     /// Advice for a `hint:` line, when there is some.
     pub fn hint(&self) -> Option<String> {
@@ -137,7 +139,7 @@ impl FetchError {
                         .to_string(),
                 )
             }
-            FetchError::Network { reason, .. } if reason.contains(crate::net::REFUSED_MARK) => Some(
+            FetchError::Network { reason, .. } if reason.contains(REFUSED_MARK) => Some(
                 "the host leads to this machine or its network; pass --allow-local only if you trust the record"
                     .to_string(),
             ),
@@ -160,7 +162,7 @@ impl FetchError {
         )
     }
 
-    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         FetchError::Io {
             path: path.into(),
             source,
@@ -189,7 +191,7 @@ fn io_hint(path: &std::path::Path, e: &std::io::Error) -> Option<String> {
 
 /// Whether libgit2's message is a local disk or permission problem, which must
 /// not be mistaken for the network's.
-pub(crate) fn local_io_kind(message: &str) -> Option<std::io::ErrorKind> {
+pub fn local_io_kind(message: &str) -> Option<std::io::ErrorKind> {
     let lower = message.to_ascii_lowercase();
     if lower.contains("no space left on device") || lower.contains("disk quota exceeded") {
         Some(std::io::ErrorKind::StorageFull)
@@ -213,7 +215,7 @@ pub fn describe(e: &FetchError, remote: &str) -> String {
         FetchError::NotCached { .. } => return "not in cache".to_string(),
         other => return other.to_string(),
     };
-    let shown = super::url::redact(remote);
+    let shown = crate::url::redact(remote);
     let via = if *url == shown {
         String::new()
     } else {
@@ -231,95 +233,9 @@ pub fn describe(e: &FetchError, remote: &str) -> String {
     }
 }
 
-/// What we know about the credential callback when an operation failed.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct AuthOutcome {
-    /// libgit2 asked for credentials at least once.
-    pub asked: bool,
-}
-
-/// Map a libgit2 failure on `url` (already redacted) to a [`FetchError`].
-///
-/// `secrets` are scrubbed from the message as well, in case a transport
-/// echoes what it was given.
-pub(crate) fn classify(
-    err: &git2::Error,
-    url: &str,
-    auth: AuthOutcome,
-    secrets: &[&str],
-) -> FetchError {
-    let reason = clean_message(err.message(), secrets);
-    let lower = reason.to_ascii_lowercase();
-    let url = url.to_string();
-
-    let missing = lower.contains("not exported")
-        || lower.contains("repository not found")
-        || lower.contains("does not appear to be a git repository")
-        || lower.contains("could not find repository")
-        || lower.contains("no such repository")
-        || lower.contains("failed to resolve path")
-        || lower.contains("http status code: 404")
-        || lower.contains("http status code: 410");
-    if missing {
-        return FetchError::RepositoryMissing { url, reason };
-    }
-
-    if err.code() == git2::ErrorCode::Auth
-        || lower.contains("authentication")
-        || lower.contains("credentials")
-        || (auth.asked && err.class() == git2::ErrorClass::Callback)
-        || lower.contains("http status code: 401")
-        || lower.contains("http status code: 403")
-    {
-        return FetchError::Authentication { url, reason };
-    }
-
-    let network_words = [
-        crate::net::REFUSED_MARK,
-        "failed to connect",
-        "failed to resolve",
-        "cannot resolve",
-        "timed out",
-        "connection refused",
-        "connection reset",
-        "broken pipe",
-        "error receiving data",
-        "error sending data",
-        "could not read from socket",
-        "could not write to socket",
-        "early eof",
-        "could not read from remote repository",
-        "unexpected eof",
-        "http status code: 5",
-    ];
-    if matches!(
-        err.code(),
-        git2::ErrorCode::Timeout | git2::ErrorCode::Certificate | git2::ErrorCode::Eof
-    ) || matches!(err.class(), git2::ErrorClass::Os | git2::ErrorClass::Ssl)
-        || network_words.iter().any(|w| lower.contains(w))
-    {
-        return FetchError::Network { url, reason };
-    }
-
-    FetchError::Git { url, reason }
-}
-
-/// A libgit2 message made safe for an error string: URLs redacted, secrets
-/// removed, trailing whitespace dropped.
-pub(crate) fn clean_message(message: &str, secrets: &[&str]) -> String {
-    let mut text = redact_text(message.trim_end());
-    for secret in secrets {
-        if !secret.is_empty() {
-            text = text.replace(secret, "***");
-        }
-    }
-    text
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use git2::{Error, ErrorClass, ErrorCode};
 
     #[test]
     fn file_system_failures_point_at_their_cause() {
@@ -353,83 +269,5 @@ mod tests {
         assert!(damaged.to_string().starts_with("cache damaged:"));
         assert!(damaged.is_unavailable());
         assert!(!damaged.hint().unwrap_or_default().contains("delete"));
-    }
-
-    fn err(code: ErrorCode, class: ErrorClass, msg: &str) -> Error {
-        Error::new(code, class, msg)
-    }
-
-    #[test]
-    fn daemon_not_exported_is_repository_missing() {
-        let e = err(
-            ErrorCode::GenericError,
-            ErrorClass::Net,
-            "remote error: access denied or repository not exported: /nope.git",
-        );
-        assert!(matches!(
-            classify(&e, "git://h/nope.git", AuthOutcome::default(), &[]),
-            FetchError::RepositoryMissing { .. }
-        ));
-    }
-
-    #[test]
-    fn connection_refused_is_network() {
-        let e = err(
-            ErrorCode::GenericError,
-            ErrorClass::Os,
-            "failed to connect to 127.0.0.1: Connection refused",
-        );
-        assert!(matches!(
-            classify(&e, "git://h/x", AuthOutcome::default(), &[]),
-            FetchError::Network { .. }
-        ));
-    }
-
-    #[test]
-    fn an_unresolvable_host_is_network() {
-        // As pinaudit's smart HTTP transport words it (class Net, not Os).
-        let e = err(
-            ErrorCode::GenericError,
-            ErrorClass::Net,
-            "cannot resolve `github.com`: Name or service not known",
-        );
-        let got = classify(
-            &e,
-            "https://github.com/o/r.git",
-            AuthOutcome::default(),
-            &[],
-        );
-        assert!(matches!(got, FetchError::Network { .. }), "{got:?}");
-    }
-
-    #[test]
-    fn server_refusal_is_git() {
-        let e = err(
-            ErrorCode::GenericError,
-            ErrorClass::Net,
-            "remote error: upload-pack: not our ref 0123",
-        );
-        assert!(matches!(
-            classify(&e, "git://h/x", AuthOutcome::default(), &[]),
-            FetchError::Git { .. }
-        ));
-    }
-
-    #[test]
-    fn secrets_never_reach_the_message() {
-        let e = err(
-            ErrorCode::GenericError,
-            ErrorClass::Http,
-            "request to https://x-access-token:ghp_SECRET@github.com/o/r failed, token ghp_SECRET",
-        );
-        let shown = classify(
-            &e,
-            "https://github.com/o/r",
-            AuthOutcome::default(),
-            &["ghp_SECRET"],
-        )
-        .to_string();
-        assert!(!shown.contains("ghp_SECRET"), "{shown}");
-        assert!(!shown.contains("x-access-token"), "{shown}");
     }
 }

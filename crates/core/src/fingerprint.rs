@@ -19,7 +19,6 @@ use sha2::{Digest, Sha256};
 
 use crate::finding::Finding;
 use crate::record::Record;
-use crate::report::v1::{FindingReport, RecordReport};
 
 /// Evidence keys that name *which* thing of a record a finding is about, as
 /// opposed to what was observed (which may change at every run).
@@ -53,7 +52,7 @@ pub struct Subject<'a> {
 }
 
 impl<'a> Subject<'a> {
-    fn with_evidence(mut self, evidence: &'a Map<String, Value>) -> Self {
+    pub fn with_evidence(mut self, evidence: &'a Map<String, Value>) -> Self {
         self.evidence = IDENTITY_EVIDENCE
             .iter()
             .filter_map(|k| evidence.get(*k).map(|v| (*k, v)))
@@ -186,38 +185,6 @@ pub fn of_finding_in(f: &Finding, record: Option<&Lookup<'_>>) -> String {
             revision: revision.as_deref(),
             path: source.and_then(|s| s.path.as_deref()),
             lines: claim.and_then(|c| c.lines).map(|l| [l.first(), l.last()]),
-            evidence: Vec::new(),
-        }
-        .with_evidence(&f.evidence),
-    )
-}
-
-/// The fingerprint of a v1 finding, with the pinned facts taken from its record in
-/// the same report (`record` is `None` for an input that yielded no record). Gives
-/// the same fingerprint as [`of_finding`] did when the report was written, so a
-/// report without fingerprints (from an older pinaudit) can still be compared.
-pub fn of_report(f: &FindingReport, record: Option<&RecordReport>) -> String {
-    let claim = record.and_then(|r| {
-        f.claim
-            .as_deref()
-            .and_then(|l| r.claims.iter().find(|c| c.label == l))
-    });
-    let source_id = f
-        .source
-        .as_deref()
-        .or_else(|| claim.and_then(|c| c.source.as_deref()));
-    let source =
-        record.and_then(|r| source_id.and_then(|id| r.sources.iter().find(|s| s.id == id)));
-    fingerprint(
-        &Subject {
-            code: f.code.as_str(),
-            record: &f.record,
-            source: f.source.as_deref(),
-            claim: f.claim.as_deref(),
-            repository: source.and_then(|s| s.repository.as_deref()),
-            revision: source.and_then(|s| s.revision.as_deref()),
-            path: source.and_then(|s| s.path.as_deref()),
-            lines: claim.and_then(|c| c.lines),
             evidence: Vec::new(),
         }
         .with_evidence(&f.evidence),

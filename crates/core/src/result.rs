@@ -2,15 +2,14 @@
 //! each claim's verdict and the findings; plus what made the audit incomplete.
 //!
 //! This is the one result every output is built from. The frozen JSON report is a
-//! separate type ([`crate::report::v1`]) converted from it, so that changing
+//! separate type (the v1 report of the binary) converted from it, so that changing
 //! anything here never changes what users parse (zizmor's `json/v1` lesson).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::fetch::FetchError;
+use crate::error::FetchError;
 use crate::finding::{Finding, Severity};
-use crate::input::WalkError;
 use crate::provider::Unchecked;
 use crate::record::Record;
 
@@ -356,4 +355,11 @@ pub fn stated_position(f: &Finding) -> Option<crate::record::Position> {
                 column: 1,
             }),
     }
+}
+
+/// A path that could not be walked (it does not exist, or a directory loops).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalkError {
+    pub path: std::path::PathBuf,
+    pub message: String,
 }

@@ -47,7 +47,7 @@ use git2::{
 };
 
 use super::bounded::{register_git_transport, with_budget, Budget};
-use super::error::{classify, clean_message, local_io_kind, AuthOutcome, FetchError};
+use super::classify::{classify, clean_message, local_io_kind, AuthOutcome, FetchError};
 use super::hash::BlobHashCache;
 use super::repo::{CachedRepo, HEAD_REF, OTHER_NS, PINNED_NS};
 use super::url::{cache_relpath, redact, LOCK_SUFFIX};
@@ -112,18 +112,7 @@ impl Default for SyncOptions {
     }
 }
 
-/// How a wanted commit came to be in the cache.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FoundBy {
-    /// It was already there before this sync.
-    Cache,
-    /// Fetching the branches and tags brought it.
-    BranchesOrTags,
-    /// Fetched by its id.
-    Id,
-    /// Brought by one of the remote's other refs (e.g. `refs/pull/1/head`).
-    OtherRefs,
-}
+pub use pinaudit_core::provider::FoundBy;
 
 /// The outcome for one wanted commit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -966,10 +955,10 @@ fn list_raw(remote: &git2::Remote<'_>) -> Result<Vec<RawHead>, git2::Error> {
 /// Whether `url` is github.com itself over https (any case, default port): the
 /// only place `GITHUB_TOKEN` belongs.
 pub(crate) fn is_github_https(url: &str) -> bool {
-    let Some(authority) = crate::url::Remote::parse(url).authority() else {
+    let Some(authority) = pinaudit_core::url::Remote::parse(url).authority() else {
         return false;
     };
-    crate::url::scheme_of(url).as_deref() == Some("https")
+    pinaudit_core::url::scheme_of(url).as_deref() == Some("https")
         && authority.host.eq_ignore_ascii_case("github.com")
         && authority.port.is_none_or(|p| p == 443)
 }

@@ -344,7 +344,7 @@ impl Shared {
             if !media.eq_ignore_ascii_case(want) {
                 return Err(io::Error::other(format!(
                     "`{shown}` is not a smart git HTTP server: it answered with content type `{}` (expected `{want}`)",
-                    crate::report::escape::terminal(got)
+                    pinaudit_core::escape::terminal(got)
                 )));
             }
             return Ok(response);

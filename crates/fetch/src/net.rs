@@ -1,7 +1,7 @@
 //! Where pinaudit's connections go: name resolution with `--resolve` pins, and
 //! the check that a record's host does not lead to this machine or its network.
 //!
-//! [`crate::url::classify_host`] judges a host by its text, before anything is
+//! [`pinaudit_core::url::classify_host`] judges a host by its text, before anything is
 //! sent; a *name* can still resolve to `127.0.0.1` or a metadata address. So
 //! every connection a record leads to is made to the addresses returned here,
 //! after they were checked ([`lookup`] with `public_only`): the git `git://`
@@ -16,7 +16,7 @@
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::sync::{Arc, RwLock};
 
-use crate::url::{classify_ip, HostClass};
+use pinaudit_core::url::{classify_ip, HostClass};
 
 /// One `--resolve HOST:PORT:ADDR` rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,7 +95,7 @@ fn non_public(class: HostClass) -> Option<&'static str> {
 
 /// The words of a refusal: [`crate::sources::refuse_non_public`] says the same
 /// of a host whose text alone gives it away.
-pub const REFUSED_MARK: &str = "not a public host";
+pub use pinaudit_core::error::REFUSED_MARK;
 
 /// The addresses to connect to for `host:port`: the `--resolve` pin, an IP
 /// literal, or DNS. With `public_only`, any address that is not public refuses
@@ -137,7 +137,7 @@ fn check(host: &str, addrs: &[SocketAddr]) -> std::io::Result<()> {
                 std::io::ErrorKind::PermissionDenied,
                 format!(
                     "host `{}` refused: it resolves to {what} (`{}`), {REFUSED_MARK} (records may only name public hosts; pass --allow-local to fetch from it)",
-                    crate::report::escape::terminal(host),
+                    pinaudit_core::escape::terminal(host),
                     a.ip()
                 ),
             ));

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use git2::{ObjectType, Oid, Repository, Sort};
 
-use super::error::{clean_message, FetchError};
+use super::classify::{clean_message, FetchError};
 
 /// Ref that records the remote's default-branch head at the last sync.
 pub(crate) const HEAD_REF: &str = "refs/pinaudit/head";

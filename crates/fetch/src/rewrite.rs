@@ -9,14 +9,14 @@
 //! [`resolve_fetch_url`] is the checked form the fetcher uses: a local target
 //! (a `file:` URL in any case, or a path; scp-like `git@host:o/r` is remote)
 //! needs `--allow-local`, and a rewritten local path must stay under the rule's
-//! target, compared in [`crate::url::normalize`]d form, so a record's
+//! target, compared in [`pinaudit_core::url::normalize`]d form, so a record's
 //! `%2e%2e`-laden repository name cannot walk a mirror rule out of its directory.
 
 use std::fmt;
 use std::str::FromStr;
 
 use super::url::redact;
-use crate::url::{is_local, normalize};
+use pinaudit_core::url::{is_local, normalize};
 
 /// One `FROM=TO` rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -133,7 +133,7 @@ impl Rewrite {
     /// The directory every URL this rule rewrites must stay in: `to` itself when
     /// it ends in `/`, else the directory holding its last, partial segment
     /// (`/srv/mirror/gh-` + `o/r.git` stays in `/srv/mirror`).
-    fn root(&self) -> crate::url::Normalized {
+    fn root(&self) -> pinaudit_core::url::Normalized {
         let dir = match self.to.ends_with('/') {
             true => &self.to[..],
             false => &self.to[..self.to.rfind('/').map_or(0, |i| i + 1)],

@@ -8,15 +8,13 @@ use std::sync::Arc;
 use git2::Oid;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::fetch::rewrite::resolve_fetch_url;
-use crate::fetch::{apply_rewrites, FetchError, GitCache, Rewrite, SyncOptions, SyncReport};
 use crate::provider::DocRef;
-use crate::record::url::{self, Forge};
-use crate::record::{Revision, Source};
+use crate::rewrite::resolve_fetch_url;
+use crate::{apply_rewrites, FetchError, GitCache, Rewrite, SyncOptions, SyncReport};
+use pinaudit_core::record::url::{self, Forge};
+use pinaudit_core::record::{Revision, Source};
 
-/// Why a source cannot be looked up in git at all.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Skip(pub String);
+pub use pinaudit_core::provider::Skip;
 
 /// Works out the remote, commit and path of a source.
 pub fn resolve(s: &Source, allow_local: bool) -> Result<DocRef, Skip> {
@@ -72,14 +70,14 @@ pub fn resolve(s: &Source, allow_local: bool) -> Result<DocRef, Skip> {
 /// Records are written by strangers; a record must not make pinaudit connect to
 /// this machine, its private network or a cloud metadata address (server-side
 /// request forgery, issue "Reliability and security"). Decided from the host text
-/// alone ([`crate::url::classify_host`], which reads `2130706433`, `0x7f000001`,
+/// alone ([`pinaudit_core::url::classify_host`], which reads `2130706433`, `0x7f000001`,
 /// `0177.0.0.1` as the addresses they reach), before any connection, so the
 /// refusal is the same whether a port there is closed, open or an HTTP server.
 /// `--rewrite` targets are the user's own choice and are not checked here. A
 /// name that passes is checked again on the addresses it resolves to, when the
 /// connection is made (`SyncOptions::public_only`, [`crate::net::lookup`]).
 pub fn refuse_non_public(host: &str) -> Result<(), Skip> {
-    use crate::url::{classify_host, HostClass};
+    use pinaudit_core::url::{classify_host, HostClass};
     let what = match classify_host(host) {
         HostClass::Public => return Ok(()),
         HostClass::Loopback => "a loopback address",
@@ -92,7 +90,7 @@ pub fn refuse_non_public(host: &str) -> Result<(), Skip> {
     };
     Err(Skip(format!(
         "host `{}` refused: it is {what}, not a public host (records may only name public hosts; pass --allow-local to fetch from it)",
-        crate::report::escape::terminal(host)
+        pinaudit_core::escape::terminal(host)
     )))
 }
 
@@ -204,7 +202,7 @@ pub fn sync_all_with(
             let line = multi.as_ref().map(|m| remote_line(m, &remote));
             handles.push(tokio::spawn(async move {
                 let _permit = sem.acquire_owned().await;
-                let shown = crate::fetch::redact(&remote);
+                let shown = crate::redact(&remote);
                 bar.set_message(shown.clone());
                 let result = match fetch {
                     Err(refused) => Err(FetchError::Git {
@@ -265,7 +263,7 @@ pub fn sync_all_with(
 }
 
 fn shown_remote(remote: &str) -> String {
-    crate::fetch::redact(remote)
+    crate::redact(remote)
 }
 
 /// What a sync did that people should hear about although it went well.
@@ -276,14 +274,14 @@ fn warn_about(remote: &str, report: &SyncReport) {
         let _ = writeln!(
             err,
             "warning: the cached mirror of `{remote}` was damaged ({}); fetched it afresh",
-            crate::report::escape::terminal(why)
+            pinaudit_core::escape::terminal(why)
         );
     }
     for name in &report.skipped_refs {
         let _ = writeln!(
             err,
             "warning: `{remote}` advertises a ref whose name is not UTF-8 (`{}`); skipped it",
-            crate::report::escape::terminal(name)
+            pinaudit_core::escape::terminal(name)
         );
     }
 }
@@ -311,7 +309,7 @@ fn remote_line(multi: &MultiProgress, remote: &str) -> ProgressBar {
     if let Ok(style) = ProgressStyle::with_template("  {spinner} {wide_msg}") {
         line.set_style(style);
     }
-    line.set_message(crate::fetch::redact(remote));
+    line.set_message(crate::redact(remote));
     line.enable_steady_tick(std::time::Duration::from_millis(120));
     line
 }
@@ -319,7 +317,7 @@ fn remote_line(multi: &MultiProgress, remote: &str) -> ProgressBar {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::Recorded;
+    use pinaudit_core::record::Recorded;
 
     fn source(
         url: Option<&str>,
@@ -412,11 +410,11 @@ mod tests {
 
     #[test]
     fn local_fetch_urls() {
-        assert!(crate::url::is_local("file:///tmp/x"));
-        assert!(crate::url::is_local("/tmp/x"));
-        assert!(!crate::url::is_local("git://127.0.0.1:9418/x"));
-        assert!(!crate::url::is_local("https://github.com/o/r.git"));
-        assert!(crate::url::is_local("FILE:///tmp/x"));
-        assert!(!crate::url::is_local("git@mirror.example:o/r.git"));
+        assert!(pinaudit_core::url::is_local("file:///tmp/x"));
+        assert!(pinaudit_core::url::is_local("/tmp/x"));
+        assert!(!pinaudit_core::url::is_local("git://127.0.0.1:9418/x"));
+        assert!(!pinaudit_core::url::is_local("https://github.com/o/r.git"));
+        assert!(pinaudit_core::url::is_local("FILE:///tmp/x"));
+        assert!(!pinaudit_core::url::is_local("git@mirror.example:o/r.git"));
     }
 }

@@ -156,34 +156,6 @@ impl DriftMemo {
         entries
     }
 
-    /// The fates of `old_lines` lines of blob `pinned` into the `new_lines` lines of
-    /// blob `head`, when remembered for documents of these sizes.
-    pub fn get(
-        &self,
-        pinned: &str,
-        head: &str,
-        old_lines: usize,
-        new_lines: usize,
-    ) -> Option<Vec<u32>> {
-        let key = (oid_key(pinned)?, oid_key(head)?);
-        let entries = self.entries();
-        let (n, fates) = entries.map.get(&key)?;
-        (fates.len() == old_lines && *n as usize == new_lines).then(|| fates.clone())
-    }
-
-    /// Remembers fates (kept in memory until [`persist`](Self::persist)).
-    pub fn put(&self, pinned: &str, head: &str, new_lines: usize, fates: Vec<u32>) {
-        if fates.len() > DRIFT_MAX_LINES || new_lines > DRIFT_MAX_LINES {
-            return;
-        }
-        let (Some(a), Some(b)) = (oid_key(pinned), oid_key(head)) else {
-            return;
-        };
-        let mut entries = self.entries();
-        entries.map.insert((a, b), (new_lines as u32, fates));
-        entries.added += 1;
-    }
-
     /// Writes the memo once, atomically, when this run added entries; entries
     /// another run persisted meanwhile are kept.
     pub fn persist(&self) -> std::io::Result<()> {
@@ -274,7 +246,7 @@ const CHECK_VALUE_MAX: usize = 64 << 10;
 
 impl CheckMemo {
     /// The memo under `cache_root`, loaded now, for answers of the checks at
-    /// `version` (see [`crate::check::derivation_version`]); a damaged memo, or
+    /// `version` (see [`pinaudit_core::check::derivation_version`]); a damaged memo, or
     /// one of another version, loads as empty.
     pub fn new(cache_root: &Path, version: &str) -> CheckMemo {
         let path = cache_root.join(CHECKS_FILE);
@@ -290,15 +262,9 @@ impl CheckMemo {
         }
     }
 
-    /// The key of an answer: sha256 of the domain and each part, length-prefixed
-    /// (so no two different inputs share a key).
+    /// The key of an answer (see [`pinaudit_core::memo::key`]).
     pub fn key(domain: &str, parts: &[&[u8]]) -> [u8; 32] {
-        let mut h = Sha256::new();
-        for p in std::iter::once(domain.as_bytes()).chain(parts.iter().copied()) {
-            h.update((p.len() as u64).to_le_bytes());
-            h.update(p);
-        }
-        h.finalize().into()
+        pinaudit_core::memo::key(domain, parts)
     }
 
     fn entries(&self) -> std::sync::RwLockWriteGuard<'_, CheckEntries> {
@@ -557,46 +523,54 @@ fn decode_verified(b: &[u8]) -> Option<VerifiedMap> {
     Some(map)
 }
 
-/// A little writer and reader for remembered answers: fixed-width integers and
-/// length-prefixed strings; reading past the end or invalid UTF-8 gives `None`.
-#[derive(Default)]
-pub struct Enc(pub Vec<u8>);
+pub use pinaudit_core::memo::{Dec, Enc};
 
-impl Enc {
-    pub fn u32(&mut self, v: u32) -> &mut Self {
-        self.0.extend_from_slice(&v.to_le_bytes());
-        self
+impl pinaudit_core::memo::CheckMemo for CheckMemo {
+    fn peek_with(&self, key: &[u8; 32], f: &mut dyn FnMut(&[u8])) {
+        self.peek(key, f);
     }
-    pub fn str(&mut self, s: &str) -> &mut Self {
-        self.u32(s.len() as u32);
-        self.0.extend_from_slice(s.as_bytes());
-        self
+    fn put(&self, key: [u8; 32], value: Vec<u8>) {
+        CheckMemo::put(self, key, value)
+    }
+    fn forget(&self, key: &[u8; 32]) {
+        CheckMemo::forget(self, key)
     }
 }
 
-pub struct Dec<'a>(pub &'a [u8]);
+impl pinaudit_core::memo::DriftMemo for DriftMemo {
+    /// The fates of `old_lines` lines of blob `pinned` into the `new_lines` lines of
+    /// blob `head`, when remembered for documents of these sizes.
+    fn get(
+        &self,
+        pinned: &str,
+        head: &str,
+        old_lines: usize,
+        new_lines: usize,
+    ) -> Option<Vec<u32>> {
+        let key = (oid_key(pinned)?, oid_key(head)?);
+        let entries = self.entries();
+        let (n, fates) = entries.map.get(&key)?;
+        (fates.len() == old_lines && *n as usize == new_lines).then(|| fates.clone())
+    }
 
-impl Dec<'_> {
-    pub fn u32(&mut self) -> Option<u32> {
-        let v = u32::from_le_bytes(self.0.get(..4)?.try_into().ok()?);
-        self.0 = &self.0[4..];
-        Some(v)
-    }
-    pub fn string(&mut self) -> Option<String> {
-        let len = self.u32()? as usize;
-        let s = std::str::from_utf8(self.0.get(..len)?).ok()?.to_string();
-        self.0 = &self.0[len..];
-        Some(s)
-    }
-    /// Whether everything was read.
-    pub fn done(&self) -> bool {
-        self.0.is_empty()
+    /// Remembers fates (kept in memory until [`persist`](Self::persist)).
+    fn put(&self, pinned: &str, head: &str, new_lines: usize, fates: Vec<u32>) {
+        if fates.len() > DRIFT_MAX_LINES || new_lines > DRIFT_MAX_LINES {
+            return;
+        }
+        let (Some(a), Some(b)) = (oid_key(pinned), oid_key(head)) else {
+            return;
+        };
+        let mut entries = self.entries();
+        entries.map.insert((a, b), (new_lines as u32, fates));
+        entries.added += 1;
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pinaudit_core::memo::DriftMemo as _;
 
     const A: &str = "0123456789abcdef0123456789abcdef01234567";
     const B: &str = "89abcdef0123456789abcdef0123456789abcdef";

@@ -5,7 +5,7 @@
 //!
 //! - It can carry a credential (`https://user:TOKEN@host/…`, `?private_token=…`).
 //!   Whatever we print, log or put in an error must go through [`redact`] /
-//!   [`redact_text`] first. Both are [`crate::url`]'s, re-exported where the
+//!   [`redact_text`] first. Both are [`pinaudit_core::url`]'s, re-exported where the
 //!   fetcher's callers have always found them.
 //! - It names a directory inside the cache ([`cache_relpath`]). A URL is attacker
 //!   controlled input (records are published documents), so it must not be able
@@ -13,20 +13,20 @@
 //!   userinfo part.
 //!
 //! Where an address's authority ends, and whether it is a URL, scp-like or a
-//! path, is [`crate::url::Remote`]'s to say.
+//! path, is [`pinaudit_core::url::Remote`]'s to say.
 
 use std::path::PathBuf;
 
 use sha2::{Digest, Sha256};
 
-pub use crate::url::{redact, redact_text};
+pub use pinaudit_core::url::{redact, redact_text};
 
 /// Suffix of the advisory lock file kept beside each cached repository.
 pub(crate) const LOCK_SUFFIX: &str = ".pinaudit-lock";
 
 /// The host of `url` (lowercase, without userinfo or port), if it has one.
 pub fn host(url: &str) -> Option<String> {
-    crate::url::Remote::parse(url).host()
+    pinaudit_core::url::Remote::parse(url).host()
 }
 
 /// Where the bare mirror of `original_url` lives, relative to the cache root:
@@ -40,10 +40,10 @@ pub fn host(url: &str) -> Option<String> {
 /// of its original spelling, so two different URLs don't share a directory.
 /// Local paths and `file:` URLs go under `git/local/`.
 pub fn cache_relpath(original_url: &str) -> PathBuf {
-    let (host, path) = crate::url::split_remote(original_url);
+    let (host, path) = pinaudit_core::url::split_remote(original_url);
     let host = match host {
         Some(h) => {
-            let (_, h) = crate::url::split_userinfo(h);
+            let (_, h) = pinaudit_core::url::split_userinfo(h);
             let h = h.to_ascii_lowercase();
             if h.is_empty() || h == "localhost" {
                 "local".to_string()

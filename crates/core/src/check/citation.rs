@@ -14,7 +14,7 @@ pub fn check(record: &Record, out: &mut Vec<Finding>) {
     duplicates(record, out);
     for s in &record.sources {
         // A web document's URL follows no forge grammar (issue 11).
-        if crate::provider::http::web_url(s).is_none() {
+        if crate::provider::web::web_url(s).is_none() {
             source_urls(record, s, &mut reported, out);
         }
         source_fields(record, s, out);
@@ -100,7 +100,7 @@ pub fn check(record: &Record, out: &mut Vec<Finding>) {
         let parsed = match url::parse(u) {
             Ok(p) => p,
             // A figure on a web document cites the page, which no forge grammar reads.
-            Err(_) if source.is_some_and(|s| crate::provider::http::web_url(s).is_some()) => {
+            Err(_) if source.is_some_and(|s| crate::provider::web::web_url(s).is_some()) => {
                 continue;
             }
             Err(e) => {
@@ -261,7 +261,7 @@ fn duplicates(record: &Record, out: &mut Vec<Finding>) {
 /// A source must say where its document is: a revision (else `unpinned-url`), a
 /// repository and a path, and a commit time pinaudit can read.
 fn source_fields(record: &Record, s: &Source, out: &mut Vec<Finding>) {
-    if let Some(web) = crate::provider::http::web_url(s) {
+    if let Some(web) = crate::provider::web::web_url(s) {
         web_source(record, s, &web, out);
         return;
     }
@@ -334,7 +334,7 @@ fn source_fields(record: &Record, s: &Source, out: &mut Vec<Finding>) {
 /// A source citing a web document (issue 11): pinned only when the URL cannot
 /// change what it shows (an archived snapshot, a content address).
 fn web_source(record: &Record, s: &Source, url: &str, out: &mut Vec<Finding>) {
-    if crate::provider::http::is_immutable(url) {
+    if crate::provider::web::is_immutable(url) {
         return;
     }
     let shown = crate::url::redact(url);

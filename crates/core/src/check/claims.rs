@@ -247,7 +247,7 @@ pub fn memo_key(blob: &str, c: &Claim) -> Option<[u8; 32]> {
         None => "-".to_string(),
     };
     let score = format!("{:?}/{:?}", exp.correct, exp.total);
-    Some(crate::store::CheckMemo::key(
+    Some(crate::memo::key(
         "claim",
         &[
             blob.as_bytes(),
@@ -263,7 +263,7 @@ pub fn memo_key(blob: &str, c: &Claim) -> Option<[u8; 32]> {
 /// The remembered outcome of `c` under `key`, when the memo holds one that
 /// makes sense for the claim's cited lines; one that does not (damaged or
 /// planted) is forgotten and never used.
-pub fn remembered(memo: &crate::store::CheckMemo, key: &[u8; 32], c: &Claim) -> Option<Outcome> {
+pub fn remembered(memo: &dyn crate::memo::CheckMemo, key: &[u8; 32], c: &Claim) -> Option<Outcome> {
     let lines = c.lines?;
     let decoded = memo.peek(key, |raw| {
         decode(raw).filter(|o| sound(o, lines.first(), lines.last()))
@@ -275,7 +275,7 @@ pub fn remembered(memo: &crate::store::CheckMemo, key: &[u8; 32], c: &Claim) -> 
 }
 
 /// Remembers `outcome` under `key`.
-pub fn remember(memo: &crate::store::CheckMemo, key: [u8; 32], outcome: &Outcome) {
+pub fn remember(memo: &dyn crate::memo::CheckMemo, key: [u8; 32], outcome: &Outcome) {
     memo.put(key, encode(outcome));
 }
 
@@ -300,7 +300,7 @@ fn kind_of(code: u32) -> Option<MatchKind> {
     })
 }
 
-fn put_match(e: &mut crate::store::Enc, m: &Match) {
+fn put_match(e: &mut crate::memo::Enc, m: &Match) {
     e.u32(kind_code(m.kind))
         .u32(u32::from(m.rounded))
         .u32(m.span.start as u32)
@@ -308,7 +308,7 @@ fn put_match(e: &mut crate::store::Enc, m: &Match) {
         .str(&m.text);
 }
 
-fn get_match(d: &mut crate::store::Dec) -> Option<Match> {
+fn get_match(d: &mut crate::memo::Dec) -> Option<Match> {
     let kind = kind_of(d.u32()?)?;
     let rounded = match d.u32()? {
         0 => false,
@@ -327,7 +327,7 @@ fn get_match(d: &mut crate::store::Dec) -> Option<Match> {
 
 /// The bytes of an outcome in the memo.
 pub fn encode(o: &Outcome) -> Vec<u8> {
-    let mut e = crate::store::Enc::default();
+    let mut e = crate::memo::Enc::default();
     match o {
         Outcome::OutOfRange {
             line_count,
@@ -369,7 +369,7 @@ pub fn encode(o: &Outcome) -> Vec<u8> {
 
 /// The outcome `bytes` encode, if they are one whole outcome.
 pub fn decode(bytes: &[u8]) -> Option<Outcome> {
-    let mut d = crate::store::Dec(bytes);
+    let mut d = crate::memo::Dec(bytes);
     let o = match d.u32()? {
         0 => {
             let line_count = d.u32()?;
@@ -663,8 +663,8 @@ mod tests {
 
     #[test]
     fn planted_outcomes_that_contradict_the_citation_are_refused() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let memo = crate::store::CheckMemo::new(dir.path(), "t");
+        let memo = crate::memo::InMemory::default();
+        let memo: &dyn crate::memo::CheckMemo = &memo;
         let claim = Claim {
             label: "x".into(),
             source: Some("s".into()),
@@ -684,17 +684,17 @@ mod tests {
             m: m(),
             text: "t".into(),
         };
-        remember(&memo, key, &planted);
-        assert_eq!(remembered(&memo, &key, &claim), None);
+        remember(memo, key, &planted);
+        assert_eq!(remembered(memo, &key, &claim), None);
         // ... and it is forgotten, not kept for the next run.
         assert_eq!(memo.get(&key), None);
         let fine = Outcome::Missing {
             cited_text: "t".into(),
         };
-        remember(&memo, key, &fine);
-        assert_eq!(remembered(&memo, &key, &claim), Some(fine));
-        assert!(remembered(&memo, &key, &claim).is_some());
+        remember(memo, key, &fine);
+        assert_eq!(remembered(memo, &key, &claim), Some(fine));
+        assert!(remembered(memo, &key, &claim).is_some());
         memo.put(key, b"junk".to_vec());
-        assert_eq!(remembered(&memo, &key, &claim), None);
+        assert_eq!(remembered(memo, &key, &claim), None);
     }
 }

@@ -3,8 +3,8 @@
 
 use serde::Serialize;
 
-use crate::fetch::matching_variant;
 use crate::finding::{Code, Finding};
+use crate::hash::matching_variant;
 use crate::provider::{DocRef, OtherVersion, Snapshot};
 use crate::record::{Record, Recorded, Source};
 

@@ -24,7 +24,7 @@ pub fn claim_location(s: &Source, c: &Claim) -> Location {
 /// `git show COMMIT:PATH | sha256sum` for a source, when it names both.
 pub fn hash_command(s: &Source) -> Option<String> {
     // A web document is hashed as served (issue 11).
-    if let Some(url) = crate::provider::http::web_url(s) {
+    if let Some(url) = crate::provider::web::web_url(s) {
         let shown = crate::url::redact(&url);
         return Some(format!("curl -sL {} | sha256sum", shell_quote(&shown)));
     }

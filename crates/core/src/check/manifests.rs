@@ -16,8 +16,8 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use crate::fetch::matching_variant;
 use crate::finding::{Code, Finding, Location};
+use crate::hash::matching_variant;
 use crate::provider::{DocRef, Provider};
 use crate::record::{Record, Source};
 

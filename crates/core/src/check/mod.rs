@@ -115,6 +115,11 @@ impl SourceText {
         Ok(SourceText { text, spans })
     }
 
+    /// Whether the document has no lines at all.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// How many lines the document has.
     pub fn len(&self) -> usize {
         match &self.spans {

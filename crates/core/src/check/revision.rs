@@ -85,7 +85,7 @@ pub fn check(
                         .source(&s.id)
                         .at(loc)
                         .evidence(RepositoryMissing {
-                            url: crate::fetch::redact(&r.remote),
+                            url: crate::url::redact(&r.remote),
                             fetched_from,
                             remote_said,
                         }),

@@ -454,7 +454,7 @@ pub fn facts(
     head: Option<&SourceText>,
     head_blob: Option<&str>,
     claims: &[(&Claim, &Verdict)],
-    memo: Option<(&crate::store::DriftMemo, &str)>,
+    memo: Option<(&dyn crate::memo::DriftMemo, &str)>,
 ) -> Facts {
     let old = pinned.lines();
     let new = head.map(|h| h.lines()).unwrap_or_default();
@@ -636,7 +636,7 @@ pub fn facts_key(pinned: &str, head: Option<&str>, claims: &[(&Claim, &Verdict)]
         cited.extend_from_slice(&(value.len() as u32).to_le_bytes());
         cited.extend_from_slice(value.as_bytes());
     }
-    crate::store::CheckMemo::key(
+    crate::memo::key(
         "drift",
         &[pinned.as_bytes(), head.unwrap_or("-").as_bytes(), &cited],
     )
@@ -644,7 +644,7 @@ pub fn facts_key(pinned: &str, head: Option<&str>, claims: &[(&Claim, &Verdict)]
 
 /// The bytes of facts in the memo.
 pub fn encode_facts(f: &Facts) -> Vec<u8> {
-    let mut e = crate::store::Enc::default();
+    let mut e = crate::memo::Enc::default();
     e.u32(f.cited.len() as u32);
     for (n, text, fate) in &f.cited {
         e.u32(*n).str(text).u32(fate.code());
@@ -670,7 +670,7 @@ pub fn encode_facts(f: &Facts) -> Vec<u8> {
 /// entries, a superseded value only where a value was found, cited lines in
 /// order): remembered facts that do not are never trusted.
 pub fn decode_facts(bytes: &[u8], claims: &[(&Claim, &Verdict)]) -> Option<Facts> {
-    let mut d = crate::store::Dec(bytes);
+    let mut d = crate::memo::Dec(bytes);
     let n = d.u32()? as usize;
     let mut cited = Vec::with_capacity(n.min(1 << 16));
     for _ in 0..n {

@@ -11,14 +11,13 @@
 //! repository": a fact for a finding) from what went wrong with the *tool* ("the
 //! object is unreadable", "the network is down": [`Unchecked`], never a finding).
 
-pub mod git;
-pub mod http;
 pub mod model;
+pub mod web;
 
 use std::fmt;
 use std::sync::Arc;
 
-use crate::fetch::FetchError;
+use crate::error::FetchError;
 use crate::record::CommitId;
 pub use model::{ModelFacts, ModelRef, WeightFile};
 
@@ -31,7 +30,18 @@ pub struct DocRef {
     pub path: String,
 }
 
-pub use crate::fetch::FoundBy;
+/// How a wanted commit came to be in the cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FoundBy {
+    /// It was already there before this sync.
+    Cache,
+    /// Fetching the branches and tags brought it.
+    BranchesOrTags,
+    /// Fetched by its id.
+    Id,
+    /// Brought by one of the remote's other refs (e.g. `refs/pull/1/head`).
+    OtherRefs,
+}
 
 /// What the provider knows of a pinned revision.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,7 +84,7 @@ pub struct Snapshot {
     /// The git blob id, where the document is a git blob.
     pub git_blob: Option<String>,
     /// Whether the document is too large to hold (over
-    /// [`crate::fetch::stream::STREAM_THRESHOLD`]): its bytes are never loaded,
+    /// the fetcher's streaming threshold): its bytes are never loaded,
     /// checks read it as a stream through [`Provider::open`] (issues 12, 13).
     pub streamed: bool,
 }
@@ -104,11 +114,15 @@ pub struct Head {
     pub document: Option<Snapshot>,
 }
 
+/// Why a source cannot be looked up in git at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skip(pub String);
+
 /// Why a source could not be judged. Never a finding: the audit is incomplete.
 #[derive(Debug, Clone)]
 pub enum Unchecked {
     /// The source cannot be looked up at all (no repository, not pinned, ...).
-    Unresolvable(crate::sources::Skip),
+    Unresolvable(Skip),
     /// The remote could not be synced (network, credentials, git).
     Fetch {
         remote: String,
@@ -128,7 +142,7 @@ impl fmt::Display for Unchecked {
         match self {
             Unchecked::Unresolvable(skip) => f.write_str(&skip.0),
             Unchecked::Fetch { remote, error } | Unchecked::Tool { remote, error } => {
-                f.write_str(&crate::fetch::describe(error, remote))
+                f.write_str(&crate::error::describe(error, remote))
             }
             Unchecked::NotCached => f.write_str("not in cache"),
         }
@@ -212,13 +226,13 @@ pub trait Provider {
         if snapshot.loaded {
             return Ok(Box::new(snapshot.bytes.as_slice()));
         }
-        Err(Unchecked::Unresolvable(crate::sources::Skip(
+        Err(Unchecked::Unresolvable(Skip(
             "this provider does not stream documents".into(),
         )))
     }
 
     /// The name of the first variant (`crlf`, `bom`, ...) of the pinned document
-    /// whose sha256 is `expected` (see [`crate::fetch::variants`]).
+    /// whose sha256 is `expected` (see [`crate::hash::variants`]).
     fn matching_variant(
         &self,
         r: &DocRef,
@@ -226,22 +240,22 @@ pub trait Provider {
         expected: &str,
     ) -> Option<&'static str> {
         if pinned.loaded {
-            return crate::fetch::matching_variant(&pinned.bytes, expected);
+            return crate::hash::matching_variant(&pinned.bytes, expected);
         }
         let mut read = pinned.clone();
         self.load(r, &mut read).ok()?;
-        crate::fetch::matching_variant(&read.bytes, expected)
+        crate::hash::matching_variant(&read.bytes, expected)
     }
 
     /// Where what checks derived from documents is remembered, when this
     /// provider keeps it (the git cache does, in `CACHE/checks.store`).
-    fn check_memo(&self) -> Option<&crate::store::CheckMemo> {
+    fn check_memo(&self) -> Option<&dyn crate::memo::CheckMemo> {
         None
     }
 
     /// Where line fates between two blobs are remembered, when this provider
     /// keeps them (the git cache does, in `CACHE/drift.store`).
-    fn drift_memo(&self) -> Option<&crate::store::DriftMemo> {
+    fn drift_memo(&self) -> Option<&dyn crate::memo::DriftMemo> {
         None
     }
 
@@ -263,8 +277,8 @@ pub trait Provider {
     fn prefetch_web(&mut self, _urls: &[String]) {}
 
     /// A web document fetched by [`Self::prefetch_web`].
-    fn web(&self, url: &str) -> Result<self::http::WebDoc, Unchecked> {
-        Err(Unchecked::Unresolvable(crate::sources::Skip(format!(
+    fn web(&self, url: &str) -> Result<self::web::WebDoc, Unchecked> {
+        Err(Unchecked::Unresolvable(Skip(format!(
             "this provider does not fetch web documents (`{}`)",
             crate::url::redact(url)
         ))))
@@ -279,7 +293,7 @@ pub trait Provider {
     /// The weight files of `m` at its revision (the head when it names none), by
     /// their Git LFS pointers.
     fn model(&self, m: &ModelRef) -> Result<ModelFacts, Unchecked> {
-        Err(Unchecked::Unresolvable(crate::sources::Skip(format!(
+        Err(Unchecked::Unresolvable(Skip(format!(
             "this provider does not read model repositories (`{}`)",
             crate::url::redact(&m.remote)
         ))))
@@ -339,10 +353,10 @@ impl Provider for Box<dyn Provider + Send> {
     ) -> Option<&'static str> {
         (**self).matching_variant(r, pinned, expected)
     }
-    fn check_memo(&self) -> Option<&crate::store::CheckMemo> {
+    fn check_memo(&self) -> Option<&dyn crate::memo::CheckMemo> {
         (**self).check_memo()
     }
-    fn drift_memo(&self) -> Option<&crate::store::DriftMemo> {
+    fn drift_memo(&self) -> Option<&dyn crate::memo::DriftMemo> {
         (**self).drift_memo()
     }
     fn fork(&self) -> Option<Box<dyn Provider + Send>> {
@@ -354,7 +368,7 @@ impl Provider for Box<dyn Provider + Send> {
     fn prefetch_web(&mut self, urls: &[String]) {
         (**self).prefetch_web(urls)
     }
-    fn web(&self, url: &str) -> Result<self::http::WebDoc, Unchecked> {
+    fn web(&self, url: &str) -> Result<self::web::WebDoc, Unchecked> {
         (**self).web(url)
     }
     fn list_dir(&self, r: &DocRef, dir: &str) -> Option<Vec<String>> {

@@ -2,9 +2,9 @@
 //! another git remote, and its weight files are read by their Git LFS pointers at
 //! a revision, never downloaded.
 
+use super::Skip;
 use crate::record::url::{self, Forge};
 use crate::record::{Artifact, ArtifactKind, Revision};
-use crate::sources::Skip;
 
 /// The weights of one artifact: which repository, which revision, which files.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -138,7 +138,7 @@ pub fn manifest_sha256(files: &[WeightFile]) -> String {
         .iter()
         .map(|f| format!("{}  {}\n", f.sha256, f.path))
         .collect();
-    crate::fetch::sha256_hex(listing.as_bytes())
+    crate::hash::sha256_hex(listing.as_bytes())
 }
 
 #[cfg(test)]

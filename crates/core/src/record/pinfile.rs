@@ -787,7 +787,7 @@ mod tests {
     /// regenerate it with `PINAUDIT_BLESS=1 cargo test --lib committed_schema`.
     #[test]
     fn committed_schema_is_the_generated_one() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("pins/schema.json");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../pins/schema.json");
         let generated = json_schema_text();
         if std::env::var_os("PINAUDIT_BLESS").is_some_and(|v| v == "1") {
             std::fs::write(&path, &generated).expect("write pins/schema.json");

@@ -10,9 +10,9 @@ use super::{
     model, DocRef, Head, ModelFacts, ModelRef, OtherVersion, Provider, RevisionFacts, Snapshot,
     Unchecked, WeightFile,
 };
-use crate::fetch::stream::STREAM_THRESHOLD;
-use crate::fetch::{BlobHashCache, CachedRepo, FetchError, FoundBy, GitCache, SyncReport};
 use crate::sources::{self, SyncPlan};
+use crate::stream::STREAM_THRESHOLD;
+use crate::{BlobHashCache, CachedRepo, FetchError, FoundBy, GitCache, SyncReport};
 
 /// A synced remote and the mirror it left.
 struct Remote {
@@ -25,7 +25,7 @@ struct Remote {
     /// A digest of every ref (what path histories are walked from).
     all_refs: OnceCell<Option<[u8; 32]>>,
     /// Every version of a path (for `hash_elsewhere`), walked once per path.
-    versions: RefCell<HashMap<String, Arc<Vec<crate::fetch::PathVersion>>>>,
+    versions: RefCell<HashMap<String, Arc<Vec<crate::PathVersion>>>>,
     /// `hash_elsewhere`'s answer per (path, pinned blob, expected sha256): the
     /// sources citing one document with one wrong hash get it once.
     elsewhere: RefCell<HashMap<ElsewhereKey, Option<OtherVersion>>>,
@@ -148,7 +148,7 @@ impl GitProvider {
         let hashes = cache.blob_hashes();
         let drift = crate::store::DriftMemo::new(cache.root());
         let checks =
-            crate::store::CheckMemo::new(cache.root(), &crate::check::derivation_version());
+            crate::store::CheckMemo::new(cache.root(), &pinaudit_core::check::derivation_version());
         GitProvider {
             cache,
             plan,
@@ -204,11 +204,11 @@ impl GitProvider {
             Some(hex) => hex,
             None => {
                 let reader = self.blob_reader(r, repo, id)?;
-                let (len, sha) = crate::fetch::stream_sha256(reader)
-                    .map_err(|e| super::read_failed(&r.remote, e))?;
+                let (len, sha) =
+                    crate::stream_sha256(reader).map_err(|e| super::read_failed(&r.remote, e))?;
                 self.hashes
                     .put(id, usize::try_from(len).unwrap_or(usize::MAX), sha);
-                crate::fetch::hash::to_hex(&sha)
+                crate::hash::to_hex(&sha)
             }
         };
         Ok(Snapshot {
@@ -229,7 +229,7 @@ impl GitProvider {
     ) -> Option<(String, Vec<(&'static str, String)>)> {
         self.hashes.with_variant_hashes(id, || {
             let reader = self.blob_reader(r, repo, id).ok()?;
-            crate::fetch::stream_variant_hashes(reader).ok()
+            crate::stream_variant_hashes(reader).ok()
         })
     }
 
@@ -248,7 +248,7 @@ impl GitProvider {
             .filter(|r| r.remote == remote)
             .filter_map(|r| Oid::from_str(r.commit.as_str()).ok())
             .collect();
-        let offline = crate::fetch::SyncOptions {
+        let offline = crate::SyncOptions {
             offline: true,
             ..self.plan.sync.clone()
         };
@@ -257,7 +257,7 @@ impl GitProvider {
         let since = self
             .cache
             .last_synced(remote)
-            .and_then(|t| crate::check::revision::rfc3339(t, 0));
+            .and_then(|t| pinaudit_core::check::revision::rfc3339(t, 0));
         // Unknown age still means stale.
         let since = since.unwrap_or_else(|| "unknown".to_string());
         Some(Remote::new(sync, repo, Some(since)))
@@ -404,7 +404,7 @@ impl GitProvider {
             Some(OtherVersion {
                 commit: v.commit.to_string(),
                 git_blob: v.blob.to_string(),
-                commit_time: crate::check::revision::rfc3339(v.time, 0),
+                commit_time: pinaudit_core::check::revision::rfc3339(v.time, 0),
                 variant,
             })
         })
@@ -415,7 +415,7 @@ impl GitProvider {
     /// Every version of `r`'s path in its remote's history: remembered in
     /// `checks.store` while every ref of the mirror stands still (the walk reads
     /// every commit's tree, a twentieth of a large re-check).
-    fn path_versions(&self, remote: &Remote, r: &DocRef) -> Option<Vec<crate::fetch::PathVersion>> {
+    fn path_versions(&self, remote: &Remote, r: &DocRef) -> Option<Vec<crate::PathVersion>> {
         let refs = *remote
             .all_refs
             .get_or_init(|| remote.repo.all_refs_digest());
@@ -448,14 +448,14 @@ impl GitProvider {
 
 /// Path versions remembered for the refs digest `refs`; `None` for another
 /// digest or bytes that do not decode.
-fn decode_versions(v: &[u8], refs: &[u8; 32]) -> Option<Vec<crate::fetch::PathVersion>> {
+fn decode_versions(v: &[u8], refs: &[u8; 32]) -> Option<Vec<crate::PathVersion>> {
     let rest = v.strip_prefix(refs.as_slice())?;
     if rest.len() % 48 != 0 {
         return None;
     }
     rest.chunks_exact(48)
         .map(|c| {
-            Some(crate::fetch::PathVersion {
+            Some(crate::PathVersion {
                 commit: Oid::from_bytes(&c[..20]).ok()?,
                 blob: Oid::from_bytes(&c[20..40]).ok()?,
                 time: i64::from_le_bytes(c[40..48].try_into().ok()?),
@@ -506,9 +506,9 @@ impl Provider for GitProvider {
             .iter()
             .map(|r| r.remote.as_str())
             .chain(models.iter().map(|m| m.remote.as_str()))
-            .map(|remote| crate::fetch::apply_rewrites(&self.plan.rewrites, remote))
+            .map(|remote| crate::apply_rewrites(&self.plan.rewrites, remote))
             .collect();
-        crate::fetch::tls::prepare(!self.plan.sync.offline, urls.iter().map(String::as_str));
+        crate::tls::prepare(!self.plan.sync.offline, urls.iter().map(String::as_str));
         let extra: Vec<(String, Option<Oid>)> = models
             .iter()
             .map(|m| {
@@ -571,7 +571,7 @@ impl Provider for GitProvider {
                         Ok(RevisionFacts::RepositoryMissing {
                             fetched_from: url.clone(),
                             remote_said: reason.clone(),
-                            described: crate::fetch::describe(&error, &remote),
+                            described: crate::describe(&error, &remote),
                         })
                     }
                     _ => Err(Unchecked::Fetch { remote, error }),
@@ -683,11 +683,11 @@ impl Provider for GitProvider {
         found
     }
 
-    fn drift_memo(&self) -> Option<&crate::store::DriftMemo> {
+    fn drift_memo(&self) -> Option<&dyn pinaudit_core::memo::DriftMemo> {
         Some(&self.drift)
     }
 
-    fn check_memo(&self) -> Option<&crate::store::CheckMemo> {
+    fn check_memo(&self) -> Option<&dyn pinaudit_core::memo::CheckMemo> {
         Some(&self.checks)
     }
 
@@ -702,7 +702,7 @@ impl Provider for GitProvider {
             .as_deref()
             .and_then(|b| Oid::from_str(b).ok());
         let Some(id) = id else {
-            return crate::fetch::matching_variant(&pinned.bytes, expected);
+            return crate::matching_variant(&pinned.bytes, expected);
         };
         // From `variants.store` when this blob was seen before: nothing is read.
         let known = if pinned.streamed {
@@ -958,7 +958,7 @@ impl Provider for GitProvider {
             Some(Err(error)) => {
                 return match error.as_ref() {
                     FetchError::RepositoryMissing { .. } => Ok(ModelFacts::RepositoryMissing {
-                        described: crate::fetch::describe(error, &m.remote),
+                        described: crate::describe(error, &m.remote),
                     }),
                     _ => Err(Unchecked::Fetch {
                         remote: m.remote.clone(),
@@ -971,7 +971,7 @@ impl Provider for GitProvider {
         let repo = &remote.repo;
         let commit = match &m.revision {
             None => repo.head(),
-            Some(crate::record::Revision::Commit(c)) => {
+            Some(pinaudit_core::record::Revision::Commit(c)) => {
                 let oid = Oid::from_str(c.as_str()).map_err(|_| {
                     Unchecked::Unresolvable(sources::Skip(format!(
                         "commit id `{c}` is not supported by this git build"
@@ -982,13 +982,13 @@ impl Provider for GitProvider {
                 }
                 repo.has_commit(oid).then_some(oid)
             }
-            Some(crate::record::Revision::Ref(name)) => repo.resolve_name(name),
+            Some(pinaudit_core::record::Revision::Ref(name)) => repo.resolve_name(name),
         };
         let Some(commit) = commit else {
             return Ok(ModelFacts::RevisionMissing);
         };
         let tool = |e| {
-            let c = crate::record::CommitId::parse(&commit.to_string());
+            let c = pinaudit_core::record::CommitId::parse(&commit.to_string());
             match c {
                 Some(c) => tool(&as_doc(c), e),
                 None => Unchecked::NotCached,
@@ -1001,10 +1001,10 @@ impl Provider for GitProvider {
         let entry = |p: &str| by_path.get(p).copied();
         let pointer = |p: &str| {
             let (_, id, size) = entry(p)?;
-            if *size as usize > crate::fetch::lfs::MAX_POINTER_SIZE {
+            if *size as usize > crate::lfs::MAX_POINTER_SIZE {
                 return None;
             }
-            crate::fetch::lfs::parse(&repo.blob(*id)?)
+            crate::lfs::parse(&repo.blob(*id)?)
         };
         let (picked, missing) = model::select(&m.files, &paths, |p| pointer(p).is_some());
         let mut files = Vec::with_capacity(picked.len());

@@ -28,8 +28,8 @@ use reqwest_retry::policies::ExponentialBackoff;
 use reqwest_retry::RetryTransientMiddleware;
 use serde::{Deserialize, Serialize};
 
-use crate::fetch::{sha256_hex, FetchError};
-use crate::url::HostClass;
+use crate::{sha256_hex, FetchError};
+use pinaudit_core::url::HostClass;
 
 /// Requests at a time to one host.
 pub const PER_HOST: usize = 2;
@@ -50,60 +50,7 @@ pub struct WebOptions {
     pub allow_local: bool,
 }
 
-/// A web document as fetched (or revalidated).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WebDoc {
-    pub bytes: Vec<u8>,
-    pub sha256: String,
-    pub etag: Option<String>,
-    pub last_modified: Option<String>,
-    /// The server answered `304 Not Modified`: the cached body was used.
-    pub revalidated: bool,
-}
-
-/// Whether `url` is an archived snapshot (`web.archive.org/web/<14 digits>/…`)
-/// or content-addressed (`/ipfs/<cid>`): what it shows cannot change.
-pub fn is_immutable(url: &str) -> bool {
-    let Ok(u) = ::url::Url::parse(url) else {
-        return false;
-    };
-    let mut segs = u.path_segments().into_iter().flatten();
-    match u.host_str() {
-        Some("web.archive.org") => {
-            segs.next() == Some("web")
-                && segs.next().is_some_and(|t| {
-                    let digits = t.trim_end_matches(|c: char| c.is_ascii_alphabetic() || c == '_');
-                    digits.len() == 14 && digits.bytes().all(|b| b.is_ascii_digit())
-                })
-        }
-        _ => segs.next() == Some("ipfs") && segs.next().is_some_and(|c| !c.is_empty()),
-    }
-}
-
-/// Whether a source cites a web document: an `http(s)` URL that no forge grammar
-/// reads as a pinned document, and no repository given beside it.
-pub fn web_url(s: &crate::record::Source) -> Option<String> {
-    let url = s.url.as_deref()?.trim();
-    if s.repository.is_some() || !(url.starts_with("https://") || url.starts_with("http://")) {
-        return None;
-    }
-    if let Ok(f) = crate::record::url::parse(url) {
-        let known = matches!(
-            f.host.as_str(),
-            "github.com"
-                | "raw.githubusercontent.com"
-                | "gitlab.com"
-                | "huggingface.co"
-                | "hf.co"
-                | "codeberg.org"
-                | "bitbucket.org"
-        );
-        if known || f.revision.is_some() || f.view.is_some() {
-            return None;
-        }
-    }
-    Some(url.split('#').next().unwrap_or(url).to_string())
-}
+pub use pinaudit_core::provider::web::{is_immutable, web_url, WebDoc};
 
 /// Why a URL may not be fetched; `None` when it may.
 pub fn refused(url: &reqwest::Url, allow_local: bool) -> Option<String> {
@@ -114,7 +61,7 @@ pub fn refused(url: &reqwest::Url, allow_local: bool) -> Option<String> {
         ));
     }
     let host = url.host_str().unwrap_or("");
-    let class = crate::url::classify_host(host);
+    let class = pinaudit_core::url::classify_host(host);
     if class.is_public() || (allow_local && class != HostClass::Invalid) {
         return None;
     }
@@ -225,14 +172,14 @@ fn client(opts: &WebOptions) -> Result<ClientWithMiddleware, String> {
         }
         match refused(attempt.url(), allow_local) {
             Some(why) => {
-                let to = crate::url::redact(attempt.url().as_str());
+                let to = pinaudit_core::url::redact(attempt.url().as_str());
                 attempt.error(format!("redirect to `{to}` refused: {why}"))
             }
             None => attempt.follow(),
         }
     });
     let mut inner = reqwest::Client::builder();
-    for cert in crate::fetch::tls::extra_roots() {
+    for cert in crate::tls::extra_roots() {
         inner = inner.add_root_certificate(cert);
     }
     let inner = inner
@@ -256,7 +203,7 @@ fn client(opts: &WebOptions) -> Result<ClientWithMiddleware, String> {
 
 fn network(url: &str, reason: impl Into<String>) -> FetchError {
     FetchError::Network {
-        url: crate::url::redact(url),
+        url: pinaudit_core::url::redact(url),
         reason: reason.into(),
     }
 }
@@ -308,7 +255,7 @@ async fn fetch_one(
             url,
             format!(
                 "redirect to `{}` refused: only http(s) redirects are followed",
-                crate::url::redact(&to)
+                pinaudit_core::url::redact(&to)
             ),
         ));
     }
@@ -332,7 +279,7 @@ async fn fetch_one(
                 bytes.extend_from_slice(&chunk);
                 bar.set_message(format!(
                     "{}: {}",
-                    crate::url::redact(url),
+                    pinaudit_core::url::redact(url),
                     indicatif::HumanBytes(bytes.len() as u64)
                 ));
             }
@@ -458,7 +405,7 @@ pub fn fetch_all(
             let bar = match &multi {
                 Some(m) => {
                     let b = m.add(indicatif::ProgressBar::new_spinner());
-                    b.set_message(crate::url::redact(&url));
+                    b.set_message(pinaudit_core::url::redact(&url));
                     b
                 }
                 None => indicatif::ProgressBar::hidden(),
@@ -600,11 +547,11 @@ impl<P: super::Provider> super::Provider for WithWeb<P> {
         self.inner.matching_variant(r, pinned, expected)
     }
 
-    fn check_memo(&self) -> Option<&crate::store::CheckMemo> {
+    fn check_memo(&self) -> Option<&dyn pinaudit_core::memo::CheckMemo> {
         self.inner.check_memo()
     }
 
-    fn drift_memo(&self) -> Option<&crate::store::DriftMemo> {
+    fn drift_memo(&self) -> Option<&dyn pinaudit_core::memo::DriftMemo> {
         self.inner.drift_memo()
     }
 
