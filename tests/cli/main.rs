@@ -3,6 +3,7 @@ The integration tests of pinaudit, in one binary with one module per capability
 (ripgrep's layout; see STYLE.md): one binary links once and runs every test in
 one process, and a reader finds the tests of a capability by its name.
 
+- [`architecture`]: no module cycle in any crate of the workspace.
 - [`records`]: reading pin files and record documents, the record-level finding
   codes, the offline audit of the seed, exit statuses.
 - [`import`]: `pinaudit import` and the pin files it writes (`pins/schema.json`).
@@ -46,6 +47,7 @@ fetches of these tests.
 
 mod common;
 
+mod architecture;
 mod bad_input;
 mod beyond_git;
 mod bounded_inputs;

@@ -8,10 +8,10 @@
 //! - [`Budget`]: an overall deadline and a byte budget per repository sync,
 //!   checked by the transfer progress callback (packs) and by the transports
 //!   below (everything, the advertisement included).
-//! - [`register_git_transport`]: pinaudit's own `git://` subtransport for
+//! - [`GitSubtransport`]: pinaudit's own `git://` subtransport for
 //!   libgit2, a plain TCP stream that counts bytes and stops at the deadline.
-//! - [`register_git_transport`] also installs pinaudit's smart HTTP(S)
-//!   subtransport (`super::http`): the advertisement and the packs count
+//! - pinaudit's smart HTTP(S) subtransport (`super::http`), installed beside it
+//!   by `super::transport`: the advertisement and the packs count
 //!   against the same budget there, redirects are followed within limits, and
 //!   credentials go only to the host they belong to.
 //! - A minimum-progress rule: every `--timeout` spent waiting for a server must
@@ -27,12 +27,12 @@
 use std::cell::RefCell;
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
-use std::sync::{Arc, Mutex, Once, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use git2::transport::{Service, SmartSubtransport, SmartSubtransportStream, Transport};
+use git2::transport::{Service, SmartSubtransport, SmartSubtransportStream};
 
-use super::SyncOptions;
+use super::options::SyncOptions;
 
 /// The limits of one repository's sync, and why they tripped.
 #[derive(Debug)]
@@ -143,32 +143,9 @@ pub(crate) fn with_budget<R>(budget: &Arc<Budget>, f: impl FnOnce() -> R) -> R {
     out
 }
 
-/// Installs pinaudit's `git://` transport in libgit2, once per process.
-pub(crate) fn register_git_transport() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        // SAFETY: `register` must not race other libgit2 transport lookups;
-        // it runs once, before this process's first fetch (every sync calls
-        // this before touching the network, under `Once`).
-        let _ = unsafe {
-            git2::transport::register("git", |remote| {
-                Transport::smart(remote, false, GitSubtransport::default())
-            })
-        };
-        for scheme in ["http", "https"] {
-            // SAFETY: as above.
-            let _ = unsafe {
-                git2::transport::register(scheme, |remote| {
-                    Transport::smart(remote, true, super::http::HttpSubtransport::new())
-                })
-            };
-        }
-    });
-}
-
 /// A stateful `git://` connection: the ref listing and the fetch share it.
 #[derive(Default)]
-struct GitSubtransport {
+pub(crate) struct GitSubtransport {
     current: Mutex<Option<TcpStream>>,
 }
 

@@ -46,10 +46,11 @@ use git2::{
     Repository, RepositoryInitOptions,
 };
 
-use super::bounded::{register_git_transport, with_budget, Budget};
+use super::bounded::{with_budget, Budget};
 use super::classify::{classify, clean_message, local_io_kind, AuthOutcome, FetchError};
 use super::hash::BlobHashCache;
 use super::repo::{CachedRepo, HEAD_REF, OTHER_NS, PINNED_NS};
+use super::transport::register as register_git_transport;
 use super::url::{cache_relpath, redact, LOCK_SUFFIX};
 
 /// Refspecs of the mirror: every branch and tag, forced, under the same name.
@@ -58,60 +59,7 @@ const MIRROR_SPECS: [&str; 2] = ["+refs/heads/*:refs/heads/*", "+refs/tags/*:ref
 /// The message libgit2 gives when the server does not allow wants by id.
 const NO_WANT_BY_ID: &str = "cannot fetch a specific object";
 
-/// How a sync may use the network.
-#[derive(Debug, Clone)]
-pub struct SyncOptions {
-    /// No network at all: only report what the cache already holds.
-    pub offline: bool,
-    /// Longest wait for a TCP connection to be established.
-    pub connect_timeout: Duration,
-    /// Longest wait for any single read or write on an established
-    /// connection (an idle limit, not a limit on the whole transfer).
-    pub timeout: Duration,
-    /// At most this many other refs (pull/merge-request refs) are fetched
-    /// when the server refuses to hand out a commit by id.
-    pub max_other_refs: usize,
-    /// Longest time one repository's whole sync may take, however steadily
-    /// the server trickles (`--deadline`): an idle limit alone never ends a
-    /// server that sends a byte every few seconds.
-    pub deadline: Duration,
-    /// Most bytes one repository's sync may receive in packs (`--max-fetch-mib`):
-    /// an endless pack is cut off instead of filling memory and disk.
-    pub max_fetch_bytes: u64,
-    /// Most bytes a `git://` server's ref advertisement may take
-    /// (`--max-refs-mib`): an endless one is cut off before it fills memory.
-    pub max_ref_bytes: u64,
-    /// Connect only to public addresses, checked on the addresses actually
-    /// connected to (`git://` and smart HTTP): set for a record's own host
-    /// without `--allow-local`, never for a `--rewrite` target the user chose.
-    pub public_only: bool,
-}
-
-/// Default of [`SyncOptions::deadline`]: a cold mirror of a large benchmark
-/// repository takes minutes, not a quarter of an hour.
-pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(900);
-/// Default of [`SyncOptions::max_fetch_bytes`] (4 GiB): above any benchmark
-/// repository's history pinaudit has met, far below a disk.
-pub const DEFAULT_MAX_FETCH_BYTES: u64 = 4 << 30;
-/// Default of [`SyncOptions::max_ref_bytes`] (32 MiB, some 400 000 refs): the
-/// largest forge repositories advertise a few MiB.
-pub const DEFAULT_MAX_REF_BYTES: u64 = 32 << 20;
-
-impl Default for SyncOptions {
-    fn default() -> Self {
-        SyncOptions {
-            offline: false,
-            connect_timeout: Duration::from_secs(30),
-            timeout: Duration::from_secs(120),
-            max_other_refs: 200,
-            deadline: DEFAULT_DEADLINE,
-            max_fetch_bytes: DEFAULT_MAX_FETCH_BYTES,
-            max_ref_bytes: DEFAULT_MAX_REF_BYTES,
-            public_only: false,
-        }
-    }
-}
-
+use super::options::SyncOptions;
 pub use pinaudit_core::provider::FoundBy;
 
 /// The outcome for one wanted commit.
@@ -952,17 +900,6 @@ fn list_raw(remote: &git2::Remote<'_>) -> Result<Vec<RawHead>, git2::Error> {
     }
 }
 
-/// Whether `url` is github.com itself over https (any case, default port): the
-/// only place `GITHUB_TOKEN` belongs.
-pub(crate) fn is_github_https(url: &str) -> bool {
-    let Some(authority) = pinaudit_core::url::Remote::parse(url).authority() else {
-        return false;
-    };
-    pinaudit_core::url::scheme_of(url).as_deref() == Some("https")
-        && authority.host.eq_ignore_ascii_case("github.com")
-        && authority.port.is_none_or(|p| p == 443)
-}
-
 /// Credentials for one remote, tried at most once each: libgit2 calls the
 /// callback again after a refusal, which would loop forever otherwise.
 struct Auth {
@@ -977,7 +914,8 @@ impl Auth {
     /// `token` is `GITHUB_TOKEN`; it goes only to github.com over https,
     /// never to a mirror that a rewrite points at.
     fn new(fetch_url: &str, token: Option<String>) -> Self {
-        let github_token = token.filter(|t| is_github_https(fetch_url) && !t.trim().is_empty());
+        let github_token = token
+            .filter(|t| super::credentials::is_github_https(fetch_url) && !t.trim().is_empty());
         Auth {
             github_token,
             asked: Cell::new(false),
@@ -990,7 +928,7 @@ impl Auth {
     fn token_for(&self, url: &str) -> Option<&str> {
         self.github_token
             .as_deref()
-            .filter(|_| is_github_https(url))
+            .filter(|_| super::credentials::is_github_https(url))
     }
 
     fn secrets(&self) -> Vec<&str> {

@@ -4,7 +4,7 @@
 //! (an endless one grew to 3 GB), restarts its socket timeout with every byte,
 //! follows redirects itself and asks the credential callback about whatever
 //! host it was sent to. This one, registered for `http` and `https` in
-//! [`super::bounded::register_git_transport`], speaks the stateless ("rpc")
+//! [`super::transport::register`], speaks the stateless ("rpc")
 //! protocol through reqwest:
 //!
 //! - `UploadPackLs`: `GET {url}/info/refs?service=git-upload-pack`; libgit2's
@@ -247,7 +247,7 @@ impl Shared {
             return Some(userinfo.clone());
         }
         drop(state);
-        if super::git::is_github_https(url.as_str()) {
+        if super::credentials::is_github_https(url.as_str()) {
             if let Some(token) = std::env::var("GITHUB_TOKEN")
                 .ok()
                 .filter(|t| !t.trim().is_empty())
@@ -393,7 +393,7 @@ impl Shared {
         }
         if current().public_only {
             let host = to.host_str().unwrap_or("");
-            if let Err(crate::sources::Skip(why)) = crate::sources::refuse_non_public(host) {
+            if let Err(pinaudit_core::provider::Skip(why)) = crate::net::refuse_non_public(host) {
                 return Err(io::Error::new(
                     io::ErrorKind::PermissionDenied,
                     format!("redirect to `{shown}` refused: {why}"),

@@ -23,11 +23,13 @@
 
 mod bounded;
 mod classify;
+mod credentials;
 pub mod git;
 pub mod hash;
 mod http;
 pub mod lfs;
 pub mod net;
+mod options;
 mod pageout;
 pub mod provider;
 pub mod repo;
@@ -36,16 +38,15 @@ pub mod sources;
 pub mod store;
 pub mod stream;
 pub mod tls;
+mod transport;
 pub mod url;
 mod verified;
 
-pub use git::{
-    FoundBy, GitCache, SyncOptions, SyncReport, WantedStatus, DEFAULT_DEADLINE,
-    DEFAULT_MAX_FETCH_BYTES, DEFAULT_MAX_REF_BYTES,
-};
+pub use git::{FoundBy, GitCache, SyncReport, WantedStatus};
 pub use hash::{
     matching_variant, sha256_hex, stream_sha256, stream_variant_hashes, variants, BlobHashCache,
 };
+pub use options::{SyncOptions, DEFAULT_DEADLINE, DEFAULT_MAX_FETCH_BYTES, DEFAULT_MAX_REF_BYTES};
 pub use pinaudit_core::error::{describe, FetchError};
 pub use repo::{Blob, CachedRepo, PathVersion};
 pub use rewrite::{apply_rewrites, Rewrite, RewriteError};

@@ -93,7 +93,7 @@ fn non_public(class: HostClass) -> Option<&'static str> {
     })
 }
 
-/// The words of a refusal: [`crate::sources::refuse_non_public`] says the same
+/// The words of a refusal: [`refuse_non_public`] says the same
 /// of a host whose text alone gives it away.
 pub use pinaudit_core::error::REFUSED_MARK;
 
@@ -214,6 +214,31 @@ impl reqwest::dns::Resolve for Resolver {
             Ok(Box::new(addrs.into_iter()) as reqwest::dns::Addrs)
         })
     }
+}
+
+/// Refuses a record's host unless it is on the public internet.
+///
+/// Records are written by strangers; a record must not make pinaudit connect to
+/// this machine, its private network or a cloud metadata address (server-side
+/// request forgery, issue "Reliability and security"). Decided from the host text
+/// alone ([`pinaudit_core::url::classify_host`], which reads `2130706433`, `0x7f000001`,
+/// `0177.0.0.1` as the addresses they reach), before any connection, so the
+/// refusal is the same whether a port there is closed, open or an HTTP server.
+/// `--rewrite` targets are the user's own choice and are not checked here. A
+/// name that passes is checked again on the addresses it resolves to, when the
+/// connection is made (`SyncOptions::public_only`, [`lookup`]).
+pub fn refuse_non_public(host: &str) -> Result<(), pinaudit_core::provider::Skip> {
+    let what = match pinaudit_core::url::classify_host(host) {
+        HostClass::Invalid => "not a valid host",
+        class => match non_public(class) {
+            None => return Ok(()),
+            Some(what) => what,
+        },
+    };
+    Err(pinaudit_core::provider::Skip(format!(
+        "host `{}` refused: it is {what}, not a public host (records may only name public hosts; pass --allow-local to fetch from it)",
+        pinaudit_core::escape::terminal(host)
+    )))
 }
 
 #[cfg(test)]

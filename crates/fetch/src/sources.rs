@@ -8,9 +8,9 @@ use std::sync::Arc;
 use git2::Oid;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::provider::DocRef;
 use crate::rewrite::resolve_fetch_url;
 use crate::{apply_rewrites, FetchError, GitCache, Rewrite, SyncOptions, SyncReport};
+use pinaudit_core::provider::DocRef;
 use pinaudit_core::record::url::{self, Forge};
 use pinaudit_core::record::{Revision, Source};
 
@@ -65,34 +65,7 @@ pub fn resolve(s: &Source, allow_local: bool) -> Result<DocRef, Skip> {
     })
 }
 
-/// Refuses a record's host unless it is on the public internet.
-///
-/// Records are written by strangers; a record must not make pinaudit connect to
-/// this machine, its private network or a cloud metadata address (server-side
-/// request forgery, issue "Reliability and security"). Decided from the host text
-/// alone ([`pinaudit_core::url::classify_host`], which reads `2130706433`, `0x7f000001`,
-/// `0177.0.0.1` as the addresses they reach), before any connection, so the
-/// refusal is the same whether a port there is closed, open or an HTTP server.
-/// `--rewrite` targets are the user's own choice and are not checked here. A
-/// name that passes is checked again on the addresses it resolves to, when the
-/// connection is made (`SyncOptions::public_only`, [`crate::net::lookup`]).
-pub fn refuse_non_public(host: &str) -> Result<(), Skip> {
-    use pinaudit_core::url::{classify_host, HostClass};
-    let what = match classify_host(host) {
-        HostClass::Public => return Ok(()),
-        HostClass::Loopback => "a loopback address",
-        HostClass::Private => "a private-network address",
-        HostClass::LinkLocal => "a link-local address",
-        HostClass::UniqueLocal => "a unique-local address",
-        HostClass::Unspecified => "an unspecified address",
-        HostClass::Reserved => "a reserved address",
-        HostClass::Invalid => "not a valid host",
-    };
-    Err(Skip(format!(
-        "host `{}` refused: it is {what}, not a public host (records may only name public hosts; pass --allow-local to fetch from it)",
-        pinaudit_core::escape::terminal(host)
-    )))
-}
+pub use crate::net::refuse_non_public;
 
 /// The git id of a resolved document's commit ([`resolve`] checked that it parses).
 pub fn git_oid(r: &DocRef) -> Oid {

@@ -6,7 +6,56 @@
 //! the URL names no repository. [`super::url::parse`] decodes and validates what
 //! they pick out, so a grammar is only about positions.
 
-use super::url::{Forge, View};
+use std::fmt;
+
+/// Which forge's URL grammar a URL follows (one small grammar each, below).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Forge {
+    /// github.com and GitHub-style hosts (`/blob/`, `/raw/`, `/tree/`).
+    GitHub,
+    /// raw.githubusercontent.com.
+    GitHubRaw,
+    /// GitLab (`/-/blob/`, `/-/raw/`, `/-/tree/`, subgroups), any host.
+    GitLab,
+    /// huggingface.co (`/blob/`, `/resolve/`, `/tree/`), models, datasets and spaces.
+    HuggingFace,
+    /// Gitea, Forgejo and Codeberg (`/src/commit/`, `/src/branch/`, `/src/tag/`,
+    /// `/raw/commit/`).
+    Gitea,
+    /// bitbucket.org (`/src/REV/PATH`, `/raw/REV/PATH`).
+    Bitbucket,
+    /// A `file:` URL (only with `--allow-local`).
+    Local,
+}
+
+/// What a document URL shows of the revision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    /// The rendered file: GitHub `blob/`, Gitea and Bitbucket `src/`.
+    Blob,
+    /// The file's bytes: `raw/`, Hugging Face `resolve/`, raw.githubusercontent.com.
+    Raw,
+    /// A directory listing.
+    Tree,
+    /// A commit page (no document).
+    Commit,
+    /// Blame / annotate.
+    Blame,
+}
+
+impl fmt::Display for Forge {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Forge::GitHub => "GitHub",
+            Forge::GitHubRaw => "GitHub raw",
+            Forge::GitLab => "GitLab",
+            Forge::HuggingFace => "Hugging Face",
+            Forge::Gitea => "Gitea",
+            Forge::Bitbucket => "Bitbucket",
+            Forge::Local => "local",
+        })
+    }
+}
 
 /// What a forge grammar picks out of a URL's path segments.
 #[derive(Debug, PartialEq, Eq)]

@@ -11,48 +11,12 @@
 //! result keeps the raw text for messages ([`ForgeUrl::redacted`]). Questions
 //! that are not about forges (redaction, remotes, hosts) are [`crate::url`]'s.
 
-use std::fmt;
 use std::str::FromStr;
 
 use super::forge;
+pub use super::forge::{Forge, View};
 use super::{Lines, Revision};
 use crate::url::percent_decode;
-
-/// Which forge's URL grammar a URL follows (one small grammar each, in
-/// `record/forge.rs`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Forge {
-    /// github.com and GitHub-style hosts (`/blob/`, `/raw/`, `/tree/`).
-    GitHub,
-    /// raw.githubusercontent.com.
-    GitHubRaw,
-    /// GitLab (`/-/blob/`, `/-/raw/`, `/-/tree/`, subgroups), any host.
-    GitLab,
-    /// huggingface.co (`/blob/`, `/resolve/`, `/tree/`), models, datasets and spaces.
-    HuggingFace,
-    /// Gitea, Forgejo and Codeberg (`/src/commit/`, `/src/branch/`, `/src/tag/`,
-    /// `/raw/commit/`).
-    Gitea,
-    /// bitbucket.org (`/src/REV/PATH`, `/raw/REV/PATH`).
-    Bitbucket,
-    /// A `file:` URL (only with `--allow-local`).
-    Local,
-}
-
-/// What a document URL shows of the revision.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum View {
-    /// The rendered file: GitHub `blob/`, Gitea and Bitbucket `src/`.
-    Blob,
-    /// The file's bytes: `raw/`, Hugging Face `resolve/`, raw.githubusercontent.com.
-    Raw,
-    /// A directory listing.
-    Tree,
-    /// A commit page (no document).
-    Commit,
-    /// Blame / annotate.
-    Blame,
-}
 
 /// A parsed document URL.
 #[derive(Debug, Clone, PartialEq)]
@@ -213,20 +177,6 @@ impl FromStr for ForgeUrl {
     type Err = UrlError;
     fn from_str(s: &str) -> Result<Self, UrlError> {
         parse(s)
-    }
-}
-
-impl fmt::Display for Forge {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Forge::GitHub => "GitHub",
-            Forge::GitHubRaw => "GitHub raw",
-            Forge::GitLab => "GitLab",
-            Forge::HuggingFace => "Hugging Face",
-            Forge::Gitea => "Gitea",
-            Forge::Bitbucket => "Bitbucket",
-            Forge::Local => "local",
-        })
     }
 }
 
