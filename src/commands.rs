@@ -17,7 +17,7 @@ use crate::report::{self, Format};
 use crate::{explain, input, record};
 
 /// Prints an error the way every pinaudit message looks: `error: …` then `hint: …`.
-pub fn error(message: &str, hint: Option<&str>) {
+pub(crate) fn error(message: &str, hint: Option<&str>) {
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "error: {message}");
     if let Some(h) = hint {

@@ -17,20 +17,20 @@ use serde::{Deserialize, Serialize};
 use crate::finding::Severity;
 use crate::report::v1::{FindingReport, RecordReport, Tool};
 
-pub const SCHEMA: &str = "pinaudit/diff/v1";
+pub(crate) const SCHEMA: &str = "pinaudit/diff/v1";
 
 /// A v1 report read back from a file: what diffing and baselines need of it.
 #[derive(Debug, Clone, Deserialize)]
-pub struct ReportFile {
-    pub schema: String,
+pub(crate) struct ReportFile {
+    pub(crate) schema: String,
     #[serde(default)]
-    pub records: Vec<RecordReport>,
-    pub findings: Vec<FindingReport>,
+    pub(crate) records: Vec<RecordReport>,
+    pub(crate) findings: Vec<FindingReport>,
 }
 
 /// Why a report could not be read.
 #[derive(Debug, thiserror::Error)]
-pub enum ReadError {
+pub(crate) enum ReadError {
     #[error("cannot read `{}`: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -48,14 +48,14 @@ pub enum ReadError {
 }
 
 impl ReadError {
-    pub fn hint(&self) -> &'static str {
+    pub(crate) fn hint(&self) -> &'static str {
         "give a report written by `pinaudit audit --format json`"
     }
 }
 
 impl ReportFile {
     /// Reads a v1 report, computing the fingerprints it lacks.
-    pub fn read(path: &Path) -> Result<ReportFile, ReadError> {
+    pub(crate) fn read(path: &Path) -> Result<ReportFile, ReadError> {
         let text = std::fs::read(path).map_err(|source| ReadError::Io {
             path: path.to_path_buf(),
             source,
@@ -64,7 +64,7 @@ impl ReportFile {
     }
 
     /// Parses a v1 report (`path` only names it in errors).
-    pub fn parse(bytes: &[u8], path: &Path) -> Result<ReportFile, ReadError> {
+    pub(crate) fn parse(bytes: &[u8], path: &Path) -> Result<ReportFile, ReadError> {
         let mut report: ReportFile =
             serde_json::from_slice(bytes).map_err(|source| ReadError::Json {
                 path: path.to_path_buf(),
@@ -99,12 +99,12 @@ impl ReportFile {
 
 /// A multiset of fingerprints: what a baseline report already holds.
 #[derive(Debug, Clone, Default)]
-pub struct Baseline {
+pub(crate) struct Baseline {
     counts: HashMap<String, usize>,
 }
 
 impl Baseline {
-    pub fn new(report: &ReportFile) -> Baseline {
+    pub(crate) fn new(report: &ReportFile) -> Baseline {
         let mut counts = HashMap::new();
         for f in &report.findings {
             *counts.entry(f.fingerprint.clone()).or_insert(0) += 1;
@@ -113,7 +113,7 @@ impl Baseline {
     }
 
     /// Takes one occurrence of a fingerprint; whether there was one to take.
-    pub fn take(&mut self, fingerprint: &str) -> bool {
+    pub(crate) fn take(&mut self, fingerprint: &str) -> bool {
         match self.counts.get_mut(fingerprint) {
             Some(n) if *n > 0 => {
                 *n -= 1;
@@ -126,27 +126,27 @@ impl Baseline {
 
 /// The difference between two reports.
 #[derive(Debug, Clone, Serialize)]
-pub struct Diff {
-    pub schema: &'static str,
-    pub tool: Tool,
-    pub summary: DiffSummary,
+pub(crate) struct Diff {
+    pub(crate) schema: &'static str,
+    pub(crate) tool: Tool,
+    pub(crate) summary: DiffSummary,
     /// In the new report only.
-    pub new: Vec<FindingReport>,
+    pub(crate) new: Vec<FindingReport>,
     /// In the old report only.
-    pub resolved: Vec<FindingReport>,
+    pub(crate) resolved: Vec<FindingReport>,
     /// In both (as the new report writes them).
-    pub unchanged: Vec<FindingReport>,
+    pub(crate) unchanged: Vec<FindingReport>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize)]
-pub struct DiffSummary {
-    pub new: usize,
-    pub resolved: usize,
-    pub unchanged: usize,
+pub(crate) struct DiffSummary {
+    pub(crate) new: usize,
+    pub(crate) resolved: usize,
+    pub(crate) unchanged: usize,
 }
 
 /// Compares two reports by fingerprint, keeping each report's order.
-pub fn diff(old: &ReportFile, new: &ReportFile) -> Diff {
+pub(crate) fn diff(old: &ReportFile, new: &ReportFile) -> Diff {
     let mut in_old = Baseline::new(old);
     let mut in_new = Baseline::new(new);
     let (mut fresh, mut unchanged) = (Vec::new(), Vec::new());
@@ -179,7 +179,7 @@ pub fn diff(old: &ReportFile, new: &ReportFile) -> Diff {
 
 impl Diff {
     /// The most severe new finding that counts (not baseline, not ignored).
-    pub fn worst_new(&self) -> Option<Severity> {
+    pub(crate) fn worst_new(&self) -> Option<Severity> {
         self.new
             .iter()
             .filter(|f| f.counts())
@@ -234,14 +234,14 @@ impl Kind {
 
 /// A `diff` output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum DiffFormat {
+pub(crate) enum DiffFormat {
     Text,
     Json,
     Markdown,
 }
 
 /// Renders a diff; `color` only affects text.
-pub fn render(d: &Diff, format: DiffFormat, color: bool) -> String {
+pub(crate) fn render(d: &Diff, format: DiffFormat, color: bool) -> String {
     match format {
         DiffFormat::Text => render_text(d, color),
         DiffFormat::Json => {

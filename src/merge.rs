@@ -17,7 +17,7 @@ use crate::report::SCHEMA;
 
 /// Why shard reports could not be merged.
 #[derive(Debug, thiserror::Error)]
-pub enum MergeError {
+pub(crate) enum MergeError {
     #[error("cannot read `{0}`: {1}")]
     Read(String, std::io::Error),
     #[error("`{0}` is not JSON: {1}")]
@@ -27,7 +27,7 @@ pub enum MergeError {
 }
 
 impl MergeError {
-    pub fn hint(&self) -> &'static str {
+    pub(crate) fn hint(&self) -> &'static str {
         match self {
             MergeError::Read(..) => {
                 "pass the files each shard wrote with `--format json --output FILE`"
@@ -40,7 +40,7 @@ impl MergeError {
 }
 
 /// Reads and merges report files.
-pub fn merge_files(files: &[impl AsRef<Path>]) -> Result<Value, MergeError> {
+pub(crate) fn merge_files(files: &[impl AsRef<Path>]) -> Result<Value, MergeError> {
     let mut reports = Vec::new();
     for f in files {
         let f = f.as_ref();
@@ -76,7 +76,7 @@ fn by_path(a: &str, b: &str) -> Ordering {
 }
 
 /// Merges v1 reports (already checked to be v1).
-pub fn merge(reports: &[Value]) -> Value {
+pub(crate) fn merge(reports: &[Value]) -> Value {
     let mut records: Vec<Value> = reports.iter().flat_map(|r| arr(r, "records")).collect();
     records.sort_by(|a, b| by_path(text(a, "file"), text(b, "file")));
     let all_findings: Vec<Value> = reports.iter().flat_map(|r| arr(r, "findings")).collect();
@@ -168,7 +168,10 @@ pub fn merge(reports: &[Value]) -> Value {
 }
 
 /// The exit status the merged report stands for, as `audit` decides it.
-pub fn exit_status(report: &Value, fail_on: crate::audit::FailOn) -> crate::exit::ExitStatus {
+pub(crate) fn exit_status(
+    report: &Value,
+    fail_on: crate::audit::FailOn,
+) -> crate::exit::ExitStatus {
     use crate::audit::FailOn;
     use crate::exit::ExitStatus;
     // Baseline and ignored findings don't count, as in `audit`.

@@ -18,18 +18,18 @@ use crate::sources::{self, Skip};
 use super::Options;
 
 /// The inputs, read: records with their record-level findings, and the rest.
-pub struct Loaded {
-    pub records: Vec<(Record, Vec<Finding>)>,
-    pub rest: Rest,
+pub(crate) struct Loaded {
+    pub(crate) records: Vec<(Record, Vec<Finding>)>,
+    pub(crate) rest: Rest,
 }
 
 /// What loading found outside of any record.
-pub struct Rest {
+pub(crate) struct Rest {
     /// Files found while walking that carry no record (issue 9).
-    pub skipped: Vec<PathBuf>,
-    pub walk_errors: Vec<WalkError>,
-    pub orphan_findings: Vec<Finding>,
-    pub unreadable_input: bool,
+    pub(crate) skipped: Vec<PathBuf>,
+    pub(crate) walk_errors: Vec<WalkError>,
+    pub(crate) orphan_findings: Vec<Finding>,
+    pub(crate) unreadable_input: bool,
 }
 
 /// Reads every input and runs the checks a record alone can answer. Each input's
@@ -38,7 +38,7 @@ pub struct Rest {
 /// Files are read, parsed and checked on up to `--jobs` workers, one per core
 /// (reading pin files is most of a re-check of unchanged inputs); the results
 /// are put together in input order, so nothing depends on the number of workers.
-pub fn load(paths: &[PathBuf], walk: &input::WalkOptions) -> Loaded {
+pub(crate) fn load(paths: &[PathBuf], walk: &input::WalkOptions) -> Loaded {
     let collected = input::collect(paths, walk);
     let mut walk_errors = collected.errors;
     // Per file: skipped (no record in it), or its input and the checks of its
@@ -132,18 +132,18 @@ pub fn load(paths: &[PathBuf], walk: &input::WalkOptions) -> Loaded {
 }
 
 /// A record with the document each of its sources cites (or why none can be).
-pub struct Planned {
-    pub record: Record,
-    pub findings: Vec<Finding>,
-    pub docs: Vec<Result<DocRef, Skip>>,
+pub(crate) struct Planned {
+    pub(crate) record: Record,
+    pub(crate) findings: Vec<Finding>,
+    pub(crate) docs: Vec<Result<DocRef, Skip>>,
     /// Per artifact, the model repository its weights are read from, if it names one.
-    pub models: Vec<Option<Result<ModelRef, Skip>>>,
+    pub(crate) models: Vec<Option<Result<ModelRef, Skip>>>,
     /// Per source, the web document it cites when it cites no git document.
-    pub web: Vec<Option<String>>,
+    pub(crate) web: Vec<Option<String>>,
 }
 
 /// Works out, for every source, which document at which revision it cites.
-pub fn plan(records: Vec<(Record, Vec<Finding>)>, allow_local: bool) -> Vec<Planned> {
+pub(crate) fn plan(records: Vec<(Record, Vec<Finding>)>, allow_local: bool) -> Vec<Planned> {
     records
         .into_iter()
         .map(|(record, findings)| {
@@ -177,7 +177,7 @@ pub fn plan(records: Vec<(Record, Vec<Finding>)>, allow_local: bool) -> Vec<Plan
 }
 
 /// Gets every cited document in one go: one sync per repository.
-pub fn prefetch(planned: &[Planned], provider: &mut dyn Provider) {
+pub(crate) fn prefetch(planned: &[Planned], provider: &mut dyn Provider) {
     let wanted: Vec<&DocRef> = planned
         .iter()
         .flat_map(|p| &p.docs)
@@ -204,7 +204,11 @@ pub fn prefetch(planned: &[Planned], provider: &mut dyn Provider) {
 /// diffing are CPU work. Records of one repository go to one worker, so each
 /// repository's objects are read by one thread; results come back in input
 /// order, so the report does not depend on the number of workers.
-pub fn check(planned: Vec<Planned>, provider: &dyn Provider, opts: &Options) -> Vec<RecordResult> {
+pub(crate) fn check(
+    planned: Vec<Planned>,
+    provider: &dyn Provider,
+    opts: &Options,
+) -> Vec<RecordResult> {
     let documents: usize = planned.iter().map(|p| p.docs.len()).sum();
     // Offline, checking reads only the cache and is over at once: no bar, as for
     // fetching.
@@ -770,7 +774,11 @@ fn drift_by_lookup(
 }
 
 /// Gathers what made the audit incomplete beside the records.
-pub fn finish(rest: Rest, records: Vec<RecordResult>, provider: &dyn Provider) -> AuditResult {
+pub(crate) fn finish(
+    rest: Rest,
+    records: Vec<RecordResult>,
+    provider: &dyn Provider,
+) -> AuditResult {
     let remote_failures = provider
         .failures()
         .into_iter()

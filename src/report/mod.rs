@@ -7,13 +7,13 @@
 pub use pinaudit_core::escape;
 pub mod v1;
 
-pub use v1::*;
+pub(crate) use v1::*;
 
 /// How a renderer is asked to render.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct RenderOptions {
+pub(crate) struct RenderOptions {
     /// Colour for a terminal (only formats meant for one use it).
-    pub color: bool,
+    pub(crate) color: bool,
 }
 
 /// Every output format: one renderer module each, with
@@ -25,10 +25,10 @@ macro_rules! formats {
 
         /// An output format, as `--format` names it.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-        pub enum Format { $( $variant, )* }
+        pub(crate) enum Format { $( $variant, )* }
 
         /// Renders a report in a format.
-        pub fn render(report: &Report, format: Format, opts: &RenderOptions) -> String {
+        pub(crate) fn render(report: &Report, format: Format, opts: &RenderOptions) -> String {
             match format { $( Format::$variant => $module::render(report, opts), )* }
         }
     };

@@ -114,7 +114,7 @@ fn result(f: &FindingReport, rule_index: usize) -> Value {
     r
 }
 
-pub fn render(report: &Report, _opts: &super::RenderOptions) -> String {
+pub(crate) fn render(report: &Report, _opts: &super::RenderOptions) -> String {
     let rules: Vec<Value> = Code::ALL.iter().map(|c| rule(*c)).collect();
     let results: Vec<Value> = report
         .findings

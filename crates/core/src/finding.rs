@@ -59,18 +59,18 @@ impl Finding {
 
     /// Whether the finding counts toward the exit status: not when the baseline
     /// already had it, nor when the configuration ignores it.
-    pub fn counts(&self) -> bool {
+    pub(crate) fn counts(&self) -> bool {
         !self.baseline && self.ignored.is_none()
     }
 
     /// Advice with the facts filled in.
-    pub fn hint(mut self, text: impl Into<String>) -> Self {
+    pub(crate) fn hint(mut self, text: impl Into<String>) -> Self {
         self.hint = Some(text.into());
         self
     }
 
     /// [`Self::hint`] when there is advice with facts to give.
-    pub fn with_hint(mut self, text: Option<String>) -> Self {
+    pub(crate) fn with_hint(mut self, text: Option<String>) -> Self {
         if text.is_some() {
             self.hint = text;
         }
@@ -87,7 +87,7 @@ impl Finding {
         self
     }
 
-    pub fn claim(mut self, label: impl Into<String>) -> Self {
+    pub(crate) fn claim(mut self, label: impl Into<String>) -> Self {
         self.claim = Some(label.into());
         self
     }
@@ -99,7 +99,7 @@ impl Finding {
 
     /// Adds the facts of a typed evidence struct (one per code, next to its
     /// check), in field order.
-    pub fn evidence(mut self, facts: impl serde::Serialize) -> Self {
+    pub(crate) fn evidence(mut self, facts: impl serde::Serialize) -> Self {
         if let Ok(Value::Object(map)) = serde_json::to_value(facts) {
             if self.evidence.is_empty() {
                 // The same map, in the same order, without inserting every

@@ -199,15 +199,15 @@ pub struct NumberToken {
     pub span: Range<usize>,
     /// Normalised text: sign, digits without separators, fraction, exponent as `e<n>`
     /// (`1,048,576` → `1048576`, `.98` → `0.98`, `1E+05` → `1e5`).
-    pub text: String,
+    pub(crate) text: String,
     /// The value as a float, for display and sorting only; matching never uses it.
-    pub value: f64,
+    pub(crate) value: f64,
     /// Decimals as written, after the exponent (`98.0` → 1, `1.5e-3` → 4, `1e5` → 0).
-    pub decimals: u32,
+    pub(crate) decimals: u32,
     /// Preceded by `~`, `≈` or `∼`.
-    pub approx: bool,
+    pub(crate) approx: bool,
     /// Followed by `%`.
-    pub percent: bool,
+    pub(crate) percent: bool,
 }
 
 /// Every number token on `line`, left to right (see the module docs for the rules).
@@ -273,11 +273,11 @@ pub fn nearest_line(
 /// An expected value parsed once, for matching line after line of a document
 /// read as a stream (issues 12, 13): [`find_in_lines`] and [`nearest_line`] in
 /// pieces, with the same rules.
-pub struct Prepared(Claim);
+pub(crate) struct Prepared(Claim);
 
 impl Prepared {
     /// `None` when `expected.value` is not a number (nothing can match it).
-    pub fn new(expected: &Expected) -> Option<Prepared> {
+    pub(crate) fn new(expected: &Expected) -> Option<Prepared> {
         Claim::parse(expected).map(Prepared)
     }
 
@@ -457,7 +457,7 @@ impl Claim {
 
 /// Whether a unit means "percent" (`percent`, `%`, `pct`, `per cent`, `% pass@1`…); the
 /// `inconsistent-value` check uses the same rule.
-pub fn is_percent_unit(unit: &str) -> bool {
+pub(crate) fn is_percent_unit(unit: &str) -> bool {
     let unit = unit.trim();
     unit.starts_with(PERCENT_SIGNS)
         || unit.eq_ignore_ascii_case("pct")

@@ -31,7 +31,8 @@ impl dyn CheckMemo + '_ {
     }
 
     /// The remembered answer for `key`.
-    pub fn get(&self, key: &[u8; 32]) -> Option<Vec<u8>> {
+    #[cfg(test)]
+    pub(crate) fn get(&self, key: &[u8; 32]) -> Option<Vec<u8>> {
         self.peek(key, <[u8]>::to_vec)
     }
 }

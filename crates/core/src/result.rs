@@ -28,23 +28,6 @@ pub enum ClaimStatus {
     Unchecked,
 }
 
-impl ClaimStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ClaimStatus::Verified => "verified",
-            ClaimStatus::Rounded => "rounded",
-            ClaimStatus::Shifted => "shifted",
-            ClaimStatus::Missing => "missing",
-            ClaimStatus::Unchecked => "unchecked",
-        }
-    }
-
-    /// Whether the value was confirmed on a cited line.
-    pub fn is_verified(self) -> bool {
-        matches!(self, ClaimStatus::Verified | ClaimStatus::Rounded)
-    }
-}
-
 /// What checking one claim against its document found.
 #[derive(Debug, Clone)]
 pub struct Verdict {
@@ -52,13 +35,11 @@ pub struct Verdict {
     /// The 1-based line carrying the value, cited or not.
     pub found_line: Option<u32>,
     pub line_text: Option<String>,
-    /// The match on `found_line` (used to follow the value to the head).
-    pub found: Option<crate::matcher::Match>,
 }
 
 impl Verdict {
     /// The document was read and does not carry the value.
-    pub fn missing() -> Verdict {
+    pub(crate) fn missing() -> Verdict {
         Verdict {
             status: ClaimStatus::Missing,
             ..Verdict::unchecked()
@@ -70,7 +51,6 @@ impl Verdict {
             status: ClaimStatus::Unchecked,
             found_line: None,
             line_text: None,
-            found: None,
         }
     }
 }
@@ -164,20 +144,8 @@ impl SourceOutcome {
         }
     }
 
-    pub fn is_unchecked(&self) -> bool {
+    pub(crate) fn is_unchecked(&self) -> bool {
         matches!(self.state, SourceState::Unchecked(_))
-    }
-
-    pub fn is_absent(&self) -> bool {
-        matches!(self.state, SourceState::Absent(_))
-    }
-
-    /// Why the source could not be judged.
-    pub fn unchecked_reason(&self) -> Option<&Unchecked> {
-        match &self.state {
-            SourceState::Unchecked(why) => Some(why),
-            _ => None,
-        }
     }
 }
 
@@ -235,7 +203,7 @@ pub struct AuditResult {
 
 impl AuditResult {
     /// Every finding, in report order: per record, then the unreadable inputs'.
-    pub fn findings(&self) -> impl Iterator<Item = &Finding> + '_ {
+    pub(crate) fn findings(&self) -> impl Iterator<Item = &Finding> + '_ {
         self.records
             .iter()
             .flat_map(|r| &r.findings)
@@ -266,13 +234,6 @@ impl AuditResult {
 }
 
 impl RecordResult {
-    /// Where in the record file a finding points (issue 10): the figure it is
-    /// about, else the artifact, else the source, else the position an
-    /// `invalid-record` finding names, else the record's first line.
-    pub fn position_of(&self, f: &Finding) -> crate::record::Position {
-        self.positions().of(f)
-    }
-
     /// Where each claim, artifact and source stands, by label and id (the first
     /// of a duplicate winning), for [`Positions::of`] on every finding of the
     /// record without a scan per finding (issue 13: records of 100k figures).

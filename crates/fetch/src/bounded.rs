@@ -37,7 +37,7 @@ use super::options::SyncOptions;
 /// The limits of one repository's sync, and why they tripped.
 #[derive(Debug)]
 pub(crate) struct Budget {
-    pub deadline: Instant,
+    pub(crate) deadline: Instant,
     deadline_secs: u64,
     max_bytes: u64,
     max_ref_bytes: u64,
@@ -53,7 +53,7 @@ pub(crate) struct Budget {
 pub(crate) const MIN_BYTES_PER_SEC: f64 = 0.75;
 
 impl Budget {
-    pub fn new(opts: &SyncOptions) -> Arc<Self> {
+    pub(crate) fn new(opts: &SyncOptions) -> Arc<Self> {
         Arc::new(Budget {
             deadline: Instant::now() + opts.deadline,
             deadline_secs: opts.deadline.as_secs(),
@@ -67,7 +67,7 @@ impl Budget {
     }
 
     /// Why the sync was cut off, if it was.
-    pub fn tripped(&self) -> Option<String> {
+    pub(crate) fn tripped(&self) -> Option<String> {
         self.tripped
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -115,7 +115,7 @@ impl Budget {
 
     /// Whether a pack transfer may go on after `received` bytes (the
     /// transfer progress callback; `false` aborts the fetch).
-    pub fn allows(&self, received: u64) -> bool {
+    pub(crate) fn allows(&self, received: u64) -> bool {
         self.over_bytes(received, self.max_bytes, "data", "--max-fetch-mib")
             .or_else(|| self.over_deadline())
             .is_none()

@@ -9,7 +9,7 @@ use pinaudit_core::url::redact_text;
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct AuthOutcome {
     /// libgit2 asked for credentials at least once.
-    pub asked: bool,
+    pub(crate) asked: bool,
 }
 
 /// Map a libgit2 failure on `url` (already redacted) to a [`FetchError`].

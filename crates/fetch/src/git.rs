@@ -99,9 +99,9 @@ pub struct SyncReport {
     /// Other refs left out because of `SyncOptions::max_other_refs`.
     pub other_refs_skipped: usize,
     /// Why the mirror was found damaged and fetched afresh, when it was.
-    pub repaired: Option<String>,
+    pub(crate) repaired: Option<String>,
     /// Advertised refs skipped because their names are not UTF-8 (shown lossily).
-    pub skipped_refs: Vec<String>,
+    pub(crate) skipped_refs: Vec<String>,
 }
 
 impl SyncReport {
@@ -142,7 +142,7 @@ impl GitCache {
 
     /// Writes which mirrors this run found whole (`CACHE/verified.store`), once;
     /// also done when the last clone of this cache is dropped.
-    pub fn persist_verified(&self) -> std::io::Result<()> {
+    pub(crate) fn persist_verified(&self) -> std::io::Result<()> {
         self.verified.persist()
     }
 
@@ -202,27 +202,13 @@ impl GitCache {
         self.sync_docs(remote, fetch_url, &docs, opts, None)
     }
 
-    /// [`Self::sync`], reporting objects and bytes received (libgit2's transfer
-    /// progress) on `progress`, a line of its own for this remote (issue 11).
-    pub fn sync_with_progress(
-        &self,
-        remote: &str,
-        fetch_url: &str,
-        wanted: &[Oid],
-        opts: &SyncOptions,
-        progress: Option<indicatif::ProgressBar>,
-    ) -> Result<SyncReport, FetchError> {
-        let docs: Vec<(Oid, Option<String>)> = wanted.iter().map(|&o| (o, None)).collect();
-        self.sync_docs(remote, fetch_url, &docs, opts, progress)
-    }
-
     /// [`GitCache::sync`] for the documents `docs` (a commit, and the path a
     /// verdict will read there): besides the commits, their trees and those
     /// blobs are checked to read back whole, so a damaged mirror is told apart
     /// from a finding against the record (issue "Reliability and security").
     /// Online a damaged mirror is fetched afresh; offline it is
     /// [`FetchError::CacheDamaged`]. Objects and bytes received go to `progress`.
-    pub fn sync_docs(
+    pub(crate) fn sync_docs(
         &self,
         remote: &str,
         fetch_url: &str,
@@ -384,7 +370,7 @@ fn mark_synced(path: &Path) {
 impl GitCache {
     /// When the mirror of `remote` last synced with its remote (seconds since the
     /// epoch): its own record, else when git last fetched into it.
-    pub fn last_synced(&self, remote: &str) -> Option<i64> {
+    pub(crate) fn last_synced(&self, remote: &str) -> Option<i64> {
         let path = self.repo_path(remote);
         if let Some(t) = fs::read_to_string(path.join(SYNCED_AT))
             .ok()

@@ -71,7 +71,7 @@ const VARIANTS_FILE: &str = "variants.store";
 impl BlobHashCache {
     /// The store under `cache_root` (the directory that also holds `git/`), loaded
     /// now; an unreadable or damaged store loads as empty.
-    pub fn new(cache_root: &Path) -> Self {
+    pub(crate) fn new(cache_root: &Path) -> Self {
         let path = cache_root.join(STORE_FILE);
         let entries = crate::store::load(&path, STORE_MAGIC)
             .and_then(|body| decode(&body))
@@ -91,17 +91,19 @@ impl BlobHashCache {
     }
 
     /// How many blobs the store knows.
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.memo().entries.len()
     }
 
     /// Whether the store knows no blob.
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// The remembered sha256 of `blob` when it is `size` bytes long.
-    pub fn get(&self, blob: Oid, size: usize) -> Option<String> {
+    pub(crate) fn get(&self, blob: Oid, size: usize) -> Option<String> {
         let memo = self.memo();
         let (known, sha) = memo.entries.get(&key(blob)?)?;
         (*known == size as u64).then(|| to_hex(sha))
@@ -110,7 +112,7 @@ impl BlobHashCache {
     /// The remembered sha256 of `blob`, whatever its size: a blob id names its
     /// content, so this is what reading it would give (used to leave a blob
     /// unread when nothing else needs its bytes).
-    pub fn known(&self, blob: Oid) -> Option<String> {
+    pub(crate) fn known(&self, blob: Oid) -> Option<String> {
         let memo = self.memo();
         let (_, sha) = memo.entries.get(&key(blob)?)?;
         Some(to_hex(sha))
@@ -118,14 +120,14 @@ impl BlobHashCache {
 
     /// The remembered size of `blob`: checked against the bytes whenever they
     /// are read (see [`get`](Self::get)), and signed with the rest of the store.
-    pub fn known_size(&self, blob: Oid) -> Option<u64> {
+    pub(crate) fn known_size(&self, blob: Oid) -> Option<u64> {
         let memo = self.memo();
         memo.entries.get(&key(blob)?).map(|(size, _)| *size)
     }
 
     /// Remember `sha256` for `blob` of `size` bytes (kept in memory until
     /// [`persist`](Self::persist)).
-    pub fn put(&self, blob: Oid, size: usize, sha256: [u8; 32]) {
+    pub(crate) fn put(&self, blob: Oid, size: usize, sha256: [u8; 32]) {
         let Some(k) = key(blob) else { return };
         let mut memo = self.memo();
         if memo.entries.insert(k, (size as u64, sha256)) != Some((size as u64, sha256)) {
@@ -147,7 +149,7 @@ impl BlobHashCache {
     /// The sha256 of `blob` and of each of its [`variants`] (name, hex), from the
     /// store when known (then `read` is not called: nothing is read), else from
     /// the bytes `read` returns, then remembered. `None` when it cannot be read.
-    pub fn with_variants(
+    pub(crate) fn with_variants(
         &self,
         blob: Oid,
         read: impl FnOnce() -> Option<Vec<u8>>,
@@ -162,7 +164,7 @@ impl BlobHashCache {
 
     /// [`Self::with_variants`], with `compute` giving the length, sha256 and
     /// variant hashes itself (a streamed document: see [`VariantHasher`]).
-    pub fn with_variant_hashes(
+    pub(crate) fn with_variant_hashes(
         &self,
         blob: Oid,
         compute: impl FnOnce() -> Option<VariantHashes>,

@@ -9,20 +9,20 @@
 //! blob that bends a rule is not a pointer, and is hashed as the blob it is.
 
 /// The version URL pointers are written with.
-pub const VERSION: &str = "https://git-lfs.github.com/spec/v1";
+pub(crate) const VERSION: &str = "https://git-lfs.github.com/spec/v1";
 /// The pre-release version URL, which Git LFS still reads (spec: "Blobs created
 /// with the pre-release version of the tool").
 const HAWSER_VERSION: &str = "https://hawser.github.com/spec/v1";
 /// Git LFS itself never takes a blob this large for a pointer.
-pub const MAX_POINTER_SIZE: usize = 1024;
+pub(crate) const MAX_POINTER_SIZE: usize = 1024;
 
 /// What a pointer says of the file it stands for.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Pointer {
+pub(crate) struct Pointer {
     /// sha256 of the file, lowercase hex.
-    pub sha256: String,
+    pub(crate) sha256: String,
     /// Size of the file in bytes.
-    pub size: u64,
+    pub(crate) size: u64,
 }
 
 /// Parses `bytes` as a Git LFS v1 pointer; `None` when they are not one.
@@ -33,7 +33,7 @@ pub struct Pointer {
 /// compared as a plain string; `oid` is `sha256:` and 64 lowercase hex digits;
 /// `size` a whole number. Unknown keys are allowed (the spec asks tools to keep
 /// them).
-pub fn parse(bytes: &[u8]) -> Option<Pointer> {
+pub(crate) fn parse(bytes: &[u8]) -> Option<Pointer> {
     if bytes.len() > MAX_POINTER_SIZE {
         return None;
     }
@@ -83,7 +83,8 @@ pub fn parse(bytes: &[u8]) -> Option<Pointer> {
 }
 
 /// The pointer Git LFS writes for a file of `sha256` and `size`.
-pub fn write(sha256: &str, size: u64) -> String {
+#[cfg(test)]
+pub(crate) fn write(sha256: &str, size: u64) -> String {
     format!("version {VERSION}\noid sha256:{sha256}\nsize {size}\n")
 }
 

@@ -23,8 +23,8 @@ use pinaudit_core::url::{classify_ip, HostClass};
 pub struct Pin {
     /// Lowercase, without brackets or a final dot.
     pub host: String,
-    pub port: u16,
-    pub addr: IpAddr,
+    pub(crate) port: u16,
+    pub(crate) addr: IpAddr,
 }
 
 impl std::str::FromStr for Pin {
@@ -100,7 +100,7 @@ pub use pinaudit_core::error::REFUSED_MARK;
 /// The addresses to connect to for `host:port`: the `--resolve` pin, an IP
 /// literal, or DNS. With `public_only`, any address that is not public refuses
 /// the whole host (before any connection; the same words whatever the port).
-pub fn lookup(host: &str, port: u16, public_only: bool) -> std::io::Result<Vec<SocketAddr>> {
+pub(crate) fn lookup(host: &str, port: u16, public_only: bool) -> std::io::Result<Vec<SocketAddr>> {
     let bare = host.trim_start_matches('[').trim_end_matches(']');
     let addrs: Vec<SocketAddr> = match pinned(bare, Some(port)) {
         Some(ip) => vec![SocketAddr::new(ip, port)],
@@ -175,13 +175,13 @@ fn proxy_hosts() -> Vec<String> {
 /// `public_only`, refuses names that resolve to non-public addresses (the
 /// addresses it returns are the only ones reqwest connects to).
 #[derive(Debug, Clone)]
-pub struct Resolver {
+pub(crate) struct Resolver {
     public_only: bool,
     exempt: Arc<Vec<String>>,
 }
 
 impl Resolver {
-    pub fn new(public_only: bool) -> Arc<Self> {
+    pub(crate) fn new(public_only: bool) -> Arc<Self> {
         Arc::new(Resolver {
             public_only,
             exempt: Arc::new(proxy_hosts()),

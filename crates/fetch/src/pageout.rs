@@ -34,14 +34,14 @@ use std::path::Path;
 
 /// How often the mappings are looked at while a fetch runs. CRC-32 over mapped
 /// pages runs at a few GB/s, so at most some MB are resident between looks.
-pub const TICK: std::time::Duration = std::time::Duration::from_millis(4);
+pub(crate) const TICK: std::time::Duration = std::time::Duration::from_millis(4);
 
 /// Mappings smaller than this are left alone (the indexer's small windows
 /// and its write maps of a few pages).
 const MIN_LEN: usize = 1 << 20;
 
 /// A thread that pages out the mappings of a mirror's pack files until dropped.
-pub struct Pager {
+pub(crate) struct Pager {
     #[cfg(target_os = "linux")]
     stop: Option<std::sync::mpsc::Sender<()>>,
     #[cfg(target_os = "linux")]
@@ -52,7 +52,7 @@ impl Pager {
     /// Start paging out mappings of files under `repo`'s `objects/pack`
     /// directory. Never fails: when the directory can't be resolved or the
     /// thread can't start, it does nothing.
-    pub fn start(repo: &Path) -> Pager {
+    pub(crate) fn start(repo: &Path) -> Pager {
         #[cfg(target_os = "linux")]
         {
             let Ok(dir) = repo.join("objects").join("pack").canonicalize() else {
@@ -113,7 +113,7 @@ impl Drop for Pager {
 
 /// The address ranges of `maps` (the text of `/proc/self/maps`) whose file is
 /// under `prefix` (a directory path ending in `/`), at least [`MIN_LEN`] long.
-pub fn ranges_under(maps: &[u8], prefix: &[u8]) -> Vec<(usize, usize)> {
+pub(crate) fn ranges_under(maps: &[u8], prefix: &[u8]) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     for line in maps.split(|&b| b == b'\n') {
         // ADDR-ADDR PERMS OFFSET DEV INODE [PATH]; the path is what follows

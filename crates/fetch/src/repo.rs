@@ -41,7 +41,7 @@ pub struct PathVersion {
     /// The blob the path holds there.
     pub blob: Oid,
     /// That commit's committer time, seconds since the epoch.
-    pub time: i64,
+    pub(crate) time: i64,
 }
 
 /// An opened bare mirror in the cache.
@@ -122,7 +122,7 @@ impl CachedRepo {
 
     /// Every commit some `refs/heads/*` or `refs/tags/*` reaches: one walk, so a
     /// repository cited by many sources is walked once, not once per source.
-    pub fn reachable_set(&self) -> Result<std::collections::HashSet<Oid>, FetchError> {
+    pub(crate) fn reachable_set(&self) -> Result<std::collections::HashSet<Oid>, FetchError> {
         let mut walk = self.repo.revwalk().map_err(|e| self.err(&e))?;
         walk.push_glob("refs/heads/*").map_err(|e| self.err(&e))?;
         walk.push_glob("refs/tags/*").map_err(|e| self.err(&e))?;
@@ -132,13 +132,13 @@ impl CachedRepo {
     /// A digest of every `refs/heads/*` and `refs/tags/*` and what it points at:
     /// what [`Self::reachable_set`] depends on. `None` when the refs cannot be
     /// listed.
-    pub fn ref_tips_digest(&self) -> Option<[u8; 32]> {
+    pub(crate) fn ref_tips_digest(&self) -> Option<[u8; 32]> {
         self.tips_digest(&["refs/heads/*", "refs/tags/*"])
     }
 
     /// A digest of every ref's name and target: what [`Self::path_versions`]
     /// walks from.
-    pub fn all_refs_digest(&self) -> Option<[u8; 32]> {
+    pub(crate) fn all_refs_digest(&self) -> Option<[u8; 32]> {
         self.tips_digest(&["refs/*"])
     }
 
@@ -163,7 +163,7 @@ impl CachedRepo {
 
     /// The branches (`refs/heads/*`) whose history contains `oid`, with their
     /// heads and committer times, newest first.
-    pub fn branches_containing(&self, oid: Oid) -> Vec<(String, Oid, i64)> {
+    pub(crate) fn branches_containing(&self, oid: Oid) -> Vec<(String, Oid, i64)> {
         let Ok(refs) = self.repo.references_glob("refs/heads/*") else {
             return Vec::new();
         };
@@ -182,14 +182,14 @@ impl CachedRepo {
     }
 
     /// Every commit `tip`'s history contains, `tip` included (one walk).
-    pub fn ancestors(&self, tip: Oid) -> Result<std::collections::HashSet<Oid>, FetchError> {
+    pub(crate) fn ancestors(&self, tip: Oid) -> Result<std::collections::HashSet<Oid>, FetchError> {
         let mut walk = self.repo.revwalk().map_err(|e| self.err(&e))?;
         walk.push(tip).map_err(|e| self.err(&e))?;
         walk.map(|seen| seen.map_err(|e| self.err(&e))).collect()
     }
 
     /// Whether `tip`'s history contains `oid`.
-    pub fn contains(&self, tip: Oid, oid: Oid) -> bool {
+    pub(crate) fn contains(&self, tip: Oid, oid: Oid) -> bool {
         tip == oid || self.repo.graph_descendant_of(tip, oid).unwrap_or(false)
     }
 
@@ -210,7 +210,7 @@ impl CachedRepo {
 
     /// The size of blob `id` in bytes, read from its object header without
     /// inflating it (a small pack can hold a huge, compressible blob).
-    pub fn blob_size(&self, id: Oid) -> Option<u64> {
+    pub(crate) fn blob_size(&self, id: Oid) -> Option<u64> {
         let odb = self.repo.odb().ok()?;
         let (size, _) = odb.read_header(id).ok()?;
         u64::try_from(size).ok()
@@ -241,7 +241,7 @@ impl CachedRepo {
     /// object in an alternate) is read whole through libgit2 when it is at most
     /// `max_whole` bytes, else `Ok(None)`. Read errors carry a [`FetchError`] (`CacheDamaged` for an
     /// object that does not inflate or hash to its id).
-    pub fn blob_stream(
+    pub(crate) fn blob_stream(
         &self,
         id: Oid,
         max_whole: u64,
@@ -261,7 +261,7 @@ impl CachedRepo {
     }
 
     /// The blob id at `path` in `commit`, or `None` (see [`Self::read_blob`]).
-    pub fn blob_id_at(&self, commit: Oid, path: &str) -> Result<Option<Oid>, FetchError> {
+    pub(crate) fn blob_id_at(&self, commit: Oid, path: &str) -> Result<Option<Oid>, FetchError> {
         let commit = self.repo.find_commit(commit).map_err(|e| self.err(&e))?;
         let tree = commit.tree().map_err(|e| self.err(&e))?;
         Ok(blob_in_tree(&tree, path))
@@ -299,7 +299,7 @@ impl CachedRepo {
 
     /// The remote's default branch (`refs/heads/main`) as recorded at the
     /// last sync, when the remote advertised one.
-    pub fn default_branch(&self) -> Option<String> {
+    pub(crate) fn default_branch(&self) -> Option<String> {
         self.head()?;
         let head = self.repo.find_reference("HEAD").ok()?;
         head.symbolic_target().map(str::to_string)
@@ -371,7 +371,7 @@ impl CachedRepo {
     /// Every file of `commit`'s tree (recursively) with its blob id and size, in
     /// path order; submodules and symlinks are left out. Sizes come from object
     /// headers, so large blobs are not read.
-    pub fn files_at(&self, commit: Oid) -> Result<Vec<(String, Oid, u64)>, FetchError> {
+    pub(crate) fn files_at(&self, commit: Oid) -> Result<Vec<(String, Oid, u64)>, FetchError> {
         let commit = self.repo.find_commit(commit).map_err(|e| self.err(&e))?;
         let tree = commit.tree().map_err(|e| self.err(&e))?;
         let odb = self.repo.odb().map_err(|e| self.err(&e))?;

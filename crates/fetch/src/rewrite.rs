@@ -22,9 +22,9 @@ use pinaudit_core::url::{is_local, normalize};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rewrite {
     /// The URL prefix to replace.
-    pub from: String,
+    pub(crate) from: String,
     /// What replaces it.
-    pub to: String,
+    pub(crate) to: String,
 }
 
 /// Why a `--rewrite` argument could not be read.

@@ -94,7 +94,7 @@ pub fn sync_options(plan: &SyncPlan, remote: &str, fetch_url: &str) -> SyncOptio
 }
 
 /// A sync's outcome per remote (keyed by the pre-rewrite clone URL).
-pub type Synced = HashMap<String, Result<SyncReport, FetchError>>;
+pub(crate) type Synced = HashMap<String, Result<SyncReport, FetchError>>;
 
 /// Syncs every remote once, `jobs` at a time, with each remote's wanted commits.
 pub fn sync_all(cache: &GitCache, targets: &[&DocRef], plan: &SyncPlan) -> Synced {
@@ -103,7 +103,7 @@ pub fn sync_all(cache: &GitCache, targets: &[&DocRef], plan: &SyncPlan) -> Synce
 
 /// [`sync_all`], also syncing `extra` remotes (model repositories, issue 11) with
 /// the commits they want, if any: their branches and tags are fetched either way.
-pub fn sync_all_with(
+pub(crate) fn sync_all_with(
     cache: &GitCache,
     targets: &[&DocRef],
     extra: &[(String, Option<Oid>)],

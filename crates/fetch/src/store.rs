@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use sha2::{Digest, Sha256};
 
 /// The body of the store at `path` when it is sound and of kind `magic`.
-pub fn load(path: &Path, magic: &[u8]) -> Option<Vec<u8>> {
+pub(crate) fn load(path: &Path, magic: &[u8]) -> Option<Vec<u8>> {
     let mut bytes = fs::read(path).ok()?;
     let body_len = bytes.len().checked_sub(32)?;
     if Sha256::digest(&bytes[..body_len]).as_slice() != &bytes[body_len..] {
@@ -32,7 +32,7 @@ pub fn load(path: &Path, magic: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// Writes `body` as a store of kind `magic` at `path`, atomically.
-pub fn save(path: &Path, magic: &[u8], body: &[u8]) -> std::io::Result<()> {
+pub(crate) fn save(path: &Path, magic: &[u8], body: &[u8]) -> std::io::Result<()> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let Some(dir) = path.parent() else {
         return Ok(());
@@ -74,7 +74,7 @@ pub fn save(path: &Path, magic: &[u8], body: &[u8]) -> std::io::Result<()> {
 /// with the documents just read is ignored and the diff recomputed. Fates are
 /// opaque `u32` codes (see `check::upstream::Fate`).
 #[derive(Debug, Clone)]
-pub struct DriftMemo {
+pub(crate) struct DriftMemo {
     path: std::path::PathBuf,
     inner: std::sync::Arc<std::sync::Mutex<DriftEntries>>,
 }
@@ -135,7 +135,7 @@ fn oid_key(hex: &str) -> Option<[u8; 20]> {
 impl DriftMemo {
     /// The memo under `cache_root`, read on first use; a damaged memo reads as
     /// empty.
-    pub fn new(cache_root: &Path) -> DriftMemo {
+    pub(crate) fn new(cache_root: &Path) -> DriftMemo {
         DriftMemo {
             path: cache_root.join(DRIFT_FILE),
             inner: std::sync::Arc::default(),
@@ -158,7 +158,7 @@ impl DriftMemo {
 
     /// Writes the memo once, atomically, when this run added entries; entries
     /// another run persisted meanwhile are kept.
-    pub fn persist(&self) -> std::io::Result<()> {
+    pub(crate) fn persist(&self) -> std::io::Result<()> {
         // Not `entries()`: a memo never used is not read just to be left alone.
         let mut entries = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         if entries.added == 0 {
@@ -223,7 +223,7 @@ fn decode_drift(mut b: &[u8]) -> Option<std::collections::HashMap<DriftKey, (u32
 /// the matcher and of the checks that derive answers, so remembered answers of
 /// another matcher are never read back.
 #[derive(Debug, Clone)]
-pub struct CheckMemo {
+pub(crate) struct CheckMemo {
     path: std::path::PathBuf,
     magic: Vec<u8>,
     /// Read far more than written (a re-check only reads): the workers checking
@@ -239,7 +239,7 @@ struct CheckEntries {
 
 /// Bump when the encoding of a remembered answer, or what a check derives from
 /// a document, changes.
-pub const CHECKS_VERSION: u32 = 1;
+pub(crate) const CHECKS_VERSION: u32 = 1;
 const CHECKS_FILE: &str = "checks.store";
 /// A remembered answer larger than this is not kept (excerpts are short).
 const CHECK_VALUE_MAX: usize = 64 << 10;
@@ -248,7 +248,7 @@ impl CheckMemo {
     /// The memo under `cache_root`, loaded now, for answers of the checks at
     /// `version` (see [`pinaudit_core::check::derivation_version`]); a damaged memo, or
     /// one of another version, loads as empty.
-    pub fn new(cache_root: &Path, version: &str) -> CheckMemo {
+    pub(crate) fn new(cache_root: &Path, version: &str) -> CheckMemo {
         let path = cache_root.join(CHECKS_FILE);
         let magic =
             format!("pinaudit-check-store v{CHECKS_VERSION} checks {version}\n").into_bytes();
@@ -263,7 +263,7 @@ impl CheckMemo {
     }
 
     /// The key of an answer (see [`pinaudit_core::memo::key`]).
-    pub fn key(domain: &str, parts: &[&[u8]]) -> [u8; 32] {
+    pub(crate) fn key(domain: &str, parts: &[&[u8]]) -> [u8; 32] {
         pinaudit_core::memo::key(domain, parts)
     }
 
@@ -276,17 +276,17 @@ impl CheckMemo {
     }
 
     /// The remembered answer for `key`.
-    pub fn get(&self, key: &[u8; 32]) -> Option<Vec<u8>> {
+    pub(crate) fn get(&self, key: &[u8; 32]) -> Option<Vec<u8>> {
         self.read().map.get(key).cloned()
     }
 
     /// `f` of the remembered answer for `key`, read in place (no copy).
-    pub fn peek<R>(&self, key: &[u8; 32], f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+    pub(crate) fn peek<R>(&self, key: &[u8; 32], f: impl FnOnce(&[u8]) -> R) -> Option<R> {
         self.read().map.get(key).map(|v| f(v))
     }
 
     /// Remembers an answer (kept in memory until [`persist`](Self::persist)).
-    pub fn put(&self, key: [u8; 32], value: Vec<u8>) {
+    pub(crate) fn put(&self, key: [u8; 32], value: Vec<u8>) {
         if value.len() > CHECK_VALUE_MAX {
             return;
         }
@@ -302,7 +302,7 @@ impl CheckMemo {
     }
 
     /// Forgets an answer found unsound (the run recomputes and remembers it).
-    pub fn forget(&self, key: &[u8; 32]) {
+    pub(crate) fn forget(&self, key: &[u8; 32]) {
         let mut entries = self.entries();
         if entries.map.remove(key).is_some() {
             entries.added += 1;
@@ -311,7 +311,7 @@ impl CheckMemo {
 
     /// Writes the memo once, atomically, when this run changed it; entries
     /// another run persisted meanwhile are kept.
-    pub fn persist(&self) -> std::io::Result<()> {
+    pub(crate) fn persist(&self) -> std::io::Result<()> {
         let mut entries = self.entries();
         if entries.added == 0 {
             return Ok(());
@@ -361,14 +361,14 @@ fn decode_checks(mut b: &[u8]) -> Option<DigestMap<Vec<u8>>> {
 /// restores sizes and timestamps (ctime included) is not seen. A damaged store
 /// loads as empty, so every mirror is verified again.
 #[derive(Debug, Default)]
-pub struct VerifiedMemo {
+pub(crate) struct VerifiedMemo {
     path: std::path::PathBuf,
     inner: std::sync::Mutex<VerifiedEntries>,
 }
 
 /// A document read back whole: a commit, and the path read there (`None`: the
 /// commit and its tree only).
-pub type VerifiedDoc = ([u8; 20], Option<String>);
+pub(crate) type VerifiedDoc = ([u8; 20], Option<String>);
 
 #[derive(Debug, Default)]
 struct VerifiedEntries {
@@ -384,7 +384,7 @@ const VERIFIED_FILE: &str = "verified.store";
 
 impl VerifiedMemo {
     /// The memo under `cache_root`, read on first use.
-    pub fn new(cache_root: &Path) -> VerifiedMemo {
+    pub(crate) fn new(cache_root: &Path) -> VerifiedMemo {
         VerifiedMemo {
             path: cache_root.join(VERIFIED_FILE),
             inner: std::sync::Mutex::default(),
@@ -405,7 +405,7 @@ impl VerifiedMemo {
 
     /// The documents of `docs` not yet verified for `mirror` in state `stamp`;
     /// `None` when the mirror was not verified in that state at all.
-    pub fn missing(
+    pub(crate) fn missing(
         &self,
         mirror: &str,
         stamp: &[u8; 32],
@@ -424,7 +424,7 @@ impl VerifiedMemo {
 
     /// Records that `docs` of `mirror` read back whole in state `stamp` (in
     /// memory until [`persist`](Self::persist)); a new state replaces the old.
-    pub fn record(&self, mirror: &str, stamp: [u8; 32], docs: &[VerifiedDoc]) {
+    pub(crate) fn record(&self, mirror: &str, stamp: [u8; 32], docs: &[VerifiedDoc]) {
         let mut entries = self.entries();
         let entry = entries
             .map
@@ -438,7 +438,7 @@ impl VerifiedMemo {
     }
 
     /// Forgets `mirror` (found damaged, or about to be replaced).
-    pub fn forget(&self, mirror: &str) {
+    pub(crate) fn forget(&self, mirror: &str) {
         let mut entries = self.entries();
         if entries.map.remove(mirror).is_some() {
             entries.changed.insert(mirror.to_string());
@@ -447,7 +447,7 @@ impl VerifiedMemo {
 
     /// Writes the memo once, atomically, when this run changed it; the entries
     /// of mirrors this run did not touch are taken from the file as it is now.
-    pub fn persist(&self) -> std::io::Result<()> {
+    pub(crate) fn persist(&self) -> std::io::Result<()> {
         let mut entries = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         if entries.changed.is_empty() {
             return Ok(());

@@ -34,10 +34,10 @@ use sha1::{Digest, Sha1};
 
 /// Blobs over this many bytes are read as streams; smaller ones in memory, as
 /// before (same code path, same reports).
-pub const STREAM_THRESHOLD: u64 = 16 << 20;
+pub(crate) const STREAM_THRESHOLD: u64 = 16 << 20;
 
 /// The content of one blob as it is inflated, checked against its id at the end.
-pub struct BlobReader {
+pub(crate) struct BlobReader {
     inner: Box<dyn Read + Send>,
     id: Oid,
     /// The size the object header declares.
@@ -61,7 +61,7 @@ impl std::fmt::Debug for BlobReader {
 
 /// What opening a blob as a stream found.
 #[derive(Debug)]
-pub enum Opened {
+pub(crate) enum Opened {
     Stream(BlobReader),
     /// The blob is stored as a delta in a pack: only libgit2 can rebuild it.
     Delta,
@@ -82,11 +82,6 @@ impl BlobReader {
             origin,
             done: false,
         }
-    }
-
-    /// The content length the object header declares.
-    pub fn size(&self) -> u64 {
-        self.size
     }
 
     fn damaged(&self, what: &str) -> io::Error {
@@ -139,7 +134,7 @@ impl Read for BlobReader {
 }
 
 /// Opens blob `id` of the bare repository at `git_dir` as a stream.
-pub fn open_blob(git_dir: &Path, id: Oid) -> io::Result<Opened> {
+pub(crate) fn open_blob(git_dir: &Path, id: Oid) -> io::Result<Opened> {
     let objects = git_dir.join("objects");
     let hex = id.to_string();
     let loose = objects.join(&hex[..2]).join(&hex[2..]);

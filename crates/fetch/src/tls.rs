@@ -30,14 +30,14 @@ const EMPTY: &str = "/dev/null";
 
 /// Whether fetching `url` (after `--rewrite`) may open a TLS connection: `https`,
 /// and `http`, which a server may redirect to `https`.
-pub fn may_use_tls(url: &str) -> bool {
+pub(crate) fn may_use_tls(url: &str) -> bool {
     let lower = url.trim_start().to_ascii_lowercase();
     lower.starts_with("https:") || lower.starts_with("http:")
 }
 
 /// Call before the run's first git2 call, with whether the run contacts remotes
 /// and the URLs it would fetch from (after `--rewrite`).
-pub fn prepare<'a>(online: bool, mut urls: impl Iterator<Item = &'a str>) {
+pub(crate) fn prepare<'a>(online: bool, mut urls: impl Iterator<Item = &'a str>) {
     let tls = online && urls.any(may_use_tls);
     let mut decided = DECIDED.lock().unwrap_or_else(|e| e.into_inner());
     let Some(users) = decided.as_ref() else {
@@ -82,7 +82,7 @@ fn load_real_certificates(users: Option<std::ffi::OsString>) {
 /// OpenSSL trusted before pinaudit had its own transport), so a CA that is only
 /// in the system store, such as a company's proxy, keeps working. Parsed once
 /// per file per process.
-pub fn extra_roots() -> Vec<reqwest::Certificate> {
+pub(crate) fn extra_roots() -> Vec<reqwest::Certificate> {
     static PARSED: Mutex<Option<(std::path::PathBuf, Vec<reqwest::Certificate>)>> =
         Mutex::new(None);
     let users = match DECIDED.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {

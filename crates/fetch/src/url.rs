@@ -25,7 +25,8 @@ pub use pinaudit_core::url::{redact, redact_text};
 pub(crate) const LOCK_SUFFIX: &str = ".pinaudit-lock";
 
 /// The host of `url` (lowercase, without userinfo or port), if it has one.
-pub fn host(url: &str) -> Option<String> {
+#[cfg(test)]
+pub(crate) fn host(url: &str) -> Option<String> {
     pinaudit_core::url::Remote::parse(url).host()
 }
 

@@ -37,9 +37,9 @@ const CONTENT_MAX: u64 = 1 << 20;
 /// The state of a mirror's object and ref files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Stamp {
-    pub digest: [u8; 32],
+    pub(crate) digest: [u8; 32],
     /// Some file (not stamped by content) changed within [`RACY`] of the stamp.
-    pub racy: bool,
+    pub(crate) racy: bool,
 }
 
 /// The stamp of the mirror at `dir`; `None` when a file can't be listed or
@@ -151,7 +151,7 @@ fn from_docs(docs: &[VerifiedDoc]) -> Vec<(Oid, Option<String>)> {
 }
 
 impl Verifier {
-    pub fn new(cache_root: &Path) -> Verifier {
+    pub(crate) fn new(cache_root: &Path) -> Verifier {
         Verifier {
             memo: VerifiedMemo::new(cache_root),
             pending: Mutex::default(),
@@ -162,7 +162,7 @@ impl Verifier {
     /// if it is, as `damage` says (`refs_and_docs(repo, docs)`, or only the
     /// documents with `docs_only`); not asked when the mirror is unchanged
     /// since it was found whole with these documents.
-    pub fn damage(
+    pub(crate) fn damage(
         &self,
         key: &str,
         dir: &Path,
@@ -213,7 +213,7 @@ impl Verifier {
     }
 
     /// Forgets the mirror `key` (it is being replaced).
-    pub fn forget(&self, key: &str) {
+    pub(crate) fn forget(&self, key: &str) {
         self.memo.forget(key);
         let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
         pending.retain(|p| p.key != key);
@@ -221,7 +221,7 @@ impl Verifier {
 
     /// Moves the mirror verified at `from` to `to` (a new mirror's scratch
     /// directory renamed into place keeps its files, so its stamp).
-    pub fn moved(&self, from: &Path, to: &Path) {
+    pub(crate) fn moved(&self, from: &Path, to: &Path) {
         let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
         for p in pending.iter_mut().filter(|p| p.dir == from) {
             p.dir = to.to_path_buf();
@@ -230,7 +230,7 @@ impl Verifier {
 
     /// Records the mirrors whose stamp was too recent when verified, if they
     /// are unchanged and no longer recent, then writes the memo (once per run).
-    pub fn persist(&self) -> std::io::Result<()> {
+    pub(crate) fn persist(&self) -> std::io::Result<()> {
         let pending = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
         for p in pending {
             match stamp(&p.dir) {

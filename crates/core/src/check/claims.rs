@@ -326,7 +326,7 @@ fn get_match(d: &mut crate::memo::Dec) -> Option<Match> {
 }
 
 /// The bytes of an outcome in the memo.
-pub fn encode(o: &Outcome) -> Vec<u8> {
+pub(crate) fn encode(o: &Outcome) -> Vec<u8> {
     let mut e = crate::memo::Enc::default();
     match o {
         Outcome::OutOfRange {
@@ -368,7 +368,7 @@ pub fn encode(o: &Outcome) -> Vec<u8> {
 }
 
 /// The outcome `bytes` encode, if they are one whole outcome.
-pub fn decode(bytes: &[u8]) -> Option<Outcome> {
+pub(crate) fn decode(bytes: &[u8]) -> Option<Outcome> {
     let mut d = crate::memo::Dec(bytes);
     let o = match d.u32()? {
         0 => {
@@ -457,11 +457,10 @@ pub fn report(
         return Verdict::unchecked();
     };
     let loc = claim_location(s, c);
-    let found_at = |index: u32, m: &Match, text: &str, status: ClaimStatus| Verdict {
+    let found_at = |index: u32, text: &str, status: ClaimStatus| Verdict {
         status,
         found_line: Some(index + 1),
         line_text: Some(text.to_string()),
-        found: Some(m.clone()),
     };
     match outcome {
         Outcome::OutOfRange {
@@ -492,16 +491,16 @@ pub fn report(
             );
             // The value may still be in the document: say where, as for a shifted one.
             match nearest {
-                Some((i, m, text)) => found_at(*i, m, text, ClaimStatus::Shifted),
+                Some((i, _, text)) => found_at(*i, text, ClaimStatus::Shifted),
                 None => Verdict::missing(),
             }
         }
-        Outcome::Cited { index, m, text } => found_at(*index, m, text, status_of(m)),
+        Outcome::Cited { index, m, text } => found_at(*index, text, status_of(m)),
         Outcome::Shifted {
             index,
-            m,
             text,
             cited_text,
+            ..
         } => {
             out.push(
                 Finding::new(
@@ -527,7 +526,7 @@ pub fn report(
                     cited_text: cited_text.clone(),
                 }),
             );
-            found_at(*index, m, text, ClaimStatus::Shifted)
+            found_at(*index, text, ClaimStatus::Shifted)
         }
         Outcome::Missing { cited_text } => {
             out.push(
@@ -560,7 +559,6 @@ pub fn report(
                 status: ClaimStatus::Missing,
                 found_line: None,
                 line_text: Some(cited_text.clone()),
-                found: None,
             }
         }
     }

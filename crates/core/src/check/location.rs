@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::record::{Claim, Source};
 
-pub fn source_location(s: &Source) -> Location {
+pub(crate) fn source_location(s: &Source) -> Location {
     Location {
         repository: s.repository.clone(),
         revision: s.revision.as_ref().map(|r| r.to_string()),
@@ -14,7 +14,7 @@ pub fn source_location(s: &Source) -> Location {
     }
 }
 
-pub fn claim_location(s: &Source, c: &Claim) -> Location {
+pub(crate) fn claim_location(s: &Source, c: &Claim) -> Location {
     Location {
         line: c.lines.map(|l| l.first()),
         ..source_location(s)
@@ -22,7 +22,7 @@ pub fn claim_location(s: &Source, c: &Claim) -> Location {
 }
 
 /// `git show COMMIT:PATH | sha256sum` for a source, when it names both.
-pub fn hash_command(s: &Source) -> Option<String> {
+pub(crate) fn hash_command(s: &Source) -> Option<String> {
     // A web document is hashed as served (issue 11).
     if let Some(url) = crate::provider::web::web_url(s) {
         let shown = crate::url::redact(&url);
@@ -40,7 +40,12 @@ pub fn hash_command(s: &Source) -> Option<String> {
 /// What `pinaudit show` takes to show `line` of a source's document at its pinned
 /// revision: `PINFILE#LABEL` for a claim of a pin file, else the source's URL with
 /// a line anchor.
-pub fn show_target(file: &Path, s: &Source, claim: Option<&Claim>, line: u32) -> Option<String> {
+pub(crate) fn show_target(
+    file: &Path,
+    s: &Source,
+    claim: Option<&Claim>,
+    line: u32,
+) -> Option<String> {
     let is_pin_file = file
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("json"));
@@ -56,7 +61,7 @@ pub fn show_target(file: &Path, s: &Source, claim: Option<&Claim>, line: u32) ->
 }
 
 /// Quotes text for a POSIX shell when it needs it.
-pub fn shell_quote(text: &str) -> String {
+pub(crate) fn shell_quote(text: &str) -> String {
     // By byte (a multi-byte character is never plain): this runs for the hint
     // of every drift finding.
     let plain = !text.is_empty()

@@ -23,17 +23,17 @@ use crate::record::{Record, Source};
 
 /// One line of a manifest: a file and the sha256 it lists.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// 1-based line in the manifest.
-    pub line: u32,
+    pub(crate) line: u32,
     /// Relative to the manifest's directory, `./` removed.
-    pub path: String,
+    pub(crate) path: String,
     /// Lowercase hex.
-    pub sha256: String,
+    pub(crate) sha256: String,
 }
 
 /// Whether a file name is a checksum manifest pinaudit reads.
-pub fn is_manifest(name: &str) -> bool {
+pub(crate) fn is_manifest(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     n == "sha256sums" || n == "sha256sums.txt"
 }
@@ -67,7 +67,7 @@ fn unescape(name: &str) -> String {
 /// (binary), `SHA256 (NAME) = HASH` (`--tag`), each optionally `\`-escaped.
 /// Blank lines and `#` comments are skipped; the numbers of lines in no such form
 /// are returned beside the entries.
-pub fn parse(text: &str) -> (Vec<Entry>, Vec<u32>) {
+pub(crate) fn parse(text: &str) -> (Vec<Entry>, Vec<u32>) {
     let mut entries = Vec::new();
     let mut unreadable = Vec::new();
     for (i, raw) in text.lines().enumerate() {

@@ -183,7 +183,7 @@ pub fn rfc3339(secs: i64, offset_minutes: i32) -> Option<String> {
 }
 
 /// Whether pinaudit can read a recorded commit time (RFC 3339, or a date).
-pub fn is_time(recorded: &str) -> bool {
+pub(crate) fn is_time(recorded: &str) -> bool {
     commit_time_differs(recorded, 0).is_some()
 }
 

@@ -31,7 +31,7 @@ pub enum Fate {
 
 impl Fate {
     /// A compact code for the drift memo: 0 removed, 2h kept at h, 2h+1 edited into h.
-    pub fn code(self) -> u32 {
+    pub(crate) fn code(self) -> u32 {
         match self {
             Fate::Removed => 0,
             Fate::Kept(h) => h.saturating_mul(2),
@@ -40,7 +40,7 @@ impl Fate {
     }
 
     /// The fate of [`Fate::code`]; codes no fate has (1) read as `None`.
-    pub fn from_code(code: u32) -> Option<Fate> {
+    pub(crate) fn from_code(code: u32) -> Option<Fate> {
         match code {
             0 => Some(Fate::Removed),
             1 => None,
@@ -439,12 +439,12 @@ pub struct Facts {
     /// Per claim, in order: when the line its value was found on no longer
     /// carries it at the head, that line's excerpt and, when it was edited, the
     /// head line it became and that line's excerpt.
-    pub superseded: Vec<Option<Superseded>>,
+    pub(crate) superseded: Vec<Option<Superseded>>,
 }
 
 /// A found value's pinned line excerpt and, when that line was edited, the head
 /// line it became with its excerpt.
-pub type Superseded = (String, Option<(u32, String)>);
+pub(crate) type Superseded = (String, Option<(u32, String)>);
 
 /// Reads [`Facts`] from the pinned document and the one at the head (`None` when
 /// the path is gone there), with the line fates remembered by (pinned blob, head

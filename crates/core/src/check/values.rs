@@ -7,7 +7,7 @@ use super::location::claim_location;
 
 /// Whether a unit means "percent": the matcher's rule, so that a claim matched as a
 /// percentage is also checked as one.
-pub fn is_percent(unit: Option<&str>) -> bool {
+pub(crate) fn is_percent(unit: Option<&str>) -> bool {
     unit.is_some_and(crate::matcher::is_percent_unit)
 }
 

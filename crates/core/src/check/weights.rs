@@ -16,7 +16,7 @@ use crate::record::{short_rev, Artifact, Record, Recorded};
 
 /// The evidence list of weight files: path, sha256, size and whether git holds a
 /// Git LFS pointer for it.
-pub fn files_evidence(files: &[WeightFile]) -> Value {
+pub(crate) fn files_evidence(files: &[WeightFile]) -> Value {
     Value::Array(
         files
             .iter()

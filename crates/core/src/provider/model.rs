@@ -131,7 +131,7 @@ pub fn select<'t>(
 /// The manifest hash of a multi-file set: sha256 of the `sha256sum` listing of
 /// its files (`<sha256>  <path>\n`, in path order), so a set can be pinned by
 /// one digest that `sha256sum` output reproduces.
-pub fn manifest_sha256(files: &[WeightFile]) -> String {
+pub(crate) fn manifest_sha256(files: &[WeightFile]) -> String {
     let mut sorted: Vec<&WeightFile> = files.iter().collect();
     sorted.sort_by(|a, b| a.path.cmp(&b.path));
     let listing: String = sorted

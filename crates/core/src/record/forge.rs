@@ -62,12 +62,12 @@ impl fmt::Display for Forge {
 pub(super) struct Parts<'a> {
     /// The repository's segments: `[OWNER, REPO]`, `[GROUP, SUB, PROJECT]`,
     /// `[datasets, OWNER, NAME]`.
-    pub repo: &'a [&'a str],
-    pub view: Option<View>,
+    pub(crate) repo: &'a [&'a str],
+    pub(crate) view: Option<View>,
     /// The revision as written (percent-encoded).
-    pub rev: Option<String>,
+    pub(crate) rev: Option<String>,
     /// The document's segments (percent-encoded).
-    pub doc: &'a [&'a str],
+    pub(crate) doc: &'a [&'a str],
 }
 
 impl<'a> Parts<'a> {

@@ -34,12 +34,12 @@ pub struct Problem {
 
 /// Collects problems while fields are read.
 #[derive(Debug, Default)]
-pub struct Reader {
-    pub problems: Vec<Problem>,
+pub(crate) struct Reader {
+    pub(crate) problems: Vec<Problem>,
 }
 
 /// What a JSON value is, in words, for messages.
-pub fn kind(v: &Value) -> &'static str {
+pub(crate) fn kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -61,14 +61,14 @@ pub fn show(v: &Value) -> String {
 }
 
 /// A key as one reference token of a JSON pointer (RFC 6901: `~` is `~0`, `/` is `~1`).
-pub fn pointer_token(key: &str) -> String {
+pub(crate) fn pointer_token(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
 }
 
 /// The known key an unknown one was probably meant to be: a small edit away
 /// (`revison`, `sha265`, `Revision`, `commit-time`), or a prefix of it or it of
 /// the key (`line`, `rev`). `None` when nothing is close.
-pub fn did_you_mean<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
+pub(crate) fn did_you_mean<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
     let key = key.trim().to_lowercase();
     let (distance, best) = known
         .iter()
@@ -89,7 +89,7 @@ pub fn did_you_mean<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
 }
 
 /// How one kind of field is read from whatever JSON a file holds.
-pub trait Form: Sized {
+pub(crate) trait Form: Sized {
     /// `Ok(None)` when nothing is said (null, a blank string); `Err` with the reason
     /// the value is unusable, worded to follow "`key` " (`is a string (…), expected…`).
     fn read(v: &Value) -> Result<Option<Self>, String>;
@@ -114,7 +114,7 @@ impl Form for String {
 /// A label-like field (ids, labels): a string, or a number taken as its text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
-pub struct Text(pub String);
+pub(crate) struct Text(pub String);
 
 /// Described as a string: numbers are read, but not what a well-formed file holds.
 impl JsonSchema for Text {
@@ -234,7 +234,7 @@ impl Form for Number {
 }
 
 impl Reader {
-    pub fn problem(&mut self, pointer: &str, message: impl Into<String>) {
+    pub(crate) fn problem(&mut self, pointer: &str, message: impl Into<String>) {
         self.problems.push(Problem {
             pointer: pointer.to_string(),
             message: message.into(),
@@ -243,7 +243,7 @@ impl Reader {
 
     /// What was read of a field `key` of the object at `ptr`; an unusable value is
     /// noted as a problem at `{ptr}/{key}`, and is `None`.
-    pub fn take<T>(&mut self, field: Field<T>, ptr: &str, key: &str) -> Option<T> {
+    pub(crate) fn take<T>(&mut self, field: Field<T>, ptr: &str, key: &str) -> Option<T> {
         match field {
             Field::Missing => None,
             Field::Valid(v) => Some(v),
@@ -256,7 +256,7 @@ impl Reader {
 
     /// Notes each key of the object at `ptr` that its format does not have.
     /// `what` names the object in the message (`a source`).
-    pub fn unknown(&mut self, unknown: &Unknown, ptr: &str, known: &[&str], what: &str) {
+    pub(crate) fn unknown(&mut self, unknown: &Unknown, ptr: &str, known: &[&str], what: &str) {
         for key in &unknown.0 {
             let hint = match did_you_mean(key, known) {
                 Some(near) => format!("did you mean `{near}`?"),
@@ -277,28 +277,43 @@ impl Reader {
     }
 
     /// Reads the field `key` of `obj` in the form `T`; absent is `None`.
-    pub fn field<T: Form>(&mut self, obj: &Map<String, Value>, key: &str, ptr: &str) -> Option<T> {
+    pub(crate) fn field<T: Form>(
+        &mut self,
+        obj: &Map<String, Value>,
+        key: &str,
+        ptr: &str,
+    ) -> Option<T> {
         let field = Field::from_json(obj.get(key)?);
         self.take(field, ptr, key)
     }
 
     /// A text field; absent or null is `None`.
-    pub fn string(&mut self, obj: &Map<String, Value>, key: &str, ptr: &str) -> Option<String> {
+    pub(crate) fn string(
+        &mut self,
+        obj: &Map<String, Value>,
+        key: &str,
+        ptr: &str,
+    ) -> Option<String> {
         self.field(obj, key, ptr)
     }
 
     /// A label-like field: strings, and numbers taken as their text.
-    pub fn text(&mut self, obj: &Map<String, Value>, key: &str, ptr: &str) -> Option<String> {
+    pub(crate) fn text(
+        &mut self,
+        obj: &Map<String, Value>,
+        key: &str,
+        ptr: &str,
+    ) -> Option<String> {
         self.field::<Text>(obj, key, ptr).map(|t| t.0)
     }
 
     /// A non-negative whole number (counts such as `correct` and `total`).
-    pub fn count(&mut self, obj: &Map<String, Value>, key: &str, ptr: &str) -> Option<u64> {
+    pub(crate) fn count(&mut self, obj: &Map<String, Value>, key: &str, ptr: &str) -> Option<u64> {
         self.field(obj, key, ptr)
     }
 
     /// A line number, 1 to [`MAX_LINE`].
-    pub fn line(&mut self, obj: &Map<String, Value>, key: &str, ptr: &str) -> Option<u32> {
+    pub(crate) fn line(&mut self, obj: &Map<String, Value>, key: &str, ptr: &str) -> Option<u32> {
         let field = match read_line(obj.get(key)?) {
             Ok(l) => l.map_or(Field::Missing, Field::Valid),
             Err(why) => Field::Invalid(why),
@@ -307,12 +322,23 @@ impl Reader {
     }
 
     /// A line range written as `[first, last]`, `first` alone, or `"43-45"`.
-    pub fn lines(&mut self, obj: &Map<String, Value>, key: &str, ptr: &str) -> Option<Lines> {
+    #[cfg(test)]
+    pub(crate) fn lines(
+        &mut self,
+        obj: &Map<String, Value>,
+        key: &str,
+        ptr: &str,
+    ) -> Option<Lines> {
         self.field(obj, key, ptr)
     }
 
     /// A claimed value: a JSON number, kept with the digits as written.
-    pub fn value(&mut self, obj: &Map<String, Value>, key: &str, ptr: &str) -> Option<ClaimValue> {
+    pub(crate) fn value(
+        &mut self,
+        obj: &Map<String, Value>,
+        key: &str,
+        ptr: &str,
+    ) -> Option<ClaimValue> {
         self.field::<Number>(obj, key, ptr)
             .and_then(|n| ClaimValue::parse(&n.to_string()))
     }
@@ -323,7 +349,7 @@ impl Reader {
 ///
 /// Deserializing never fails; serializing writes the value, or `null`.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub enum Field<T> {
+pub(crate) enum Field<T> {
     #[default]
     Missing,
     Valid(T),
@@ -332,7 +358,7 @@ pub enum Field<T> {
 }
 
 impl<T: Form> Field<T> {
-    pub fn from_json(v: &Value) -> Field<T> {
+    pub(crate) fn from_json(v: &Value) -> Field<T> {
         match T::read(v) {
             Ok(Some(x)) => Field::Valid(x),
             Ok(None) => Field::Missing,
@@ -387,7 +413,7 @@ impl<T: JsonSchema> JsonSchema for Field<T> {
 ///
 /// Absent and null are the empty list. Deserializing never fails.
 #[derive(Debug, Clone, PartialEq)]
-pub enum List<T> {
+pub(crate) enum List<T> {
     Entries(Vec<Result<T, String>>),
     Invalid(String),
 }
@@ -400,7 +426,7 @@ impl<T> Default for List<T> {
 
 impl<T> List<T> {
     /// Whether the list holds no readable entry (what is written for it).
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         match self {
             List::Entries(entries) => !entries.iter().any(Result::is_ok),
             List::Invalid(_) => true,
@@ -655,7 +681,7 @@ impl<T: JsonSchema> JsonSchema for List<T> {
 /// a `#[serde(flatten)]` field collects them. Their values are not read. Written
 /// as nothing.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Unknown(pub Vec<String>);
+pub(crate) struct Unknown(pub Vec<String>);
 
 impl Serialize for Unknown {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

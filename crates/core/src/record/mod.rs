@@ -96,7 +96,7 @@ impl Sha256 {
             .then(|| Sha256(s.to_ascii_lowercase()))
     }
 
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 }
@@ -131,7 +131,7 @@ impl<T: fmt::Display> Recorded<T> {
 }
 
 impl Recorded<Sha256> {
-    pub fn parse_sha256(s: &str) -> Self {
+    pub(crate) fn parse_sha256(s: &str) -> Self {
         Sha256::parse(s).map_or_else(|| Recorded::Malformed(s.to_string()), Recorded::Valid)
     }
 }
@@ -228,7 +228,7 @@ impl ClaimValue {
     }
 
     /// How many digits the author wrote after the decimal point.
-    pub fn decimals(&self) -> u32 {
+    pub(crate) fn decimals(&self) -> u32 {
         let mantissa = self.text.split(['e', 'E']).next().unwrap_or("");
         mantissa
             .split_once('.')
@@ -263,12 +263,6 @@ impl PartialEq for At {
     }
 }
 
-/// Where a record came from: a file, and for record documents the JSON block.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Origin {
-    pub file: PathBuf,
-}
-
 /// One audited record: a write-up's figures, the documents they cite and what was run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Record {
@@ -297,7 +291,7 @@ impl Record {
     /// Every source by id, the first of a duplicated id winning as in
     /// [`Record::source`]: built once, so that checking each claim's source costs
     /// no scan of all sources (issue 13: records of 100k figures).
-    pub fn sources_by_id(&self) -> std::collections::HashMap<&str, &Source> {
+    pub(crate) fn sources_by_id(&self) -> std::collections::HashMap<&str, &Source> {
         let mut map = std::collections::HashMap::with_capacity(self.sources.len());
         for s in &self.sources {
             map.entry(s.id.as_str()).or_insert(s);
@@ -331,7 +325,7 @@ pub struct Claim {
     pub lines: Option<Lines>,
     pub value: Option<ClaimValue>,
     pub unit: Option<String>,
-    pub metric: Option<String>,
+    pub(crate) metric: Option<String>,
     /// The URL the figure cites, when it gives one.
     pub url: Option<String>,
     pub correct: Option<u64>,
@@ -348,7 +342,7 @@ pub enum ArtifactKind {
 }
 
 impl ArtifactKind {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             ArtifactKind::Weights => "weights",
             ArtifactKind::Runtime => "runtime",
@@ -367,7 +361,7 @@ pub struct Artifact {
     /// Runtime: an image digest (`sha256:…`).
     pub digest: Option<String>,
     /// Where the artifact stands in the record file.
-    pub at: At,
+    pub(crate) at: At,
     /// Weights: the model repository, as written: a Hugging Face URL
     /// (`https://huggingface.co/ORG/REPO`, `/tree/REV`, `/blob/REV/FILE`,
     /// `/resolve/REV/FILE`) or any forge's repository URL. Its weight files are
@@ -375,7 +369,7 @@ pub struct Artifact {
     pub repository: Option<String>,
     /// Weights: the files that make them up, as paths or globs (`*.gguf`); empty
     /// means every Git LFS file of the repository.
-    pub files: Vec<String>,
+    pub(crate) files: Vec<String>,
 }
 
 /// The first seven characters of a revision, as git abbreviates commit ids; a

@@ -16,10 +16,9 @@
 
 use std::path::Path;
 
-use schemars::generate::SchemaSettings;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Number, Value};
+use serde_json::{Number, Value};
 
 use super::lenient::{kind, Field, Form, List, Problem, Reader, Text, Unknown};
 use super::{
@@ -49,142 +48,142 @@ pub struct Parsed {
     title = "pinaudit pin file (pinaudit/pins/v1)",
     description = "One audited record: the documents it cites (sources), the figures it reads from them (claims), what was run (artifacts) and other URLs it cites (references). Written by `pinaudit import`, or by hand. null means unknown. This schema describes a well-formed pin file; pinaudit reads more leniently and reports what is wrong as findings: an unknown key or a field of the wrong kind is `invalid-record` (the rest of the file is still read), a malformed sha256 is `malformed-hash`, a revision that is not a full commit id is `unpinned-url`."
 )]
-pub struct PinFileV1 {
+pub(crate) struct PinFileV1 {
     /// Where editors find this JSON Schema (`pins/schema.json`); not read.
     #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
-    pub json_schema: Option<Value>,
+    pub(crate) json_schema: Option<Value>,
     #[schemars(with = "shape::SchemaTag")]
-    pub schema: Field<String>,
+    pub(crate) schema: Field<String>,
     /// Record id; findings name it.
     #[schemars(with = "String", length(min = 1))]
-    pub id: Field<String>,
+    pub(crate) id: Field<String>,
     /// The write-up's title.
     #[serde(default)]
-    pub title: Field<String>,
+    pub(crate) title: Field<String>,
     #[serde(default)]
-    pub sources: List<SourceV1>,
+    pub(crate) sources: List<SourceV1>,
     #[serde(default)]
-    pub claims: List<ClaimV1>,
+    pub(crate) claims: List<ClaimV1>,
     #[serde(default)]
-    pub artifacts: List<ArtifactV1>,
+    pub(crate) artifacts: List<ArtifactV1>,
     /// Other URLs the record cites (test profiles' evidence) that no source covers; their pins are judged like sources' URLs.
     #[serde(default, skip_serializing_if = "List::is_empty")]
-    pub references: List<ReferenceV1>,
+    pub(crate) references: List<ReferenceV1>,
     #[serde(flatten)]
     #[schemars(skip)]
-    pub unknown: Unknown,
+    pub(crate) unknown: Unknown,
 }
 
 /// A document at a revision of a repository.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[schemars(rename = "source", deny_unknown_fields)]
-pub struct SourceV1 {
+pub(crate) struct SourceV1 {
     /// Source id, unique in the record; claims name it.
     #[schemars(with = "String", length(min = 1))]
-    pub id: Field<Text>,
+    pub(crate) id: Field<Text>,
     /// Pinned document URL (GitHub blob/raw, GitLab -/blob, Hugging Face blob/resolve, Gitea src/commit).
     #[serde(default)]
-    pub url: Field<String>,
+    pub(crate) url: Field<String>,
     /// Repository URL, or OWNER/REPO for GitHub.
     #[serde(default)]
-    pub repository: Field<String>,
+    pub(crate) repository: Field<String>,
     /// The revision the document is cited at.
     #[serde(default)]
     #[schemars(schema_with = "shape::revision")]
-    pub revision: Field<String>,
+    pub(crate) revision: Field<String>,
     /// Document path inside the repository.
     #[serde(default)]
-    pub path: Field<String>,
+    pub(crate) path: Field<String>,
     /// sha256 of the document at the revision.
     #[serde(default)]
     #[schemars(schema_with = "shape::sha256")]
-    pub sha256: Field<String>,
+    pub(crate) sha256: Field<String>,
     /// Committer time of the revision, RFC 3339 (or a date).
     #[serde(default)]
-    pub commit_time: Field<String>,
+    pub(crate) commit_time: Field<String>,
     #[serde(flatten)]
     #[schemars(skip)]
-    pub unknown: Unknown,
+    pub(crate) unknown: Unknown,
 }
 
 /// A figure: a value the record says a source carries on some lines.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[schemars(rename = "claim", deny_unknown_fields)]
-pub struct ClaimV1 {
+pub(crate) struct ClaimV1 {
     /// Names the figure in findings and in `pinaudit show PINFILE#LABEL`.
     #[schemars(with = "String", length(min = 1))]
-    pub label: Field<Text>,
+    pub(crate) label: Field<Text>,
     /// The id of a source of this record.
     #[serde(default)]
-    pub source: Field<Text>,
+    pub(crate) source: Field<Text>,
     /// Cited lines, 1-based and inclusive: `[first, last]` (as `import` writes them), one line, or `"43-45"`. Without them, the `url`'s `#L` anchor says which lines.
     #[serde(default)]
     #[schemars(schema_with = "shape::lines")]
-    pub lines: Field<Lines>,
+    pub(crate) lines: Field<Lines>,
     /// The figure as written; its decimals count (98.0 is not 98).
     #[serde(default)]
     #[schemars(schema_with = "shape::value")]
-    pub value: Field<Number>,
+    pub(crate) value: Field<Number>,
     /// `percent` enables the fraction and correct/total forms.
     #[serde(default)]
-    pub unit: Field<String>,
+    pub(crate) unit: Field<String>,
     /// What was measured (`decode_rate`, `accuracy`).
     #[serde(default)]
-    pub metric: Field<String>,
+    pub(crate) metric: Field<String>,
     /// The URL the figure cites, with its #L anchor.
     #[serde(default)]
-    pub url: Field<String>,
+    pub(crate) url: Field<String>,
     /// For a percentage: how many were correct (of `total`).
     #[serde(default)]
     #[schemars(schema_with = "shape::count")]
-    pub correct: Field<u64>,
+    pub(crate) correct: Field<u64>,
     /// For a percentage: how many there were.
     #[serde(default)]
     #[schemars(schema_with = "shape::count")]
-    pub total: Field<u64>,
+    pub(crate) total: Field<u64>,
     #[serde(flatten)]
     #[schemars(skip)]
-    pub unknown: Unknown,
+    pub(crate) unknown: Unknown,
 }
 
 /// Model weights or a runtime the measurement depends on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[schemars(rename = "artifact", deny_unknown_fields)]
-pub struct ArtifactV1 {
+pub(crate) struct ArtifactV1 {
     /// What the artifact is.
     #[schemars(schema_with = "shape::kind")]
-    pub kind: Field<String>,
+    pub(crate) kind: Field<String>,
     /// Names the artifact in findings (`k3-neuron-iq1s`, `llama.cpp`).
     #[schemars(with = "String", length(min = 1))]
-    pub label: Field<Text>,
+    pub(crate) label: Field<Text>,
     /// The weights' or the runtime's revision (a commit, tag or version).
     #[serde(default)]
-    pub revision: Field<String>,
+    pub(crate) revision: Field<String>,
     /// Weights: sha256 of the weight files. Written for weights (null: not pinned by a hash).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "shape::sha256")]
-    pub sha256: Option<Field<String>>,
+    pub(crate) sha256: Option<Field<String>>,
     /// Runtime: container image digest, `sha256:` and 64 hex digits. Written for runtimes (null: no digest).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<String>")]
-    pub digest: Option<Field<String>>,
+    pub(crate) digest: Option<Field<String>>,
     /// Weights: the model repository, a Hugging Face URL (`https://huggingface.co/ORG/REPO`, `/tree/REV`, `/blob/REV/FILE`, `/resolve/REV/FILE`) or a forge repository URL. pinaudit reads the weight files' Git LFS pointers there (never the weights). Written only when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<String>")]
-    pub repository: Option<Field<String>>,
+    pub(crate) repository: Option<Field<String>>,
     /// Weights: the weight files, as paths or globs (`*.gguf`, `q4/*.safetensors`). Without it, every Git LFS file of the repository (or the file the `repository` URL names). Written only when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<Vec<String>>")]
-    pub files: Option<Field<FileList>>,
+    pub(crate) files: Option<Field<FileList>>,
     #[serde(flatten)]
     #[schemars(skip)]
-    pub unknown: Unknown,
+    pub(crate) unknown: Unknown,
 }
 
 /// An artifact's `files`: paths or globs; one string is a list of one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
-pub struct FileList(pub Vec<String>);
+pub(crate) struct FileList(pub Vec<String>);
 
 impl Form for FileList {
     fn read(v: &Value) -> Result<Option<Self>, String> {
@@ -213,21 +212,21 @@ impl Form for FileList {
 /// A URL the record cites without a figure on it: its pin is still judged.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[schemars(rename = "reference", deny_unknown_fields)]
-pub struct ReferenceV1 {
+pub(crate) struct ReferenceV1 {
     #[serde(default)]
     #[schemars(with = "Option<String>")]
-    pub label: Field<Text>,
+    pub(crate) label: Field<Text>,
     /// The cited URL; its revision is judged like a source's.
     #[schemars(with = "String", length(min = 1))]
-    pub url: Field<String>,
+    pub(crate) url: Field<String>,
     #[serde(flatten)]
     #[schemars(skip)]
-    pub unknown: Unknown,
+    pub(crate) unknown: Unknown,
 }
 
 impl PinFileV1 {
     /// The keys of the top-level object, in the order written.
-    pub const KEYS: &'static [&'static str] = &[
+    pub(crate) const KEYS: &'static [&'static str] = &[
         "$schema",
         "schema",
         "id",
@@ -240,7 +239,7 @@ impl PinFileV1 {
 }
 
 impl SourceV1 {
-    pub const KEYS: &'static [&'static str] = &[
+    pub(crate) const KEYS: &'static [&'static str] = &[
         "id",
         "url",
         "repository",
@@ -252,13 +251,13 @@ impl SourceV1 {
 }
 
 impl ClaimV1 {
-    pub const KEYS: &'static [&'static str] = &[
+    pub(crate) const KEYS: &'static [&'static str] = &[
         "label", "source", "lines", "value", "unit", "metric", "url", "correct", "total",
     ];
 }
 
 impl ArtifactV1 {
-    pub const KEYS: &'static [&'static str] = &[
+    pub(crate) const KEYS: &'static [&'static str] = &[
         "kind",
         "label",
         "revision",
@@ -270,7 +269,7 @@ impl ArtifactV1 {
 }
 
 impl ReferenceV1 {
-    pub const KEYS: &'static [&'static str] = &["label", "url"];
+    pub(crate) const KEYS: &'static [&'static str] = &["label", "url"];
 }
 
 /// Reads a pin file's JSON value. `Err` only when the value is not a pin file at all.
@@ -388,7 +387,7 @@ impl PinFileV1 {
     /// The record this pin file describes, and what could not be read of it: each
     /// unusable field, each unknown key, by JSON pointer. `file` names the record
     /// when the file has no `id`.
-    pub fn into_record(self, file: &Path) -> Parsed {
+    pub(crate) fn into_record(self, file: &Path) -> Parsed {
         let mut r = Reader::default();
         r.unknown(&self.unknown, "", Self::KEYS, "a pin file");
         match self.schema {
@@ -638,16 +637,18 @@ impl From<&Artifact> for ArtifactV1 {
     }
 }
 
-/// The JSON Schema of pin files (`pins/schema.json`), generated from [`PinFileV1`].
-pub fn json_schema() -> Value {
-    let schema = SchemaSettings::draft2020_12()
+/// The JSON Schema of pin files (`pins/schema.json`), generated from [`PinFileV1`]
+/// (the test beside it keeps the published file equal to it).
+#[cfg(test)]
+pub(crate) fn json_schema() -> Value {
+    let schema = schemars::generate::SchemaSettings::draft2020_12()
         .into_generator()
         .into_root_schema_for::<PinFileV1>();
     let Value::Object(mut generated) = schema.to_value() else {
         unreachable!("a struct's schema is an object")
     };
     // The meta keys first, as people read a schema.
-    let mut root = Map::new();
+    let mut root = serde_json::Map::new();
     for key in ["$schema", "$id", "title", "description"] {
         if let Some(v) = generated.remove(key) {
             root.insert(key.to_string(), v);
@@ -658,7 +659,8 @@ pub fn json_schema() -> Value {
 }
 
 /// [`json_schema`] as the text of `pins/schema.json`: pretty JSON with a final newline.
-pub fn json_schema_text() -> String {
+#[cfg(test)]
+pub(crate) fn json_schema_text() -> String {
     let mut s = serde_json::to_string_pretty(&json_schema()).expect("a schema serializes");
     s.push('\n');
     s
@@ -669,14 +671,14 @@ mod shape {
     use super::*;
 
     /// A full git commit id, SHA-1 or SHA-256, lowercase.
-    pub const COMMIT: &str = "^[0-9a-f]{40}([0-9a-f]{24})?$";
+    pub(crate) const COMMIT: &str = "^[0-9a-f]{40}([0-9a-f]{24})?$";
     /// A sha256 digest, lowercase.
-    pub const SHA256: &str = "^[0-9a-f]{64}$";
+    pub(crate) const SHA256: &str = "^[0-9a-f]{64}$";
     /// A line range as text: `43`, `43-45`, `L43-L45`.
-    pub const LINE_RANGE: &str = "^L?[1-9][0-9]*(-L?[1-9][0-9]*)?$";
+    pub(crate) const LINE_RANGE: &str = "^L?[1-9][0-9]*(-L?[1-9][0-9]*)?$";
 
     /// The `schema` key: always `pinaudit/pins/v1`.
-    pub struct SchemaTag;
+    pub(crate) struct SchemaTag;
 
     impl JsonSchema for SchemaTag {
         fn inline_schema() -> bool {
@@ -696,7 +698,7 @@ mod shape {
     /// Defined once, in `$defs`, under `name`.
     macro_rules! def {
         ($ty:ident, $name:literal, $schema:tt) => {
-            pub struct $ty;
+            pub(crate) struct $ty;
             impl JsonSchema for $ty {
                 fn schema_name() -> std::borrow::Cow<'static, str> {
                     $name.into()
@@ -726,7 +728,7 @@ mod shape {
 
     /// A source's revision: pinned to a commit, or a moving name that pinaudit
     /// reads and reports as `unpinned-url` (`import` writes what the record says).
-    pub fn revision(generator: &mut SchemaGenerator) -> Schema {
+    pub(crate) fn revision(generator: &mut SchemaGenerator) -> Schema {
         let commit = generator.subschema_for::<Commit>();
         json_schema!({
             "anyOf": [
@@ -741,12 +743,12 @@ mod shape {
         })
     }
 
-    pub fn sha256(generator: &mut SchemaGenerator) -> Schema {
+    pub(crate) fn sha256(generator: &mut SchemaGenerator) -> Schema {
         let sha256 = generator.subschema_for::<Sha256>();
         json_schema!({ "anyOf": [sha256, { "type": "null" }] })
     }
 
-    pub fn lines(generator: &mut SchemaGenerator) -> Schema {
+    pub(crate) fn lines(generator: &mut SchemaGenerator) -> Schema {
         let line = generator.subschema_for::<Line>();
         json_schema!({
             "anyOf": [
@@ -763,15 +765,15 @@ mod shape {
         })
     }
 
-    pub fn kind(_: &mut SchemaGenerator) -> Schema {
+    pub(crate) fn kind(_: &mut SchemaGenerator) -> Schema {
         json_schema!({ "enum": [ArtifactKind::Weights.as_str(), ArtifactKind::Runtime.as_str()] })
     }
 
-    pub fn value(_: &mut SchemaGenerator) -> Schema {
+    pub(crate) fn value(_: &mut SchemaGenerator) -> Schema {
         json_schema!({ "type": ["number", "null"] })
     }
 
-    pub fn count(_: &mut SchemaGenerator) -> Schema {
+    pub(crate) fn count(_: &mut SchemaGenerator) -> Schema {
         json_schema!({ "type": ["integer", "null"], "minimum": 0 })
     }
 }

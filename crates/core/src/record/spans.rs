@@ -16,7 +16,7 @@ use super::Position;
 
 /// Byte offsets of the objects and arrays of one JSON text, by JSON pointer.
 #[derive(Debug, Default)]
-pub struct Spans {
+pub(crate) struct Spans {
     offsets: HashMap<String, usize>,
 }
 
@@ -25,7 +25,7 @@ const MAX_DEPTH: usize = 256;
 
 impl Spans {
     /// Scans `json`, a text serde_json accepted.
-    pub fn scan(json: &str) -> Spans {
+    pub(crate) fn scan(json: &str) -> Spans {
         let mut s = Scanner {
             text: json,
             bytes: json.as_bytes(),
@@ -38,7 +38,7 @@ impl Spans {
     }
 
     /// The byte offset where the value at `pointer` starts (`""` is the whole text).
-    pub fn offset(&self, pointer: &str) -> Option<usize> {
+    pub(crate) fn offset(&self, pointer: &str) -> Option<usize> {
         self.offsets.get(pointer).copied()
     }
 }
@@ -182,7 +182,8 @@ impl Scanner<'_> {
 ///
 /// This scans `text` up to `offset`: for many positions in one text, build a
 /// [`LineIndex`] once instead, so that an import stays linear in its input (issue 13).
-pub fn position_of(text: &str, offset: usize) -> Position {
+#[cfg(test)]
+pub(crate) fn position_of(text: &str, offset: usize) -> Position {
     let mut offset = offset.min(text.len());
     while !text.is_char_boundary(offset) {
         offset -= 1;
@@ -201,7 +202,7 @@ pub fn position_of(text: &str, offset: usize) -> Position {
 /// characters before every `CHUNK`-th byte, so that a column in a flattened
 /// one-line document costs at most `CHUNK` bytes of counting.
 #[derive(Debug)]
-pub struct LineIndex<'a> {
+pub(crate) struct LineIndex<'a> {
     text: &'a str,
     line_starts: Vec<usize>,
     /// Characters before byte `i * CHUNK`.
@@ -217,7 +218,7 @@ fn count_chars(bytes: &[u8]) -> usize {
 
 impl<'a> LineIndex<'a> {
     /// One pass over `text`.
-    pub fn new(text: &'a str) -> LineIndex<'a> {
+    pub(crate) fn new(text: &'a str) -> LineIndex<'a> {
         let bytes = text.as_bytes();
         let mut line_starts = vec![0];
         line_starts.extend(memchr_all(b'\n', bytes).map(|i| i + 1));
@@ -243,7 +244,7 @@ impl<'a> LineIndex<'a> {
     }
 
     /// What [`position_of`] says for `offset`, without scanning the text before it.
-    pub fn position(&self, offset: usize) -> Position {
+    pub(crate) fn position(&self, offset: usize) -> Position {
         let mut offset = offset.min(self.text.len());
         while !self.text.is_char_boundary(offset) {
             offset -= 1;

@@ -29,7 +29,7 @@ pub struct ForgeUrl {
     /// default, never the userinfo. A self-hosted Gitea on `http://git.example:3000`
     /// is cloned from there, not from `https://git.example`. `file://` for
     /// [`Forge::Local`].
-    pub base: String,
+    pub(crate) base: String,
     /// Repository path on the host: `OWNER/REPO`, `GROUP/SUB/REPO`, `datasets/OWNER/REPO`.
     pub repo_path: String,
     pub revision: Option<Revision>,
@@ -37,11 +37,11 @@ pub struct ForgeUrl {
     pub path: Option<String>,
     pub lines: Option<Lines>,
     /// What the URL shows; `None` for a repository URL.
-    pub view: Option<View>,
+    pub(crate) view: Option<View>,
     /// `http`, `https` or `file`, lowercase.
-    pub scheme: String,
+    pub(crate) scheme: String,
     /// The port when it is not the scheme's default.
-    pub port: Option<u16>,
+    pub(crate) port: Option<u16>,
     /// The URL as written (trimmed), for messages. It may hold a credential:
     /// show [`ForgeUrl::redacted`].
     pub raw: String,
@@ -95,7 +95,7 @@ impl ForgeUrl {
     /// The web page of `path` at `revision` in this URL's repository, anchored at
     /// `line` (issue 10: reports link each finding to the line it is about).
     /// `None` for a local repository, which has no web page.
-    pub fn web_url(&self, revision: &str, path: &str, line: Option<u32>) -> Option<String> {
+    pub(crate) fn web_url(&self, revision: &str, path: &str, line: Option<u32>) -> Option<String> {
         page_url(&self.repository_url(), self.forge, revision, path, line)
     }
 }
@@ -117,7 +117,7 @@ const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
 /// grammar: GitHub `blob/REV/PATH#L12`, GitLab `-/blob/REV/PATH#L12`,
 /// Gitea/Codeberg `src/commit/REV/PATH#L12`, Hugging Face `blob/REV/PATH#L12`,
 /// Bitbucket `src/REV/PATH#lines-12`.
-pub fn page_url(
+pub(crate) fn page_url(
     repository: &str,
     forge: Forge,
     revision: &str,
@@ -181,7 +181,7 @@ impl FromStr for ForgeUrl {
 }
 
 /// Parses a line anchor: `L43`, `L43-L45`, `L43-45` (the `#` already removed).
-pub fn parse_anchor(anchor: &str) -> Option<Lines> {
+pub(crate) fn parse_anchor(anchor: &str) -> Option<Lines> {
     let rest = anchor.strip_prefix('L')?;
     let (a, b) = match rest.split_once('-') {
         Some((a, b)) => (a, b.strip_prefix('L').unwrap_or(b)),

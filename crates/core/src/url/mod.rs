@@ -36,13 +36,13 @@ use std::borrow::Cow;
 
 /// Decodes `%XX` escapes once; invalid escapes are kept as written, and bytes that
 /// are not UTF-8 become U+FFFD.
-pub fn percent_decode(s: &str) -> Cow<'_, str> {
+pub(crate) fn percent_decode(s: &str) -> Cow<'_, str> {
     percent_encoding::percent_decode_str(s).decode_utf8_lossy()
 }
 
 /// Whether `scheme` is a URL scheme as RFC 3986 spells it
 /// (`ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`).
-pub fn is_scheme(scheme: &str) -> bool {
+pub(crate) fn is_scheme(scheme: &str) -> bool {
     let mut bytes = scheme.bytes();
     bytes.next().is_some_and(|b| b.is_ascii_alphabetic())
         && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))

@@ -13,16 +13,16 @@ use super::remote::{Remote, RemoteForm};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Normalized {
     /// Lowercase scheme; `file` for paths and `file:` URLs, `ssh` for scp-like.
-    pub scheme: String,
+    pub(crate) scheme: String,
     /// Lowercase host without userinfo; `None` for local addresses.
-    pub host: Option<String>,
+    pub(crate) host: Option<String>,
     /// The port when one is written and is not the scheme's default.
-    pub port: Option<u16>,
+    pub(crate) port: Option<u16>,
     /// Whether the path starts at a root (`/srv/…`) rather than a relative one.
-    pub absolute: bool,
+    pub(crate) absolute: bool,
     /// Path segments, percent-decoded once, with `.`, `..` and empty ones
     /// resolved; a relative path keeps the `..` it cannot resolve.
-    pub segments: Vec<String>,
+    pub(crate) segments: Vec<String>,
 }
 
 /// `addr` in comparable form: lowercase scheme and host, userinfo and default

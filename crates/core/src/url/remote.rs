@@ -20,14 +20,14 @@ pub enum RemoteForm {
 /// A remote address split into its parts, borrowing from the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Remote<'a> {
-    pub form: RemoteForm,
+    pub(crate) form: RemoteForm,
     /// Lowercase scheme of a [`RemoteForm::Url`]: `https`, `git`, `file`, ….
-    pub scheme: Option<String>,
+    pub(crate) scheme: Option<String>,
     /// The authority as written (userinfo and port still in): `user@host:8443`
     /// for a URL, `git@host` for scp-like. `None` for `file:` URLs and paths.
-    pub authority: Option<&'a str>,
+    pub(crate) authority: Option<&'a str>,
     /// Everything after the authority (query and fragment included).
-    pub path: &'a str,
+    pub(crate) path: &'a str,
 }
 
 impl<'a> Remote<'a> {
@@ -131,7 +131,7 @@ pub fn is_local(addr: &str) -> bool {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Authority {
     /// Everything before the last `@`, as written (may hold a password).
-    pub userinfo: Option<String>,
+    pub(crate) userinfo: Option<String>,
     /// Lowercase; an IPv6 literal keeps its brackets, as URLs write it.
     pub host: String,
     /// The port when one is written (`host:` means none).
@@ -140,7 +140,7 @@ pub struct Authority {
 
 impl Authority {
     /// `None` when the port is not a number or a bracket is unclosed.
-    pub fn parse(authority: &str) -> Option<Authority> {
+    pub(crate) fn parse(authority: &str) -> Option<Authority> {
         let (userinfo, host_port) = split_userinfo(authority);
         let (host, port) = match host_port.strip_prefix('[') {
             Some(inner) => {
@@ -165,13 +165,15 @@ impl Authority {
     }
 
     /// The user name of the userinfo (`git` of `git@host`), never the password.
-    pub fn user(&self) -> Option<&str> {
+    #[cfg(test)]
+    pub(crate) fn user(&self) -> Option<&str> {
         let u = self.userinfo.as_deref()?;
         Some(u.split_once(':').map_or(u, |(user, _)| user))
     }
 
     /// Whether the userinfo carries a password (`user:secret@`).
-    pub fn has_password(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn has_password(&self) -> bool {
         self.userinfo.as_deref().is_some_and(|u| u.contains(':'))
     }
 }

@@ -32,11 +32,11 @@ use crate::{sha256_hex, FetchError};
 use pinaudit_core::url::HostClass;
 
 /// Requests at a time to one host.
-pub const PER_HOST: usize = 2;
+pub(crate) const PER_HOST: usize = 2;
 /// Redirects followed before giving up.
-pub const MAX_REDIRECTS: usize = 5;
+pub(crate) const MAX_REDIRECTS: usize = 5;
 /// The longest `Retry-After` waited for; a longer one fails the document.
-pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
+pub(crate) const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
 /// `--max-document-size` by default: 50 MiB.
 pub const DEFAULT_MAX_SIZE: u64 = 50 * 1024 * 1024;
 
@@ -53,7 +53,7 @@ pub struct WebOptions {
 pub use pinaudit_core::provider::web::{is_immutable, web_url, WebDoc};
 
 /// Why a URL may not be fetched; `None` when it may.
-pub fn refused(url: &reqwest::Url, allow_local: bool) -> Option<String> {
+pub(crate) fn refused(url: &reqwest::Url, allow_local: bool) -> Option<String> {
     if !matches!(url.scheme(), "http" | "https") {
         return Some(format!(
             "`{}:` URLs are not fetched over HTTP",
@@ -335,7 +335,7 @@ fn describe(e: &dyn std::error::Error) -> String {
 
 /// Fetches every URL once, at most [`PER_HOST`] at a time per host, on one
 /// runtime. Offline, only the cache answers.
-pub fn fetch_all(
+pub(crate) fn fetch_all(
     urls: &[String],
     opts: &WebOptions,
     progress: bool,
