@@ -90,6 +90,22 @@ pub(crate) fn clean_message(message: &str, secrets: &[&str]) -> String {
     text
 }
 
+/// `parts` followed by the messages of an error's chain of causes from `source`
+/// on, each kept only when no message before it already says it.
+pub(crate) fn causes(
+    mut parts: Vec<String>,
+    mut source: Option<&(dyn std::error::Error + 'static)>,
+) -> Vec<String> {
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        source = s.source();
+    }
+    parts
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -155,8 +155,13 @@ impl GitCache {
         repo: &Repository,
         docs: &[(Oid, Option<String>)],
     ) -> Option<String> {
-        self.verified
-            .damage(&self.verified_key(path), dir, repo, docs, damage)
+        self.verified.damage(
+            &self.verified_key(path),
+            dir,
+            repo,
+            docs,
+            |repo, docs, docs_only| damage(repo, docs, docs_only, true),
+        )
     }
 
     fn verified_key(&self, path: &Path) -> String {
@@ -258,9 +263,9 @@ impl GitCache {
         // A new mirror holds only what this fetch indexed, and indexing computed
         // the id of every object it holds: its blobs need only be there, not be
         // inflated and hashed again. Objects of an older mirror are read back.
-        let check = match scratch {
-            Some(_) => fresh_damage,
-            None => damage,
+        let read_back = scratch.is_none();
+        let check = |repo: &Repository, docs: &[(Oid, Option<String>)], docs_only: bool| {
+            damage(repo, docs, docs_only, read_back)
         };
         let key = self.verified_key(&path);
         let result = result.and_then(|report| {
@@ -565,31 +570,14 @@ fn clean_temporary_packs(path: &Path) {
 /// libgit2 verifies object ids on read, so a flipped byte shows here.
 ///
 /// With `docs_only` the refs and history are taken as verified (the mirror is
-/// unchanged since they were) and only the documents are read back.
-fn damage(repo: &Repository, docs: &[(Oid, Option<String>)], docs_only: bool) -> Option<String> {
-    let odb = match repo.odb() {
-        Ok(odb) => odb,
-        Err(e) => {
-            return Some(format!(
-                "has an unreadable object database: {}",
-                e.message()
-            ))
-        }
-    };
-    if !docs_only {
-        if let Some(reason) = refs_damage(repo, &odb) {
-            return Some(reason);
-        }
-    }
-    docs_damage(repo, &odb, docs, true)
-}
-
-/// [`damage`] for a mirror just made by one fetch, whose pack the indexer
-/// verified object by object: cited blobs must be there, not read back.
-fn fresh_damage(
+/// unchanged since they were) and only the documents are checked. Without
+/// `read_back` (a mirror just made by one fetch, whose pack the indexer verified
+/// object by object) cited blobs must be there, not be read back.
+fn damage(
     repo: &Repository,
     docs: &[(Oid, Option<String>)],
     docs_only: bool,
+    read_back: bool,
 ) -> Option<String> {
     let odb = match repo.odb() {
         Ok(odb) => odb,
@@ -605,7 +593,7 @@ fn fresh_damage(
             return Some(reason);
         }
     }
-    docs_damage(repo, &odb, docs, false)
+    docs_damage(repo, &odb, docs, read_back)
 }
 
 /// Why the refs or the branch and tag history of `repo` are damaged, if they are.

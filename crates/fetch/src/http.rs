@@ -539,15 +539,7 @@ fn send_error(e: &reqwest::Error, shown: &str) -> io::Error {
 /// caller redacts).
 fn describe(e: &reqwest::Error) -> String {
     use std::error::Error as _;
-    let mut parts: Vec<String> = Vec::new();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !parts.iter().any(|p| p.contains(&text)) {
-            parts.push(text);
-        }
-        source = s.source();
-    }
+    let parts = crate::classify::causes(Vec::new(), e.source());
     // The innermost cause says the most ("connection refused", our refusal).
     if let Some(refusal) = parts.iter().find(|p| p.contains(crate::net::REFUSED_MARK)) {
         return refusal.clone();

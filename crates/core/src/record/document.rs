@@ -159,15 +159,6 @@ fn header(text: &str) -> Header {
     }
 }
 
-/// `https://github.com/OWNER/REPO` for a URL, the form pin files keep.
-fn repository_of(u: &url::ForgeUrl) -> String {
-    match u.forge {
-        url::Forge::Local => u.clone_url(),
-        url::Forge::GitHubRaw => format!("https://github.com/{}", u.repo_path),
-        _ => format!("{}/{}", u.base, u.repo_path),
-    }
-}
-
 /// Broken ```json blocks reported one by one; the rest are counted in one issue.
 pub const MAX_BROKEN_REPORTED: usize = 100;
 
@@ -270,7 +261,7 @@ pub fn import(text: &str, file: &Path) -> Imported {
         let parsed = pinned_url.as_deref().and_then(|u| url::parse(u).ok());
         let repository = parsed
             .as_ref()
-            .map(repository_of)
+            .map(url::ForgeUrl::repository_url)
             .or_else(|| reader.string(s, "repository", ptr));
         let source = Source {
             id,
@@ -350,7 +341,7 @@ pub fn import(text: &str, file: &Path) -> Imported {
                 (Some(h), _) => Some(Source {
                     id: id.to_string(),
                     url: head.pinned_document.clone(),
-                    repository: Some(repository_of(h)),
+                    repository: Some(h.repository_url()),
                     revision: head
                         .source_revision
                         .as_deref()
@@ -370,7 +361,7 @@ pub fn import(text: &str, file: &Path) -> Imported {
                     url: evidence_url
                         .as_deref()
                         .map(|u| u.split('#').next().unwrap_or(u).to_string()),
-                    repository: Some(repository_of(p)),
+                    repository: Some(p.repository_url()),
                     revision: p.revision.clone(),
                     path: p.path.clone(),
                     sha256: sha.as_deref().map(Recorded::parse_sha256),

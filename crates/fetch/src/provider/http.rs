@@ -311,15 +311,7 @@ fn too_big(url: &str, max: u64) -> FetchError {
 
 /// reqwest's error with its causes, lowercase.
 fn describe(e: &dyn std::error::Error) -> String {
-    let mut parts = vec![e.to_string()];
-    let mut source = e.source();
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !parts.iter().any(|p| p.contains(&text)) {
-            parts.push(text);
-        }
-        source = s.source();
-    }
+    let parts = crate::classify::causes(vec![e.to_string()], e.source());
     let joined = parts.join(": ");
     // Messages are lowercase phrases (STYLE.md); reqwest-retry's start with a capital.
     let mut chars = joined.chars();
