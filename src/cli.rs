@@ -1,4 +1,4 @@
-//! The command line, as DESIGN.md fixes it (clap derive).
+//! The command line, as the README documents it (clap derive); flags are never renamed.
 
 use std::path::PathBuf;
 

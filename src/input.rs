@@ -224,7 +224,7 @@ pub(crate) fn carries_record(file: &Path) -> bool {
     RECORD_MARKERS.iter().any(|m| text.contains(m))
 }
 
-/// Words only a record document uses: its JSON keys and header bullets (DESIGN.md).
+/// Words only a record document uses: its JSON keys and header bullets.
 const RECORD_MARKERS: &[&str] = &[
     "\"figures\"",
     "\"supplemental_sources\"",

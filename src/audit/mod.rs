@@ -109,7 +109,7 @@ impl FailOn {
     }
 }
 
-/// Exit status of `audit` (DESIGN.md): findings first, then completeness.
+/// Exit status of `audit` (README, "Exit status"): findings first, then completeness.
 pub(crate) fn exit_status(result: &AuditResult, fail_on: FailOn) -> ExitStatus {
     let failed = match (fail_on.threshold(), result.worst()) {
         (Some(t), Some(w)) => w >= t,

@@ -1,6 +1,6 @@
 //! The audit report: the frozen `pinaudit/report/v1` model and its renderers.
 //!
-//! The report types here *are* the v1 JSON (DESIGN.md): field names are frozen, new
+//! The report types here *are* the v1 JSON (`pinaudit/report/v1`): field names are frozen, new
 //! fields may be added, none renamed or removed. Renderers only render; they never
 //! decide severity or status.
 

@@ -1,4 +1,4 @@
-//! The frozen `pinaudit/report/v1` document (DESIGN.md), built from the domain
+//! The frozen `pinaudit/report/v1` document, built from the domain
 //! [`AuditResult`]: field names are frozen, new fields may be added, none renamed or
 //! removed. Internal types never serialise into it directly, so refactoring them
 //! cannot change what users parse.

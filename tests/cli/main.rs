@@ -1,6 +1,6 @@
 /*!
 The integration tests of pinaudit, in one binary with one module per capability
-(ripgrep's layout; see STYLE.md): one binary links once and runs every test in
+(ripgrep's layout): one binary links once and runs every test in
 one process, and a reader finds the tests of a capability by its name.
 
 - [`architecture`]: no module cycle in any crate of the workspace.

@@ -2,7 +2,7 @@
 //! explanation and fix sit in one row (zizmor's `audit_meta!` habit), so `explain`,
 //! report hints, the README table and SARIF rules all read the same words.
 //!
-//! Codes are stable (DESIGN.md): never rename one. A new code is one row here, its
+//! Codes are stable (users grep for them, baselines keep them): never rename one. A new code is one row here, its
 //! check in `check/`, and a test.
 
 use std::fmt;
@@ -58,7 +58,7 @@ macro_rules! codes {
         means: $means:expr,
         fix: $fix:expr,
         hint: $hint:expr; )*) => {
-        /// A finding code, as DESIGN.md names it.
+        /// A finding code, as the README's table of finding codes names it.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Code { $( $variant, )* }
 

@@ -1,7 +1,7 @@
 //! Value-on-line matching: does a line of a pinned document really carry a claimed figure?
 //!
 //! A record says "decode is 2.9 tokens/s, see README.md line 43". Checking that claim
-//! is the product (DESIGN.md, "When a value is on the line"), and substring search gets
+//! is the product (README, "How it works": matching), and substring search gets
 //! it wrong both ways: `2.9` is a substring of `12.9`, `2.95`, `v2.9.1` and `a2.9b`, yet
 //! `1,048,576` does not contain `1048576` and `0.98` does not contain `98`. So this
 //! module reads a line as a sequence of number *tokens* with honest boundaries and
@@ -86,7 +86,7 @@
 //!   for 2.96); or the line writes *more* decimals and rounds to the claim at the
 //!   claim's precision (`2.93` for 2.9, but `2.95` rounds to 3.0, so not for 2.9).
 //!   Guards keep this honest: a figure marked `~`/`≈` is reported as rounded even
-//!   when its value is equal, as DESIGN.md asks for `~2.9` against 2.90, because the
+//!   when its value is equal, as the design asks for `~2.9` against 2.90, because the
 //!   source says it is approximate; a line figure with one significant digit (`3`,
 //!   `0.5`) rounds a more precise claim only when marked `~`/`≈` *and* within 5 % of
 //!   it (`~3` for 2.93, not for 2.6; never `3 nodes` for 2.9); a whole number rounds a

@@ -13,7 +13,7 @@ use crate::finding::{Finding, Severity};
 use crate::provider::Unchecked;
 use crate::record::Record;
 
-/// A claim's verdict, as DESIGN.md names them.
+/// A claim's verdict, as the report names them (README, "Statuses").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ClaimStatus {
     /// A cited line carries the value.

@@ -1,4 +1,4 @@
-//! Checks: one file per family of finding codes, each code named as DESIGN.md names it.
+//! Checks: one file per family of finding codes, each code named as the README's table names it.
 //!
 //! Record-level checks ([`record_checks`]) need nothing but the record. Revision
 //! checks ([`revision`]) read the provider's commit facts, document checks

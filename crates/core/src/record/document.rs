@@ -1,7 +1,7 @@
 //! The record importer: the external Markdown format, as publishers write it.
 //!
 //! Records arrive as Markdown, sometimes flattened to a single line, carrying
-//! fenced ```json blocks (see `shared/seeds/`). The blocks are found wherever they
+//! fenced ```json blocks (see `tests/data/seed.txt`). The blocks are found wherever they
 //! stand, each parsed on its own so that one malformed block costs only itself, and
 //! the figures, supplemental sources, conditions and test profiles are taken from
 //! whichever block holds them. Header bullets give the pinned document that figures

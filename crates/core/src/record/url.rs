@@ -3,7 +3,7 @@
 //! Records cite documents by the URL a reader clicks (`…/blob/<rev>/README.md#L43`).
 //! Link checkers drop the `#L43` and never look at the revision; pinaudit needs
 //! both, plus the clone URL that holds the revision. Each forge writes these URLs
-//! its own way (DESIGN.md, "URLs"); this module knows them all and nothing else.
+//! its own way; this module knows them all and nothing else.
 //!
 //! A URL is parsed once, here: the `url` crate splits it (scheme in any case,
 //! authority, port, dot segments), one small grammar per forge (`record/forge.rs`)

@@ -313,7 +313,7 @@ fn too_big(url: &str, max: u64) -> FetchError {
 fn describe(e: &dyn std::error::Error) -> String {
     let parts = crate::classify::causes(vec![e.to_string()], e.source());
     let joined = parts.join(": ");
-    // Messages are lowercase phrases (STYLE.md); reqwest-retry's start with a capital.
+    // Messages are lowercase phrases (as every pinaudit message); reqwest-retry's start with a capital.
     let mut chars = joined.chars();
     let text: String = match chars.next() {
         Some(c) => c.to_lowercase().chain(chars).collect(),
