@@ -146,6 +146,16 @@ fn audit_options(args: &AuditArgs, eff: &Effective) -> Result<(FetchArgs, Option
         },
         None => None,
     };
+    let only = match &args.changed_since {
+        Some(rev) => match crate::changed::files_changed_since(rev, Path::new(".")) {
+            Ok(files) => Some(files),
+            Err(e) => {
+                error(&e.to_string(), Some(e.hint()));
+                return Err(ExitStatus::Usage);
+            }
+        },
+        None => None,
+    };
     let opts = Options {
         offline: fetch.offline,
         rewrites,
@@ -170,6 +180,7 @@ fn audit_options(args: &AuditArgs, eff: &Effective) -> Result<(FetchArgs, Option
         walk: input::WalkOptions {
             exclude: eff.exclude.value.clone(),
             no_ignore: args.no_ignore,
+            only,
         },
         deadline: std::time::Duration::from_secs(fetch.deadline),
         max_fetch_bytes: fetch.max_fetch_mib << 20,
@@ -204,6 +215,9 @@ fn warn_about_run(result: &AuditResult) {
             Some(h) => note(&format!("warning: {described}\n  hint: {h}")),
             None => note(&format!("warning: {described}")),
         }
+    }
+    for n in result.records.iter().flat_map(|r| &r.notices) {
+        note(&format!("warning: {n}"));
     }
     for f in &result.stale_remotes {
         note(&format!(
@@ -247,6 +261,7 @@ fn write_report(args: &AuditArgs, result: AuditResult, code: ExitStatus) -> Exit
         args.format,
         &report::RenderOptions {
             color: to_terminal && args.format == Format::Text,
+            shard: args.shard,
         },
     );
     match &args.output {

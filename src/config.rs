@@ -192,7 +192,7 @@ impl Config {
     }
 
     /// Parses a configuration (`path` names it in errors and anchors its paths).
-    pub(crate) fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         let err = |span: Option<std::ops::Range<usize>>,
                    key: Option<String>,
                    message: String,

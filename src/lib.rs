@@ -7,6 +7,7 @@
 //! re-exported here under the names the commands use (see docs/architecture.md).
 
 pub mod audit;
+pub mod changed;
 pub mod cli;
 pub mod commands;
 pub mod config;

@@ -63,7 +63,8 @@ pub(crate) fn load(paths: &[PathBuf], walk: &input::WalkOptions) -> Loaded {
             None => skipped.push(file),
         }
     }
-    if inputs.is_empty() && walk_errors.is_empty() {
+    // Under `--changed-since`, a change that touches no record is nothing to audit.
+    if inputs.is_empty() && walk_errors.is_empty() && walk.only.is_none() {
         // A CI gate pointed at the wrong directory must not pass.
         walk_errors.push(WalkError {
             path: paths.first().cloned().unwrap_or_default(),
@@ -89,7 +90,10 @@ pub(crate) fn load(paths: &[PathBuf], walk: &input::WalkOptions) -> Loaded {
             f
         };
         match loaded.record {
-            Some(r) => {
+            Some(mut r) => {
+                // Judged as written above; checked below at the revisions its
+                // figures cite.
+                r.at_cited_revisions();
                 let mut mine: Vec<Finding> = loaded.findings.into_iter().map(stamp).collect();
                 match first_with_id.get(r.id.as_str()) {
                     Some(&at) => {
@@ -331,6 +335,7 @@ fn check_record(
     let mut verdicts: Vec<Verdict> = r.claims.iter().map(|_| Verdict::unchecked()).collect();
     let mut outcomes = Vec::with_capacity(r.sources.len());
     let mut reported = revision::Reported::new();
+    let mut notices = Vec::new();
     let mut citing = Citing::new(&r);
     for (index, (s, doc)) in r.sources.iter().zip(&docs).enumerate() {
         let cited = citing.take(s, index);
@@ -341,6 +346,7 @@ fn check_record(
             provider,
             verdicts: &mut verdicts,
             findings: &mut findings,
+            notices: &mut notices,
         };
         let outcome = match doc {
             Ok(d) => source.git(d, opts, &mut reported, manifests_seen),
@@ -362,6 +368,7 @@ fn check_record(
         claims: verdicts,
         findings,
         artifacts,
+        notices,
     }
 }
 
@@ -409,6 +416,8 @@ struct SourceCheck<'a> {
     provider: &'a dyn Provider,
     verdicts: &'a mut Vec<Verdict>,
     findings: &'a mut Vec<Finding>,
+    /// What the manifest check says of itself (manifests not read, and why).
+    notices: &'a mut Vec<String>,
 }
 
 impl SourceCheck<'_> {
@@ -427,7 +436,20 @@ impl SourceCheck<'_> {
         };
         if opts.manifests {
             let (r, s) = (self.r, self.s);
-            manifests::check(r, s, d, self.provider, manifests_seen, self.findings);
+            let bounds = manifests::Bounds {
+                max_size: opts.max_document_size,
+                max_count: manifests::MAX_MANIFESTS,
+            };
+            let said = manifests::check(
+                r,
+                s,
+                d,
+                self.provider,
+                bounds,
+                manifests_seen,
+                self.findings,
+            );
+            self.notices.extend(said);
         }
         let git_blob = snapshot.git_blob.clone();
         let mut text: Option<SourceText> = None;
@@ -855,5 +877,6 @@ pub(crate) fn finish(
             .map(|(remote, error)| RemoteFailure { remote, error })
             .collect(),
         generated_at: super::timestamp(),
+        baseline_left: None,
     }
 }

@@ -14,6 +14,8 @@ pub(crate) use v1::*;
 pub(crate) struct RenderOptions {
     /// Colour for a terminal (only formats meant for one use it).
     pub(crate) color: bool,
+    /// The shard the report covers (SARIF names its run after it).
+    pub(crate) shard: Option<crate::shard::Shard>,
 }
 
 /// Every output format: one renderer module each, with

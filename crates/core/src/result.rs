@@ -144,7 +144,7 @@ impl SourceOutcome {
         }
     }
 
-    pub(crate) fn is_unchecked(&self) -> bool {
+    pub fn is_unchecked(&self) -> bool {
         matches!(self.state, SourceState::Unchecked(_))
     }
 }
@@ -158,6 +158,9 @@ pub struct RecordResult {
     pub findings: Vec<Finding>,
     /// Weights read in their model repositories, in artifact order (issue 11).
     pub artifacts: Vec<ArtifactOutcome>,
+    /// What the checks left out and people should hear (a limit reached), for
+    /// stderr.
+    pub notices: Vec<String>,
 }
 
 /// The weight files of one artifact as read in its model repository.
@@ -199,6 +202,18 @@ pub struct AuditResult {
     pub stale_remotes: Vec<RemoteFailure>,
     /// RFC 3339.
     pub generated_at: String,
+    /// With `--baseline`: its findings this audit did not find, resolved or not
+    /// re-checked.
+    pub baseline_left: Option<Leftover>,
+}
+
+/// What became of the baseline's findings that an audit did not find again.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Leftover {
+    /// Looked at again and gone.
+    pub resolved: usize,
+    /// About a source, claim or weights the audit could not check.
+    pub not_rechecked: usize,
 }
 
 impl AuditResult {

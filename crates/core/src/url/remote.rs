@@ -140,7 +140,7 @@ pub struct Authority {
 
 impl Authority {
     /// `None` when the port is not a number or a bracket is unclosed.
-    pub(crate) fn parse(authority: &str) -> Option<Authority> {
+    pub fn parse(authority: &str) -> Option<Authority> {
         let (userinfo, host_port) = split_userinfo(authority);
         let (host, port) = match host_port.strip_prefix('[') {
             Some(inner) => {
