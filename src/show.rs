@@ -254,22 +254,31 @@ pub(crate) fn render(
     let to = r.lines.last().saturating_add(context).min(last_line(&doc));
     let width = to.to_string().len();
     let exp = r.claim.as_ref().and_then(expected);
+    let all = doc.lines();
+    let document = matcher::Document::new(&all, doc.layout());
     for n in from..=to {
         let text = doc.line(n).unwrap_or("");
         let cited = n >= r.lines.first() && n <= r.lines.last();
         let mark = if cited { '>' } else { ' ' };
         let _ = writeln!(out, "{mark} {n:>width$} | {text}");
         if let (true, Some(exp)) = (cited, exp.as_ref()) {
-            if let Some(m) = matcher::find(text, exp) {
-                let pad = text[..m.span.start].chars().count();
-                let len = text[m.span.clone()].chars().count().max(1);
+            let index = n as usize - 1;
+            let found = document.cited(index..index + 1, exp);
+            // The figure, marked; else the look-alike the line holds, and why it is not it.
+            let mark = match (found.found, found.rejected) {
+                (Some((_, m)), _) => Some((m.span, format!("claimed {}", exp.value))),
+                (None, Some((_, r))) => Some((r.span, format!("not the figure: {}", r.reason))),
+                _ => None,
+            };
+            if let Some((span, says)) = mark.filter(|(s, _)| text.get(s.clone()).is_some()) {
+                let pad = text[..span.start].chars().count();
+                let len = text[span].chars().count().max(1);
                 let _ = writeln!(
                     out,
-                    "  {:width$} | {}{} claimed {}",
+                    "  {:width$} | {}{} {says}",
                     "",
                     " ".repeat(pad),
                     "^".repeat(len),
-                    exp.value
                 );
             }
         }
@@ -278,10 +287,8 @@ pub(crate) fn render(
         let _ = writeln!(out, "(the document ends at line {})", doc.len());
     }
     if let (Some(c), Some(exp)) = (&r.claim, exp.as_ref()) {
-        let cited: Vec<&str> = (r.lines.first()..=r.lines.last().min(last_line(&doc)))
-            .filter_map(|n| doc.line(n))
-            .collect();
-        if matcher::find_in_lines(cited, exp).is_none() {
+        let cited = r.lines.first() as usize - 1..r.lines.last() as usize;
+        if document.cited(cited, exp).found.is_none() {
             let _ = writeln!(
                 out,
                 "claim `{}` ({}) is not on the cited line(s)",

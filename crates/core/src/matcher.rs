@@ -273,7 +273,7 @@ pub struct Rejected {
     pub(crate) role: String,
     /// Why that role can't carry the claim (`` `24.58` stands in column `Duration (s)`,
     /// not tokens/s ``).
-    pub(crate) reason: String,
+    pub reason: String,
 }
 
 /// What one line says about a claim: its best match, else the first look-alike it
@@ -290,7 +290,7 @@ pub struct Cited {
     /// The cited line (index into the document) that carries the value best.
     pub found: Option<(usize, Match)>,
     /// Else the first look-alike the cited lines hold, with its line's index.
-    pub(crate) rejected: Option<(usize, Rejected)>,
+    pub rejected: Option<(usize, Rejected)>,
 }
 
 /// A number as written on a line.
