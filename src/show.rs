@@ -17,16 +17,16 @@ use crate::sources::{self, git_oid, SyncPlan};
 
 /// What `show` was pointed at, resolved.
 #[derive(Debug)]
-pub struct Resolved {
-    pub target: DocRef,
-    pub lines: Lines,
+pub(crate) struct Resolved {
+    pub(crate) target: DocRef,
+    pub(crate) lines: Lines,
     /// The claim, when the target named one (its value is marked).
-    pub claim: Option<Claim>,
+    pub(crate) claim: Option<Claim>,
 }
 
 /// Why `show` could not run; each carries its own hint.
 #[derive(Debug, thiserror::Error)]
-pub enum ShowError {
+pub(crate) enum ShowError {
     #[error("{0}")]
     Target(String, Option<String>),
     #[error(transparent)]
@@ -34,7 +34,7 @@ pub enum ShowError {
 }
 
 impl ShowError {
-    pub fn hint(&self) -> Option<String> {
+    pub(crate) fn hint(&self) -> Option<String> {
         match self {
             ShowError::Target(_, hint) => hint.clone(),
             ShowError::Fetch(e) => e.hint(),
@@ -74,7 +74,7 @@ fn target_err(message: String, hint: &str) -> ShowError {
 }
 
 /// Resolves `URL#L43` or `PINFILE#LABEL`.
-pub fn resolve(target: &str, allow_local: bool) -> Result<Resolved, ShowError> {
+pub(crate) fn resolve(target: &str, allow_local: bool) -> Result<Resolved, ShowError> {
     let looks_like_url = target.contains("://") || target.starts_with("github.com/");
     if looks_like_url {
         let u = url::parse(target).map_err(|e| target_err(e.to_string(), "give a blob URL with a line anchor, e.g. https://github.com/OWNER/REPO/blob/COMMIT/README.md#L43"))?;
@@ -176,7 +176,11 @@ pub fn resolve(target: &str, allow_local: bool) -> Result<Resolved, ShowError> {
 ///
 /// Offline, a commit the cache lacks says nothing about the repository: it is
 /// reported as missing from the cache, not from the repository.
-pub fn open(cache: &GitCache, r: &Resolved, plan: &SyncPlan) -> Result<CachedRepo, ShowError> {
+pub(crate) fn open(
+    cache: &GitCache,
+    r: &Resolved,
+    plan: &SyncPlan,
+) -> Result<CachedRepo, ShowError> {
     let synced = sources::sync_all(cache, &[&r.target], plan);
     if let Some(Err(e)) = synced.into_values().next() {
         return Err(e.into());
@@ -203,7 +207,7 @@ fn last_line(doc: &SourceText) -> u32 {
 
 /// The cited lines with `context` lines around them, the value marked, and
 /// whether any cited line could be shown (a range wholly past the end cannot).
-pub fn render(
+pub(crate) fn render(
     repo: &CachedRepo,
     r: &Resolved,
     context: u32,
@@ -296,7 +300,7 @@ pub fn render(
 }
 
 /// How the cited lines changed from the pin to the head, commit by commit.
-pub fn history(repo: &CachedRepo, r: &Resolved, max: u64) -> Result<String, ShowError> {
+pub(crate) fn history(repo: &CachedRepo, r: &Resolved, max: u64) -> Result<String, ShowError> {
     let t = &r.target;
     let mut out = String::new();
     let Some(head) = repo.head() else {

@@ -2,7 +2,7 @@
 //! against fixture repositories served by `git daemon` on loopback, reached
 //! through `--rewrite https://github.com/=git://127.0.0.1:PORT/`.
 //!
-//! The person at the terminal investigating a disputed figure (DESIGN.md, user 3)
+//! The person at the terminal investigating a disputed figure (the third kind of user)
 //! reads this output, so the tests pin it down line by line.
 
 use git2::Oid;
