@@ -851,7 +851,7 @@ impl Layout {
     }
 
     /// The context of 0-based line `index` (prose past the end).
-    pub(crate) fn at(&self, index: usize) -> &LineCtx {
+    pub fn at(&self, index: usize) -> &LineCtx {
         static PROSE: LineCtx = LineCtx {
             part: Part::Prose,
             table: None,
@@ -871,7 +871,7 @@ pub struct Stream {
 
 impl Stream {
     /// Takes 0-based line `index`; gives the line before it with its context.
-    pub(crate) fn push(&mut self, index: usize, line: &str) -> Option<(usize, String, LineCtx)> {
+    pub fn push(&mut self, index: usize, line: &str) -> Option<(usize, String, LineCtx)> {
         let out = self.held.take().map(|(i, held)| {
             let ctx = self.reader.step(&held, Some(line));
             (i, held, ctx)
@@ -881,7 +881,7 @@ impl Stream {
     }
 
     /// The last line, once the stream has ended.
-    pub(crate) fn finish(&mut self) -> Option<(usize, String, LineCtx)> {
+    pub fn finish(&mut self) -> Option<(usize, String, LineCtx)> {
         self.held.take().map(|(i, held)| {
             let ctx = self.reader.step(&held, None);
             (i, held, ctx)
