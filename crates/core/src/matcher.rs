@@ -980,8 +980,8 @@ fn ends_with_approx_word(text: &str) -> bool {
         .map_or(0, |k| {
             k + text[k..].chars().next().map_or(1, char::len_utf8)
         });
-    let word = text[start..].to_lowercase();
-    APPROX_WORDS.contains(&word.as_str())
+    let word = &text[start..];
+    APPROX_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word))
 }
 
 fn digit_at(bytes: &[u8], i: usize) -> bool {
