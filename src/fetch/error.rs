@@ -50,7 +50,7 @@ pub enum FetchError {
     },
     /// The cache directory for a remote exists but is not a usable bare
     /// repository.
-    #[error("cache repository `{}` is broken: {reason}", path.display())]
+    #[error("cache repository `{}` can't be used: {reason}", path.display())]
     CacheBroken {
         /// The repository directory inside the cache.
         path: PathBuf,
@@ -110,7 +110,7 @@ impl FetchError {
     pub fn hint(&self) -> Option<String> {
         match self {
             FetchError::CacheBroken { path, .. } => Some(format!(
-                "delete `{}` and run again; it will be fetched afresh",
+                "pinaudit leaves `{}` as it is: check that it can be read (permissions, ownership), or audit with another --cache DIR",
                 path.display()
             )),
             FetchError::CacheDamaged { .. } => Some(

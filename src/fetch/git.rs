@@ -123,6 +123,9 @@ pub enum FoundBy {
     Id,
     /// Brought by one of the remote's other refs (e.g. `refs/pull/1/head`).
     OtherRefs,
+    /// The remote no longer gives it: carried over from a quarantined copy of
+    /// the mirror, where it read back whole.
+    Quarantine,
 }
 
 /// The outcome for one wanted commit.
@@ -161,8 +164,12 @@ pub struct SyncReport {
     pub other_refs_fetched: usize,
     /// Other refs left out because of `SyncOptions::max_other_refs`.
     pub other_refs_skipped: usize,
-    /// Why the mirror was found damaged and fetched afresh, when it was.
-    pub repaired: Option<String>,
+    /// Why the mirror was found damaged and fetched afresh, when it was, and
+    /// where the damaged copy was moved aside (`CACHE/quarantine/...`).
+    pub repaired: Option<(String, PathBuf)>,
+    /// Wanted commits the remote no longer gives, carried over from a
+    /// quarantined copy of the mirror.
+    pub carried: Vec<Oid>,
     /// Advertised refs skipped because their names are not UTF-8 (shown lossily).
     pub skipped_refs: Vec<String>,
 }
@@ -313,24 +320,37 @@ impl GitCache {
         apply_timeouts(opts);
         register_git_transport();
         let _lock = lock_beside(&path)?;
-        let mut repaired = None;
+        // Why the mirror in place failed its check, when it did: it is then
+        // fetched afresh beside it and moved aside only once that succeeded,
+        // never deleted (issue "A bad record never costs the cache").
+        let mut damaged = None;
         if fs::symlink_metadata(&path).is_ok() {
             check_owned(&path, remote, true)?;
             clean_temporary_packs(&path);
-            let damaged = match open_mirror(&path) {
+            damaged = match open_mirror(&path) {
                 Ok(repo) => self.damage_unless_verified(&path, &path, &repo, docs),
-                Err(e) => Some(format!("can't be opened ({e})")),
+                Err(FetchError::CacheDamaged { reason, .. }) => Some(reason),
+                // Not proof of damage (permissions, the environment): the
+                // mirror stays as it is, and the error says what failed.
+                Err(e) => return Err(e),
             };
-            if let Some(reason) = damaged {
-                // Ours (checked above) and damaged: fetch it afresh rather than
-                // trust a fetch to mend objects it believes it already has.
-                self.verified.forget(&self.verified_key(&path));
-                fs::remove_dir_all(&path).map_err(|e| FetchError::io(&path, e))?;
-                repaired = Some(reason);
-            }
         }
-        let (repo, scratch) = open_or_init(&path, remote)?;
+        let (repo, scratch) = match damaged {
+            Some(_) => {
+                self.verified.forget(&self.verified_key(&path));
+                let (repo, scratch) = init_scratch(&path, remote)?;
+                (repo, Some(scratch))
+            }
+            None => open_or_init(&path, remote)?,
+        };
         let result = run_with_retries(&repo, fetch_url, wanted, opts, progress);
+        // Pinned commits the remote no longer gives, from the copy being
+        // replaced or one quarantined before: read back whole and carried over.
+        let result = result.map(|mut report| {
+            let old = damaged.is_some().then(|| path.clone());
+            report.carried = self.carry_over(&repo, old.as_deref(), &path, &mut report.wanted);
+            report
+        });
         let dir = scratch.clone().unwrap_or_else(|| path.clone());
         // A new mirror holds only what this fetch indexed, and indexing computed
         // the id of every object it holds: its blobs need only be there, not be
@@ -353,7 +373,11 @@ impl GitCache {
         drop(repo);
         let mut report = match (result, scratch) {
             (Ok(report), None) => report,
-            (Ok(report), Some(scratch)) => {
+            (Ok(mut report), Some(scratch)) => {
+                if let Some(reason) = damaged {
+                    let aside = self.quarantine(&path)?;
+                    report.repaired = Some((reason, aside));
+                }
                 // The first sync succeeded: only now does the mirror appear.
                 fs::rename(&scratch, &path).map_err(|e| FetchError::io(&path, e))?;
                 self.verified.moved(&scratch, &path);
@@ -361,7 +385,10 @@ impl GitCache {
             }
             (Err(err), scratch) => {
                 if let Some(scratch) = scratch {
-                    // Best effort: the next init clears any leftover scratch.
+                    // Only the scratch of this fetch, never a mirror: a damaged
+                    // one stays in place, and what of it reads back whole is
+                    // still judged from it. Best effort: the next init clears
+                    // any leftover scratch.
                     let _ = fs::remove_dir_all(&scratch);
                 }
                 return Err(err);
@@ -369,12 +396,167 @@ impl GitCache {
         };
         let cached = CachedRepo::new(open_mirror(&path)?, path.clone());
         mark_synced(&path);
-        report.repaired = repaired;
         report.path = path;
         report.head = cached.head();
         report.default_branch = cached.default_branch();
         Ok(report)
     }
+
+    /// Where the copies of the mirror at `path` that failed their check are
+    /// kept: `CACHE/quarantine/git/HOST/OWNER/REPO.git/`.
+    fn quarantine_dir(&self, path: &Path) -> PathBuf {
+        let rel = path.strip_prefix(&self.root).unwrap_or(path);
+        self.root.join(QUARANTINE_DIR).join(rel)
+    }
+
+    /// Moves the mirror at `path` aside into its quarantine directory, under a
+    /// new name (the time and this process), and returns where it went.
+    fn quarantine(&self, path: &Path) -> Result<PathBuf, FetchError> {
+        let dir = self.quarantine_dir(path);
+        fs::create_dir_all(&dir).map_err(|e| FetchError::io(&dir, e))?;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let aside = dir.join(format!("{now}-{}", std::process::id()));
+        fs::rename(path, &aside).map_err(|e| FetchError::io(&aside, e))?;
+        Ok(aside)
+    }
+
+    /// Carries the `wanted` commits that are still missing from `into` over from
+    /// `old` (the copy being replaced) or a quarantined copy of the mirror at
+    /// `path`, newest first, marking them found there; returns those carried.
+    fn carry_over(
+        &self,
+        into: &Repository,
+        old: Option<&Path>,
+        path: &Path,
+        wanted: &mut [WantedStatus],
+    ) -> Vec<Oid> {
+        let mut carried = Vec::new();
+        if wanted.iter().all(|w| w.found.is_some()) {
+            return carried;
+        }
+        let mut copies: Vec<PathBuf> = fs::read_dir(self.quarantine_dir(path))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        copies.sort_unstable_by(|a, b| b.cmp(a));
+        let from: Vec<Repository> = old
+            .map(Path::to_path_buf)
+            .into_iter()
+            .chain(copies)
+            .filter_map(|p| open_mirror(&p).ok())
+            .collect();
+        for w in wanted.iter_mut().filter(|w| w.found.is_none()) {
+            if from.iter().any(|repo| carry_commit(repo, into, w.oid)) {
+                w.found = Some(FoundBy::Quarantine);
+                carried.push(w.oid);
+            }
+        }
+        carried
+    }
+}
+
+impl GitCache {
+    /// Deletes every quarantined mirror copy (`pinaudit cache gc`), each under
+    /// the lock of the mirror it was moved aside from (a sync may be carrying a
+    /// commit over from it); returns what was deleted.
+    pub fn gc(&self) -> Result<Vec<PathBuf>, FetchError> {
+        let base = self.root.join(QUARANTINE_DIR);
+        let mut copies = Vec::new();
+        let mut walk = walkdir::WalkDir::new(&base).follow_links(false).into_iter();
+        while let Some(entry) = walk.next() {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(e)
+                    if e.io_error().map(std::io::Error::kind)
+                        == Some(std::io::ErrorKind::NotFound) =>
+                {
+                    continue
+                }
+                Err(e) => return Err(FetchError::io(&base, e.into())),
+            };
+            // A copy carries the ownership marker of the mirror it was.
+            if entry.file_type().is_dir() && entry.path().join(OWNER_MARKER).is_file() {
+                copies.push(entry.path().to_path_buf());
+                walk.skip_current_dir();
+            }
+        }
+        copies.sort();
+        for copy in &copies {
+            let Some(parent) = copy.parent() else {
+                continue;
+            };
+            let mirror = self.root.join(parent.strip_prefix(&base).unwrap_or(parent));
+            let _lock = lock_beside(&mirror)?;
+            fs::remove_dir_all(copy).map_err(|e| FetchError::io(copy, e))?;
+        }
+        Ok(copies)
+    }
+}
+
+/// Where mirrors that failed their check are moved aside, under the cache
+/// root: an audit never deletes a mirror, `pinaudit cache gc` prunes them.
+pub const QUARANTINE_DIR: &str = "quarantine";
+
+/// Copies `commit`, with the history and trees it reaches that `into` lacks,
+/// from `from`, every object read back whole (libgit2 checks its id), and pins
+/// it under `refs/pinaudit/pinned/`. Objects are written ancestors first and
+/// the commit last, so a copy cut short never leaves a commit without its
+/// history. False when `from` can't give all of it.
+fn carry_commit(from: &Repository, into: &Repository, commit: Oid) -> bool {
+    let (Ok(src), Ok(dst)) = (from.odb(), into.odb()) else {
+        return false;
+    };
+    let mut order = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![commit];
+    while let Some(id) = stack.pop() {
+        if !seen.insert(id) || dst.exists(id) {
+            continue;
+        }
+        let Ok(object) = from.find_object(id, None) else {
+            return false;
+        };
+        if let Some(c) = object.as_commit() {
+            stack.push(c.tree_id());
+            stack.extend(c.parent_ids());
+        } else if let Some(t) = object.as_tree() {
+            for e in t.iter() {
+                match e.kind() {
+                    // Read once, when written.
+                    Some(git2::ObjectType::Blob) => {
+                        if seen.insert(e.id()) && !dst.exists(e.id()) {
+                            order.push(e.id());
+                        }
+                    }
+                    // A gitlink names a commit of another repository.
+                    Some(git2::ObjectType::Commit) => {}
+                    _ => stack.push(e.id()),
+                }
+            }
+        } else if let Some(t) = object.as_tag() {
+            stack.push(t.target_id());
+        }
+        order.push(id);
+    }
+    for id in order.into_iter().rev() {
+        let Ok(object) = src.read(id) else {
+            return false;
+        };
+        if dst.write(object.kind(), object.data()).ok() != Some(id) {
+            return false;
+        }
+    }
+    into.reference(
+        &format!("{PINNED_NS}{commit}"),
+        commit,
+        true,
+        "pinaudit: carried over from a quarantined mirror",
+    )
+    .is_ok()
 }
 
 /// How many times a sync that failed on the network is tried again, and the
@@ -487,6 +669,7 @@ fn offline_report(cached: &CachedRepo, path: PathBuf, wanted: &[Oid]) -> SyncRep
         other_refs_fetched: 0,
         other_refs_skipped: 0,
         repaired: None,
+        carried: Vec::new(),
         skipped_refs: Vec::new(),
     }
 }
@@ -560,7 +743,19 @@ fn open_mirror(path: &Path) -> Result<Repository, FetchError> {
             return Err(FetchError::io(path, e));
         }
     }
-    let repo = Repository::open_bare(path).map_err(|e| broken(clean_message(e.message(), &[])))?;
+    let repo = Repository::open_bare(path).map_err(|e| {
+        let reason = clean_message(e.message(), &[]);
+        // The repository's own files say it is not whole: damage. Anything
+        // else (the environment, a configuration libgit2 can't read) is not.
+        if is_proof(&e) {
+            FetchError::CacheDamaged {
+                path: path.to_path_buf(),
+                reason: format!("can't be opened: {reason}"),
+            }
+        } else {
+            broken(reason)
+        }
+    })?;
     if !repo.is_bare() {
         return Err(broken("it is not a bare repository".to_string()));
     }
@@ -599,8 +794,13 @@ fn check_owned(path: &Path, remote: &str, adopt: bool) -> Result<(), FetchError>
         Ok(_) => Err(foreign("its ownership marker names another remote")),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             // Not a repository at all: nothing to protect, and nothing pinaudit
-            // will write to either; say it is broken.
-            let repo = open_mirror(path)?;
+            // will write to (or move aside) either; say it is broken.
+            let repo = open_mirror(path).map_err(|e| match e {
+                FetchError::CacheDamaged { path, reason } => {
+                    FetchError::CacheBroken { path, reason }
+                }
+                e => e,
+            })?;
             let recorded = repo
                 .config()
                 .ok()
@@ -636,6 +836,19 @@ fn clean_temporary_packs(path: &Path) {
     }
 }
 
+/// Whether a libgit2 error is proof, from the object store itself, that a mirror
+/// is damaged: an object that is missing or fails its id, a pack or ref file
+/// that does not parse. An error of the operating system (permissions, a file
+/// that can't be opened), of configuration or of an invalid argument (a path
+/// no tree can hold) is not: it says nothing about the mirror.
+fn is_proof(e: &git2::Error) -> bool {
+    use git2::ErrorClass as C;
+    matches!(
+        e.class(),
+        C::Odb | C::Zlib | C::Object | C::Reference | C::Repository | C::Sha1 | C::Indexer
+    ) && !matches!(e.code(), git2::ErrorCode::Invalid)
+}
+
 /// Why the mirror is damaged, if it is: a ref that can't be read or names a
 /// missing object, history of a branch or tag that can't be walked, or a
 /// document (commit, tree, blob at the path) that can't be read back whole.
@@ -646,12 +859,14 @@ fn clean_temporary_packs(path: &Path) {
 fn damage(repo: &Repository, docs: &[(Oid, Option<String>)], docs_only: bool) -> Option<String> {
     let odb = match repo.odb() {
         Ok(odb) => odb,
-        Err(e) => {
+        Err(e) if is_proof(&e) => {
             return Some(format!(
                 "has an unreadable object database: {}",
                 e.message()
             ))
         }
+        // Nothing proven about the mirror; reading it will say what fails.
+        Err(_) => return None,
     };
     if !docs_only {
         if let Some(reason) = refs_damage(repo, &odb) {
@@ -670,12 +885,14 @@ fn fresh_damage(
 ) -> Option<String> {
     let odb = match repo.odb() {
         Ok(odb) => odb,
-        Err(e) => {
+        Err(e) if is_proof(&e) => {
             return Some(format!(
                 "has an unreadable object database: {}",
                 e.message()
             ))
         }
+        // Nothing proven about the mirror; reading it will say what fails.
+        Err(_) => return None,
     };
     if !docs_only {
         if let Some(reason) = refs_damage(repo, &odb) {
@@ -689,12 +906,18 @@ fn fresh_damage(
 fn refs_damage(repo: &Repository, odb: &git2::Odb<'_>) -> Option<String> {
     let refs = match repo.references() {
         Ok(refs) => refs,
-        Err(e) => return Some(format!("has refs that can't be listed: {}", e.message())),
+        Err(e) if is_proof(&e) => {
+            return Some(format!("has refs that can't be listed: {}", e.message()))
+        }
+        Err(_) => return None,
     };
     for r in refs {
         let r = match r {
             Ok(r) => r,
-            Err(e) => return Some(format!("has a ref that can't be read: {}", e.message())),
+            Err(e) if is_proof(&e) => {
+                return Some(format!("has a ref that can't be read: {}", e.message()))
+            }
+            Err(_) => continue,
         };
         if let Some(oid) = r.target() {
             if !odb.exists(oid) {
@@ -720,7 +943,8 @@ fn refs_damage(repo: &Repository, odb: &git2::Odb<'_>) -> Option<String> {
         if name.ends_with(".lock") {
             continue;
         }
-        if let Err(e) = repo.find_reference(name) {
+        if let Err(e) = repo.find_reference(name).map_err(|e| (is_proof(&e), e)) {
+            let (true, e) = e else { continue };
             return Some(format!(
                 "has ref `{name}` that can't be read: {}",
                 e.message()
@@ -736,13 +960,13 @@ fn refs_damage(repo: &Repository, odb: &git2::Odb<'_>) -> Option<String> {
         }
         Ok(())
     })();
-    if let Err(e) = walked {
-        return Some(format!(
+    match walked {
+        Err(e) if is_proof(&e) => Some(format!(
             "has branch or tag history that can't be read: {}",
             e.message()
-        ));
+        )),
+        _ => None,
     }
-    None
 }
 
 /// Why a document of `docs` (commit, tree, blob at the path) can't be read back
@@ -756,7 +980,7 @@ fn docs_damage(
     for (oid, path) in docs {
         let commit = match repo.find_commit(*oid) {
             Ok(c) => c,
-            Err(e) if e.code() == git2::ErrorCode::NotFound => continue,
+            Err(e) if e.code() == git2::ErrorCode::NotFound || !is_proof(&e) => continue,
             Err(e) => {
                 return Some(format!(
                     "has commit `{oid}` that can't be read: {}",
@@ -766,6 +990,7 @@ fn docs_damage(
         };
         let tree = match commit.tree() {
             Ok(t) => t,
+            Err(e) if !is_proof(&e) => continue,
             Err(e) => {
                 return Some(format!(
                     "has the tree of `{oid}` unreadable: {}",
@@ -776,9 +1001,9 @@ fn docs_damage(
         let Some(path) = path else { continue };
         let entry = match tree.get_path(Path::new(path)) {
             Ok(entry) => entry,
-            // A path the tree does not name is the record's business; a
-            // subtree object that is missing is the cache's.
-            Err(e) if e.class() == git2::ErrorClass::Tree => continue,
+            // A path the tree does not name (or no tree could hold) is the
+            // record's business; a subtree object that is missing is the cache's.
+            Err(e) if e.class() == git2::ErrorClass::Tree || !is_proof(&e) => continue,
             Err(e) => {
                 return Some(format!(
                     "has `{path}` at `{oid}` unreadable: {}",
@@ -806,7 +1031,8 @@ fn docs_damage(
             {
                 continue;
             }
-            if let Err(e) = odb.read(entry.id()) {
+            if let Err(e) = odb.read(entry.id()).map_err(|e| (is_proof(&e), e)) {
+                let (true, e) = e else { continue };
                 return Some(format!(
                     "has `{path}` at `{oid}` unreadable: {}",
                     e.message()
@@ -828,6 +1054,13 @@ fn open_or_init(path: &Path, remote: &str) -> Result<(Repository, Option<PathBuf
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(FetchError::io(path, e)),
     }
+    let (repo, scratch) = init_scratch(path, remote)?;
+    Ok((repo, Some(scratch)))
+}
+
+/// A new, empty mirror for `remote` in the scratch directory beside `path`
+/// (whatever is at `path` is left alone), and the scratch's path.
+fn init_scratch(path: &Path, remote: &str) -> Result<(Repository, PathBuf), FetchError> {
     let scratch = sibling(path, ".", ".init");
     if fs::symlink_metadata(&scratch).is_ok() {
         // Left by a run that crashed while holding the lock we now hold.
@@ -857,7 +1090,7 @@ fn open_or_init(path: &Path, remote: &str) -> Result<(Repository, Option<PathBuf
     }
     let marker = scratch.join(OWNER_MARKER);
     fs::write(&marker, marker_text(remote)).map_err(|e| FetchError::io(&marker, e))?;
-    Ok((repo, Some(scratch)))
+    Ok((repo, scratch))
 }
 
 fn is_timeout(e: &git2::Error) -> bool {
@@ -1241,6 +1474,7 @@ impl<'r> Session<'r> {
             other_refs_fetched: other_fetched,
             other_refs_skipped: other_skipped,
             repaired: None,
+            carried: Vec::new(),
             skipped_refs: adv.skipped.clone(),
         })
     }

@@ -49,6 +49,7 @@ mod common;
 mod bad_input;
 mod beyond_git;
 mod bounded_inputs;
+mod cache_safety;
 mod claims;
 mod drift;
 mod explain;
