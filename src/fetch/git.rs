@@ -195,6 +195,7 @@ pub struct GitCache {
 impl GitCache {
     /// A cache rooted at `root` (created on first sync).
     pub fn new(root: impl Into<PathBuf>) -> Self {
+        isolate_user_config();
         let root = root.into();
         let verified = std::sync::Arc::new(super::verified::Verifier::new(&root));
         GitCache { root, verified }
@@ -672,6 +673,51 @@ fn offline_report(cached: &CachedRepo, path: PathBuf, wanted: &[Oid]) -> SyncRep
         carried: Vec::new(),
         skipped_refs: Vec::new(),
     }
+}
+
+/// Gives libgit2 the user's configuration directories explicitly, once per
+/// process, and none that can't be read.
+///
+/// libgit2 works out where the global (`~/.gitconfig`) and XDG
+/// (`~/.config/git/config`) configuration live from `$HOME` and reads them when
+/// a repository is opened; a `$HOME` this user may not read (`docker --user
+/// 65534` with `HOME=/root`) must change nothing about the cache. A level whose
+/// file exists but can't be read is left out, with a warning naming it; one
+/// with no file is kept (nothing is read there). The system level stays
+/// libgit2's own.
+pub(crate) fn isolate_user_config() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let xdg = std::env::var_os("XDG_CONFIG_HOME")
+            .map(PathBuf::from)
+            .or_else(|| home.as_ref().map(|h| h.join(".config")))
+            .map(|d| d.join("git"));
+        for (level, dir, file) in [
+            (git2::ConfigLevel::Global, home, ".gitconfig"),
+            (git2::ConfigLevel::XDG, xdg, "config"),
+        ] {
+            let usable = dir.filter(|d| match fs::metadata(d.join(file)) {
+                Ok(_) => true,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => true,
+                Err(e) => {
+                    if e.kind() != std::io::ErrorKind::NotADirectory {
+                        eprintln!(
+                            "warning: can't read the git configuration `{}` ({e}); going on without it",
+                            crate::report::escape::terminal(&d.join(file).display().to_string())
+                        );
+                    }
+                    false
+                }
+            });
+            let path = usable.unwrap_or_default();
+            // SAFETY: libgit2 keeps search paths in a global it reads when a
+            // configuration is loaded; this runs once, through `Once`, before
+            // this process opens any repository (every use of the cache starts
+            // with `GitCache::new`).
+            let _ = unsafe { git2::opts::set_search_path(level, path.as_os_str()) };
+        }
+    });
 }
 
 /// Set libgit2's process-wide socket timeouts to those of `opts`.

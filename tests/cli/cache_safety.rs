@@ -44,19 +44,49 @@ fn packs(ws: &Scratch) -> Vec<(PathBuf, u64, std::time::SystemTime)> {
         .collect()
 }
 
+/// `acme/bench` served by `git daemon`, a scratch directory with the usual
+/// good pin of it, and the `--rewrite` that reaches the daemon.
+struct Served {
+    _forge: crate::common::forge::Forge,
+    repo: crate::common::FixtureRepo,
+    commit: Oid,
+    daemon: GitDaemon,
+    ws: Scratch,
+    file: String,
+    rewrite: String,
+}
+
+fn served() -> Served {
+    let (forge, repo, commit) = forge_with_readme();
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let ws = Scratch::new();
+    let file = ws.write_pin(&good_pin("rec", commit));
+    let rewrite = to_daemon(&daemon);
+    Served {
+        _forge: forge,
+        repo,
+        commit,
+        daemon,
+        ws,
+        file,
+        rewrite,
+    }
+}
+
 const BAD_PATHS: [&str; 6] = ["./README.md", "..", "../x", "/x", "README.md\0", ""];
 
 #[test]
 fn a_bad_path_costs_only_its_source_and_never_the_mirror() {
-    let (forge, repo, commit) = forge_with_readme();
-    let mut daemon = GitDaemon::start(forge.path(), Wants::Reachable);
-    let ws = Scratch::new();
+    let mut s = served();
+    let repo = &s.repo;
+    let commit = s.commit;
+    let ws = &s.ws;
+    let rewrite = s.rewrite.clone();
     let good = ws.write_pin(&good_pin("good", commit));
     let mut files = vec![good.clone()];
     for (i, path) in BAD_PATHS.iter().enumerate() {
         files.push(ws.write_pin(&pin_with_path(&format!("bad-{i}"), commit, path)));
     }
-    let rewrite = to_daemon(&daemon);
     let mut args = vec!["--rewrite".to_string(), rewrite.clone()];
     args.extend(files.iter().cloned());
 
@@ -78,20 +108,20 @@ fn a_bad_path_costs_only_its_source_and_never_the_mirror() {
         assert!(!reason.contains("cache damaged"), "{path:?}: {reason}");
     }
     assert!(!first.stderr.contains("damaged"), "{}", first.stderr);
-    let before = packs(&ws);
+    let before = packs(ws);
     assert!(!before.is_empty(), "the mirror holds a pack");
 
     let second = ws.audit(&args);
     second.assert_code(1);
     assert_clean(&second, "good", commit);
     assert!(!second.stderr.contains("damaged"), "{}", second.stderr);
-    assert_eq!(packs(&ws), before, "the mirror was fetched again");
+    assert_eq!(packs(ws), before, "the mirror was fetched again");
 
     // The pinned commit force-pushed away, then the forge gone: the mirror is
     // its last copy, and the good record still verifies from it.
     let other = repo.commit_detached(None, &[("OTHER.md", "other\n")], "rewrite", T0 + 60);
     repo.reset_branch("main", other);
-    daemon.stop();
+    s.daemon.stop();
     let last = ws.audit(&args);
     assert_clean(&last, "good", commit);
     let run = ws.audit(["--rewrite", &rewrite, &good]);
@@ -112,11 +142,11 @@ fn quarantined(ws: &Scratch) -> Vec<PathBuf> {
 
 #[test]
 fn a_damaged_mirror_is_quarantined_and_its_last_copy_of_a_commit_carried_over() {
-    let (forge, repo, commit) = forge_with_readme();
-    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
-    let ws = Scratch::new();
-    let file = ws.write_pin(&good_pin("rec", commit));
-    let rewrite = to_daemon(&daemon);
+    let s = served();
+    let repo = &s.repo;
+    let ws = &s.ws;
+    let file = s.file.clone();
+    let rewrite = s.rewrite.clone();
     ws.audit(["--rewrite", &rewrite, &file]).assert_code(0);
 
     // Upstream force-pushes the pinned commit away; the cached mirror, its
@@ -126,7 +156,7 @@ fn a_damaged_mirror_is_quarantined_and_its_last_copy_of_a_commit_carried_over() 
     std::fs::write(ws.mirror(NAME).join("refs/heads/main"), "garbage\n").expect("write ref");
 
     let run = ws.audit(["--rewrite", &rewrite, &file]);
-    let copies = quarantined(&ws);
+    let copies = quarantined(ws);
     assert_eq!(copies.len(), 1, "{copies:?}\n{}", run.stderr);
     assert!(copies[0].join("objects").is_dir(), "the copy is whole");
     assert!(run.stderr.contains("moved it aside"), "{}", run.stderr);
@@ -144,13 +174,138 @@ fn a_damaged_mirror_is_quarantined_and_its_last_copy_of_a_commit_carried_over() 
     // The fresh mirror holds the carried commit now: offline, from it alone.
     let offline = ws.audit_offline([&file]);
     assert_eq!(offline.claim("rec", "decode")["status"], "verified");
-    assert_eq!(quarantined(&ws).len(), 1, "nothing more moved aside");
+    assert_eq!(quarantined(ws).len(), 1, "nothing more moved aside");
 
     // Only the explicit command prunes, and never the live mirror.
     let gc = ws.run(["cache", "gc", "--cache", "cache"]);
     gc.assert_code(0);
     assert!(gc.stdout.contains("copies deleted: 1"), "{}", gc.stdout);
-    assert!(quarantined(&ws).is_empty());
+    assert!(quarantined(ws).is_empty());
     let offline = ws.audit_offline([&file]);
     assert_eq!(offline.claim("rec", "decode")["status"], "verified");
+}
+
+#[test]
+fn an_unreadable_home_changes_nothing() {
+    let s = served();
+    let commit = s.commit;
+    let ws = &s.ws;
+    let file = s.file.clone();
+    let rewrite = s.rewrite.clone();
+    ws.audit(["--rewrite", &rewrite, &file]).assert_code(0);
+    let before = packs(ws);
+    // Tests run as root, whom no permission bit stops: a HOME that is a file,
+    // or lies under one, can't be read by anyone.
+    let not_a_dir = ws.write("home-is-a-file", "x\n");
+    let homes = [
+        ws.path().join(&not_a_dir),
+        ws.path().join(&not_a_dir).join("home"),
+    ];
+    for home in &homes {
+        for offline in [false, true] {
+            let mut cmd = ws.cached("audit");
+            cmd.env("HOME", home)
+                .env_remove("XDG_CONFIG_HOME")
+                .env_remove("XDG_STATE_HOME")
+                .args(["--format", "json", "--timeout", "10", "--rewrite", &rewrite]);
+            if offline {
+                cmd.arg("--offline");
+            }
+            let run = crate::common::run::run(cmd.arg(&file));
+            run.assert_code(0);
+            assert_clean(&run, "rec", commit);
+            assert!(!run.stderr.contains("damaged"), "{}", run.stderr);
+            assert!(!run.stderr.contains("delete"), "{}", run.stderr);
+        }
+    }
+    assert_eq!(packs(ws), before, "the mirror was fetched again");
+    ws.audit_offline([&file]).assert_code(0);
+}
+
+/// `pinaudit ARGS...` in `ws` as the unprivileged user 65534 (as `docker --user
+/// 65534` runs it) with `HOME` at `home`.
+fn as_nobody(ws: &Scratch, home: &std::path::Path, args: &[&str]) -> crate::common::run::Run {
+    use std::os::unix::process::CommandExt;
+    let mut std_cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("pinaudit"));
+    std_cmd.uid(65534).gid(65534);
+    let mut cmd = assert_cmd::Command::from_std(std_cmd);
+    cmd.current_dir(ws.path())
+        .env_remove("PINAUDIT_CACHE")
+        .env_remove("GITHUB_TOKEN")
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("XDG_STATE_HOME")
+        .env("SOURCE_DATE_EPOCH", "0")
+        .env("HOME", home)
+        .timeout(std::time::Duration::from_secs(60))
+        .args(args);
+    crate::common::run::run(&mut cmd)
+}
+
+fn chown_tree(dir: &std::path::Path, uid: u32) {
+    for entry in walkdir::WalkDir::new(dir) {
+        let entry = entry.expect("walk");
+        std::os::unix::fs::lchown(entry.path(), Some(uid), Some(uid)).expect("chown");
+    }
+}
+
+#[test]
+fn a_home_the_user_may_not_read_changes_nothing() {
+    // SAFETY: geteuid only reads the process's credentials.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: dropping to another user needs root");
+        return;
+    }
+    let s = served();
+    let commit = s.commit;
+    let ws = &s.ws;
+    let file = s.file.clone();
+    let rewrite = s.rewrite.clone();
+    chown_tree(ws.path(), 65534);
+    // `HOME=/root` for user 65534: a directory only root may enter.
+    let home = tempfile::tempdir().expect("home");
+    std::fs::write(home.path().join(".gitconfig"), "[user]\n\tname = root\n").expect("write");
+    let private = std::os::unix::fs::PermissionsExt::from_mode(0o700);
+    std::fs::set_permissions(home.path(), private).expect("chmod");
+    let online = [
+        "audit",
+        "--cache",
+        "cache",
+        "--format",
+        "json",
+        "--timeout",
+        "10",
+        "--rewrite",
+        &rewrite,
+        &file,
+    ];
+    let first = as_nobody(ws, home.path(), &online);
+    first.assert_code(0);
+    assert_clean(&first, "rec", commit);
+    // The broken environment is named, and nothing is blamed on the cache.
+    assert!(
+        first.stderr.contains("can't read the git configuration")
+            && first.stderr.contains(".gitconfig"),
+        "{}",
+        first.stderr
+    );
+    let before = packs(ws);
+    for args in [
+        &online[..],
+        &[
+            "audit",
+            "--cache",
+            "cache",
+            "--format",
+            "json",
+            "--offline",
+            &file,
+        ][..],
+    ] {
+        let run = as_nobody(ws, home.path(), args);
+        run.assert_code(0);
+        assert_clean(&run, "rec", commit);
+        assert!(!run.stderr.contains("damaged"), "{}", run.stderr);
+        assert!(!run.stderr.contains("delete"), "{}", run.stderr);
+    }
+    assert_eq!(packs(ws), before, "the mirror was fetched again");
 }
