@@ -4,6 +4,7 @@
 //! [`check`] judges them, [`audit`] runs the pipeline, [`report`] renders.
 
 pub mod audit;
+pub mod cache_key;
 pub(crate) mod check;
 pub mod cli;
 pub mod codes;

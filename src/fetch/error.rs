@@ -77,6 +77,17 @@ pub enum FetchError {
         /// Why it is not ours.
         reason: String,
     },
+    /// A directory of the cache that others may write, that is not this
+    /// user's, or that is a symbolic link pinaudit did not make: refused, as
+    /// ssh refuses such key files, since whoever can write there can plant
+    /// what pinaudit reads or writes through.
+    #[error("cache directory `{}` is not safe to use: {reason}", path.display())]
+    CacheUnsafe {
+        /// The directory concerned.
+        path: PathBuf,
+        /// What makes it unsafe.
+        reason: String,
+    },
     /// `--offline` and the remote has never been fetched into this cache.
     #[error("`{url}` is not in the cache (looked in `{}`)", path.display())]
     NotCached {
@@ -118,6 +129,10 @@ impl FetchError {
             ),
             FetchError::CacheForeign { path, .. } => Some(format!(
                 "move `{}` out of the cache (pinaudit left it as it was), or pass another --cache",
+                path.display()
+            )),
+            FetchError::CacheUnsafe { path, .. } => Some(format!(
+                "make `{}` a directory of this user that only it may write (`chmod go-w`), or pass another --cache",
                 path.display()
             )),
             FetchError::Io { path, source } => io_hint(path, source),

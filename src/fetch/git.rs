@@ -243,6 +243,7 @@ impl GitCache {
     /// Open the mirror of `remote` for reading, without any network.
     pub fn open(&self, remote: &str) -> Result<CachedRepo, FetchError> {
         let path = self.repo_path(remote);
+        check_dirs(&self.root, &path)?;
         match fs::symlink_metadata(&path) {
             Ok(_) => {
                 check_owned(&path, remote, false)?;
@@ -320,6 +321,7 @@ impl GitCache {
 
         apply_timeouts(opts);
         register_git_transport();
+        check_dirs(&self.root, &path)?;
         let _lock = lock_beside(&path)?;
         // Why the mirror in place failed its check, when it did: it is then
         // fetched afresh beside it and moved aside only once that succeeded,
@@ -621,10 +623,7 @@ fn mark_synced(path: &Path) {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let tmp = path.join(format!("{SYNCED_AT}.{}", std::process::id()));
-    if fs::write(&tmp, format!("{now}\n")).is_ok() {
-        let _ = fs::rename(&tmp, path.join(SYNCED_AT));
-    }
+    let _ = crate::store::write_atomically(&path.join(SYNCED_AT), &[format!("{now}\n").as_bytes()]);
 }
 
 impl GitCache {
@@ -632,8 +631,8 @@ impl GitCache {
     /// epoch): its own record, else when git last fetched into it.
     pub fn last_synced(&self, remote: &str) -> Option<i64> {
         let path = self.repo_path(remote);
-        if let Some(t) = fs::read_to_string(path.join(SYNCED_AT))
-            .ok()
+        if let Some(t) = crate::store::read_regular(&path.join(SYNCED_AT))
+            .and_then(|b| String::from_utf8(b).ok())
             .and_then(|s| s.trim().parse::<i64>().ok())
         {
             return Some(t);
@@ -746,6 +745,61 @@ fn apply_timeouts(opts: &SyncOptions) {
     *current = Some(want);
 }
 
+/// Refuses the cache unless every directory from `root` down to the one
+/// holding the mirror at `path` is safe: not a symbolic link (pinaudit makes
+/// none; `root` itself may be one, the user's choice), this user's (or root's),
+/// and writable by no one else. Directories not made yet are not checked.
+fn check_dirs(root: &Path, path: &Path) -> Result<(), FetchError> {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid only reads the process's credentials.
+    let me = unsafe { libc::geteuid() };
+    let Ok(rel) = path.strip_prefix(root) else {
+        return Ok(());
+    };
+    let mut dir = root.to_path_buf();
+    let mut below = rel.parent().into_iter().flat_map(Path::components);
+    loop {
+        let unsafe_because = |reason: String| FetchError::CacheUnsafe {
+            path: dir.clone(),
+            reason,
+        };
+        let meta = if dir == root {
+            fs::metadata(&dir)
+        } else {
+            fs::symlink_metadata(&dir)
+        };
+        match meta {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(FetchError::io(&dir, e)),
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(unsafe_because(
+                    "it is a symbolic link, and pinaudit makes none in its cache".to_string(),
+                ))
+            }
+            Ok(m) if !m.is_dir() => {
+                return Err(unsafe_because("it is not a directory".to_string()))
+            }
+            Ok(m) if m.uid() != me && m.uid() != 0 => {
+                return Err(unsafe_because(format!(
+                    "it belongs to another user (uid {})",
+                    m.uid()
+                )))
+            }
+            Ok(m) if m.mode() & 0o022 != 0 => {
+                return Err(unsafe_because(format!(
+                    "others may write to it (mode {:o})",
+                    m.mode() & 0o7777
+                )))
+            }
+            Ok(_) => {}
+        }
+        match below.next() {
+            Some(c) => dir.push(c),
+            None => return Ok(()),
+        }
+    }
+}
+
 /// Take the exclusive advisory lock of the mirror at `path`, creating its
 /// parent directories. The lock file sits beside the mirror (it must exist
 /// before the mirror does) and is never removed: removing a lock file lets
@@ -757,12 +811,29 @@ fn lock_beside(path: &Path) -> Result<File, FetchError> {
     })?;
     fs::create_dir_all(parent).map_err(|e| FetchError::io(parent, e))?;
     let lock_path = sibling(path, "", LOCK_SUFFIX);
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(|e| FetchError::io(&lock_path, e))?;
+    // Never through a planted link: `O_NOFOLLOW` fails on one.
+    let file = {
+        use std::os::unix::fs::OpenOptionsExt;
+        OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(&lock_path)
+    }
+    .map_err(|e| match e.raw_os_error() {
+        Some(libc::ELOOP) => FetchError::CacheUnsafe {
+            path: lock_path.clone(),
+            reason: "it is a symbolic link, and pinaudit makes none in its cache".to_string(),
+        },
+        _ => FetchError::io(&lock_path, e),
+    })?;
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Err(FetchError::CacheUnsafe {
+            path: lock_path,
+            reason: "it is not a regular file".to_string(),
+        });
+    }
     file.lock().map_err(|e| FetchError::io(&lock_path, e))?;
     Ok(file)
 }
@@ -835,6 +906,9 @@ fn check_owned(path: &Path, remote: &str, adopt: bool) -> Result<(), FetchError>
         return Err(foreign("it is not a directory"));
     }
     let marker = path.join(OWNER_MARKER);
+    if fs::symlink_metadata(&marker).is_ok_and(|m| !m.is_file()) {
+        return Err(foreign("its ownership marker is not a regular file"));
+    }
     match fs::read_to_string(&marker) {
         Ok(text) if text == marker_text(remote) => Ok(()),
         Ok(_) => Err(foreign("its ownership marker names another remote")),
@@ -855,7 +929,8 @@ fn check_owned(path: &Path, remote: &str, adopt: bool) -> Result<(), FetchError>
                 return Err(foreign("it has no pinaudit ownership marker"));
             }
             if adopt {
-                fs::write(&marker, marker_text(remote)).map_err(|e| FetchError::io(&marker, e))?;
+                crate::store::write_atomically(&marker, &[marker_text(remote).as_bytes()])
+                    .map_err(|e| FetchError::io(&marker, e))?;
             }
             Ok(())
         }
@@ -1135,7 +1210,8 @@ fn init_scratch(path: &Path, remote: &str) -> Result<(Repository, PathBuf), Fetc
             .map_err(init_error)?;
     }
     let marker = scratch.join(OWNER_MARKER);
-    fs::write(&marker, marker_text(remote)).map_err(|e| FetchError::io(&marker, e))?;
+    crate::store::write_atomically(&marker, &[marker_text(remote).as_bytes()])
+        .map_err(|e| FetchError::io(&marker, e))?;
     Ok((repo, scratch))
 }
 

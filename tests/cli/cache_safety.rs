@@ -309,3 +309,163 @@ fn a_home_the_user_may_not_read_changes_nothing() {
     }
     assert_eq!(packs(ws), before, "the mirror was fetched again");
 }
+
+// --- Authenticated stores ----------------------------------------------------------
+
+/// `pinaudit audit --cache cache --format json ARGS...` with the cache key given
+/// by `PINAUDIT_CACHE_KEY=key`, or, for `None`, by the key file in `HOME`.
+fn audit_keyed(ws: &Scratch, key: Option<&str>, args: &[&str]) -> crate::common::run::Run {
+    let mut cmd = ws.cached("audit");
+    match key {
+        Some(k) => cmd.env("PINAUDIT_CACHE_KEY", k),
+        None => cmd.env_remove("PINAUDIT_CACHE_KEY"),
+    };
+    cmd.args(["--format", "json", "--timeout", "10"]).args(args);
+    crate::common::run::run(&mut cmd)
+}
+
+/// How a forger seals an edited store: with the plain checksum anyone can
+/// recompute (what the stores carried before), or with a MAC under some key.
+#[derive(Clone, Copy)]
+enum Seal<'a> {
+    Checksum,
+    Key(&'a str),
+}
+
+/// Rewrites the store at `path` with `edit` applied to its body (all but the
+/// trailing 32 bytes, magic line included), sealed with `seal`.
+fn forge_store(
+    original: &[u8],
+    path: &std::path::Path,
+    seal: Seal<'_>,
+    edit: impl Fn(&mut Vec<u8>),
+) {
+    use sha2::{Digest, Sha256};
+    let mut body = original[..original.len() - 32].to_vec();
+    edit(&mut body);
+    let tag: Vec<u8> = match seal {
+        Seal::Checksum => Sha256::digest(&body).to_vec(),
+        Seal::Key(k) => pinaudit::cache_key::CacheKey::from_secret(k.as_bytes())
+            .mac(&[&body])
+            .to_vec(),
+    };
+    body.extend_from_slice(&tag);
+    std::fs::write(path, body).expect("write store");
+}
+
+/// Runs `check` on an audit (with each of `runs`' arguments) of the store at
+/// `path` forged by `plant` from `original` and sealed as a forger can: with a
+/// recomputed checksum, with another workflow's key (`key-b` for a run under
+/// `key-a`), or with the right `PINAUDIT_CACHE_KEY` but audited without it (the
+/// key file in HOME).
+fn each_forgery(
+    ws: &Scratch,
+    path: &std::path::Path,
+    original: &[u8],
+    plant: impl Fn(&mut Vec<u8>),
+    runs: [&[&str]; 2],
+    check: impl Fn(&crate::common::run::Run),
+) {
+    for (seal, key) in [
+        (Seal::Checksum, Some("key-a")),
+        (Seal::Key("key-b"), Some("key-a")),
+        (Seal::Key("key-a"), None),
+    ] {
+        for args in runs {
+            forge_store(original, path, seal, &plant);
+            check(&audit_keyed(ws, key, args));
+        }
+    }
+}
+
+/// In a `checks.store` body, every remembered claim answer replaced by the one
+/// whose text quotes `quoted` (entries: key 32, length 4, value).
+fn every_answer_quoting(body: &mut Vec<u8>, quoted: &[u8]) {
+    let start = body.iter().position(|&b| b == b'\n').expect("magic line") + 1;
+    let mut entries: Vec<([u8; 32], Vec<u8>)> = Vec::new();
+    let mut at = start;
+    while at < body.len() {
+        let key: [u8; 32] = body[at..at + 32].try_into().expect("key");
+        let len = u32::from_le_bytes(body[at + 32..at + 36].try_into().expect("len")) as usize;
+        entries.push((key, body[at + 36..at + 36 + len].to_vec()));
+        at += 36 + len;
+    }
+    let planted = entries
+        .iter()
+        .map(|(_, v)| v)
+        .find(|v| v.windows(quoted.len()).any(|w| w == quoted))
+        .expect("an answer quoting the value")
+        .clone();
+    body.truncate(start);
+    for (key, _) in entries {
+        body.extend_from_slice(&key);
+        body.extend_from_slice(&(planted.len() as u32).to_le_bytes());
+        body.extend_from_slice(&planted);
+    }
+}
+
+#[test]
+fn a_forged_checks_store_never_changes_a_verdict() {
+    let s = served();
+    let ws = &s.ws;
+    let mut pin = good_pin("rec", s.commit);
+    let mut fake = pin["claims"][0].clone();
+    fake["label"] = json!("fake");
+    fake["value"] = json!(7.7);
+    pin["claims"].as_array_mut().expect("claims").push(fake);
+    let file = ws.write_pin(&pin);
+    let online = ["--no-upstream", "--rewrite", &s.rewrite, &file];
+    let offline = ["--no-upstream", "--offline", &file];
+    let first = audit_keyed(ws, Some("key-a"), &online);
+    assert_eq!(first.claim("rec", "fake")["status"], "missing");
+    let store = ws.cache().join("checks.store");
+    let original = std::fs::read(&store).expect("checks.store");
+    let plant = |b: &mut Vec<u8>| every_answer_quoting(b, b"2.9");
+
+    // The control: sealed with the run's own key, the forgery would plant
+    // `verified` for a value the document doesn't hold.
+    forge_store(&original, &store, Seal::Key("key-a"), plant);
+    let planted = audit_keyed(ws, Some("key-a"), &offline);
+    assert_eq!(planted.claim("rec", "fake")["status"], "verified");
+
+    // A recomputed checksum, another workflow's key, or no key of this cache
+    // at all (the key file in HOME): re-derived, online and offline.
+    each_forgery(ws, &store, &original, plant, [&online, &offline], |run| {
+        let c = run.claim("rec", "fake");
+        assert_eq!(c["status"], "missing", "{c:#}");
+        assert_eq!(run.claim("rec", "decode")["status"], "verified");
+        run.assert_has("value-missing");
+    });
+}
+
+#[test]
+fn a_forged_blobs_store_never_changes_a_verdict() {
+    let s = served();
+    let ws = &s.ws;
+    let recorded = sha256_hex("not the document\n");
+    let pin = crate::common::forge::readme_pin("rec", NAME, s.commit, &recorded, T0_RFC3339);
+    let file = ws.write_pin(&pin);
+    let online = ["--rewrite", &s.rewrite, &file];
+    let offline = ["--offline", &file];
+    audit_keyed(ws, Some("key-a"), &online).assert_has("hash-mismatch");
+    let store = ws.cache().join("blobs.store");
+    let original = std::fs::read(&store).expect("blobs.store");
+    let wrong: Vec<u8> = (0..32)
+        .map(|i| u8::from_str_radix(&recorded[2 * i..2 * i + 2], 16).expect("hex"))
+        .collect();
+    // Entries: blob id 20, size 8, sha256 32; each made to say the recorded hash.
+    let plant = |b: &mut Vec<u8>| {
+        let start = b.iter().position(|&c| c == b'\n').expect("magic line") + 1;
+        for entry in b[start..].chunks_exact_mut(60) {
+            entry[28..].copy_from_slice(&wrong);
+        }
+    };
+    // The control: sealed with the run's own key, the wrong hash would pass.
+    forge_store(&original, &store, Seal::Key("key-a"), plant);
+    audit_keyed(ws, Some("key-a"), &offline).assert_lacks("hash-mismatch");
+    each_forgery(ws, &store, &original, plant, [&online, &offline], |run| {
+        run.assert_has("hash-mismatch");
+        let src = run.source("rec", "readme");
+        assert_eq!(src["sha256"]["actual"], sha256_hex(README), "{src:#}");
+    });
+}
