@@ -469,3 +469,163 @@ fn a_forged_blobs_store_never_changes_a_verdict() {
         assert_eq!(src["sha256"]["actual"], sha256_hex(README), "{src:#}");
     });
 }
+
+// --- No writes through planted links -------------------------------------------------
+
+type Snapshot = std::collections::BTreeMap<PathBuf, (u64, std::time::SystemTime)>;
+
+/// [`served`], audited clean once, and a directory outside its cache with
+/// files a planted link may aim at, as they are now.
+fn filled_beside_outside() -> (Served, PathBuf, Snapshot) {
+    let s = served();
+    s.ws.audit(["--rewrite", &s.rewrite, &s.file])
+        .assert_code(0);
+    let dir = s.ws.path().join("outside");
+    for name in ["a", "b", "c", "d", "e", "f"] {
+        s.ws.write(&format!("outside/{name}"), format!("precious {name}\n"));
+    }
+    let before = snapshot(&dir);
+    (s, dir, before)
+}
+
+fn plant_link(target: &std::path::Path, at: &std::path::Path) {
+    if at.exists() || at.is_symlink() {
+        if at.is_dir() && !at.is_symlink() {
+            std::fs::remove_dir_all(at).expect("rm dir");
+        } else {
+            std::fs::remove_file(at).expect("rm");
+        }
+    }
+    std::os::unix::fs::symlink(target, at).expect("symlink");
+}
+
+#[test]
+fn links_planted_in_the_cache_are_never_followed() {
+    let (s, out, before) = filled_beside_outside();
+    let ws = &s.ws;
+    let args = ["--rewrite", &s.rewrite, &s.file];
+    let cache = ws.cache();
+    let mirror = ws.mirror(NAME);
+    // Every file pinaudit writes or reads in place, a link to a file outside
+    // (or, for a store, to a device that never ends).
+    let planted = [
+        (cache.join("checks.store"), out.join("a")),
+        (cache.join("blobs.store"), PathBuf::from("/dev/zero")),
+        (cache.join("verified.store"), out.join("b")),
+        (cache.join("drift.store"), out.join("c")),
+        (mirror.join("pinaudit-synced-at"), out.join("d")),
+    ];
+    for (at, target) in &planted {
+        plant_link(target, at);
+    }
+    for run in [ws.audit(args), ws.audit_offline([&s.file])] {
+        run.assert_code(0);
+        assert_clean(&run, "rec", s.commit);
+    }
+    assert_eq!(snapshot(&out), before, "a file outside the cache changed");
+    for (at, _) in &planted[..3] {
+        assert!(!at.is_symlink(), "{} is still a link", at.display());
+    }
+}
+
+#[test]
+fn a_cache_with_planted_links_or_open_to_others_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let (s, out, before) = filled_beside_outside();
+    let ws = &s.ws;
+    let args = ["--rewrite", &s.rewrite, &s.file];
+    let host = ws.cache().join("git/github.com");
+    let lock = host.join("acme/bench.git.pinaudit-lock");
+
+    let refused = |why: &str| {
+        for run in [ws.audit(args), ws.audit_offline([&s.file])] {
+            run.assert_code(2);
+            let src = run.source("rec", "readme");
+            let reason = src["reason"].as_str().unwrap_or_default();
+            assert!(reason.contains("not safe to use"), "{reason}");
+            assert!(reason.contains(why), "{reason}");
+            assert!(!reason.contains("damaged"), "{reason}");
+        }
+        assert_eq!(snapshot(&out), before, "a file outside the cache changed");
+    };
+
+    // A directory of the cache that others may write.
+    std::fs::set_permissions(&host, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+    refused("others may write");
+    std::fs::set_permissions(&host, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    ws.audit(args).assert_code(0);
+
+    // The mirror's lock file, a link to a file outside.
+    std::fs::remove_file(&lock).expect("rm lock");
+    plant_link(&out.join("e"), &lock);
+    let run = ws.audit(args);
+    run.assert_code(2);
+    let reason = run.source("rec", "readme")["reason"].clone();
+    assert!(
+        reason
+            .as_str()
+            .unwrap_or_default()
+            .contains("symbolic link"),
+        "{reason}"
+    );
+    assert_eq!(snapshot(&out), before);
+    std::fs::remove_file(&lock).expect("rm link");
+
+    // A directory of the cache swapped for a link to a copy elsewhere.
+    let copy = ws.path().join("elsewhere");
+    std::fs::rename(&host, &copy).expect("move");
+    plant_link(&copy, &host);
+    refused("symbolic link");
+}
+
+#[test]
+fn a_forged_web_document_in_the_cache_is_never_judged() {
+    use crate::common::web::{Response, WebServer};
+    const PAGE: &str = "<html><body>\n<h1>Results</h1>\n<p>decode: 2.9 tok/s</p>\n</body></html>\n";
+    const PLANTED: &str =
+        "<html><body>\n<h1>Results</h1>\n<p>decode: 1.0 tok/s</p>\n</body></html>\n";
+    // The server says "unchanged" to anyone who names its ETag.
+    let server = WebServer::start(|req, _| {
+        if req.headers.get("if-none-match").map(String::as_str) == Some("\"v1\"") {
+            return Response::status(304).header("ETag", "\"v1\"");
+        }
+        Response::ok(PAGE).header("ETag", "\"v1\"")
+    });
+    let ws = Scratch::new();
+    let url = server.url("paper.html");
+    let pin = json!({
+        "schema": "pinaudit/pins/v1", "id": "paper", "title": "a paper",
+        "sources": [{"id": "page", "url": url, "sha256": sha256_hex(PAGE)}],
+        "claims": [{"label": "decode", "source": "page", "lines": [3, 3], "value": 2.9,
+                    "unit": "tokens/s"}],
+        "artifacts": [],
+    });
+    let file = ws.write_pin(&pin);
+    let first = ws.audit(["--allow-local", &file]);
+    assert_eq!(first.claim("paper", "decode")["status"], "verified");
+
+    // Another body, and a meta file that names its sha256 (what a forger can
+    // compute), in place of the cached ones.
+    let dir = ws.cache().join("http");
+    let meta_path = std::fs::read_dir(&dir)
+        .expect("http cache")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "json"))
+        .expect("a cached meta file");
+    let mut meta: Value =
+        serde_json::from_slice(&std::fs::read(&meta_path).expect("meta")).expect("json");
+    meta["sha256"] = json!(sha256_hex(PLANTED));
+    std::fs::write(&meta_path, serde_json::to_vec(&meta).expect("json")).expect("write");
+    std::fs::write(meta_path.with_extension("body"), PLANTED).expect("write");
+
+    let run = ws.audit(["--allow-local", &file]);
+    assert_eq!(run.claim("paper", "decode")["status"], "verified");
+    assert_eq!(
+        run.source("paper", "page")["sha256"]["actual"],
+        sha256_hex(PAGE)
+    );
+    // The forged entry was not offered as the cached copy: the page came whole.
+    let log = server.log();
+    assert_eq!(log.last().expect("a request").status, 200, "{log:#?}");
+}
