@@ -748,11 +748,11 @@ fn apply_timeouts(opts: &SyncOptions) {
 /// Refuses the cache unless every directory from `root` down to the one
 /// holding the mirror at `path` is safe: not a symbolic link (pinaudit makes
 /// none; `root` itself may be one, the user's choice), this user's (or root's),
-/// and writable by no one else. Directories not made yet are not checked.
+/// and writable by no one else (group-writable only for this user's group). Directories not made yet are not checked.
 fn check_dirs(root: &Path, path: &Path) -> Result<(), FetchError> {
     use std::os::unix::fs::MetadataExt;
-    // SAFETY: geteuid only reads the process's credentials.
-    let me = unsafe { libc::geteuid() };
+    // SAFETY: geteuid and getegid only read the process's credentials.
+    let (me, my_group) = unsafe { (libc::geteuid(), libc::getegid()) };
     let Ok(rel) = path.strip_prefix(root) else {
         return Ok(());
     };
@@ -785,7 +785,9 @@ fn check_dirs(root: &Path, path: &Path) -> Result<(), FetchError> {
                     m.uid()
                 )))
             }
-            Ok(m) if m.mode() & 0o022 != 0 => {
+            // Group-writable is fine for the user's own group (a umask of 002
+            // with a group per user, Debian's default, makes every directory so).
+            Ok(m) if m.mode() & 0o002 != 0 || (m.mode() & 0o020 != 0 && m.gid() != my_group) => {
                 return Err(unsafe_because(format!(
                     "others may write to it (mode {:o})",
                     m.mode() & 0o7777

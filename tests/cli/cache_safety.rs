@@ -552,7 +552,8 @@ fn a_cache_with_planted_links_or_open_to_others_is_refused() {
     // A directory of the cache that others may write.
     std::fs::set_permissions(&host, std::fs::Permissions::from_mode(0o777)).expect("chmod");
     refused("others may write");
-    std::fs::set_permissions(&host, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    // Writable by the user's own group only (a umask of 002): fine.
+    std::fs::set_permissions(&host, std::fs::Permissions::from_mode(0o775)).expect("chmod");
     ws.audit(args).assert_code(0);
 
     // The mirror's lock file, a link to a file outside.
