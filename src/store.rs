@@ -92,9 +92,12 @@ pub fn write_atomically(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     fs::create_dir_all(dir)?;
+    // Readable by others as the files were before (0644 before the umask):
+    // nothing here is secret, the key that authenticates it lives elsewhere.
     let mut tmp = tempfile::Builder::new()
         .prefix(&format!(".{name}."))
         .suffix(".tmp")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
         .tempfile_in(dir)?;
     {
         let mut w = std::io::BufWriter::new(tmp.as_file_mut());
