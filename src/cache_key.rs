@@ -70,9 +70,17 @@ impl CacheKey {
     }
 }
 
+static KEY: OnceLock<CacheKey> = OnceLock::new();
+
+/// Makes `key` this process's key, unless one was already worked out; whether
+/// it was set. For a program (a test) using the cache in process that must not
+/// read or create the user's key file.
+pub fn set(key: CacheKey) -> bool {
+    KEY.set(key).is_ok()
+}
+
 /// This process's key, worked out on first use (see the module doc).
 pub fn current() -> &'static CacheKey {
-    static KEY: OnceLock<CacheKey> = OnceLock::new();
     // Unit tests never touch the user's state directory.
     #[cfg(test)]
     if std::env::var_os(ENV).is_none() {

@@ -20,6 +20,8 @@ const T0: i64 = 1_700_000_000;
 /// machine never turns a slow answer into a network error; the timeout itself is
 /// tested in its own process (tests/fetch_timeout.rs).
 fn opts() -> SyncOptions {
+    // The caches these tests sync in process never touch the user's key file.
+    pinaudit::cache_key::set(pinaudit::cache_key::CacheKey::from_secret(b"tests"));
     SyncOptions {
         offline: false,
         connect_timeout: Duration::from_secs(30),
