@@ -416,6 +416,8 @@ impl GitCache {
     /// new name (the time and this process), and returns where it went.
     fn quarantine(&self, path: &Path) -> Result<PathBuf, FetchError> {
         let dir = self.quarantine_dir(path);
+        // Never moved out of the cache through a planted link.
+        check_dirs(&self.root, &dir.join("copy"))?;
         fs::create_dir_all(&dir).map_err(|e| FetchError::io(&dir, e))?;
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

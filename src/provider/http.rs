@@ -181,6 +181,13 @@ fn cached(root: &Path, url: &str) -> Option<(Meta, Vec<u8>)> {
 fn store(root: &Path, url: &str, doc: &WebDoc) -> std::io::Result<()> {
     let (meta_path, body_path) = cache_files(root, url);
     if let Some(dir) = meta_path.parent() {
+        // Never into a directory a planted link names, outside the cache.
+        if std::fs::symlink_metadata(dir).is_ok_and(|m| !m.is_dir()) {
+            return Err(std::io::Error::other(format!(
+                "`{}` is not a directory (a symbolic link?); not written",
+                dir.display()
+            )));
+        }
         std::fs::create_dir_all(dir)?;
     }
     let mut meta = Meta {

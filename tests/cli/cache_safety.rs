@@ -572,6 +572,26 @@ fn a_cache_with_planted_links_or_open_to_others_is_refused() {
     assert_eq!(snapshot(&out), before);
     std::fs::remove_file(&lock).expect("rm link");
 
+    // The quarantine, a link to a directory outside: a damaged mirror is not
+    // moved out of the cache through it, and stays where it is.
+    let quarantine = ws.cache().join("quarantine");
+    plant_link(&out, &quarantine);
+    std::fs::write(ws.mirror(NAME).join("refs/heads/main"), "garbage\n").expect("write ref");
+    let run = ws.audit(args);
+    run.assert_code(2);
+    let reason = run.source("rec", "readme")["reason"].clone();
+    assert!(
+        reason
+            .as_str()
+            .unwrap_or_default()
+            .contains("not safe to use"),
+        "{reason}"
+    );
+    assert!(ws.mirror(NAME).join("objects").is_dir(), "the mirror stays");
+    assert_eq!(snapshot(&out), before);
+    std::fs::remove_file(&quarantine).expect("rm link");
+    ws.audit(args).assert_code(0);
+
     // A directory of the cache swapped for a link to a copy elsewhere.
     let copy = ws.path().join("elsewhere");
     std::fs::rename(&host, &copy).expect("move");
@@ -629,4 +649,14 @@ fn a_forged_web_document_in_the_cache_is_never_judged() {
     // The forged entry was not offered as the cached copy: the page came whole.
     let log = server.log();
     assert_eq!(log.last().expect("a request").status, 200, "{log:#?}");
+
+    // `http/`, a link to a directory outside: nothing is written there.
+    let elsewhere = ws.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).expect("mkdir");
+    std::fs::remove_dir_all(&dir).expect("rm http");
+    std::os::unix::fs::symlink(&elsewhere, &dir).expect("symlink");
+    let run = ws.audit(["--allow-local", &file]);
+    assert_eq!(run.claim("paper", "decode")["status"], "verified");
+    let written: Vec<_> = std::fs::read_dir(&elsewhere).expect("read").collect();
+    assert!(written.is_empty(), "{written:?}");
 }
