@@ -89,7 +89,7 @@ pub enum Command {
     Explain(ExplainArgs),
     /// Resolve a branch, tag or short-id URL to its commit now, hash it, and emit a pin
     Pin(PinArgs),
-    /// Combine the JSON reports of `audit --shard K/N` runs into one v1 report
+    /// Combine the JSON reports (or SARIF logs) of `audit --shard K/N` runs into one
     Merge(MergeArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell)
     Completions(CompletionsArgs),
@@ -157,7 +157,8 @@ pub struct PinArgs {
 
 #[derive(Debug, Args)]
 pub struct MergeArgs {
-    /// JSON reports written by `audit --shard K/N --format json`
+    /// Reports written by `audit --shard K/N --format json`, or SARIF logs written
+    /// with `--format sarif` (merged into one run)
     #[arg(value_name = "REPORT", required = true)]
     pub reports: Vec<PathBuf>,
     /// Write the merged report to FILE instead of stdout
@@ -262,8 +263,8 @@ pub struct AuditArgs {
     /// Skip upstream-drift checks (no comparison with the default-branch head)
     #[arg(long)]
     pub no_upstream: bool,
-    /// Also verify SHA256SUMS-style manifests beside each cited document and at the
-    /// repository root, at each cited revision
+    /// Also verify every SHA256SUMS-style manifest in the tree at each cited
+    /// revision (at most 100 a revision, none over --max-document-size)
     #[arg(long)]
     pub manifests: bool,
     /// The largest document read, web or git, in bytes (suffixes K, M, G: powers of
@@ -297,6 +298,10 @@ pub struct AuditArgs {
     /// Walk into what .gitignore/.ignore files exclude and into hidden directories
     #[arg(long)]
     pub no_ignore: bool,
+    /// Audit only the inputs changed since the git ref REF (its merge base with
+    /// HEAD, against the work tree): the records a pull request touches
+    #[arg(long, value_name = "REF")]
+    pub changed_since: Option<String>,
     #[command(flatten)]
     pub fetch: FetchArgs,
     #[arg(skip)]

@@ -153,8 +153,12 @@ codes! {
 
     RevisionConflict = "revision-conflict", Error;
         summary: "a figure's URL revision differs from its source's declared revision",
-        means: "A figure's URL pins one commit but the source it cites declares another, so it is \
-             not clear which version of the document the figure was read from.",
+        means: "A figure's URL pins one commit but the record declares another for the source it \
+             cites (the message says where), so it is not clear which version of the document \
+             the figure was read from. The figure is checked at the commit its URL pins, as a \
+             source of its own (`ID@SHORT`). Only a declared revision conflicts: a figure \
+             citing another commit of a record document's pinned document, with no \
+             supplemental source of its own, is simply checked there.",
         fix: "Make the figure's URL and the source's `revision` name the same commit.",
         hint: "make the URL and the source's declared revision the same commit";
 
@@ -181,7 +185,8 @@ codes! {
         means: "Model weights are named (a label such as `k3-neuron-iq1s, nine GGUF shards`) without \
              a revision and without a hash. Nobody can tell which files were measured, and a \
              re-upload under the same name changes the result silently. Reported once per \
-             artifact, however many figures name it.",
+             artifact, however many figures name it; conditions that name one model by \
+             `model` in one place and `model_artifact` in another are one artifact.",
         fix: "Record the model repository's commit (`model_revision`) or a sha256 of the weight \
              files (`weight_hash`).",
         hint: "record the weights' revision or sha256";
@@ -265,8 +270,9 @@ codes! {
     ManifestMismatch = "manifest-mismatch", Warning;
         summary: "a SHA256SUMS entry differs from the file at the revision, or names a missing file (`--manifests`)",
         means: "With `--manifests`, every checksum manifest (`SHA256SUMS`, `sha256sums.txt`, in \
-             `sha256sum` text, `*` binary or `--tag` form) beside a cited document or at the \
-             repository root is checked at the cited revision. An entry whose sha256 is not the \
+             `sha256sum` text, `*` binary or `--tag` form) in the tree at a cited revision (up \
+             to 100, none over `--max-document-size`; what a bound leaves out is said on \
+             stderr) is checked there. An entry whose sha256 is not the \
              file's, or that lists a file the revision lacks, is reported. As for \
              `hash-mismatch`, the evidence names the variant the listed hash does match \
              (`crlf`: made from a CRLF checkout; `lf`; `bom`; `trailing-newline`) and the \
@@ -286,7 +292,9 @@ codes! {
     CommitTimeMismatch = "commit-time-mismatch", Warning;
         summary: "recorded commit time differs from the committer time",
         means: "The recorded commit time differs from the pinned commit's committer time: the \
-             record mixes up dates (author date, experiment date) or commits.",
+             record mixes up dates (author date, experiment date), time zones or commits. The \
+             message shows both times in UTC, each with its own offset, and how far apart they \
+             are: a local wall-clock time written with `Z` is off by the offset exactly.",
         fix: "Record the committer time of the pinned commit: `git show -s --format=%cI COMMIT`.",
         hint: "record `git show -s --format=%cI COMMIT`";
 

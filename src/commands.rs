@@ -126,6 +126,16 @@ pub fn audit(args: AuditArgs) -> ExitStatus {
         },
         None => None,
     };
+    let only = match &args.changed_since {
+        Some(rev) => match crate::changed::files_changed_since(rev, Path::new(".")) {
+            Ok(files) => Some(files),
+            Err(e) => {
+                error(&e.to_string(), Some(e.hint()));
+                return ExitStatus::Usage;
+            }
+        },
+        None => None,
+    };
     let opts = Options {
         offline: fetch.offline,
         rewrites,
@@ -150,6 +160,7 @@ pub fn audit(args: AuditArgs) -> ExitStatus {
         walk: input::WalkOptions {
             exclude: eff.exclude.value.clone(),
             no_ignore: args.no_ignore,
+            only,
         },
         deadline: std::time::Duration::from_secs(fetch.deadline),
         max_fetch_bytes: fetch.max_fetch_mib << 20,
@@ -190,6 +201,9 @@ pub fn audit(args: AuditArgs) -> ExitStatus {
             None => note(&format!("warning: {described}")),
         }
     }
+    for n in result.records.iter().flat_map(|r| &r.notices) {
+        note(&format!("warning: {n}"));
+    }
     for f in &result.stale_remotes {
         note(&format!(
             "warning: {}; judged what the cache holds instead (reachability and upstream as of the last sync)\n  hint: to audit without the forge, point --rewrite at a mirror, or use --offline",
@@ -229,6 +243,7 @@ pub fn audit(args: AuditArgs) -> ExitStatus {
         args.format,
         &report::RenderOptions {
             color: to_terminal && args.format == Format::Text,
+            shard: args.shard,
         },
     );
     match &args.output {

@@ -7,8 +7,15 @@
 //! fields with the same function the audit uses ([`crate::fingerprint::of_report`]).
 //! Findings are matched as a multiset, so two findings with one fingerprint (two
 //! unreadable blocks of one record) pair up one to one.
+//!
+//! A finding of the old report that the new one lacks is *resolved* only when the
+//! new run looked again: when its source, claim or weights were `unchecked` in the
+//! new report (an offline re-check with the commit not in the cache, a remote that
+//! could not be reached), it is *not re-checked* instead, counted apart, so that a
+//! job that alerts on change never hears "fixed" from a run that could not look
+//! (`docs/diff.md`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
@@ -97,10 +104,21 @@ impl ReportFile {
     }
 }
 
-/// A multiset of fingerprints: what a baseline report already holds.
+/// A multiset of fingerprints: what a baseline report already holds, with its
+/// findings, so that those the audit does not find again can be told apart.
 #[derive(Debug, Clone, Default)]
 pub struct Baseline {
     counts: HashMap<String, usize>,
+    findings: Vec<FindingReport>,
+}
+
+/// What became of the baseline's findings that an audit did not find again.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Leftover {
+    /// Looked at again and gone.
+    pub resolved: usize,
+    /// About a source, claim or weights the audit could not check.
+    pub not_rechecked: usize,
 }
 
 impl Baseline {
@@ -109,7 +127,34 @@ impl Baseline {
         for f in &report.findings {
             *counts.entry(f.fingerprint.clone()).or_insert(0) += 1;
         }
-        Baseline { counts }
+        Baseline {
+            counts,
+            findings: report.findings.clone(),
+        }
+    }
+
+    /// The findings not taken, split by whether `now` checked what they are
+    /// about; in baseline order, each fingerprint's later copies being the ones
+    /// left (as [`diff`] pairs them).
+    pub fn leftover(&self, now: &NotChecked) -> Leftover {
+        let mut left = self.counts.clone();
+        let mut total: HashMap<&str, usize> = HashMap::new();
+        for f in &self.findings {
+            *total.entry(f.fingerprint.as_str()).or_insert(0) += 1;
+        }
+        let mut out = Leftover::default();
+        for f in self.findings.iter().rev() {
+            match left.get_mut(&f.fingerprint) {
+                Some(n) if *n > 0 => *n -= 1,
+                _ => continue,
+            }
+            if now.covers(f) {
+                out.not_rechecked += 1;
+            } else {
+                out.resolved += 1;
+            }
+        }
+        out
     }
 
     /// Takes one occurrence of a fingerprint; whether there was one to take.
@@ -124,6 +169,104 @@ impl Baseline {
     }
 }
 
+/// What a report could not check, per record: the ids of its `unchecked`
+/// sources, the labels of its `unchecked` claims, the labels of its `unchecked`
+/// weights.
+#[derive(Debug, Clone, Default)]
+pub struct NotChecked {
+    records: HashMap<String, Vec<Unlooked>>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Unlooked {
+    file: String,
+    sources: HashSet<String>,
+    claims: HashSet<String>,
+    artifacts: HashSet<String>,
+}
+
+impl NotChecked {
+    fn add(&mut self, id: &str, file: String, u: Unlooked) {
+        if !(u.sources.is_empty() && u.claims.is_empty() && u.artifacts.is_empty()) {
+            self.records
+                .entry(id.to_string())
+                .or_default()
+                .push(Unlooked { file, ..u });
+        }
+    }
+
+    /// What the records of a v1 report could not check.
+    pub fn of_report(report: &ReportFile) -> NotChecked {
+        use crate::report::v1::{ClaimStatus, SourceStatus};
+        let mut out = NotChecked::default();
+        for r in &report.records {
+            let u = Unlooked {
+                file: String::new(),
+                sources: (r.sources.iter())
+                    .filter(|s| s.status == SourceStatus::Unchecked)
+                    .map(|s| s.id.clone())
+                    .collect(),
+                claims: (r.claims.iter())
+                    .filter(|c| c.status == ClaimStatus::Unchecked)
+                    .map(|c| c.label.clone())
+                    .collect(),
+                artifacts: (r.artifacts.iter())
+                    .filter(|a| a.status == SourceStatus::Unchecked)
+                    .map(|a| a.label.clone())
+                    .collect(),
+            };
+            out.add(&r.id, r.file.clone(), u);
+        }
+        out
+    }
+
+    /// What the records of an audit could not check.
+    pub fn of_result(a: &crate::result::AuditResult) -> NotChecked {
+        use crate::result::ClaimStatus;
+        let mut out = NotChecked::default();
+        for r in &a.records {
+            let rec = &r.record;
+            let u = Unlooked {
+                file: String::new(),
+                sources: (rec.sources.iter().zip(&r.sources))
+                    .filter(|(_, o)| o.is_unchecked())
+                    .map(|(s, _)| s.id.clone())
+                    .collect(),
+                claims: (rec.claims.iter().zip(&r.claims))
+                    .filter(|(_, v)| v.status == ClaimStatus::Unchecked)
+                    .map(|(c, _)| c.label.clone())
+                    .collect(),
+                artifacts: (r.artifacts.iter())
+                    .filter(|a| a.unchecked.is_some())
+                    .map(|a| a.label.clone())
+                    .collect(),
+            };
+            out.add(&rec.id, rec.file.display().to_string(), u);
+        }
+        out
+    }
+
+    /// Whether `f` is about something this report could not check: its claim,
+    /// else its source, else the weights its evidence names.
+    pub fn covers(&self, f: &FindingReport) -> bool {
+        let Some(records) = self.records.get(&f.record) else {
+            return false;
+        };
+        let artifact = f
+            .evidence
+            .get("artifact")
+            .and_then(serde_json::Value::as_str);
+        records
+            .iter()
+            .filter(|u| f.file.as_deref().is_none_or(|file| file == u.file))
+            .any(|u| {
+                f.claim.as_ref().is_some_and(|c| u.claims.contains(c))
+                    || f.source.as_ref().is_some_and(|s| u.sources.contains(s))
+                    || artifact.is_some_and(|a| u.artifacts.contains(a))
+            })
+    }
+}
+
 /// The difference between two reports.
 #[derive(Debug, Clone, Serialize)]
 pub struct Diff {
@@ -132,8 +275,11 @@ pub struct Diff {
     pub summary: DiffSummary,
     /// In the new report only.
     pub new: Vec<FindingReport>,
-    /// In the old report only.
+    /// In the old report only, and looked at again.
     pub resolved: Vec<FindingReport>,
+    /// In the old report only, about a source, claim or weights the new report
+    /// could not check: neither new nor resolved (added in diff v1).
+    pub not_rechecked: Vec<FindingReport>,
     /// In both (as the new report writes them).
     pub unchanged: Vec<FindingReport>,
 }
@@ -143,6 +289,7 @@ pub struct DiffSummary {
     pub new: usize,
     pub resolved: usize,
     pub unchanged: usize,
+    pub not_rechecked: usize,
 }
 
 /// Compares two reports by fingerprint, keeping each report's order.
@@ -157,12 +304,13 @@ pub fn diff(old: &ReportFile, new: &ReportFile) -> Diff {
             fresh.push(f.clone());
         }
     }
-    let resolved: Vec<FindingReport> = old
+    let unlooked = NotChecked::of_report(new);
+    let (not_rechecked, resolved): (Vec<FindingReport>, Vec<FindingReport>) = old
         .findings
         .iter()
         .filter(|f| !in_new.take(&f.fingerprint))
         .cloned()
-        .collect();
+        .partition(|f| unlooked.covers(f));
     Diff {
         schema: SCHEMA,
         tool: Tool::default(),
@@ -170,9 +318,11 @@ pub fn diff(old: &ReportFile, new: &ReportFile) -> Diff {
             new: fresh.len(),
             resolved: resolved.len(),
             unchanged: unchanged.len(),
+            not_rechecked: not_rechecked.len(),
         },
         new: fresh,
         resolved,
+        not_rechecked,
         unchanged,
     }
 }
@@ -195,6 +345,7 @@ impl Diff {
             .iter()
             .map(|f| (Kind::New, f))
             .chain(self.resolved.iter().map(|f| (Kind::Resolved, f)))
+            .chain(self.not_rechecked.iter().map(|f| (Kind::NotRechecked, f)))
             .chain(self.unchanged.iter().map(|f| (Kind::Unchanged, f)));
         for (kind, f) in all {
             match groups.iter_mut().find(|(r, _)| *r == f.record) {
@@ -210,6 +361,7 @@ impl Diff {
 enum Kind {
     New,
     Resolved,
+    NotRechecked,
     Unchanged,
 }
 
@@ -218,6 +370,7 @@ impl Kind {
         match self {
             Kind::New => "new",
             Kind::Resolved => "resolved",
+            Kind::NotRechecked => "not re-checked",
             Kind::Unchanged => "unchanged",
         }
     }
@@ -227,6 +380,7 @@ impl Kind {
         match self {
             Kind::New => Style::new().fg_color(Some(AnsiColor::Red.into())).bold(),
             Kind::Resolved => Style::new().fg_color(Some(AnsiColor::Green.into())),
+            Kind::NotRechecked => Style::new().fg_color(Some(AnsiColor::Yellow.into())),
             Kind::Unchanged => Style::new().dimmed(),
         }
     }
@@ -274,11 +428,13 @@ fn render_text(d: &Diff, color: bool) -> String {
             text.to_string()
         }
     };
+    // As wide as the widest change shown.
+    let width = if d.not_rechecked.is_empty() { 9 } else { 14 };
     for (record, list) in d.by_record() {
         let _ = writeln!(out, "{record}");
         for (kind, f) in list {
             // Padded before painting, so columns line up on visible width.
-            let label = paint(kind.style(), &format!("{:<9}", kind.as_str()));
+            let label = paint(kind.style(), &format!("{:<width$}", kind.as_str()));
             let _ = writeln!(
                 out,
                 "  {label} {}[{}] {}{}",
@@ -291,11 +447,19 @@ fn render_text(d: &Diff, color: bool) -> String {
         out.push('\n');
     }
     let s = &d.summary;
-    let _ = writeln!(
+    let _ = write!(
         out,
         "{} new, {} resolved, {} unchanged",
         s.new, s.resolved, s.unchanged
     );
+    if s.not_rechecked > 0 {
+        let _ = write!(
+            out,
+            ", {} not re-checked (their source could not be checked this time)",
+            s.not_rechecked
+        );
+    }
+    out.push('\n');
     out
 }
 
@@ -312,11 +476,15 @@ fn render_markdown(d: &Diff) -> String {
         "✅ no new findings"
     };
     let _ = writeln!(out, "## pinaudit diff: {verdict}\n");
-    let _ = writeln!(
+    let _ = write!(
         out,
-        "**{}** new · **{}** resolved · **{}** unchanged\n",
+        "**{}** new · **{}** resolved · **{}** unchanged",
         s.new, s.resolved, s.unchanged
     );
+    if s.not_rechecked > 0 {
+        let _ = write!(out, " · **{}** not re-checked", s.not_rechecked);
+    }
+    out.push_str("\n\n");
     for (record, list) in d.by_record() {
         let _ = writeln!(out, "### `{}`\n", cell(record));
         let _ = writeln!(out, "| change | severity | code | message |");

@@ -60,6 +60,7 @@ pub fn matcher(data: &[u8]) {
         unit,
         correct: Some(18),
         total: Some(20),
+        label: Some("mean decode tok/s"),
     };
     let _ = crate::matcher::tokens(body);
     for line in body.lines().take(64) {

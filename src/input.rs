@@ -51,6 +51,9 @@ pub struct WalkOptions {
     pub exclude: Vec<String>,
     /// Walk into what `.gitignore`/`.ignore` exclude and into hidden directories.
     pub no_ignore: bool,
+    /// When set (`--changed-since`), only these files (canonical paths) are
+    /// inputs; stdin always is.
+    pub only: Option<std::collections::HashSet<PathBuf>>,
 }
 
 /// The inputs to read.
@@ -182,7 +185,14 @@ pub fn collect(paths: &[PathBuf], opts: &WalkOptions) -> Collected {
     }
     // A file named twice, or reached again through a link, is audited once.
     let mut seen = std::collections::HashSet::new();
-    files.retain(|(f, _)| seen.insert(std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())));
+    files.retain(|(f, _)| {
+        let canonical = std::fs::canonicalize(f).unwrap_or_else(|_| f.clone());
+        let wanted = opts
+            .only
+            .as_ref()
+            .is_none_or(|only| f.as_os_str() == "-" || only.contains(&canonical));
+        wanted && seen.insert(canonical)
+    });
     Collected { files, errors }
 }
 

@@ -5,6 +5,7 @@
 
 pub mod audit;
 pub mod cache_key;
+pub mod changed;
 pub(crate) mod check;
 pub mod cli;
 pub mod codes;

@@ -1,7 +1,7 @@
 //! Value-on-line matching: does a line of a pinned document really carry a claimed figure?
 //!
 //! A record says "decode is 2.9 tokens/s, see README.md line 43". Checking that claim
-//! is the product (DESIGN.md, "When a value is on the line"), and substring search gets
+//! is the product (docs/matcher.md), and substring search gets
 //! it wrong both ways: `2.9` is a substring of `12.9`, `2.95`, `v2.9.1` and `a2.9b`, yet
 //! `1,048,576` does not contain `1048576` and `0.98` does not contain `98`. So this
 //! module reads a line as a sequence of number *tokens* with honest boundaries and
@@ -62,46 +62,106 @@
 //! token whose dimension contradicts the claim's never matches (`~1GB` is never 95 %,
 //! `16k` never 16 tok/s, `412 ms` never 412 s); an unknown word, a bare cell or a
 //! claim without unit contradicts nothing, so `8K` still carries a unitless 8.
+//! Words after a number count it when they read as a plural noun (`14 languages`,
+//! `3 runs`): such a count carries a claim in that noun or without unit, never a
+//! percent, a rate or a time.
 //!
-//! # Numbers that are names (never values)
+//! # Structure ([`Layout`], read once per document)
 //!
-//! `#21`; a number keyed by an identifier's name (`port=8000`, `seed: 42`, `pid`,
-//! `rank`, `device`, `*_id`); a path or task segment (`HumanEval/40`, `results/gsm8k/49`); a list marker
-//! opening a line (`4. `, `2) `); both numbers of a progress counter (`[47/50]`); a day
-//! or year after a month name (`Aug 7`, `August 10–16, 2026`); a version — a number
-//! without unit right after a software word (`CUDA 13.0`, `vLLM 0.21`, `python 3.12`,
-//! `compute capability 12.1`), or after an arrow from one (`0.21 → 0.22`); and a number
-//! inside a hyphenated name: glued letters then `-word` (`27B-NVFP4`, `7b-chat`), or
-//! after `name-` when glued letters or another `-part` follow (`Qwen2.5-7B`,
-//! `Nemotron-3.5-Super`). `llama-3`, `3-node`, `2.8-2.9` and `119-120 GB` stay values.
+//! Before any claim is matched, one forward pass (one line of look-ahead, so a stream
+//! reads it the same way, [`Stream`]) reads the shape of the document:
 //!
-//! # Matching ([`find`])
+//! - **Tables.** Markdown pipe tables (a header row over a `|---|` rule) and RST grid
+//!   tables (`+===+` under the header), RST simple tables (`=====  ====` runs), HTML
+//!   tables (`<th>`/`<td>` across any number of lines, with `rowspan` and `colspan`
+//!   shifting the columns of later rows), and CSV/TSV (a first line and a second with
+//!   the same delimiters; its rows are read cell by cell, so `1,205` is two cells).
+//!   Every cell of a body row knows its column header, however far below it stands.
+//! - **Header dimensions.** A header names a unit when a unit word stands alone or in
+//!   brackets: `Duration (s)`, `t/s`, `TTFT [ms]`, `GPU memory (MB)`, `tokens_per_s`,
+//!   `Requests`; never a letter glued to digits (`8B`, `pp512`), one letter or `min`
+//!   out of brackets, or a magnitude. A header whose words all name rows (`Model`,
+//!   `GPU`, `Framework`, `Quantization`, `Task`, `Version`…) makes a label column.
+//! - **Captions.** A unit a heading or a prose line states in brackets or after `in`
+//!   (`### Time to First Token (seconds)`, `Average speed in tokens/s.`) is the caption
+//!   of the tables that follow, until a heading of the same or a higher level. It
+//!   gives bare cells their dimension when no column header of the table names one.
+//!
+//! # Roles (what a number is where it stands)
+//!
+//! Only a number whose value fits the claim (see Matching) is given a role; a role
+//! that can't carry the claim rejects it, and the first rejected look-alike of the
+//! cited lines is reported with its reason ([`Rejected`]).
+//!
+//! - **Label**: a number in a header row (`| tg 512 | pp 512 |`). Never a figure.
+//! - **Name**: `#21`; a path or task segment (`HumanEval/40`); a list marker opening a
+//!   line (`4. `); a progress counter (`[47/50]`); a day or year after a month name; a
+//!   version (a number without unit after a software word: `CUDA 13.0`, `py: 3.10`,
+//!   `Rev 1.4`, or after an arrow from one); a hyphenated name (`Qwen2.5-7B`,
+//!   `BenchmarkInference-32`, `llama2-70b-4096`, `GPT-4.1`: a number right after
+//!   `letter-` is part of the word); a footnote marker (`[^9]`); anything inside a URL,
+//!   a host's port (`localhost:8000`) or a link's text (`[Llama 3.1 405b](…)`); a
+//!   number glued to letters that are no unit (`7443P`, `366f`, `5th`); a number
+//!   between capitalised words (`Claude 3.5 Sonnet`, `Pi 4 Model`); a `.13` on a line
+//!   with an IP address; a number in a label column or in a cell that holds other
+//!   words (`Batch-1 Latency`, `AIME 2024 (Pass@1)`), unless it carries a unit of its
+//!   own (`| 3070 8GB |` keeps `8GB`). Never a figure.
+//! - **Identifier**: a number keyed by an identifier's name (`port 8888`,
+//!   `MASTER_PORT=25001`, `seed: 42`, `pid`, `rank`, `device`, `*_id`): it carries only
+//!   a claim whose unit or label names that kind (a claim in `port`).
+//! - **Setting**: the value of a flag (`--mean-input-tokens 550`, `-ngl 99`) or of an
+//!   assignment (`KEY=N`, `temperature=0.2`; `accuracy=0.95` is a result, since its key
+//!   names a metric). It carries a claim without unit, a count claim its key does not
+//!   contradict (`--max-model-len 32000` for 32000 tokens), a claim in the dimension
+//!   its key names, or one whose label shares the key's words (`max model len`); never
+//!   a rate, a time or a score its key does not name.
+//! - **Range end**: `15-25`, `60–80`, `1.5-2x`, `~31–32`. Never a figure.
+//! - **Bound**: after `under`, `below`, `over`, `than`, `at least`, `at most`, `up to`,
+//!   `within`, `<`, `≤`, `>`, `≥`, or before a `+` (`40k+`). It carries its own value
+//!   exactly (`under 2%` for 2 %), never a rounding (`under 1.4 s` is not 1.363 s).
+//! - **Measurement**: anything else, with the dimension its own unit gives
+//!   (`412 ms`, `98%`, `14 languages`: a plural noun after a number counts it), else
+//!   its key's (`"ttft_s_mean": 0.41`, `Mean TTFT (ms): 812`, `"mean_input_tokens"`
+//!   counts tokens, `Expected output length: 150` counts tokens), else its column
+//!   header's, else its table's caption's; a go test benchmark line's first number is
+//!   its iteration count.
+//!
+//! **Compatibility.** A measurement carries a claim when the dimensions agree (see
+//! Units); in a table, the column must agree too: a header that names another
+//! dimension contradicts the claim (`24.58` under `Duration (s)` is no tokens/s), and
+//! when some other column of the table names the claim's dimension, a cell under a
+//! header that names none is not the figure either (`99` under `ngl` beside a `t/s`
+//! column). A claim with `correct` never stands in a column of failures (`FAIL`,
+//! `ERROR`, `TIMEOUT`, `incorrect`). Among cells of one row that carry the claim
+//! equally, one whose header shares a word with the claim's label wins (`TG/s` over
+//! `PP/s` for a claim labelled "TG").
+//!
+//! # Matching ([`Document::cited`], [`find`])
 //!
 //! The claim's text is parsed the same way and keeps its written precision: `98.0` has
 //! one decimal, `1048576` none. For each token of the line:
 //!
 //! - **Exact**: equal value at any precision (`7.20` for 7.2, `98` for 98.0).
-//! - **Rounded**: the line writes *fewer* decimals and the claim rounds (half away from
-//!   zero) to the line's figure at the line's precision (`2.9` for 2.93 and 2.94, not
-//!   for 2.96); or the line writes *more* decimals and rounds to the claim at the
-//!   claim's precision (`2.93` for 2.9, but `2.95` rounds to 3.0, so not for 2.9).
-//!   Guards keep this honest: a figure marked `~`/`≈` is reported as rounded even
-//!   when its value is equal, as DESIGN.md asks for `~2.9` against 2.90, because the
-//!   source says it is approximate; a line figure with one significant digit (`3`,
-//!   `0.5`) rounds a more precise claim only when marked `~`/`≈` *and* within 5 % of
-//!   it (`~3` for 2.93, not for 2.6; never `3 nodes` for 2.9); a whole number rounds a
-//!   decimal claim only when marked approximate, `%`-marked for a percent claim, or
-//!   written with a unit of the claim's dimension (`80 tok/s` for 79.6 tok/s; not a
-//!   bare `80` cell, `+37%` for a unitless 36.8, or the `47` of `47/50` for 47.3
-//!   tok/s); and a one-digit whole claim (`3`) is no rounding of a finer figure (`2.85`).
+//! - **Rounded**: the line writes *fewer* decimals, *marks the number approximate*
+//!   (`~`, `≈`, `about`, `around`, `approx.`, `approximately`, `roughly`, `nearly`,
+//!   `circa`) and the claim rounds (half away from zero) to it (`~2.9` for 2.93 and
+//!   2.94, not for 2.96; an unmarked `72%` is not 71.7 %, nor `80 tok/s` 79.6 tok/s);
+//!   or the line writes *more* decimals and rounds to the claim at the claim's
+//!   precision (`2.93` for 2.9, a raw `0.24890269` for 0.249 s; `2.95` rounds to 3.0,
+//!   so not for 2.9). A figure marked approximate is reported as rounded even when its
+//!   value is equal (`~2.9`, `about 62.4`), because the source says it is approximate;
+//!   a line figure with one significant digit (`~3`, `~0.5`) rounds a more precise
+//!   claim only within 5 % of it (`~3` for 2.93, not for 2.6); a one-digit whole claim
+//!   (`3`) is no rounding of a finer figure (`2.85`); a bound never rounds.
 //! - A `%`-marked token only matches a claim whose unit is percent-like (`percent`,
 //!   `%`, `pct`) or absent, and no token matches across dimensions (see Units).
 //! - **Fraction** (claim unit percent-like): the claim divided by 100, with two more
 //!   decimals of precision, and the same rounding rules, against a token written as a
 //!   decimal without unit: 98.0 → `0.98`, 70.0 → `0.7` / `0.70`, 100 → `1.0`; a bare
 //!   `1` or `~1` is never 95 % or 100 %, a one-digit fraction (`≈ 0.9`) only equals,
-//!   and a number in a clause keyed by a setting is no fraction (`util 0.90`,
-//!   `temperature=0.2`, `--gpu-memory-utilization 0.90`, `top_p`, `lr`, `dropout`…).
+//!   and a number keyed by a setting is no fraction (`util 0.90`, `temperature=0.2`,
+//!   `--gpu-memory-utilization 0.90`, and `temperature … (0.6 is recommended)`: the
+//!   nearest setting or metric word before it in its sentence decides).
 //!   [`Match::rounded`] tells whether the fraction was an exact or a rounded one.
 //! - **Ratio** (claim has `correct` and `total`): `49/50`, `49 / 50`, `49 of 50`,
 //!   `49 out of 50`, integers equal to correct and total.
@@ -110,22 +170,27 @@
 //!   (`correct`, `pass`/`passed`/…, `solved`, `success`/…, as a whole word, so
 //!   `"correct": 49`, `correct: 49`, `49 solved`, but not `"incorrect": 49`), or it also
 //!   carries `total` as another token (`| 49 | 50 |`) — unless correct equals total,
-//!   when a second copy is just the same number twice (`4 workers on 4 nodes`). A bare
-//!   `4` is far too common to verify "4 of 4 correct" on a line that says `4 nodes`.
-//!   A count, like a ratio, is never a name and has no unit but a count noun.
+//!   when a second copy is just the same number twice (`4 workers on 4 nodes`).
 //!
 //! When a line holds several candidates the best wins: any exact form before any
-//! rounded one (`1029 of 1319` beats `78.0%` for 78.01), then Exact, Rounded, Ratio,
-//! Fraction, Count (an unrounded fraction before a rounded one, a count next to a count
-//! word before one that is not); among equals, the leftmost. Over a cited range
-//! ([`find_in_lines`]) a line carrying the value exactly beats an earlier line that
-//! only rounds it; among equals, the earliest line.
+//! rounded one (`1029 of 1319` beats `78.0%` for 78.01), then one in a column whose
+//! header shares the label's words, then Exact, Rounded, Ratio, Fraction, Count (a
+//! count next to a count word before one that is not); among equals, the leftmost.
+//! Over a cited range a line carrying the value exactly beats an earlier line that
+//! only rounds it; among equals, the earliest line. Exact beats rounded when looking
+//! at other lines too ([`Document::nearest`], for `value-shifted`): `0.780` on L23
+//! beats `0.779` on L22 for 78 %, and a rounding elsewhere counts only when the source
+//! marks it approximate or writes a raw number three or more decimals longer
+//! (`32.47 tokens/s` nineteen lines away is no sign that a claimed 32 moved there).
 
 use std::ops::Range;
 
 mod context;
+mod role;
+mod structure;
 
 use context::Dim;
+pub use structure::{Layout, LineCtx, Stream};
 
 /// A claimed value as the record writes it.
 ///
@@ -145,6 +210,9 @@ pub struct Expected<'a> {
     pub correct: Option<u64>,
     /// Number of items behind a score; the ratio form needs it with `correct`.
     pub total: Option<u64>,
+    /// The claim's label (`decode tok/s`, `max model len`): a table column whose header
+    /// shares its words is preferred, and a setting it names may carry the claim.
+    pub label: Option<&'a str>,
 }
 
 /// How a line carries a claimed value, best first.
@@ -192,6 +260,39 @@ pub struct Match {
     pub text: String,
 }
 
+/// A number on a cited line whose value fits the claim but whose role does not: a
+/// look-alike, and why it is not the figure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejected {
+    /// Byte span of the number in its line.
+    pub span: Range<usize>,
+    /// The number as written.
+    pub text: String,
+    /// The role it plays there: `label`, `name`, `identifier`, `setting`, `range`,
+    /// `bound`, `count`, `other-column`, `other-unit` or `coarser`.
+    pub role: String,
+    /// Why that role can't carry the claim (`` `24.58` stands in column `Duration (s)`,
+    /// not tokens/s ``).
+    pub reason: String,
+}
+
+/// What one line says about a claim: its best match, else the first look-alike it
+/// rejected.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Found {
+    pub best: Option<Match>,
+    pub rejected: Option<Rejected>,
+}
+
+/// What the cited lines say about a claim ([`Document::cited`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cited {
+    /// The cited line (index into the document) that carries the value best.
+    pub found: Option<(usize, Match)>,
+    /// Else the first look-alike the cited lines hold, with its line's index.
+    pub rejected: Option<(usize, Rejected)>,
+}
+
 /// A number as written on a line.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NumberToken {
@@ -215,64 +316,151 @@ pub fn tokens(line: &str) -> Vec<NumberToken> {
     scan(line).into_iter().map(|s| s.token).collect()
 }
 
-/// The best match of `expected` on one line, or `None` when the line does not carry it
-/// (or `expected.value` is not a number).
+/// The best match of `expected` on one line read alone (as prose: no table around
+/// it), or `None` when the line does not carry it (or `expected.value` is not a
+/// number).
 pub fn find(line: &str, expected: &Expected) -> Option<Match> {
-    find_claim(line, &Claim::parse(expected)?)
+    find_claim(line, &Claim::parse(expected)?, &LineCtx::default()).best
 }
 
 /// The line of `lines` that carries `expected` best, with its index in the iteration
 /// (so for a cited range `#L43-L45`, pass lines 43..=45 and add 43 to get the line
 /// number). A line holding the value exactly (or in an exact derived form) beats one
 /// holding a rounding of it, wherever they are in the range; among equals the earliest
-/// wins.
+/// wins. The lines are read as a document of their own: a table row needs its header
+/// among them ([`Document`] reads a whole document).
 pub fn find_in_lines<'l>(
     lines: impl IntoIterator<Item = &'l str>,
     expected: &Expected,
 ) -> Option<(usize, Match)> {
-    let claim = Claim::parse(expected)?;
-    let mut rounded = None;
-    for (index, line) in lines.into_iter().enumerate() {
-        if let Some(m) = find_claim(line, &claim) {
-            if !m.rounded {
-                return Some((index, m));
-            }
-            rounded.get_or_insert((index, m));
-        }
-    }
-    rounded
+    let lines: Vec<&str> = lines.into_iter().collect();
+    let layout = Layout::new(&lines);
+    Document::new(&lines, &layout)
+        .cited(0..lines.len(), expected)
+        .found
 }
 
 /// The line nearest to `cited` (0-based indices, end exclusive) that carries `expected`,
-/// looking only outside `cited`; on a tie the earlier line wins. Distance counts from
-/// the range's edges. A range past the end of `lines` is clamped to it, so a citation
-/// beyond the last line searches backwards from the end.
+/// looking only outside `cited` ([`Document::nearest`]).
 pub fn nearest_line(
     lines: &[&str],
     cited: Range<usize>,
     expected: &Expected,
 ) -> Option<(usize, Match)> {
-    let claim = Claim::parse(expected)?;
-    let start = cited.start.min(lines.len());
-    let end = cited.end.clamp(start, lines.len());
-    for distance in 1.. {
-        let earlier = start.checked_sub(distance);
-        let later = Some(end + distance - 1).filter(|&i| i < lines.len());
-        if earlier.is_none() && later.is_none() {
-            break;
-        }
-        for index in [earlier, later].into_iter().flatten() {
-            if let Some(m) = find_claim(lines[index], &claim) {
-                return Some((index, m));
+    let layout = Layout::new(lines);
+    Document::new(lines, &layout).nearest(cited, expected)
+}
+
+/// Whether `head` (the head's version of a pinned line) still carries `expected` as
+/// `pinned` did: it carries the value, and when the pinned line gives it as the value
+/// of a key (`KEY=64000`, `--max-tokens 64000`, `"max_tokens": 64000`), the head
+/// gives it as the value of that same key. `KEY=128000 (the previous 64000 …)` no
+/// longer carries 64000: the number is still on the line, but not as the setting.
+pub fn still_carries(pinned: &str, head: &str, expected: &Expected) -> bool {
+    let Some(claim) = Claim::parse(expected) else {
+        return false;
+    };
+    let prose = LineCtx::default();
+    let Some(now) = find_claim(head, &claim, &prose).best else {
+        return false;
+    };
+    let Some(then) = find_claim(pinned, &claim, &prose).best else {
+        return true;
+    };
+    let key_at = |line: &str, m: &Match| {
+        let scanned = scan(line);
+        let i = scanned
+            .iter()
+            .position(|t| t.token.span.start == m.span.start)?;
+        role::key_text(line, &scanned, i)
+    };
+    match key_at(pinned, &then) {
+        None => true,
+        Some(key) => key_at(head, &now).as_deref() == Some(key.as_str()),
+    }
+}
+
+/// A document's lines with their structure ([`Layout`], read once per document):
+/// where a claim's value is, given what each number is where it stands.
+#[derive(Clone, Copy)]
+pub struct Document<'d> {
+    lines: &'d [&'d str],
+    layout: &'d Layout,
+}
+
+impl<'d> Document<'d> {
+    /// `layout` must be `Layout::new(lines)`.
+    pub fn new(lines: &'d [&'d str], layout: &'d Layout) -> Document<'d> {
+        Document { lines, layout }
+    }
+
+    fn find(&self, index: usize, claim: &Claim) -> Found {
+        find_claim(self.lines[index], claim, self.layout.at(index))
+    }
+
+    /// What the lines `cited` (0-based, end exclusive, clamped to the document) say
+    /// about `expected`: the line carrying it best (exact before rounded, then the
+    /// earliest), else the first look-alike they hold and why it is not the figure.
+    pub fn cited(&self, cited: Range<usize>, expected: &Expected) -> Cited {
+        let Some(claim) = Claim::parse(expected) else {
+            return Cited::default();
+        };
+        let end = cited.end.min(self.lines.len());
+        let mut out = Cited::default();
+        for index in cited.start.min(end)..end {
+            let found = self.find(index, &claim);
+            match found.best {
+                Some(m) if !m.rounded => {
+                    out.found = Some((index, m));
+                    return out;
+                }
+                Some(m) => {
+                    out.found.get_or_insert((index, m));
+                }
+                None => {
+                    if let Some(r) = found.rejected {
+                        out.rejected.get_or_insert((index, r));
+                    }
+                }
             }
         }
+        out
     }
-    None
+
+    /// The line nearest to `cited` (0-based, end exclusive) that carries `expected`,
+    /// looking only outside `cited`: the nearest exact one (or exact derived form:
+    /// `0.780` for 78 %, `49/50`) if there is any, else the nearest that the document
+    /// itself gives as that figure ([`Prepared::moved_to`]); on a tie the earlier
+    /// line. Distance counts from the range's edges. A range past the end is clamped,
+    /// so a citation beyond the last line searches backwards from the end.
+    pub fn nearest(&self, cited: Range<usize>, expected: &Expected) -> Option<(usize, Match)> {
+        let claim = Claim::parse(expected)?;
+        let mut rounded = None;
+        let lines = self.lines;
+        let start = cited.start.min(lines.len());
+        let end = cited.end.clamp(start, lines.len());
+        for distance in 1.. {
+            let earlier = start.checked_sub(distance);
+            let later = Some(end + distance - 1).filter(|&i| i < lines.len());
+            if earlier.is_none() && later.is_none() {
+                break;
+            }
+            for index in [earlier, later].into_iter().flatten() {
+                if let Some(m) = self.find(index, &claim).best.filter(|m| claim.moved_to(m)) {
+                    if !m.rounded {
+                        return Some((index, m));
+                    }
+                    rounded.get_or_insert((index, m));
+                }
+            }
+        }
+        rounded
+    }
 }
 
 /// An expected value parsed once, for matching line after line of a document
-/// read as a stream (issues 12, 13): [`find_in_lines`] and [`nearest_line`] in
-/// pieces, with the same rules.
+/// read as a stream ([`Stream`] gives each line its context): [`Document::cited`]
+/// and [`Document::nearest`] in pieces, with the same rules.
 pub struct Prepared(Claim);
 
 impl Prepared {
@@ -281,9 +469,18 @@ impl Prepared {
         Claim::parse(expected).map(Prepared)
     }
 
-    /// The best match on `line`, as [`find`] gives it.
-    pub fn find(&self, line: &str) -> Option<Match> {
-        find_claim(line, &self.0)
+    /// What `line`, in the context `ctx`, says about the claim.
+    pub fn find(&self, line: &str, ctx: &LineCtx) -> Found {
+        find_claim(line, &self.0, ctx)
+    }
+
+    /// Whether a match found on a line other than the cited ones shows that the
+    /// figure moved there: an exact one does; a rounding only when the source marks
+    /// the figure itself approximate (`about 62.4` for 62.4) or writes it as a raw
+    /// number at least three decimals longer (`0.8021228…` for 80.2 %, `0.6463` for
+    /// 0.6), not a printed measurement that merely rounds to it (`32.47` for 32).
+    pub fn moved_to(&self, m: &Match) -> bool {
+        self.0.moved_to(m)
     }
 }
 
@@ -412,17 +609,33 @@ struct Claim {
     significant: usize,
     /// `%`-marked tokens may match: the unit is percent-like or absent.
     allows_percent_token: bool,
-    /// The unit is percent-like (or the value is written with `%`).
-    percent_unit: bool,
     /// What the claim's unit measures, when it is a unit we know.
     dim: Option<Dim>,
     /// The fraction form and its precision, for a percent-like unit.
     fraction: Option<(Decimal, i64)>,
     correct: Option<Decimal>,
     total: Option<Decimal>,
+    /// What a number's role must allow.
+    want: role::Want,
+    /// The value as written, for messages.
+    text: String,
 }
 
 impl Claim {
+    fn moved_to(&self, m: &Match) -> bool {
+        if !m.rounded {
+            return true;
+        }
+        let Some(t) = scan(&m.text).into_iter().next() else {
+            return false;
+        };
+        let (want, decimals) = match (m.kind, &self.fraction) {
+            (MatchKind::Fraction, Some((f, d))) => (f, *d),
+            _ => (&self.value, self.decimals),
+        };
+        t.value == *want || t.decimals() >= decimals + 3
+    }
+
     fn parse(expected: &Expected) -> Option<Claim> {
         let text = expected.value.trim();
         let text = text.strip_prefix('+').unwrap_or(text);
@@ -443,7 +656,6 @@ impl Claim {
         Some(Claim {
             fraction: percent_unit.then(|| (number.value.percent_to_fraction(), decimals + 2)),
             allows_percent_token: percent_unit || expected.unit.is_none_or(|u| u.trim().is_empty()),
-            percent_unit,
             dim,
             approx_value: number.token.value,
             significant: number.significant,
@@ -451,6 +663,13 @@ impl Claim {
             decimals,
             correct: expected.correct.map(Decimal::from_u64),
             total: expected.total.map(Decimal::from_u64),
+            want: role::Want::new(
+                dim,
+                expected.unit,
+                expected.label,
+                expected.correct.is_some(),
+            ),
+            text: text.to_string(),
         })
     }
 }
@@ -537,39 +756,67 @@ fn is_ratio_joiner(between: &str) -> bool {
 
 /// A match found on a line, ranked against the others.
 struct Candidate {
-    /// (rounded, kind precedence, weak count): lower is better. Any exact form
-    /// (`1029 of 1319`) beats a rounding on the same line (`78.0%` for 78.01).
-    rank: (bool, u8, bool),
+    /// (rounded, not in a preferred column, kind precedence, weak count): lower is
+    /// better. Any exact form (`1029 of 1319`) beats a rounding on the same line
+    /// (`78.0%` for 78.01).
+    rank: (bool, bool, u8, bool),
     kind: MatchKind,
     rounded: bool,
     span: Range<usize>,
 }
 
-fn find_claim(line: &str, claim: &Claim) -> Option<Match> {
-    let scanned = scan(line);
-    let mut best: Option<Candidate> = None;
-    // Only a strictly better candidate replaces the best, so the leftmost of equals stays.
-    let mut consider = |kind: MatchKind, rounded: bool, weak: bool, span: Range<usize>| {
-        let rank = (
-            rounded || kind == MatchKind::Rounded,
-            kind.precedence(),
-            weak,
-        );
-        if best.as_ref().is_none_or(|b| rank < b.rank) {
-            best = Some(Candidate {
-                rank,
-                kind,
-                rounded,
-                span,
-            });
-        }
+/// The tokens of `line`: cell by cell in a delimited (CSV/TSV) row, where a comma
+/// separates cells and never groups digits.
+fn scan_in(line: &str, ctx: &LineCtx) -> Vec<Scanned> {
+    let Some(cells) = ctx.delimited(line) else {
+        return scan(line);
     };
+    let mut out = Vec::new();
+    for cell in cells {
+        for mut t in scan(&line[cell.clone()]) {
+            t.token.span = t.token.span.start + cell.start..t.token.span.end + cell.start;
+            t.digits_start += cell.start;
+            out.push(t);
+        }
+    }
+    out
+}
+
+fn find_claim(line: &str, claim: &Claim, ctx: &LineCtx) -> Found {
+    let scanned = scan_in(line, ctx);
+    let mut best: Option<Candidate> = None;
+    let mut rejected: Option<Rejected> = None;
+    let mut reject = |t: &Scanned, why: role::Why| {
+        rejected.get_or_insert_with(|| Rejected {
+            span: t.token.span.clone(),
+            text: line[t.token.span.clone()].to_string(),
+            role: why.role.to_string(),
+            reason: why.reason,
+        });
+    };
+    // Only a strictly better candidate replaces the best, so the leftmost of equals stays.
+    let mut consider =
+        |kind: MatchKind, rounded: bool, weak: bool, preferred: bool, span: Range<usize>| {
+            let rank = (
+                rounded || kind == MatchKind::Rounded,
+                !preferred,
+                kind.precedence(),
+                weak,
+            );
+            if best.as_ref().is_none_or(|b| rank < b.rank) {
+                best = Some(Candidate {
+                    rank,
+                    kind,
+                    rounded,
+                    span,
+                });
+            }
+        };
     let fraction_float = claim.approx_value / 100.0;
     let is_total = |index: usize, s: &Scanned| {
-        claim
-            .total
-            .as_ref()
-            .is_some_and(|total| s.is_count(total) && !context::is_name(line, &scanned, index))
+        claim.total.as_ref().is_some_and(|total| {
+            s.is_count(total) && context::name_kind(line, &scanned, index).is_none()
+        })
     };
     let mut count_context = None;
     for (index, t) in scanned.iter().enumerate() {
@@ -599,57 +846,77 @@ fn find_claim(line: &str, claim: &Claim) -> Option<Match> {
         if value_fit.is_none() && fraction_fit.is_none() && !is_correct {
             continue;
         }
-        // The words around the number, read only for a number that fits.
-        if context::is_name(line, &scanned, index) {
-            continue;
-        }
-        let dim = if t.token.percent {
-            Some(Dim::Percent)
-        } else {
-            context::unit_after(line, t.token.span.end)
+        // The number's role, read only for a number that fits.
+        let seen = match role::read(line, &scanned, index, ctx, &claim.want) {
+            Ok(seen) => seen,
+            Err(why) => {
+                reject(t, why);
+                continue;
+            }
         };
-        let unit_ok = context::compatible(claim.dim, dim);
-        if let (Some(f), true) = (value_fit, unit_ok) {
-            // A whole number rounds a decimal claim only when the line says it is
-            // approximate or writes it in the claim's unit (`80 tok/s` for 79.6 tok/s,
-            // `98%` for 97.8 %), not as a bare `47` of `47/50` or a `+37%` delta.
-            let whole_ok = f != Fit::Coarser
-                || t.token.decimals > 0
-                || t.point
-                || t.token.approx
-                || (t.token.percent && claim.percent_unit)
-                || (dim.is_some() && claim.dim.is_some());
-            if whole_ok {
+        let shown = &line[t.token.span.clone()];
+        let dim = seen.dim;
+        if let Some(f) = value_fit {
+            if !context::compatible(claim.dim, dim) {
+                reject(t, role::other_unit(&claim.want, dim, shown));
+            } else if f == Fit::Coarser && !t.token.approx {
+                // Rounded needs the source to say so: `72%` is not 71.7 %.
+                reject(t, role::coarser(shown, &claim.text));
+            } else if seen.bound && f != Fit::Equal {
+                reject(t, role::bound(shown, &claim.text));
+            } else {
                 let rounded = f != Fit::Equal || t.token.approx;
                 let kind = if rounded {
                     MatchKind::Rounded
                 } else {
                     MatchKind::Exact
                 };
-                consider(kind, rounded, false, t.token.span.clone());
+                consider(kind, rounded, false, seen.preferred, t.token.span.clone());
             }
         }
         if let Some(f) = fraction_fit {
             // A fraction carries a percent only bare, and never as a setting
-            // (`temperature=0.2`, `--gpu-memory-utilization 0.90`).
-            if dim.is_none() && !context::setting_keyed(line, &scanned, index) {
+            // (`temperature=0.2`, `--gpu-memory-utilization 0.90`, `temperature …
+            // (0.6 is recommended)`).
+            let bare = !seen.own_unit && matches!(dim, None | Some(Dim::Percent));
+            if !bare {
+                reject(t, role::other_unit(&claim.want, dim, shown));
+            } else if context::setting_keyed(line, &scanned, index)
+                || context::setting_in_sentence(line, &scanned, index)
+            {
+                reject(t, role::setting_fraction(shown));
+            } else if f == Fit::Coarser && !t.token.approx {
+                reject(t, role::coarser(shown, &claim.text));
+            } else if seen.bound && f != Fit::Equal {
+                reject(t, role::bound(shown, &claim.text));
+            } else {
                 let rounded = f != Fit::Equal || t.token.approx;
-                consider(MatchKind::Fraction, rounded, false, t.token.span.clone());
+                consider(
+                    MatchKind::Fraction,
+                    rounded,
+                    false,
+                    seen.preferred,
+                    t.token.span.clone(),
+                );
             }
         }
-        if !is_correct || !matches!(dim, None | Some(Dim::Count(_))) {
+        if !is_correct
+            || !matches!(dim, None | Some(Dim::Count(_)))
+            || seen.own_unit && dim.is_none()
+        {
             continue;
         }
         let next = scanned.get(index + 1);
         if let (Some(total), Some(next)) = (&claim.total, next) {
             if next.is_count(total)
                 && is_ratio_joiner(&line[t.token.span.end..next.token.span.start])
-                && !context::is_name(line, &scanned, index + 1)
+                && context::name_kind(line, &scanned, index + 1).is_none()
             {
                 consider(
                     MatchKind::Ratio,
                     false,
                     false,
+                    seen.preferred,
                     t.token.span.start..next.token.span.end,
                 );
             }
@@ -672,15 +939,48 @@ fn find_claim(line: &str, claim: &Claim) -> Option<Match> {
             let gap_end = next.map_or(line.len(), |n| n.token.span.start);
             let keyed = mentions_count_word(&line[gap_start..t.token.span.start])
                 || mentions_count_word(&line[t.token.span.end..gap_end]);
-            consider(MatchKind::Count, false, !keyed, t.token.span.clone());
+            consider(
+                MatchKind::Count,
+                false,
+                !keyed,
+                seen.preferred,
+                t.token.span.clone(),
+            );
         }
     }
-    best.map(|b| Match {
+    let best = best.map(|b| Match {
         kind: b.kind,
         rounded: b.rounded,
         text: line[b.span.clone()].to_string(),
         span: b.span,
-    })
+    });
+    Found {
+        rejected: if best.is_some() { None } else { rejected },
+        best,
+    }
+}
+
+/// Words that mark the number after them approximate (`about 3 s`, `around **78%**`).
+const APPROX_WORDS: [&str; 9] = [
+    "about",
+    "around",
+    "approx",
+    "approx.",
+    "approximately",
+    "roughly",
+    "nearly",
+    "circa",
+    "ca.",
+];
+
+fn ends_with_approx_word(text: &str) -> bool {
+    let start = text
+        .rfind(|c: char| !(c.is_alphabetic() || c == '.'))
+        .map_or(0, |k| {
+            k + text[k..].chars().next().map_or(1, char::len_utf8)
+        });
+    let word = text[start..].to_lowercase();
+    APPROX_WORDS.contains(&word.as_str())
 }
 
 fn digit_at(bytes: &[u8], i: usize) -> bool {
@@ -745,7 +1045,8 @@ fn scan_at(line: &str, s: usize) -> Result<(Scanned, usize), usize> {
     let marked = line[..start].trim_end_matches(|c: char| {
         SPACES.contains(&c) || matches!(c, '*' | '_' | '`' | '+' | '$' | '€' | '£' | '¥')
     });
-    let approx = marked.ends_with(APPROX_MARKS) || marked.ends_with("~=");
+    let approx =
+        marked.ends_with(APPROX_MARKS) || marked.ends_with("~=") || ends_with_approx_word(marked);
 
     let mut i = s;
     while digit_at(bytes, i) {
@@ -1061,7 +1362,7 @@ mod tests {
         ("share 2.9% of time", "2.9", TOK, None, None, None),
         ("share 2.9% of time", "2.9", None, None, None, Some(Exact)),
         ("decode 2.9トークン/秒", "2.9", TOK, None, None, Some(Exact)),
-        ("ranges 2.8-2.9", "2.9", TOK, None, None, Some(Exact)),
+        ("ranges 2.8-2.9", "2.9", TOK, None, None, None),
         ("ranges 2.8-2.9", "-2.9", TOK, None, None, None),
         ("2.9", "+2.9", None, None, None, Some(Exact)),
         // Signs.
@@ -1071,8 +1372,8 @@ mod tests {
         ("delta (-3.16)", "-3.16", None, None, None, Some(Exact)),
         ("delta **−3.16**", "-3.16", None, None, None, Some(Exact)),
         ("items 1-2", "-2", None, None, None, None),
-        ("items 1-2", "2", None, None, None, Some(Exact)),
-        ("llama-3 model", "3", None, None, None, Some(Exact)),
+        ("items 1-2", "2", None, None, None, None),
+        ("llama-3 model", "3", None, None, None, None),
         ("llama-3 model", "-3", None, None, None, None),
         ("k3-neuron-iq1s shards", "3", None, None, None, None),
         // Thousands separators.
@@ -1100,18 +1401,18 @@ mod tests {
         ("score 98.00", "98.0", P, None, None, Some(Exact)),
         ("decode ~2.9 tok/s", "2.93", TOK, None, None, Some(Rounded)),
         ("decode ~2.9 tok/s", "2.9", TOK, None, None, Some(Rounded)),
-        ("decode 2.9 tok/s", "2.93", TOK, None, None, Some(Rounded)),
-        ("decode 2.9 tok/s", "2.94", TOK, None, None, Some(Rounded)),
+        ("decode ~2.9 tok/s", "2.93", TOK, None, None, Some(Rounded)),
+        ("decode ~2.9 tok/s", "2.94", TOK, None, None, Some(Rounded)),
         ("decode 2.9 tok/s", "2.96", TOK, None, None, None),
-        ("decode 3.0 tok/s", "2.96", TOK, None, None, Some(Rounded)),
+        ("decode ~3.0 tok/s", "2.96", TOK, None, None, Some(Rounded)),
         ("decode 2.93 tok/s", "2.9", TOK, None, None, Some(Rounded)),
         ("decode 2.96 tok/s", "2.9", TOK, None, None, None),
         ("decode 2.94 tok/s", "2.93", TOK, None, None, None),
         ("3 nodes", "2.93", TOK, None, None, None),
         ("~3 tok/s", "2.93", TOK, None, None, Some(Rounded)),
-        ("prefill 80 tok/s", "79.6", TOK, None, None, Some(Rounded)),
-        ("4.4 s", "4.35", None, None, None, Some(Rounded)),
-        ("1.01 s", "1.005", None, None, None, Some(Rounded)),
+        ("prefill ~80 tok/s", "79.6", TOK, None, None, Some(Rounded)),
+        ("~4.4 s", "4.35", None, None, None, Some(Rounded)),
+        ("~1.01 s", "1.005", None, None, None, Some(Rounded)),
         ("0.30000000000000004", "0.3", None, None, None, Some(Rounded)),
         ("0.3", "0.3", None, None, None, Some(Exact)),
         ("| 8K | 79.6 | 43.9 |", "79.6", TOK, None, None, Some(Exact)),
@@ -1123,7 +1424,7 @@ mod tests {
         ("accuracy 0.7", "70.0", P, None, None, Some(Fraction)),
         ("accuracy 0.70", "70.0", P, None, None, Some(Fraction)),
         ("accuracy .98", "98", P, None, None, Some(Fraction)),
-        ("accuracy 0.98", "97.8", P, None, None, Some(Fraction)),
+        ("accuracy 0.98", "97.8", P, None, None, None),
         ("accuracy 0.98", "98.0", TOK, None, None, None),
         ("accuracy 0.98%", "98.0", P, None, None, None),
         ("accuracy 0.9", "98.0", P, None, None, None),
@@ -1147,7 +1448,7 @@ mod tests {
         ("4 nodes", "100.0", P, Some(4), Some(4), None),
         ("4/4", "100.0", P, Some(4), Some(4), Some(Ratio)),
         ("GSM8K 49/50 (98%)", "98.0", P, Some(49), Some(50), Some(Exact)),
-        // Fraction forms are decimals (issue "Verdicts you can trust").
+        // Fraction forms are decimals.
         ("score ~1", "95", P, None, None, None),
         ("score 1", "100", P, None, None, None),
         ("score 1.0", "100", P, None, None, Some(Fraction)),
@@ -1171,11 +1472,11 @@ mod tests {
         ("| 80 |", "79.6", TOK, None, None, None),
         ("| ~80 |", "79.6", TOK, None, None, Some(Rounded)),
         ("| TP4 | +37% |", "36.8", None, None, None, None),
-        ("| TP4 | +37% |", "36.8", P, None, None, Some(Rounded)),
+        ("| TP4 | +37% |", "36.8", P, None, None, None),
         ("| TP2 | 47/50 |", "47.3", TOK, None, None, None),
         ("avg 2.85", "3", None, None, None, None),
         ("avg 2.85", "2.9", None, None, None, Some(Rounded)),
-        ("took 38 s", "37.6", Some("s"), None, None, Some(Rounded)),
+        ("took 38 s", "37.6", Some("s"), None, None, None),
         // Units and dimensions.
         ("| 16k |", "16", TOK, None, None, None),
         ("| 16k |", "16", None, None, None, Some(Exact)),
@@ -1209,7 +1510,7 @@ mod tests {
         ("Nemotron-3.5-Super", "3.5", None, None, None, None),
         ("Qwen2.5-7B at 41 tok/s", "7", None, None, None, None),
         ("3-node cluster", "3", None, None, None, Some(Exact)),
-        ("ranges 2.8-2.9", "2.9", None, None, None, Some(Exact)),
+        ("ranges 2.8-2.9", "2.9", None, None, None, None),
         ("PR #21", "21", None, None, None, None),
         ("HumanEval/40 passed", "40", None, None, None, None),
         ("4. Limitations", "4", None, None, None, None),
@@ -1263,6 +1564,7 @@ mod tests {
             unit: case.2,
             correct: case.3,
             total: case.4,
+            label: None,
         }
     }
 
@@ -1337,7 +1639,8 @@ mod tests {
             unit: Some("%"),
             ..Expected::default()
         };
-        let m = find("0.98", &pct("97.8")).unwrap();
+        assert_eq!(find("0.98", &pct("97.8")), None);
+        let m = find("~0.98", &pct("97.8")).unwrap();
         assert_eq!((m.kind, m.rounded), (Fraction, true));
         let m = find("0.98", &pct("98.0")).unwrap();
         assert_eq!((m.kind, m.rounded), (Fraction, false));
@@ -1517,6 +1820,7 @@ mod tests {
             unit: Some("percent"),
             correct: Some(49),
             total: Some(50),
+            label: None,
         };
         let bounds: Vec<usize> = tricky.char_indices().map(|(i, _)| i).collect();
         for &a in &bounds {
@@ -1528,6 +1832,101 @@ mod tests {
                 let _ = find(part, &counts);
                 let _ = find(part, &claim);
             }
+        }
+    }
+    #[test]
+    fn a_setting_superseded_at_the_head_no_longer_carries_its_value() {
+        let exp = Expected {
+            value: "64000",
+            ..Expected::default()
+        };
+        let pinned = "export MAX_OUTPUT_TOKENS=64000";
+        assert!(still_carries(
+            pinned,
+            "export MAX_OUTPUT_TOKENS=64000 # default",
+            &exp
+        ));
+        assert!(!still_carries(
+            pinned,
+            "export MAX_OUTPUT_TOKENS=128000 (the previous 64000/128000 split is gone)",
+            &exp
+        ));
+        assert!(still_carries(
+            "decode 64000 tok",
+            "decode: now 64000 tok",
+            &exp
+        ));
+        assert!(!still_carries(
+            pinned,
+            "export MAX_OUTPUT_TOKENS=128000",
+            &exp
+        ));
+    }
+
+    #[test]
+    fn a_rejected_look_alike_says_why() {
+        let text = "| GPU | Model | PP (t/s) | TG (t/s) | Duration (s) |\n|---|---|---|---|---|\n| A10 | m-7b | 1425.80 | 2.87 | 24.58 |";
+        let lines: Vec<&str> = text.lines().collect();
+        let layout = Layout::new(&lines);
+        let doc = Document::new(&lines, &layout);
+        let exp = Expected {
+            value: "24.58",
+            unit: Some("tokens/s"),
+            ..Expected::default()
+        };
+        let cited = doc.cited(2..3, &exp);
+        assert_eq!(cited.found, None);
+        let (line, r) = cited.rejected.expect("a look-alike");
+        assert_eq!(
+            (line, r.text.as_str(), r.role.as_str()),
+            (2, "24.58", "other-column")
+        );
+        assert!(r.reason.contains("Duration (s)"), "{}", r.reason);
+        let exp = Expected {
+            value: "2.87",
+            unit: Some("tokens/s"),
+            label: Some("TG"),
+            ..Expected::default()
+        };
+        assert_eq!(
+            doc.cited(2..3, &exp).found.map(|(i, m)| (i, m.text)),
+            Some((2, "2.87".into()))
+        );
+        for (line, value, unit, role) in [
+            ("Expect 15-25 tok/s", "15", "tok/s", "range"),
+            ("  --mean-input-tokens 550 \\", "550", "tokens/s", "setting"),
+            (
+                "we translated it into 14 languages",
+                "14",
+                "percent",
+                "count",
+            ),
+            ("| 38 (72%) |", "71.7", "percent", "coarser"),
+            (
+                "BenchmarkInference-32  99  1109 ns/op",
+                "32",
+                "tokens/s",
+                "name",
+            ),
+            ("served on localhost:8000", "8000", "ms", "name"),
+            ("seed: 42", "42", "percent", "identifier"),
+        ] {
+            let exp = Expected {
+                value,
+                unit: Some(unit),
+                ..Expected::default()
+            };
+            let found = find_claim(
+                line,
+                &Claim::parse(&exp).expect("claim"),
+                &LineCtx::default(),
+            );
+            assert_eq!(found.best, None, "{line}");
+            assert_eq!(
+                found.rejected.map(|r| r.role).as_deref(),
+                Some(role),
+                "{line}"
+            );
         }
     }
 }

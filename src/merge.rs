@@ -7,6 +7,12 @@
 //! follow it in its shard's order, findings of unreadable inputs come last,
 //! and the summary is derived again from the merged parts, as
 //! [`crate::report::Report::new`] derives it.
+//!
+//! SARIF logs of shards (`--format sarif`) merge the same way into one log of
+//! one run, so that code scanning sees one analysis: results in walk order of
+//! their record files, rules united (each result's `ruleIndex` pointing into
+//! them), one invocation that succeeded only if every shard's did, and the
+//! unsharded `automationDetails.id`.
 
 use std::cmp::Ordering;
 use std::path::Path;
@@ -24,6 +30,8 @@ pub enum MergeError {
     Json(String, serde_json::Error),
     #[error("`{0}` is not a `{SCHEMA}` report (its `schema` is {1})")]
     Schema(String, String),
+    #[error("`{0}` is SARIF and `{1}` is not: merge JSON reports or SARIF logs, not both")]
+    Mixed(String, String),
 }
 
 impl MergeError {
@@ -33,21 +41,49 @@ impl MergeError {
                 "pass the files each shard wrote with `--format json --output FILE`"
             }
             MergeError::Json(..) | MergeError::Schema(..) => {
-                "merge only JSON reports: run each shard with `--format json`"
+                "merge JSON reports (`--format json`) or SARIF logs (`--format sarif`)"
+            }
+            MergeError::Mixed(..) => {
+                "run `merge` once for the JSON reports and once for the SARIF logs"
             }
         }
     }
 }
 
-/// Reads and merges report files.
+/// Whether `v` is a SARIF log (what `--format sarif` writes).
+fn is_sarif(v: &Value) -> bool {
+    v.get("version").and_then(Value::as_str) == Some("2.1.0")
+        && v.get("runs").is_some_and(Value::is_array)
+}
+
+/// Reads and merges report files: v1 reports into one v1 report, SARIF logs
+/// into one SARIF log.
 pub fn merge_files(files: &[impl AsRef<Path>]) -> Result<Value, MergeError> {
     let mut reports = Vec::new();
+    let mut first_kind: Option<(bool, String)> = None;
     for f in files {
         let f = f.as_ref();
         let shown = f.display().to_string();
         let text = std::fs::read_to_string(f).map_err(|e| MergeError::Read(shown.clone(), e))?;
         let v: Value =
             serde_json::from_str(&text).map_err(|e| MergeError::Json(shown.clone(), e))?;
+        let sarif = is_sarif(&v);
+        match &first_kind {
+            None => first_kind = Some((sarif, shown.clone())),
+            Some((first, name)) if *first != sarif => {
+                let (s, other) = if *first {
+                    (name.clone(), shown)
+                } else {
+                    (shown, name.clone())
+                };
+                return Err(MergeError::Mixed(s, other));
+            }
+            Some(_) => {}
+        }
+        if sarif {
+            reports.push(v);
+            continue;
+        }
         if v.get("schema").and_then(Value::as_str) != Some(SCHEMA) {
             let got = v
                 .get("schema")
@@ -56,7 +92,71 @@ pub fn merge_files(files: &[impl AsRef<Path>]) -> Result<Value, MergeError> {
         }
         reports.push(v);
     }
+    if first_kind.is_some_and(|(sarif, _)| sarif) {
+        return Ok(merge_sarif(&reports));
+    }
     Ok(merge(&reports))
+}
+
+/// The record file a SARIF result stands in.
+fn result_file(r: &Value) -> &str {
+    r.pointer("/locations/0/physicalLocation/artifactLocation/uri")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+}
+
+/// Merges SARIF logs (already checked to be SARIF 2.1.0) into one log of one run.
+pub fn merge_sarif(logs: &[Value]) -> Value {
+    let runs: Vec<&Value> = logs
+        .iter()
+        .filter_map(|l| l.get("runs").and_then(Value::as_array))
+        .flatten()
+        .collect();
+    let mut run = runs.first().map_or_else(|| json!({}), |r| (*r).clone());
+    let mut rules: Vec<Value> = run
+        .pointer("/tool/driver/rules")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut results: Vec<Value> = Vec::new();
+    for r in &runs {
+        let theirs = r
+            .pointer("/tool/driver/rules")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        for mut res in arr(r, "results") {
+            let id = text(&res, "ruleId").to_string();
+            let index = match rules.iter().position(|rule| text(rule, "id") == id) {
+                Some(i) => i,
+                None => {
+                    let rule = theirs
+                        .iter()
+                        .find(|rule| text(rule, "id") == id)
+                        .cloned()
+                        .unwrap_or_else(|| json!({"id": id}));
+                    rules.push(rule);
+                    rules.len() - 1
+                }
+            };
+            res["ruleIndex"] = index.into();
+            results.push(res);
+        }
+    }
+    // Shards partition records, so this is the order one unsharded run gives.
+    results.sort_by(|a, b| by_path(result_file(a), result_file(b)));
+    let successful = runs.iter().all(|r| {
+        r.pointer("/invocations/0/executionSuccessful")
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    });
+    run["tool"]["driver"]["rules"] = Value::Array(rules);
+    run["results"] = Value::Array(results);
+    run["invocations"] = json!([{"executionSuccessful": successful}]);
+    run["automationDetails"] = json!({"id": crate::report::sarif::automation_id(None)});
+    let mut log = logs.first().cloned().unwrap_or_else(|| json!({}));
+    log["runs"] = json!([run]);
+    log
 }
 
 fn arr(v: &Value, key: &str) -> Vec<Value> {
@@ -169,8 +269,9 @@ pub fn merge(reports: &[Value]) -> Value {
 
 /// The exit status the merged report stands for, as `audit` decides it.
 pub fn exit_status(report: &Value, fail_on: crate::audit::FailOn) -> crate::exit::ExitStatus {
-    use crate::audit::FailOn;
-    use crate::exit::ExitStatus;
+    if is_sarif(report) {
+        return sarif_exit_status(report, fail_on);
+    }
     // Baseline and ignored findings don't count, as in `audit`.
     let n = |sev: &str| {
         report
@@ -183,16 +284,27 @@ pub fn exit_status(report: &Value, fail_on: crate::audit::FailOn) -> crate::exit
             .filter(|f| f.get("ignored").is_none_or(Value::is_null))
             .count()
     };
+    let complete = report
+        .pointer("/summary/complete")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    verdict(&n, complete, fail_on)
+}
+
+/// The exit status of counted findings (`n(severity)`) and completeness.
+fn verdict(
+    n: &dyn Fn(&str) -> usize,
+    complete: bool,
+    fail_on: crate::audit::FailOn,
+) -> crate::exit::ExitStatus {
+    use crate::audit::FailOn;
+    use crate::exit::ExitStatus;
     let failed = match fail_on {
         FailOn::Error => n("error") > 0,
         FailOn::Warning => n("error") + n("warning") > 0,
         FailOn::Note => n("error") + n("warning") + n("note") > 0,
         FailOn::Never => false,
     };
-    let complete = report
-        .pointer("/summary/complete")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
     if failed {
         ExitStatus::Findings
     } else if !complete {
@@ -200,4 +312,25 @@ pub fn exit_status(report: &Value, fail_on: crate::audit::FailOn) -> crate::exit
     } else {
         ExitStatus::Clean
     }
+}
+
+/// [`exit_status`] of a merged SARIF log: levels stand for severities,
+/// suppressed and baseline results don't count, and an unsuccessful invocation
+/// is an incomplete audit.
+fn sarif_exit_status(log: &Value, fail_on: crate::audit::FailOn) -> crate::exit::ExitStatus {
+    let run = log.pointer("/runs/0").cloned().unwrap_or_default();
+    let counted: Vec<Value> = arr(&run, "results")
+        .into_iter()
+        .filter(|r| {
+            r.get("suppressions")
+                .is_none_or(|s| s.as_array().is_none_or(Vec::is_empty))
+        })
+        .filter(|r| text(r, "baselineState") != "unchanged")
+        .collect();
+    let n = |level: &str| counted.iter().filter(|r| text(r, "level") == level).count();
+    let complete = run
+        .pointer("/invocations/0/executionSuccessful")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    verdict(&n, complete, fail_on)
 }

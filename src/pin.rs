@@ -254,8 +254,11 @@ pub fn pin(cache: &GitCache, req: &Request, plan: &SyncPlan) -> Result<Outcome, 
                     unit: req.unit.as_deref(),
                     correct: None,
                     total: None,
+                    label: req.label.as_deref(),
                 };
-                match matcher::find_in_lines(doc.lines(), &exp) {
+                let all = doc.lines();
+                let document = matcher::Document::new(&all, doc.layout());
+                match document.cited(0..all.len(), &exp).found {
                     Some((i, _)) => {
                         let at = i as u32 + 1;
                         notes.push(format!("`{v}` stands on line {at}; the fragment cites it"));
@@ -277,15 +280,15 @@ pub fn pin(cache: &GitCache, req: &Request, plan: &SyncPlan) -> Result<Outcome, 
                     unit: req.unit.as_deref(),
                     correct: None,
                     total: None,
+                    label: req.label.as_deref(),
                 };
                 let first = l.first() as usize;
                 let last = (l.last() as usize).min(all.len());
-                let cited = all.get(first.saturating_sub(1)..last).unwrap_or(&[]);
-                if matcher::find_in_lines(cited.iter().copied(), &exp).is_some() {
+                let document = matcher::Document::new(&all, doc.layout());
+                let cited = first.saturating_sub(1)..last;
+                if document.cited(cited.clone(), &exp).found.is_some() {
                     notes.push(format!("`{v}` stands on line {}", l.first()));
-                } else if let Some((i, _)) =
-                    matcher::nearest_line(&all, first.saturating_sub(1)..last, &exp)
-                {
+                } else if let Some((i, _)) = document.nearest(cited, &exp) {
                     let now = i as u32 + 1;
                     notes.push(format!(
                         "`{v}` is not on line {} but on line {now}: `{}`; the fragment cites line {now}",

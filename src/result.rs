@@ -191,6 +191,9 @@ pub struct RecordResult {
     pub findings: Vec<Finding>,
     /// Weights read in their model repositories, in artifact order (issue 11).
     pub artifacts: Vec<ArtifactOutcome>,
+    /// What the checks left out and people should hear (a limit reached), for
+    /// stderr.
+    pub notices: Vec<String>,
 }
 
 /// The weight files of one artifact as read in its model repository.
@@ -232,6 +235,9 @@ pub struct AuditResult {
     pub stale_remotes: Vec<RemoteFailure>,
     /// RFC 3339.
     pub generated_at: String,
+    /// With `--baseline`: its findings this audit did not find, resolved or not
+    /// re-checked.
+    pub baseline_left: Option<crate::diff::Leftover>,
 }
 
 impl AuditResult {

@@ -116,13 +116,15 @@ pub fn resolve(target: &str, allow_local: bool) -> Result<Resolved, ShowError> {
         )
     })?;
     let loaded = crate::input::load(Path::new(file));
-    let record = loaded.record.ok_or_else(|| {
+    let mut record = loaded.record.ok_or_else(|| {
         let why = loaded
             .findings
             .first()
             .map_or_else(|| format!("cannot read `{file}`"), |f| f.message.clone());
         target_err(why, "give a pin file or a record document")
     })?;
+    // A figure is shown at the revision it cites, as the audit checks it.
+    record.at_cited_revisions();
     let claim = record
         .claims
         .iter()

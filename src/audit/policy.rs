@@ -76,5 +76,9 @@ impl Policy {
             let fp = crate::fingerprint::of_finding_in(f, None);
             one(f, fp);
         }
+        // What was left of the baseline: resolved, or not looked at this time.
+        if let Some(b) = &baseline {
+            result.baseline_left = Some(b.leftover(&crate::diff::NotChecked::of_result(result)));
+        }
     }
 }

@@ -63,7 +63,8 @@ pub fn load(paths: &[PathBuf], walk: &input::WalkOptions) -> Loaded {
             None => skipped.push(file),
         }
     }
-    if inputs.is_empty() && walk_errors.is_empty() {
+    // Under `--changed-since`, a change that touches no record is nothing to audit.
+    if inputs.is_empty() && walk_errors.is_empty() && walk.only.is_none() {
         // A CI gate pointed at the wrong directory must not pass.
         walk_errors.push(WalkError {
             path: paths.first().cloned().unwrap_or_default(),
@@ -89,7 +90,10 @@ pub fn load(paths: &[PathBuf], walk: &input::WalkOptions) -> Loaded {
             f
         };
         match loaded.record {
-            Some(r) => {
+            Some(mut r) => {
+                // Judged as written above; checked below at the revisions its
+                // figures cite.
+                r.at_cited_revisions();
                 let mut mine: Vec<Finding> = loaded.findings.into_iter().map(stamp).collect();
                 match first_with_id.get(r.id.as_str()) {
                     Some(&at) => {
@@ -327,6 +331,7 @@ fn check_record(
     let mut verdicts: Vec<Verdict> = r.claims.iter().map(|_| Verdict::unchecked()).collect();
     let mut outcomes = Vec::with_capacity(r.sources.len());
     let mut reported = revision::Reported::new();
+    let mut notices = Vec::new();
     // Claims by the source they cite, once per record rather than a scan of
     // every claim per source (issue 13).
     let mut first_index: HashMap<&str, usize> = HashMap::with_capacity(r.sources.len());
@@ -413,7 +418,12 @@ fn check_record(
             continue;
         };
         if opts.manifests {
-            manifests::check(&r, s, d, provider, manifests_seen, &mut findings);
+            let bounds = manifests::Bounds {
+                max_size: opts.max_document_size,
+                max_count: manifests::MAX_MANIFESTS,
+            };
+            let said = manifests::check(&r, s, d, provider, bounds, manifests_seen, &mut findings);
+            notices.extend(said);
         }
         let memo = provider.check_memo();
         let git_blob = snapshot.git_blob.clone();
@@ -519,6 +529,7 @@ fn check_record(
         claims: verdicts,
         findings,
         artifacts,
+        notices,
     }
 }
 
@@ -790,5 +801,6 @@ pub fn finish(rest: Rest, records: Vec<RecordResult>, provider: &dyn Provider) -
             .map(|(remote, error)| RemoteFailure { remote, error })
             .collect(),
         generated_at: super::timestamp(),
+        baseline_left: None,
     }
 }

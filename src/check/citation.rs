@@ -12,12 +12,30 @@ use super::location::{claim_location, source_location};
 pub fn check(record: &Record, out: &mut Vec<Finding>) {
     let mut reported: HashSet<String> = HashSet::new();
     duplicates(record, out);
+    // An `unpinned-url` names the source and, when one figure alone cites it,
+    // that figure, wherever the URL is written (source or figure).
+    let mut citing: std::collections::HashMap<&str, Vec<&str>> = Default::default();
+    for c in &record.claims {
+        if let Some(id) = c.source.as_deref() {
+            citing.entry(id).or_default().push(c.label.as_str());
+        }
+    }
+    let only = |id: &str| match citing.get(id).map(Vec::as_slice) {
+        Some([one]) => Some(*one),
+        _ => None,
+    };
+    let start = out.len();
     for s in &record.sources {
         // A web document's URL follows no forge grammar (issue 11).
         if crate::provider::http::web_url(s).is_none() {
             source_urls(record, s, &mut reported, out);
         }
         source_fields(record, s, out);
+    }
+    for f in &mut out[start..] {
+        if f.code == Code::UnpinnedUrl && f.claim.is_none() {
+            f.claim = f.source.as_deref().and_then(only).map(str::to_string);
+        }
     }
     for r in &record.references {
         match url::parse(&r.url) {
@@ -119,22 +137,32 @@ pub fn check(record: &Record, out: &mut Vec<Finding>) {
         let loc = source.map(|s| claim_location(s, c)).unwrap_or_default();
         if let Some(Revision::Ref(r)) = &parsed.revision {
             if reported.insert(strip_fragment(u)) {
-                out.push(unpinned(record, u, r).claim(&c.label).at(loc.clone()));
+                let mut f = unpinned(record, u, r).claim(&c.label).at(loc.clone());
+                f.source = source.map(|s| s.id.clone());
+                out.push(f);
             }
         }
         if let (Some(Revision::Commit(cited)), Some(s)) = (&parsed.revision, source) {
             if let Some(Revision::Commit(declared)) = &s.revision {
                 if cited != declared {
+                    // Where the record declares it, so that the reader can see
+                    // which of the two to fix; the figure is checked at the
+                    // revision it cites (`Record::at_cited_revisions`).
+                    let declared_at =
+                        s.at.0
+                            .map(|p| format!(" (line {}, column {})", p.line, p.column));
                     out.push(
                         Finding::new(
                             Code::RevisionConflict,
                             &record.id,
                             format!(
-                                "figure `{}` cites revision `{}` but its source `{}` declares `{}`",
+                                "figure `{}` cites revision `{}` but its source `{}` declares `{}`{}; the figure is checked at `{}`",
                                 c.label,
                                 cited.short(),
                                 s.id,
-                                declared.short()
+                                declared.short(),
+                                declared_at.as_deref().unwrap_or(""),
+                                cited.short()
                             ),
                         )
                         .claim(&c.label)
@@ -142,6 +170,12 @@ pub fn check(record: &Record, out: &mut Vec<Finding>) {
                         .at(loc)
                         .with("cited_revision", cited.as_str())
                         .with("declared_revision", declared.as_str())
+                        .with(
+                            "declared_at",
+                            s.at.0.map_or(serde_json::Value::Null, |p| {
+                                serde_json::json!({"line": p.line, "column": p.column})
+                            }),
+                        )
                         .with("url", u.as_str()),
                     );
                 }

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::finding::{Code, Finding};
-use crate::matcher::{self, Expected, Match, MatchKind};
+use crate::matcher::{self, Document, Expected, Match, MatchKind, Rejected};
 use crate::record::{Claim, Record, Source};
 pub use crate::result::{ClaimStatus, Verdict};
 
@@ -29,6 +29,8 @@ struct ValueShifted<'a> {
     nearest_line: usize,
     nearest_text: String,
     cited_text: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rejected: Option<RejectedEvidence<'a>>,
 }
 
 /// `value-missing` evidence.
@@ -36,6 +38,35 @@ struct ValueShifted<'a> {
 struct ValueMissing<'a> {
     value: &'a str,
     cited_text: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rejected: Option<RejectedEvidence<'a>>,
+}
+
+/// The look-alike a cited line holds, and why it is not the figure.
+#[derive(Serialize)]
+struct RejectedEvidence<'a> {
+    line: u32,
+    text: &'a str,
+    role: &'a str,
+    reason: &'a str,
+}
+
+impl<'a> RejectedEvidence<'a> {
+    fn of(r: &'a Option<(u32, Rejected)>) -> Option<RejectedEvidence<'a>> {
+        r.as_ref().map(|(i, r)| RejectedEvidence {
+            line: i + 1,
+            text: &r.text,
+            role: &r.role,
+            reason: &r.reason,
+        })
+    }
+}
+
+/// `; the cited line holds ...`: the message's part about a rejected look-alike.
+fn rejected_note(r: &Option<(u32, Rejected)>) -> String {
+    r.as_ref().map_or(String::new(), |(i, r)| {
+        format!("; on L{}, {}", i + 1, r.reason)
+    })
 }
 
 /// The matcher's view of a claim, when it has a value to look for.
@@ -45,6 +76,7 @@ pub fn expected(c: &Claim) -> Option<Expected<'_>> {
         unit: c.unit.as_deref(),
         correct: c.correct,
         total: c.total,
+        label: Some(c.label.as_str()).filter(|l| !l.is_empty()),
     })
 }
 
@@ -70,53 +102,61 @@ pub enum Outcome {
     },
     /// The value is on the cited line at 0-based `index`.
     Cited { index: u32, m: Match, text: String },
-    /// The value is not on the cited lines but on another one.
+    /// The value is not on the cited lines but on another one; the look-alike the
+    /// cited lines hold, if any, with its 0-based line.
     Shifted {
         index: u32,
         m: Match,
         text: String,
         cited_text: String,
+        rejected: Option<(u32, Rejected)>,
     },
-    /// The value is nowhere in the document.
-    Missing { cited_text: String },
+    /// The value is nowhere in the document (in the claim's sense).
+    Missing {
+        cited_text: String,
+        rejected: Option<(u32, Rejected)>,
+    },
 }
 
 /// Reads what `doc` says about the value `exp` cited at 1-based lines
 /// `first..=last`.
 pub fn judge(doc: &SourceText, first: usize, last: usize, exp: &Expected) -> Outcome {
     let all = doc.lines();
+    let document = Document::new(&all, doc.layout());
     let text_at = |i: usize| all.get(i).map(|l| excerpt(l)).unwrap_or_default();
     if last > doc.len() {
-        let nearest = matcher::nearest_line(&all, first - 1..last, exp);
+        let nearest = document.nearest(first - 1..last, exp);
         return Outcome::OutOfRange {
             line_count: doc.len() as u32,
             nearest: nearest.map(|(i, m)| (i as u32, m, text_at(i))),
         };
     }
-    let cited = all[first - 1..last].iter().copied();
-    if let Some((i, m)) = matcher::find_in_lines(cited, exp) {
-        let index = first - 1 + i;
+    let cited = document.cited(first - 1..last, exp);
+    if let Some((index, m)) = cited.found {
         return Outcome::Cited {
             index: index as u32,
             m,
             text: text_at(index),
         };
     }
-    if let Some((i, m)) = matcher::nearest_line(&all, first - 1..last, exp) {
+    let rejected = cited.rejected.map(|(i, r)| (i as u32, r));
+    if let Some((i, m)) = document.nearest(first - 1..last, exp) {
         return Outcome::Shifted {
             index: i as u32,
             m,
             text: text_at(i),
             cited_text: text_at(first - 1),
+            rejected,
         };
     }
     Outcome::Missing {
         cited_text: text_at(first - 1),
+        rejected,
     }
 }
 
 /// [`judge`] for each of `wanted` (1-based first and last cited line, value) in a
-/// document too large to hold, read as a stream (issues 12, 13) from what `open`
+/// document too large to hold, read as a stream from what `open`
 /// gives: one pass reads the cited lines and counts the lines; a second, only
 /// when a value is not on its cited lines, looks for the nearest line that
 /// carries it (the nearest before and the first after the citation, the earlier
@@ -126,15 +166,20 @@ pub fn judge_stream<R: std::io::Read>(
     mut open: impl FnMut() -> std::io::Result<R>,
     wanted: &[(usize, usize, Expected<'_>)],
 ) -> std::io::Result<Vec<Outcome>> {
+    type Hit = Option<(usize, Match, String)>;
     struct State {
         first: usize,
         last: usize,
         claim: Option<matcher::Prepared>,
-        exact: Option<(usize, Match, String)>,
-        rounded: Option<(usize, Match, String)>,
+        exact: Hit,
+        rounded: Hit,
+        rejected: Option<(u32, Rejected)>,
         cited_text: String,
-        before: Option<(usize, Match, String)>,
-        after: Option<(usize, Match, String)>,
+        /// The nearest lines carrying the value exactly and as a rounding the
+        /// figure moved to ([`matcher::Prepared::moved_to`]), before the citation
+        /// (the latest seen) and after it (the first seen).
+        before: [Hit; 2],
+        after: [Hit; 2],
     }
     let mut states: Vec<State> = wanted
         .iter()
@@ -144,32 +189,55 @@ pub fn judge_stream<R: std::io::Read>(
             claim: matcher::Prepared::new(exp),
             exact: None,
             rounded: None,
+            rejected: None,
             cited_text: String::new(),
-            before: None,
-            after: None,
+            before: [None, None],
+            after: [None, None],
         })
         .collect();
-    let len = super::for_each_line(open()?, |i, bytes| {
+    /// Each line of the document with its structure, in order.
+    fn each_line<R: std::io::Read>(
+        reader: R,
+        mut visit: impl FnMut(usize, &str, &matcher::LineCtx),
+    ) -> std::io::Result<usize> {
+        let mut stream = matcher::Stream::default();
+        let len = super::for_each_line(reader, |i, bytes| {
+            if let Some((j, line, ctx)) = stream.push(i, &String::from_utf8_lossy(bytes)) {
+                visit(j, &line, &ctx);
+            }
+        })?;
+        if let Some((j, line, ctx)) = stream.finish() {
+            visit(j, &line, &ctx);
+        }
+        Ok(len)
+    }
+    let len = each_line(open()?, |i, line, ctx| {
         for st in states.iter_mut() {
             if i + 1 < st.first || i >= st.last || st.exact.is_some() {
                 continue;
             }
-            let line = String::from_utf8_lossy(bytes);
             if i + 1 == st.first {
-                st.cited_text = excerpt(&line);
+                st.cited_text = excerpt(line);
             }
-            if let Some(m) = st.claim.as_ref().and_then(|c| c.find(&line)) {
-                if !m.rounded {
-                    st.exact = Some((i, m, excerpt(&line)));
-                } else if st.rounded.is_none() {
-                    st.rounded = Some((i, m, excerpt(&line)));
+            let Some(found) = st.claim.as_ref().map(|c| c.find(line, ctx)) else {
+                continue;
+            };
+            match found.best {
+                Some(m) if !m.rounded => st.exact = Some((i, m, excerpt(line))),
+                Some(m) => {
+                    st.rounded.get_or_insert((i, m, excerpt(line)));
+                }
+                None => {
+                    if let Some(r) = found.rejected {
+                        st.rejected.get_or_insert((i as u32, r));
+                    }
                 }
             }
         }
     })?;
     let in_range = |st: &State| st.last <= len && (st.exact.is_some() || st.rounded.is_some());
     // The nearest line outside each citation, clamped to the document as
-    // `nearest_line` clamps it.
+    // `Document::nearest` clamps it.
     let bounds: Vec<(usize, usize)> = states
         .iter()
         .map(|st| {
@@ -178,22 +246,21 @@ pub fn judge_stream<R: std::io::Read>(
         })
         .collect();
     if states.iter().any(|st| !in_range(st) && st.claim.is_some()) {
-        super::for_each_line(open()?, |i, bytes| {
-            let mut line = None;
+        each_line(open()?, |i, line, ctx| {
             for (st, &(start, end)) in states.iter_mut().zip(&bounds) {
-                if in_range(st) || (start <= i && i < end) || st.after.is_some() {
+                if in_range(st) || (start <= i && i < end) || st.after[0].is_some() {
                     continue;
                 }
                 let Some(claim) = st.claim.as_ref() else {
                     continue;
                 };
-                let line = line.get_or_insert_with(|| String::from_utf8_lossy(bytes));
-                if let Some(m) = claim.find(line) {
+                if let Some(m) = claim.find(line, ctx).best.filter(|m| claim.moved_to(m)) {
+                    let slot = usize::from(m.rounded);
                     let found = Some((i, m, excerpt(line)));
                     if i < start {
-                        st.before = found;
-                    } else {
-                        st.after = found;
+                        st.before[slot] = found;
+                    } else if st.after[slot].is_none() {
+                        st.after[slot] = found;
                     }
                 }
             }
@@ -203,10 +270,14 @@ pub fn judge_stream<R: std::io::Read>(
         .into_iter()
         .zip(bounds)
         .map(|(st, (start, end))| {
-            let nearest = match (st.before, st.after) {
+            let pick = |b: Hit, a: Hit| match (b, a) {
                 (Some(b), Some(a)) => Some(if start - b.0 <= a.0 + 1 - end { b } else { a }),
                 (b, a) => b.or(a),
             };
+            let [before_exact, before_rounded] = st.before;
+            let [after_exact, after_rounded] = st.after;
+            let nearest =
+                pick(before_exact, after_exact).or_else(|| pick(before_rounded, after_rounded));
             let nearest = nearest.map(|(i, m, t)| (i as u32, m, t));
             if st.last > len {
                 return Outcome::OutOfRange {
@@ -227,9 +298,11 @@ pub fn judge_stream<R: std::io::Read>(
                     m,
                     text,
                     cited_text: st.cited_text,
+                    rejected: st.rejected,
                 },
                 None => Outcome::Missing {
                     cited_text: st.cited_text,
+                    rejected: st.rejected,
                 },
             }
         })
@@ -246,7 +319,7 @@ pub fn memo_key(blob: &str, c: &Claim) -> Option<[u8; 32]> {
         Some(u) => format!("+{u}"),
         None => "-".to_string(),
     };
-    let score = format!("{:?}/{:?}", exp.correct, exp.total);
+    let score = format!("{:?}/{:?}/{:?}", exp.correct, exp.total, exp.label);
     Some(crate::store::CheckMemo::key(
         "claim",
         &[
@@ -325,6 +398,42 @@ fn get_match(d: &mut crate::store::Dec) -> Option<Match> {
     })
 }
 
+fn put_rejected(e: &mut crate::store::Enc, r: &Option<(u32, Rejected)>) {
+    match r {
+        None => {
+            e.u32(0);
+        }
+        Some((line, r)) => {
+            e.u32(1)
+                .u32(*line)
+                .u32(r.span.start as u32)
+                .u32(r.span.end as u32)
+                .str(&r.text)
+                .str(&r.role)
+                .str(&r.reason);
+        }
+    }
+}
+
+/// `Some(None)` for no look-alike, `None` for bytes that are no rejection.
+fn get_rejected(d: &mut crate::store::Dec) -> Option<Option<(u32, Rejected)>> {
+    match d.u32()? {
+        0 => Some(None),
+        1 => {
+            let line = d.u32()?;
+            let (start, end) = (d.u32()? as usize, d.u32()? as usize);
+            let r = Rejected {
+                span: start..end,
+                text: d.string()?,
+                role: d.string()?,
+                reason: d.string()?,
+            };
+            (start <= end).then_some(Some((line, r)))
+        }
+        _ => None,
+    }
+}
+
 /// The bytes of an outcome in the memo.
 pub fn encode(o: &Outcome) -> Vec<u8> {
     let mut e = crate::store::Enc::default();
@@ -355,13 +464,19 @@ pub fn encode(o: &Outcome) -> Vec<u8> {
             m,
             text,
             cited_text,
+            rejected,
         } => {
             e.u32(2).u32(*index);
             put_match(&mut e, m);
             e.str(text).str(cited_text);
+            put_rejected(&mut e, rejected);
         }
-        Outcome::Missing { cited_text } => {
+        Outcome::Missing {
+            cited_text,
+            rejected,
+        } => {
             e.u32(3).str(cited_text);
+            put_rejected(&mut e, rejected);
         }
     }
     e.0
@@ -404,10 +519,12 @@ pub fn decode(bytes: &[u8]) -> Option<Outcome> {
                 m,
                 text: d.string()?,
                 cited_text: d.string()?,
+                rejected: get_rejected(&mut d)?,
             }
         }
         3 => Outcome::Missing {
             cited_text: d.string()?,
+            rejected: get_rejected(&mut d)?,
         },
         _ => return None,
     };
@@ -424,9 +541,15 @@ fn sound(o: &Outcome, first: u32, last: u32) -> bool {
             nearest,
         } => *line_count < last && nearest.as_ref().is_none_or(|(i, _, _)| i < line_count),
         Outcome::Cited { index, .. } => cited.contains(index),
-        Outcome::Shifted { index, .. } => !cited.contains(index),
-        Outcome::Missing { .. } => true,
+        Outcome::Shifted {
+            index, rejected, ..
+        } => !cited.contains(index) && rejected_sound(rejected, &cited),
+        Outcome::Missing { rejected, .. } => rejected_sound(rejected, &cited),
     }
+}
+
+fn rejected_sound(r: &Option<(u32, Rejected)>, cited: &std::ops::Range<u32>) -> bool {
+    r.as_ref().is_none_or(|(line, _)| cited.contains(line))
 }
 
 /// Checks one claim against a document read whole ([`judge`], then [`report`]):
@@ -502,18 +625,20 @@ pub fn report(
             m,
             text,
             cited_text,
+            rejected,
         } => {
             out.push(
                 Finding::new(
                     Code::ValueShifted,
                     &record.id,
                     format!(
-                        "figure `{}` ({}) is not on {} but on L{} of `{}`",
+                        "figure `{}` ({}) is not on {} but on L{} of `{}`{}",
                         c.label,
                         exp.value,
                         lines,
                         index + 1,
-                        loc.path.as_deref().unwrap_or("?")
+                        loc.path.as_deref().unwrap_or("?"),
+                        rejected_note(rejected)
                     ),
                 )
                 .claim(&c.label)
@@ -525,22 +650,27 @@ pub fn report(
                     nearest_line: *index as usize + 1,
                     nearest_text: text.clone(),
                     cited_text: cited_text.clone(),
+                    rejected: RejectedEvidence::of(rejected),
                 }),
             );
             found_at(*index, m, text, ClaimStatus::Shifted)
         }
-        Outcome::Missing { cited_text } => {
+        Outcome::Missing {
+            cited_text,
+            rejected,
+        } => {
             out.push(
                 Finding::new(
                     Code::ValueMissing,
                     &record.id,
                     format!(
-                        "figure `{}` ({}{}) is nowhere in `{}` at `{}`",
+                        "figure `{}` ({}{}) is nowhere in `{}` at `{}`{}",
                         c.label,
                         exp.value,
                         c.unit.as_deref().map_or(String::new(), |u| format!(" {u}")),
                         loc.path.as_deref().unwrap_or("?"),
-                        short(&loc.revision)
+                        short(&loc.revision),
+                        rejected_note(rejected)
                     ),
                 )
                 .with_hint(
@@ -554,6 +684,7 @@ pub fn report(
                 .evidence(ValueMissing {
                     value: exp.value,
                     cited_text: cited_text.clone(),
+                    rejected: RejectedEvidence::of(rejected),
                 }),
             );
             Verdict {
@@ -643,9 +774,19 @@ mod tests {
                 m: m(),
                 text: "b".into(),
                 cited_text: "c".into(),
+                rejected: None,
             },
             Outcome::Missing {
                 cited_text: "é".into(),
+                rejected: Some((
+                    3,
+                    Rejected {
+                        span: 1..3,
+                        text: "24".into(),
+                        role: "other-column".into(),
+                        reason: "`24` stands in column `Duration (s)`".into(),
+                    },
+                )),
             },
         ] {
             assert_eq!(decode(&encode(&o)), Some(o));
@@ -690,6 +831,7 @@ mod tests {
         assert_eq!(memo.get(&key), None);
         let fine = Outcome::Missing {
             cited_text: "t".into(),
+            rejected: None,
         };
         remember(&memo, key, &fine);
         assert_eq!(remembered(&memo, &key, &claim), Some(fine));

@@ -1,12 +1,14 @@
 //! `manifest-mismatch`, `manifest-unlisted` (issue 11, `audit --manifests`): do
 //! the checksum manifests at a cited revision vouch for the files there?
 //!
-//! Which manifests: those in the cited document's directory and at the repository
-//! root (a release's `SHA256SUMS` sits beside what it covers, a repository-wide one
-//! at the top), named `SHA256SUMS` or `sha256sums.txt` in any case. Each is
-//! checked once per revision, however many sources cite that revision; its
-//! findings go to the first source that does. Paths in a manifest are relative to
-//! its directory.
+//! Which manifests: every file named `SHA256SUMS` or `sha256sums.txt` (any case)
+//! anywhere in the tree at a cited revision (a release's sits beside what it
+//! covers, a patch series' in its own directory, a repository-wide one at the
+//! top), up to [`MAX_MANIFESTS`] per revision, each no larger than
+//! `--max-document-size`; a manifest left out for either bound is said, never
+//! skipped in silence. Each revision's manifests are checked once, however many
+//! sources cite it; their findings go to the first source that does. Paths in a
+//! manifest are relative to its directory.
 //!
 //! A mismatch gets the same diagnosis as `hash-mismatch`: the variant of the file
 //! the listed hash matches (`crlf` when the manifest was made from a CRLF
@@ -109,39 +111,73 @@ pub fn parse(text: &str) -> (Vec<Entry>, Vec<u32>) {
     (entries, unreadable)
 }
 
-/// Manifests already checked this run: (remote, commit, manifest path).
-pub type Seen = HashSet<(String, String, String)>;
+/// Revisions whose manifests were already checked this run: (remote, commit).
+pub type Seen = HashSet<(String, String)>;
 
-/// Checks the manifests that `d` (a document of source `s`) has beside it and at
-/// its repository's root, at its commit.
+/// The most manifests read at one revision: a tree of thousands (vendored
+/// packages each shipping one) must not turn an audit into a crawl.
+pub const MAX_MANIFESTS: usize = 100;
+
+/// How much of a tree's manifests is read.
+#[derive(Debug, Clone, Copy)]
+pub struct Bounds {
+    /// `--max-document-size`: a larger manifest is not read.
+    pub max_size: u64,
+    /// Manifests read per revision, in path order.
+    pub max_count: usize,
+}
+
+/// Checks every manifest in the tree at `d`'s commit (`d` a document of source
+/// `s`), unless that revision's were checked already. Returns what was left out
+/// because a bound was reached, in words for a warning.
 pub fn check(
     record: &Record,
     s: &Source,
     d: &DocRef,
     provider: &dyn Provider,
+    bounds: Bounds,
     seen: &mut Seen,
     out: &mut Vec<Finding>,
-) {
-    let doc_dir = d
-        .path
-        .trim_start_matches('/')
-        .rsplit_once('/')
-        .map_or("", |(dir, _)| dir);
-    let mut dirs = vec![doc_dir.to_string()];
-    if !doc_dir.is_empty() {
-        dirs.push(String::new());
+) -> Vec<String> {
+    let mut said = Vec::new();
+    if !seen.insert((d.remote.clone(), d.commit.to_string())) {
+        return said;
     }
-    for dir in dirs {
-        let Some(files) = provider.list_dir(d, &dir) else {
+    let Some(files) = provider.files(d) else {
+        return said;
+    };
+    let manifests: Vec<&(String, u64)> = files
+        .iter()
+        .filter(|(p, _)| is_manifest(name_of(p)))
+        .collect();
+    let repo = crate::url::redact(&d.remote);
+    let commit = d.commit.short();
+    if manifests.len() > bounds.max_count {
+        said.push(format!(
+            "`--manifests`: `{repo}` has `{}` checksum manifests at `{commit}`; read the first `{}` in path order, not `{}`",
+            manifests.len(),
+            bounds.max_count,
+            manifests[bounds.max_count].0
+        ));
+    }
+    for (manifest, size) in manifests.into_iter().take(bounds.max_count) {
+        if *size > bounds.max_size {
+            said.push(format!(
+                "`--manifests`: `{manifest}` of `{repo}` at `{commit}` is `{size}` bytes, over --max-document-size (`{}`); not read",
+                bounds.max_size
+            ));
             continue;
-        };
-        for manifest in files.iter().filter(|p| is_manifest(name_of(p))) {
-            let key = (d.remote.clone(), d.commit.to_string(), manifest.clone());
-            if seen.insert(key) {
-                check_one(record, s, d, provider, &dir, manifest, &files, out);
-            }
         }
+        let dir = manifest.rsplit_once('/').map_or("", |(dir, _)| dir);
+        let beside: Vec<String> = files
+            .iter()
+            .map(|(p, _)| p)
+            .filter(|p| p.rsplit_once('/').map_or("", |(d, _)| d) == dir)
+            .cloned()
+            .collect();
+        check_one(record, s, d, provider, dir, manifest, &beside, out);
     }
+    said
 }
 
 fn name_of(path: &str) -> &str {

@@ -40,6 +40,9 @@ pub struct SourceText {
     text: String,
     /// Byte ranges of each line, without the line end (`\n` or `\r\n`).
     spans: Spans,
+    /// The document's structure (tables, headers, captions), read once, on the
+    /// first claim that needs it.
+    layout: std::sync::OnceLock<crate::matcher::Layout>,
 }
 
 #[derive(Debug, Clone)]
@@ -62,6 +65,7 @@ impl SourceText {
         SourceText {
             text: String::new(),
             spans: Spans::Small(Vec::new()),
+            layout: std::sync::OnceLock::new(),
         }
     }
 
@@ -112,7 +116,11 @@ impl SourceText {
             Some(small) => Spans::Small(small?),
             None => Spans::Large(spans_of::<usize>(&text).unwrap_or(Ok(Vec::new()))?),
         };
-        Ok(SourceText { text, spans })
+        Ok(SourceText {
+            text,
+            spans,
+            layout: std::sync::OnceLock::new(),
+        })
     }
 
     /// How many lines the document has.
@@ -134,6 +142,12 @@ impl SourceText {
     pub fn line(&self, n: u32) -> Option<&str> {
         let (a, b) = self.span((n as usize).checked_sub(1)?)?;
         self.text.get(a..b)
+    }
+
+    /// The document's structure, read on first use.
+    pub fn layout(&self) -> &crate::matcher::Layout {
+        self.layout
+            .get_or_init(|| crate::matcher::Layout::new(&self.lines()))
     }
 
     /// All lines, in order.

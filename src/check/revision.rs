@@ -149,22 +149,24 @@ pub fn check(
             if let (Some((secs, _)), Some(recorded)) = (commit_time, &s.commit_time) {
                 // `None`: unreadable, reported as invalid-record by the record checks.
                 if commit_time_differs(recorded, *secs) == Some(true) {
+                    let offset = commit_time.map_or(0, |(_, o)| o);
+                    let mut message = format!(
+                        "recorded commit time `{recorded}` differs from the committer time `{}` of `{}`",
+                        actual.as_deref().unwrap_or("?"),
+                        r.commit.short()
+                    );
+                    if let Some(apart) = compare_times(recorded, *secs, offset) {
+                        message.push_str(": ");
+                        message.push_str(&apart);
+                    }
                     out.push(
-                        Finding::new(
-                            Code::CommitTimeMismatch,
-                            &record.id,
-                            format!(
-                                "recorded commit time `{recorded}` differs from the committer time `{}` of `{}`",
-                                actual.as_deref().unwrap_or("?"),
-                                r.commit.short()
-                            ),
-                        )
-                        .source(&s.id)
-                        .at(loc)
-                        .evidence(CommitTimeMismatch {
-                            recorded,
-                            actual: actual.as_deref(),
-                        }),
+                        Finding::new(Code::CommitTimeMismatch, &record.id, message)
+                            .source(&s.id)
+                            .at(loc)
+                            .evidence(CommitTimeMismatch {
+                                recorded,
+                                actual: actual.as_deref(),
+                            }),
                     );
                 }
             }
@@ -183,6 +185,86 @@ pub fn rfc3339(secs: i64, offset_minutes: i32) -> Option<String> {
         .to_offset(offset)
         .format(&time::format_description::well_known::Rfc3339)
         .ok()
+}
+
+/// Two times that look alike at a glance (`18:27:58Z` and `18:27:58-08:00`) said
+/// so that the difference shows: both in UTC, each with its own offset beside it
+/// when it has one, the day of the commit relative to the recorded one, and how
+/// far apart they are: "recorded 18:27:58Z, committed 02:27:58Z next day
+/// (18:27:58−08:00), 8 h apart". `None` when the recorded text is no time.
+pub fn compare_times(recorded: &str, actual_secs: i64, offset_minutes: i32) -> Option<String> {
+    use time::format_description::well_known::Rfc3339;
+    use time::{OffsetDateTime, UtcOffset};
+    let clock = time::macros::format_description!("[hour]:[minute]:[second]");
+    let day = time::macros::format_description!("[year]-[month]-[day]");
+    let actual = OffsetDateTime::from_unix_timestamp(actual_secs).ok()?;
+    let local = UtcOffset::from_whole_seconds(offset_minutes * 60)
+        .ok()
+        .map(|o| actual.to_offset(o));
+    // A time in its own offset, when that is not UTC: `(18:27:58−08:00)`.
+    let own = |t: OffsetDateTime| -> String {
+        let o = t.offset().whole_minutes();
+        if o == 0 {
+            return String::new();
+        }
+        let sign = if o < 0 { '\u{2212}' } else { '+' };
+        let o = o.unsigned_abs();
+        format!(
+            " ({}{sign}{:02}:{:02})",
+            t.format(clock).unwrap_or_default(),
+            o / 60,
+            o % 60
+        )
+    };
+    let committed_local = local.map(own).unwrap_or_default();
+    if let Ok(r) = OffsetDateTime::parse(recorded.trim(), &Rfc3339) {
+        let r_utc = r.to_offset(UtcOffset::UTC);
+        let when = match (actual.date() - r_utc.date()).whole_days() {
+            0 => String::new(),
+            1 => " next day".to_string(),
+            -1 => " the day before".to_string(),
+            _ => format!(" on {}", actual.date().format(day).ok()?),
+        };
+        return Some(format!(
+            "recorded {}Z{}, committed {}Z{when}{committed_local}, {} apart",
+            r_utc.format(clock).ok()?,
+            own(r),
+            actual.format(clock).ok()?,
+            span(actual_secs.abs_diff(r.unix_timestamp()))
+        ));
+    }
+    let date = time::Date::parse(recorded.trim(), day).ok()?;
+    Some(format!(
+        "recorded the day {}, committed {} at {}Z{committed_local} (days compared in UTC)",
+        date.format(day).ok()?,
+        actual.date().format(day).ok()?,
+        actual.format(clock).ok()?,
+    ))
+}
+
+/// A duration in its two largest units: `8 h`, `1 d 2 h`, `5 min 3 s`.
+fn span(secs: u64) -> String {
+    let units = [(86_400, "d"), (3_600, "h"), (60, "min"), (1, "s")];
+    let mut left = secs;
+    let mut parts = Vec::new();
+    for (size, name) in units {
+        let n = left / size;
+        left %= size;
+        if n > 0 || !parts.is_empty() {
+            parts.push((n, name));
+        }
+    }
+    let shown: Vec<String> = parts
+        .into_iter()
+        .take(2)
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, name)| format!("{n} {name}"))
+        .collect();
+    if shown.is_empty() {
+        "0 s".to_string()
+    } else {
+        shown.join(" ")
+    }
 }
 
 /// Whether pinaudit can read a recorded commit time (RFC 3339, or a date).
@@ -211,6 +293,32 @@ fn commit_time_differs(recorded: &str, actual_secs: i64) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compared_times_show_the_difference() {
+        // 2025-11-18T18:27:58-08:00 is 2025-11-19T02:27:58Z.
+        let t = 1_763_519_278;
+        assert_eq!(
+            compare_times("2025-11-18T18:27:58Z", t, -480).as_deref(),
+            Some("recorded 18:27:58Z, committed 02:27:58Z next day (18:27:58\u{2212}08:00), 8 h apart")
+        );
+        assert_eq!(
+            compare_times("2025-11-19T04:57:58+02:00", t, 0).as_deref(),
+            Some("recorded 02:57:58Z (04:57:58+02:00), committed 02:27:58Z, 30 min apart")
+        );
+        assert_eq!(
+            compare_times("2025-11-21T03:28:59Z", t, 420).as_deref(),
+            Some("recorded 03:28:59Z, committed 02:27:58Z on 2025-11-19 (09:27:58+07:00), 2 d 1 h apart")
+        );
+        assert_eq!(
+            compare_times("2025-11-18", t, -480).as_deref(),
+            Some("recorded the day 2025-11-18, committed 2025-11-19 at 02:27:58Z (18:27:58\u{2212}08:00) (days compared in UTC)")
+        );
+        assert_eq!(compare_times("yesterday", t, 0), None);
+        assert_eq!(span(0), "0 s");
+        assert_eq!(span(3_601), "1 h");
+        assert_eq!(span(61), "1 min 1 s");
+    }
 
     #[test]
     fn times() {

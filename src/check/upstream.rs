@@ -503,7 +503,8 @@ pub fn facts(
                 Fate::Kept(_) => return None,
                 Fate::Edited(h) => {
                     let text = new.get(h as usize - 1).copied().unwrap_or_default();
-                    if matcher::find(text, &exp).is_some() {
+                    let pinned = old.get(line as usize - 1).copied().unwrap_or_default();
+                    if matcher::still_carries(pinned, text, &exp) {
                         return None;
                     }
                     Some((h, excerpt(text)))
@@ -749,16 +750,24 @@ pub fn report(
         Some(b) => format!("branch `{b}`"),
         None => "the default branch".to_string(),
     };
+    // Named by source and repository: one record often cites `README.md` of
+    // several repositories, and their notes must not read alike.
+    let of = format!(
+        "`{}` of source `{}` (`{}`)",
+        t.path,
+        s.id,
+        s.repository
+            .as_deref()
+            .map_or_else(|| crate::url::redact(&t.remote), crate::url::redact)
+    );
     let message = if removed {
         format!(
-            "`{}` no longer exists at the head `{}` of {branch}",
-            t.path,
+            "{of} no longer exists at the head `{}` of {branch}",
             crate::record::short_rev(&head_id)
         )
     } else {
         format!(
-            "`{}` has changed at the head `{}` of {branch}",
-            t.path,
+            "{of} has changed at the head `{}` of {branch}",
             crate::record::short_rev(&head_id)
         )
     };

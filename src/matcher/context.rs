@@ -10,7 +10,7 @@ use super::{Scanned, SPACES};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Dim {
     /// Per second, of a thing: `tok/s` (`"token"`), `req/s`, `it/s`.
-    Rate(&'static str),
+    Rate(Noun),
     /// Bytes with a decimal or binary prefix (`GB` and `GiB` are both `b'G'`).
     Bytes(u8),
     /// `GB/s`, `Gbps`, …
@@ -21,14 +21,52 @@ pub(super) enum Dim {
     Multiplier,
     /// `%`, `percent`, `pct`.
     Percent,
-    /// A count of a noun (singular): `tokens`, `requests`, `nodes`.
-    Count(&'static str),
+    /// A count of a noun (singular): `tokens`, `requests`, `nodes`, `languages`.
+    Count(Noun),
     /// Another physical quantity, by unit family: `"power"` (`W`, `kW`), `"energy"`
     /// (`J`, `Wh`), `"frequency"` (`Hz`, `GHz`), `"temperature"` (`°C`).
     Physical(&'static str),
     /// `K`, `M`, `B` glued to or after the number: thousands, millions, billions. The
     /// number is not in the claim's base unit, whatever the claim's unit is.
     Magnitude,
+}
+
+/// A noun, singular and lowercase, kept inline so that a [`Dim`] stays `Copy`
+/// (longer nouns are cut: two nouns that agree on 15 bytes are the same noun).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) struct Noun {
+    bytes: [u8; 15],
+    len: u8,
+}
+
+impl Noun {
+    pub(super) fn new(word: &str) -> Noun {
+        let mut bytes = [0u8; 15];
+        let mut len = 0;
+        for c in word.chars().flat_map(char::to_lowercase) {
+            let mut buf = [0u8; 4];
+            let enc = c.encode_utf8(&mut buf).as_bytes();
+            if len + enc.len() > bytes.len() {
+                break;
+            }
+            bytes[len..len + enc.len()].copy_from_slice(enc);
+            len += enc.len();
+        }
+        Noun {
+            bytes,
+            len: len as u8,
+        }
+    }
+
+    pub(super) fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or("")
+    }
+}
+
+impl std::fmt::Debug for Noun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.as_str())
+    }
 }
 
 /// Whether a token's dimension can carry a claim's.
@@ -49,13 +87,61 @@ pub(super) fn claim_dim(unit: Option<&str>) -> Option<Dim> {
         return Some(dim);
     }
     let (word, rest) = read_word(unit);
-    phrase_dim(word, rest)
+    phrase_dim(word, rest).or_else(|| plural_noun(word))
+}
+
+/// Words ending in `s` that are no plural noun.
+const NOT_PLURALS: [&str; 24] = [
+    "this",
+    "thus",
+    "plus",
+    "less",
+    "unless",
+    "across",
+    "always",
+    "perhaps",
+    "versus",
+    "does",
+    "goes",
+    "was",
+    "has",
+    "its",
+    "his",
+    "hers",
+    "yours",
+    "ours",
+    "theirs",
+    "whereas",
+    "besides",
+    "sometimes",
+    "various",
+    "previous",
+];
+
+/// A lowercase word that reads as a plural noun (`languages`, `runs`): what the number
+/// before it counts. Known units and count nouns are [`word_dim`]'s.
+pub(super) fn plural_noun(word: &str) -> Option<Dim> {
+    let plural = word.len() >= 4
+        && word.bytes().all(|b| b.is_ascii_lowercase())
+        && word.ends_with('s')
+        && !word.ends_with("ss")
+        && !word.ends_with("us")
+        && !word.ends_with("is")
+        && !NOT_PLURALS.contains(&word);
+    plural.then(|| Dim::Count(Noun::new(&word[..word.len() - 1])))
 }
 
 /// The unit written with the number that ends at `end`: `%`, glued letters (`120GB`,
 /// `2.9t/s`, `8K`), `×`, a hyphenated noun (`1,048,576-token`), or the next word
 /// (`80 tok/s`, `3 nodes`, `7.5K tok/s`).
 pub(super) fn unit_after(line: &str, end: usize) -> Option<Dim> {
+    unit_after_with(line, end, true)
+}
+
+/// [`unit_after`], reading only known units and count nouns when `plurals` is false
+/// (`Python 3.12 wheels`: `wheels` counts nothing a version rule should mind).
+fn unit_after_with(line: &str, end: usize, plurals: bool) -> Option<Dim> {
+    let plural_noun = |w: &str| if plurals { plural_noun(w) } else { None };
     let after = line.get(end..)?;
     let spaced = after.trim_start_matches(SPACES);
     if spaced.starts_with(['%', '％']) {
@@ -85,20 +171,29 @@ pub(super) fn unit_after(line: &str, end: usize) -> Option<Dim> {
     if word.is_empty() {
         return None;
     }
-    phrase_dim(word, rest).or_else(|| {
-        // One lowercase adjective may stand between the number and its noun:
-        // `32 concurrent requests`, `8192 output tokens`.
-        let next = rest.strip_prefix(' ')?;
-        if !word.chars().all(|c| c.is_ascii_lowercase()) {
-            return None;
-        }
-        let (noun, rest) = read_word(next);
-        phrase_dim(noun, rest).filter(|d| matches!(d, Dim::Count(_) | Dim::Rate(_)))
-    })
+    let compound = word_start.len() < after.len() && after.starts_with('-');
+    if compound && plurals && word.chars().all(|c| c.is_ascii_alphabetic()) {
+        // `5-shot`, `3-node`, `32-Core`: a count of the noun, known or not.
+        return phrase_dim(word, rest).or(Some(Dim::Count(Noun::new(word))));
+    }
+    phrase_dim(word, rest)
+        .or_else(|| plural_noun(word))
+        .or_else(|| {
+            // One lowercase adjective may stand between the number and its noun:
+            // `32 concurrent requests`, `8192 output tokens`.
+            let next = rest.strip_prefix(' ')?;
+            if !word.chars().all(|c| c.is_ascii_lowercase()) {
+                return None;
+            }
+            let (noun, rest) = read_word(next);
+            phrase_dim(noun, rest)
+                .or_else(|| plural_noun(noun))
+                .filter(|d| matches!(d, Dim::Count(_) | Dim::Rate(_)))
+        })
 }
 
 /// A word and what follows it: letters (and `µ`), plus one `/letters` (`tok/s`, `GB/s`).
-fn read_word(text: &str) -> (&str, &str) {
+pub(super) fn read_word(text: &str) -> (&str, &str) {
     let is_letter = |c: char| c.is_alphabetic() || c == 'µ';
     let mut end = text.find(|c: char| !is_letter(c)).unwrap_or(text.len());
     if let Some(rest) = text[end..].strip_prefix('/') {
@@ -155,11 +250,19 @@ const NOUNS: [&str; 22] = [
     "parameter",
 ];
 
-fn word_dim(word: &str) -> Option<Dim> {
+pub(super) fn word_dim(word: &str) -> Option<Dim> {
     // Case matters for a few single letters: `M` is millions, `m` minutes.
     match word {
         "M" | "B" | "b" | "k" | "K" | "bn" => return Some(Dim::Magnitude),
         "m" => return Some(Dim::Time("min")),
+        "s" => return Some(Dim::Time("s")),
+        "h" => return Some(Dim::Time("h")),
+        "x" | "X" | "×" => return Some(Dim::Multiplier),
+        "W" => return Some(Dim::Physical("power")),
+        "V" => return Some(Dim::Physical("voltage")),
+        "J" => return Some(Dim::Physical("energy")),
+        // One letter is a unit only in its own case: `1S` or `7443P` is a model number.
+        w if w.chars().count() == 1 && w.chars().all(char::is_alphabetic) => return None,
         _ => {}
     }
     if word.len() > 24 {
@@ -170,16 +273,24 @@ fn word_dim(word: &str) -> Option<Dim> {
         "%" | "percent" | "pct" => Dim::Percent,
         "x" | "×" | "times" => Dim::Multiplier,
         "t/s" | "tok/s" | "toks/s" | "tokens/s" | "token/s" | "tokens/sec" | "tok/sec" | "tk/s"
-        | "tps" | "tokens/second" => Dim::Rate("token"),
-        "req/s" | "reqs/s" | "requests/s" | "request/s" | "rps" | "qps" => Dim::Rate("request"),
-        "it/s" => Dim::Rate("it"),
-        "samples/s" | "sample/s" => Dim::Rate("sample"),
+        | "tps" | "tokens/second" => Dim::Rate(Noun::new("token")),
+        "req/s" | "reqs/s" | "requests/s" | "request/s" | "rps" | "qps" => {
+            Dim::Rate(Noun::new("request"))
+        }
+        "it/s" => Dim::Rate(Noun::new("it")),
+        "samples/s" | "sample/s" => Dim::Rate(Noun::new("sample")),
         "ns" => Dim::Time("ns"),
         "us" | "µs" | "μs" => Dim::Time("us"),
         "ms" | "msec" | "millisecond" | "milliseconds" => Dim::Time("ms"),
         "s" | "sec" | "secs" | "second" | "seconds" => Dim::Time("s"),
         "min" | "mins" | "minute" | "minutes" => Dim::Time("min"),
         "h" | "hr" | "hrs" | "hour" | "hours" => Dim::Time("h"),
+        "day" | "days" => Dim::Time("day"),
+        "week" | "weeks" => Dim::Time("week"),
+        "fps" => Dim::Rate(Noun::new("frame")),
+        "flops" | "tflops" | "gflops" | "pflops" | "tops" => Dim::Physical("compute"),
+        "v" | "volt" | "volts" => Dim::Physical("voltage"),
+        "speedup" => Dim::Multiplier,
         "byte" | "bytes" => Dim::Bytes(b'B'),
         "kb" | "kib" => Dim::Bytes(b'K'),
         "mb" | "mib" => Dim::Bytes(b'M'),
@@ -195,12 +306,12 @@ fn word_dim(word: &str) -> Option<Dim> {
         other => {
             let singular = other.strip_suffix('s').unwrap_or(other);
             let noun = NOUNS.iter().find(|n| **n == singular || **n == other)?;
-            Dim::Count(match *noun {
+            Dim::Count(Noun::new(match *noun {
                 "tok" => "token",
                 "req" => "request",
                 "seq" => "sequence",
                 n => n,
-            })
+            }))
         }
     };
     Some(dim)
@@ -235,7 +346,7 @@ const MONTHS: [&str; 24] = [
 ];
 
 /// Words that make the number after them a version (`CUDA 13.0`, `vLLM 0.21`).
-const VERSIONED: [&str; 45] = [
+const VERSIONED: [&str; 64] = [
     "v",
     "ver",
     "version",
@@ -281,6 +392,25 @@ const VERSIONED: [&str; 45] = [
     "lm-eval",
     "lm_eval",
     "harness",
+    "py",
+    "rev",
+    "revision",
+    "go",
+    "rust",
+    "java",
+    "jdk",
+    "node.js",
+    "nodejs",
+    "kernel",
+    "linux",
+    "macos",
+    "llvm",
+    "glibc",
+    "openssl",
+    "docker",
+    "cmake",
+    "firmware",
+    "bios",
 ];
 
 /// Words that make a clause a setting, not a score (`temperature=0.2`, `util 0.90`).
@@ -343,7 +473,7 @@ fn key_of<'l>(line: &'l str, scanned: &[Scanned], i: usize) -> &'l str {
 }
 
 /// Lowercase words of a key, `-` read as `_` and edges trimmed (`--top-p` → `top_p`).
-fn key_words(key: &str) -> impl Iterator<Item = String> + '_ {
+pub(super) fn key_words(key: &str) -> impl Iterator<Item = String> + '_ {
     key.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
         .map(|w| w.trim_matches(['-', '_']).to_lowercase().replace('-', "_"))
         .filter(|w| !w.is_empty())
@@ -373,47 +503,154 @@ fn is_integer(t: &Scanned) -> bool {
     !t.point && t.token.decimals == 0 && !t.token.text.contains('e')
 }
 
-/// Token `i` is part of a name, not a value (module doc, "Numbers that are names").
-pub(super) fn is_name(line: &str, scanned: &[Scanned], i: usize) -> bool {
-    let Some(t) = scanned.get(i) else {
-        return false;
-    };
+/// Why a number is part of a name rather than a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum NameKind {
+    /// `#21`
+    Issue,
+    /// `port=8000`, `seed: 42`: an identifier of the kind its key names.
+    Keyed(&'static str),
+    /// `HumanEval/40`
+    Path,
+    /// `4. ` opening a line
+    ListMarker,
+    /// `[47/50]`
+    Progress,
+    /// `Aug 7`, `August 10–16, 2026`
+    Date,
+    /// `CUDA 13.0`, `py: 3.10`
+    Version,
+    /// `Qwen2.5-7B`, `Nemotron-3.5-Super`
+    Hyphenated,
+}
+
+impl NameKind {
+    pub(super) fn describe(self) -> &'static str {
+        match self {
+            NameKind::Issue => "an issue or item number",
+            NameKind::Keyed(_) => "an identifier",
+            NameKind::Path => "part of a path",
+            NameKind::ListMarker => "a list marker",
+            NameKind::Progress => "a progress counter",
+            NameKind::Date => "part of a date",
+            NameKind::Version => "a version",
+            NameKind::Hyphenated => "part of a hyphenated name",
+        }
+    }
+}
+
+/// What kind of name token `i` is part of, if it is one.
+pub(super) fn name_kind(line: &str, scanned: &[Scanned], i: usize) -> Option<NameKind> {
+    let t = scanned.get(i)?;
     let digits = t.digits_start;
     let (start, end) = (t.token.span.start, t.token.span.end);
     let before_digits = &line[..digits];
-    // `#21`
     if before_digits.ends_with('#') {
-        return true;
+        return Some(NameKind::Issue);
     }
-    // `port=8000`, `pid 4711`, `seed: 42`: numbers keyed by an identifier's name.
-    if key_words(key_of(line, scanned, i)).last().is_some_and(|w| {
-        IDENTIFIERS
+    if let Some(w) = key_words(key_of(line, scanned, i)).last() {
+        if let Some(kind) = IDENTIFIERS
             .iter()
-            .any(|k| w == *k || w.strip_suffix(k).is_some_and(|head| head.ends_with('_')))
-    }) {
-        return true;
+            .find(|k| w == **k || w.strip_suffix(*k).is_some_and(|head| head.ends_with('_')))
+        {
+            return Some(NameKind::Keyed(kind));
+        }
     }
-    // `HumanEval/40`, `results/gsm8k/49`
     if let Some(head) = before_digits.strip_suffix('/') {
         if head.ends_with(|c: char| c.is_alphabetic() || c == '_') {
-            return true;
+            return Some(NameKind::Path);
         }
     }
     let after = &line[end..];
-    // `4. Limitations` opening a line
     if is_integer(t)
         && line[..start].trim_start().is_empty()
         && (after == "." || after.starts_with(". ") || after.starts_with(") "))
     {
-        return true;
+        return Some(NameKind::ListMarker);
     }
-    if is_progress(line, scanned, i) || is_date_part(line, scanned, i, 3) {
-        return true;
+    if is_progress(line, scanned, i) {
+        return Some(NameKind::Progress);
+    }
+    if is_date_part(line, scanned, i, 3) {
+        return Some(NameKind::Date);
     }
     if is_version(line, scanned, i, 2) {
-        return true;
+        return Some(NameKind::Version);
     }
-    hyphenated_name(line, t)
+    hyphenated_name(line, t).then_some(NameKind::Hyphenated)
+}
+
+/// Words that name what was measured: the nearest of these or of [`SETTINGS`]
+/// before a number tells a score from a setting in one sentence
+/// (`temperature … (0.6 is recommended)` vs `temperature=0.2 … accuracy was 0.953`).
+pub(super) const METRICS: [&str; 40] = [
+    "accuracy",
+    "acc",
+    "score",
+    "scores",
+    "scored",
+    "exact",
+    "match",
+    "em",
+    "f1",
+    "pass",
+    "passed",
+    "correct",
+    "throughput",
+    "latency",
+    "ttft",
+    "tpot",
+    "itl",
+    "speed",
+    "tps",
+    "time",
+    "duration",
+    "elapsed",
+    "mean",
+    "median",
+    "avg",
+    "average",
+    "rate",
+    "loss",
+    "perplexity",
+    "ppl",
+    "bleu",
+    "rouge",
+    "memory",
+    "usage",
+    "total",
+    "result",
+    "results",
+    "value",
+    "was",
+    "reached",
+];
+
+/// The nearest setting or metric word before token `i` in its sentence is a setting.
+pub(super) fn setting_in_sentence(line: &str, scanned: &[Scanned], i: usize) -> bool {
+    let Some(t) = scanned.get(i) else {
+        return false;
+    };
+    let before = &line[..t.token.span.start];
+    let sentence_start = before
+        .rfind(['|', ';', '\n'])
+        .into_iter()
+        .chain(before.rfind(". "))
+        .max()
+        .map_or(0, |k| k + 1);
+    let words = key_words(&before[sentence_start..]).collect::<Vec<_>>();
+    for w in words.iter().rev() {
+        let setting = SETTINGS
+            .iter()
+            .any(|s| w == *s || w.strip_suffix(s).is_some_and(|head| head.ends_with('_')));
+        if setting {
+            return true;
+        }
+        if METRICS.contains(&w.as_str()) {
+            return false;
+        }
+    }
+    false
 }
 
 /// `[47/50]`: both numbers of a bracketed counter.
@@ -475,7 +712,7 @@ fn is_version(line: &str, scanned: &[Scanned], i: usize, depth: u8) -> bool {
     let Some(t) = scanned.get(i) else {
         return false;
     };
-    if t.token.percent || unit_after(line, t.token.span.end).is_some() {
+    if t.token.percent || unit_after_with(line, t.token.span.end, false).is_some() {
         return false;
     }
     let before = &line[..t.token.span.start];

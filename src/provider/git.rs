@@ -931,20 +931,10 @@ impl Provider for GitProvider {
             document,
         })
     }
-    fn list_dir(&self, r: &DocRef, dir: &str) -> Option<Vec<String>> {
+    fn files(&self, r: &DocRef) -> Option<Vec<(String, u64)>> {
         let (remote, oid) = self.at(r).ok()?;
-        let dir = dir.trim_matches('/');
         let files = remote.repo.files_at(oid).ok()?;
-        Some(
-            files
-                .into_iter()
-                .map(|(p, _, _)| p)
-                .filter(|p| match p.rsplit_once('/') {
-                    Some((d, _)) => d == dir,
-                    None => dir.is_empty(),
-                })
-                .collect(),
-        )
+        Some(files.into_iter().map(|(p, _, size)| (p, size)).collect())
     }
 
     fn model(&self, m: &ModelRef) -> Result<ModelFacts, Unchecked> {

@@ -599,8 +599,8 @@ impl<P: super::Provider> super::Provider for WithWeb<P> {
         self.inner.head(r)
     }
 
-    fn list_dir(&self, r: &super::DocRef, dir: &str) -> Option<Vec<String>> {
-        self.inner.list_dir(r, dir)
+    fn files(&self, r: &super::DocRef) -> Option<Vec<(String, u64)>> {
+        self.inner.files(r)
     }
 
     fn model(&self, m: &super::ModelRef) -> Result<super::ModelFacts, super::Unchecked> {

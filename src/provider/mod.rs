@@ -270,9 +270,9 @@ pub trait Provider {
         ))))
     }
 
-    /// The paths of the files directly in directory `dir` (`""` for the root) at
-    /// `r`'s commit, in path order; `None` when they cannot be listed.
-    fn list_dir(&self, _r: &DocRef, _dir: &str) -> Option<Vec<String>> {
+    /// Every file in the tree at `r`'s commit (symbolic links aside), with its
+    /// size in bytes, in path order; `None` when they cannot be listed.
+    fn files(&self, _r: &DocRef) -> Option<Vec<(String, u64)>> {
         None
     }
 
@@ -357,8 +357,8 @@ impl Provider for Box<dyn Provider + Send> {
     fn web(&self, url: &str) -> Result<self::http::WebDoc, Unchecked> {
         (**self).web(url)
     }
-    fn list_dir(&self, r: &DocRef, dir: &str) -> Option<Vec<String>> {
-        (**self).list_dir(r, dir)
+    fn files(&self, r: &DocRef) -> Option<Vec<(String, u64)>> {
+        (**self).files(r)
     }
     fn model(&self, m: &ModelRef) -> Result<ModelFacts, Unchecked> {
         (**self).model(m)

@@ -327,6 +327,35 @@ pub fn import(text: &str, file: &Path) -> Imported {
                 .find_document(p)
                 .map(|at| at.of(&sources, &cited_sources).id.clone());
         }
+        // A source is a document at a revision: a figure whose id names a source
+        // built from another figure (no supplemental entry declares it) but whose
+        // URL pins another commit cites a source of its own, `ID@SHORT`, rather
+        // than being checked at the other figure's commit.
+        let pinned = parsed
+            .as_ref()
+            .and_then(|p| p.revision.as_ref()?.commit().map(|c| (p, c)));
+        if let (Some(given), Some((p, commit))) = (source_id.clone(), pinned) {
+            if let Some(Listed::Cited(i)) = index.by_id(&given) {
+                let built_at = cited_sources[i]
+                    .revision
+                    .as_ref()
+                    .and_then(Revision::commit);
+                if built_at != Some(commit) {
+                    source_id = Some(match index.find_document(p) {
+                        Some(at) => at.of(&sources, &cited_sources).id.clone(),
+                        None => {
+                            let mut own = format!("{given}@{}", commit.short());
+                            let mut n = 1;
+                            while index.has(&own) {
+                                n += 1;
+                                own = format!("{given}@{}-{n}", commit.short());
+                            }
+                            own
+                        }
+                    });
+                }
+            }
+        }
         // A cited document no supplemental entry lists is built from the figure's
         // URL and hash, and from the header's pinned document when it is that one.
         let id = source_id.clone().or_else(|| {
@@ -339,10 +368,26 @@ pub fn import(text: &str, file: &Path) -> Imported {
                 .pinned_document
                 .as_deref()
                 .and_then(|u| url::parse(u).ok());
-            // The header's pinned document is the figure's when their paths agree,
-            // or when the figure gives no URL of its own.
+            let header_revision = |h: &url::ForgeUrl| {
+                head.source_revision
+                    .as_deref()
+                    .map(Revision::parse)
+                    .or_else(|| h.revision.clone())
+            };
+            // The header's pinned document is the figure's when their paths agree
+            // and the figure pins no other commit (a figure citing its own
+            // revision is checked at it), or when the figure gives no URL of its
+            // own.
             let from_header = match (&parsed, header) {
-                (Some(p), Some(h)) if h.repo_path == p.repo_path && h.path == p.path => Some(h),
+                (Some(p), Some(h))
+                    if h.repo_path == p.repo_path
+                        && h.path == p.path
+                        && pinned.is_none_or(|(_, c)| {
+                            header_revision(&h).as_ref().and_then(Revision::commit) == Some(c)
+                        }) =>
+                {
+                    Some(h)
+                }
                 (None, h) => h,
                 _ => None,
             };
@@ -351,11 +396,7 @@ pub fn import(text: &str, file: &Path) -> Imported {
                     id: id.to_string(),
                     url: head.pinned_document.clone(),
                     repository: Some(repository_of(h)),
-                    revision: head
-                        .source_revision
-                        .as_deref()
-                        .map(Revision::parse)
-                        .or_else(|| h.revision.clone()),
+                    revision: header_revision(h),
                     path: h.path.clone(),
                     sha256: sha.as_deref().map(Recorded::parse_sha256),
                     commit_time: head.commit_time.clone(),
@@ -699,7 +740,7 @@ fn artifacts(
     // Artifacts compare equal wherever they stand (`At` always equals), so they are
     // told apart by what they say, without their position.
     let mut seen: HashSet<String> = HashSet::new();
-    let mut push = |a: Artifact| {
+    let push = |out: &mut Vec<Artifact>, seen: &mut HashSet<String>, a: Artifact| {
         let key = format!(
             "{:?}",
             Artifact {
@@ -711,11 +752,22 @@ fn artifacts(
             out.push(a);
         }
     };
+    // One model is one artifact, however its conditions name it: one object
+    // says `model`, another `model` and `model_artifact`. Weights that share a
+    // name, with no pin of one contradicting the other's, are merged (their
+    // names and pins together), so that an unpinned model is said once.
+    let mut weights: Vec<(usize, Vec<String>)> = Vec::new();
     for (block, ptr, c) in conditions {
         let revision = r.text(c, "model_revision", ptr);
         let sha256 = r
             .string(c, "weight_hash", ptr)
             .map(|h| Recorded::parse_sha256(&h));
+        let names: Vec<String> = ["model_artifact", "model"]
+            .iter()
+            .filter_map(|k| c.get(*k).and_then(Value::as_str))
+            .map(|n| n.trim().to_string())
+            .filter(|n| !n.is_empty())
+            .collect();
         let named = r
             .text(c, "model_artifact", ptr)
             .or_else(|| r.text(c, "model", ptr));
@@ -729,16 +781,49 @@ fn artifacts(
             (revision.is_some() || sha256.is_some()).then(|| format!("weights at `{ptr}`"))
         });
         if let Some(label) = label {
-            push(Artifact {
-                kind: ArtifactKind::Weights,
-                label,
-                revision,
-                sha256,
-                digest: None,
-                at: at(*block, ptr),
-                repository,
-                files: Vec::new(),
-            });
+            let fits = |a: &Artifact| {
+                let agree =
+                    |x: Option<&String>, y: Option<&String>| x.is_none() || y.is_none() || x == y;
+                agree(a.revision.as_ref(), revision.as_ref())
+                    && agree(a.repository.as_ref(), repository.as_ref())
+                    && (a.sha256.is_none() || sha256.is_none() || a.sha256 == sha256)
+            };
+            let same = weights
+                .iter_mut()
+                .find(|(i, known)| names.iter().any(|n| known.contains(n)) && fits(&out[*i]));
+            match same {
+                Some((i, known)) => {
+                    let a = &mut out[*i];
+                    a.revision = a.revision.take().or(revision);
+                    a.sha256 = a.sha256.take().or(sha256);
+                    a.repository = a.repository.take().or(repository);
+                    for n in names {
+                        if !known.contains(&n) {
+                            known.push(n);
+                        }
+                    }
+                }
+                None => {
+                    let before = out.len();
+                    push(
+                        &mut out,
+                        &mut seen,
+                        Artifact {
+                            kind: ArtifactKind::Weights,
+                            label,
+                            revision,
+                            sha256,
+                            digest: None,
+                            at: at(*block, ptr),
+                            repository,
+                            files: Vec::new(),
+                        },
+                    );
+                    if out.len() > before {
+                        weights.push((before, names));
+                    }
+                }
+            }
         }
         let revision = r.text(c, "runtime_execution_revision", ptr);
         let digest = r.string(c, "executed_image_digest", ptr);
@@ -746,16 +831,20 @@ fn artifacts(
             (revision.is_some() || digest.is_some()).then(|| format!("runtime at `{ptr}`"))
         });
         if let Some(label) = label {
-            push(Artifact {
-                kind: ArtifactKind::Runtime,
-                label,
-                revision,
-                sha256: None,
-                digest,
-                at: at(*block, ptr),
-                repository: None,
-                files: Vec::new(),
-            });
+            push(
+                &mut out,
+                &mut seen,
+                Artifact {
+                    kind: ArtifactKind::Runtime,
+                    label,
+                    revision,
+                    sha256: None,
+                    digest,
+                    at: at(*block, ptr),
+                    repository: None,
+                    files: Vec::new(),
+                },
+            );
         }
     }
     out

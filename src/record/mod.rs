@@ -306,6 +306,103 @@ impl Record {
     }
 }
 
+impl Record {
+    /// Gives every figure the source it is checked against: the revision its own
+    /// URL pins, when it pins a full commit, whatever its source declares (a
+    /// record's text is judged as written). A source is a document at a
+    /// revision: a figure whose URL pins another commit of its source's document
+    /// cites a source of its own, `ID@SHORT` (one per commit, shared by every
+    /// figure citing it), with the source's repository and path and no recorded
+    /// hash or commit time. Run after the record-level checks, which judge the
+    /// record as written (`revision-conflict` names the declared revision); the
+    /// split is what the document checks and `show` read.
+    pub fn at_cited_revisions(&mut self) {
+        use std::collections::HashMap;
+        // Sources by what they hold: (repository, commit, path).
+        type Key = (String, CommitId, Option<String>);
+        let holds = |s: &Source| -> Option<Key> {
+            let from_url = s.url.as_deref().and_then(|u| url::parse(u).ok());
+            let repo = from_url
+                .clone()
+                .or_else(|| s.repository.as_deref().and_then(url::parse_repository))?;
+            let commit = match s.revision.clone().or_else(|| from_url?.revision)? {
+                Revision::Commit(c) => c,
+                Revision::Ref(_) => return None,
+            };
+            let path = s.path.clone().or_else(|| repo.path.clone());
+            Some((repo.clone_url().to_ascii_lowercase(), commit, path))
+        };
+        let mut by_key: HashMap<Key, usize> = HashMap::new();
+        let mut by_id: HashMap<String, usize> = HashMap::new();
+        for (i, s) in self.sources.iter().enumerate() {
+            by_id.entry(s.id.clone()).or_insert(i);
+            if let Some(k) = holds(s) {
+                by_key.entry(k).or_insert(i);
+            }
+        }
+        for c in &mut self.claims {
+            let Some(cited) = c
+                .url
+                .as_deref()
+                .and_then(|u| url::parse(u).ok())
+                .and_then(|p| p.revision?.commit().cloned())
+            else {
+                continue;
+            };
+            let Some(&at) = c.source.as_deref().and_then(|id| by_id.get(id)) else {
+                continue;
+            };
+            let s = &self.sources[at];
+            let held = holds(s);
+            if held.as_ref().is_some_and(|(_, commit, _)| *commit == cited) {
+                continue;
+            }
+            // The source's document, at the cited commit.
+            let repo = s
+                .url
+                .as_deref()
+                .and_then(|u| url::parse(u).ok())
+                .or_else(|| s.repository.as_deref().and_then(url::parse_repository));
+            let Some(repo) = repo else { continue };
+            let path = s.path.clone().or_else(|| repo.path.clone());
+            let key = (
+                repo.clone_url().to_ascii_lowercase(),
+                cited.clone(),
+                path.clone(),
+            );
+            let index = match by_key.get(&key) {
+                Some(&i) => i,
+                None => {
+                    let mut id = format!("{}@{}", s.id, cited.short());
+                    let mut n = 1;
+                    while by_id.contains_key(&id) {
+                        n += 1;
+                        id = format!("{}@{}-{n}", s.id, cited.short());
+                    }
+                    let own = Source {
+                        id: id.clone(),
+                        url: path
+                            .as_deref()
+                            .and_then(|p| repo.web_url(cited.as_str(), p, None)),
+                        repository: s.repository.clone(),
+                        revision: Some(Revision::Commit(cited.clone())),
+                        path,
+                        sha256: None,
+                        commit_time: None,
+                        at: c.at,
+                    };
+                    self.sources.push(own);
+                    let i = self.sources.len() - 1;
+                    by_id.insert(id, i);
+                    by_key.insert(key, i);
+                    i
+                }
+            };
+            c.source = Some(self.sources[index].id.clone());
+        }
+    }
+}
+
 /// A document at a revision of a repository.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Source {
@@ -418,4 +515,96 @@ pub struct Artifact {
 /// revision that is not hex (a branch name) is cut at a character boundary.
 pub fn short_rev(rev: &str) -> &str {
     rev.char_indices().nth(7).map_or(rev, |(i, _)| &rev[..i])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: &str = "de1fa14ea798512f54dafc8b8795eb3ef1a6c367";
+    const B: &str = "0123456789abcdef0123456789abcdef01234567";
+
+    fn source(id: &str, rev: &str) -> Source {
+        Source {
+            id: id.into(),
+            url: Some(format!("https://github.com/o/r/blob/{rev}/README.md")),
+            repository: Some("https://github.com/o/r".into()),
+            revision: Some(Revision::parse(rev)),
+            path: Some("README.md".into()),
+            sha256: None,
+            commit_time: Some("2026-08-07T15:45:04Z".into()),
+            at: At::default(),
+        }
+    }
+
+    fn claim(label: &str, source: &str, rev: &str) -> Claim {
+        Claim {
+            label: label.into(),
+            source: Some(source.into()),
+            lines: Lines::single(3).ok(),
+            value: ClaimValue::parse("2.9"),
+            unit: None,
+            metric: None,
+            url: Some(format!("https://github.com/o/r/blob/{rev}/README.md#L3")),
+            correct: None,
+            total: None,
+            at: At::default(),
+        }
+    }
+
+    fn record(sources: Vec<Source>, claims: Vec<Claim>) -> Record {
+        Record {
+            id: "r".into(),
+            title: None,
+            file: PathBuf::from("pins/r.json"),
+            sources,
+            claims,
+            artifacts: Vec::new(),
+            references: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn figures_at_another_commit_share_one_source_of_their_own() {
+        let taken = Source {
+            id: format!("readme@{}", &B[..7]),
+            ..source("other", A)
+        };
+        let mut r = record(
+            vec![source("readme", A), taken],
+            vec![
+                claim("same", "readme", A),
+                claim("moved", "readme", B),
+                claim("moved too", "readme", B),
+                claim("branch", "readme", "main"),
+            ],
+        );
+        r.at_cited_revisions();
+        let sources: Vec<&str> = r
+            .claims
+            .iter()
+            .filter_map(|c| c.source.as_deref())
+            .collect();
+        let own = format!("readme@{}-2", &B[..7]);
+        assert_eq!(sources, ["readme", &own, &own, "readme"]);
+        let split = r.source(&own).expect("the split source");
+        assert_eq!(split.revision, Some(Revision::parse(B)));
+        assert_eq!(split.path.as_deref(), Some("README.md"));
+        assert_eq!(
+            split.commit_time, None,
+            "the declared time is another commit's"
+        );
+        assert_eq!(
+            split.url.as_deref(),
+            Some(format!("https://github.com/o/r/blob/{B}/README.md").as_str())
+        );
+        // A source that already holds the document there is used, not copied.
+        let mut r = record(
+            vec![source("readme", A), source("readme-b", B)],
+            vec![claim("moved", "readme", B)],
+        );
+        r.at_cited_revisions();
+        assert_eq!(r.claims[0].source.as_deref(), Some("readme-b"));
+        assert_eq!(r.sources.len(), 2);
+    }
 }

@@ -14,6 +14,8 @@ pub use v1::*;
 pub struct RenderOptions {
     /// Colour for a terminal (only formats meant for one use it).
     pub color: bool,
+    /// The shard the report covers (SARIF names its run after it).
+    pub shard: Option<crate::shard::Shard>,
 }
 
 /// Every output format: one renderer module each, with

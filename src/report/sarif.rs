@@ -5,7 +5,11 @@
 //! so that code scanning annotates the line under review. The cited document's
 //! line, at the pinned commit (or the head, for drift), is a related location.
 //! `partialFingerprints` carry the finding's fingerprint so that alerts follow a
-//! finding across runs.
+//! finding across runs. Ignored findings carry a suppression with their reason
+//! and baseline ones `baselineState: unchanged`, so code scanning closes them.
+//! The run's `automationDetails.id` is `pinaudit/`, or `pinaudit/shard-K-of-N/`
+//! for one shard, so that code scanning keeps shards apart until `merge` makes
+//! them one run again.
 
 use serde_json::{json, Map, Value};
 
@@ -14,13 +18,13 @@ use crate::finding::{Code, Severity};
 
 const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
-/// Where a code is explained: the README's finding-code table, when the package
+/// Where a code is explained: the finding-code table of `docs/reference.md`, when the package
 /// says where its repository is (a `helpUri` must be absolute). `pinaudit explain
 /// CODE` says the same offline.
 fn help_uri() -> Option<String> {
     let repo = option_env!("CARGO_PKG_REPOSITORY").filter(|r| !r.is_empty())?;
     Some(format!(
-        "{}/blob/main/README.md#finding-codes",
+        "{}/blob/main/docs/reference.md#finding-codes",
         repo.trim_end_matches('/')
     ))
 }
@@ -93,6 +97,17 @@ fn result(f: &FindingReport, rule_index: usize) -> Value {
         "partialFingerprints": {"pinauditFingerprint/v1": fingerprint_of(f)},
         "properties": properties,
     });
+    if let Some(o) = r.as_object_mut() {
+        if let Some(ignored) = &f.ignored {
+            o.insert(
+                "suppressions".into(),
+                json!([{"kind": "external", "justification": ignored.reason}]),
+            );
+        }
+        if f.baseline {
+            o.insert("baselineState".into(), "unchanged".into());
+        }
+    }
     if let (Some(url), Some(o)) = (f.web_url(), r.as_object_mut()) {
         let mut region = Map::new();
         if let Some(line) = f.location.line {
@@ -114,7 +129,16 @@ fn result(f: &FindingReport, rule_index: usize) -> Value {
     r
 }
 
-pub fn render(report: &Report, _opts: &super::RenderOptions) -> String {
+/// The run's `automationDetails.id`: code scanning takes what comes before its
+/// last `/` as the analysis category.
+pub fn automation_id(shard: Option<crate::shard::Shard>) -> String {
+    match shard {
+        Some(s) => format!("pinaudit/shard-{}/", s.to_string().replace('/', "-of-")),
+        None => "pinaudit/".to_string(),
+    }
+}
+
+pub fn render(report: &Report, opts: &super::RenderOptions) -> String {
     let rules: Vec<Value> = Code::ALL.iter().map(|c| rule(*c)).collect();
     let results: Vec<Value> = report
         .findings
@@ -138,6 +162,7 @@ pub fn render(report: &Report, _opts: &super::RenderOptions) -> String {
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": driver},
+            "automationDetails": {"id": automation_id(opts.shard)},
             // Record columns count characters (Unicode code points).
             "columnKind": "unicodeCodePoints",
             "results": results,

@@ -206,6 +206,14 @@ pub fn render(report: &Report, opts: &super::RenderOptions) -> String {
             s.baseline_findings, s.ignored_findings
         );
     }
+    // A baseline finding not found again is resolved only if it was looked at.
+    if let Some(n) = s.baseline_not_rechecked.filter(|n| *n > 0) {
+        let _ = writeln!(
+            out,
+            "baseline: {} finding(s) resolved, {n} not re-checked (their source could not be checked this time)",
+            s.baseline_resolved.unwrap_or(0)
+        );
+    }
     if !s.complete {
         let _ = writeln!(
             out,

@@ -56,6 +56,21 @@ pub struct Summary {
     /// Findings the configuration ignores, not counted (added in v1).
     #[serde(default)]
     pub ignored_findings: usize,
+    /// With `--baseline`: its findings this audit looked at again and did not
+    /// find (added in v1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline_resolved: Option<usize>,
+    /// With `--baseline`: its findings about a source, claim or weights this
+    /// audit could not check, so neither found nor resolved (added in v1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline_not_rechecked: Option<usize>,
+}
+
+impl Summary {
+    fn baseline_left(&mut self, left: Option<crate::diff::Leftover>) {
+        self.baseline_resolved = left.map(|l| l.resolved);
+        self.baseline_not_rechecked = left.map(|l| l.not_rechecked);
+    }
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize)]
@@ -251,6 +266,8 @@ impl Report {
             findings: counts,
             baseline_findings: findings.iter().filter(|f| f.baseline).count(),
             ignored_findings: findings.iter().filter(|f| f.ignored.is_some()).count(),
+            baseline_resolved: None,
+            baseline_not_rechecked: None,
         };
         Report {
             schema: SCHEMA,
@@ -642,6 +659,7 @@ impl Report {
         );
         let mut report = Report::new(records, findings, generated_at);
         report.summary.complete = complete;
+        report.summary.baseline_left(a.baseline_left);
         (report, a)
     }
 }
@@ -712,6 +730,7 @@ impl From<&AuditResult> for Report {
         findings.extend(a.orphan_findings.iter().map(FindingReport::from));
         let mut report = Report::new(records, findings, a.generated_at.clone());
         report.summary.complete = a.complete();
+        report.summary.baseline_left(a.baseline_left);
         report
     }
 }

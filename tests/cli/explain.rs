@@ -119,15 +119,19 @@ fn explain_unknown_code_output() {
     ");
 }
 
-/// README's table of finding codes lists every code of the code table, with its
-/// severity, and no other: the README stays true as codes are added.
+/// The table of finding codes in `docs/reference.md` lists every code of the
+/// code table, with its severity, and no other: the reference stays true as
+/// codes are added.
 #[test]
-fn readme_lists_every_code_with_its_severity() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-        .expect("README.md");
+fn reference_lists_every_code_with_its_severity() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/reference.md"))
+        .expect("docs/reference.md");
     for code in pinaudit::codes::Code::ALL {
         let row = format!("| `{}` | {} |", code.as_str(), code.severity());
-        assert!(readme.contains(&row), "README lacks the row `{row}`");
+        assert!(
+            readme.contains(&row),
+            "docs/reference.md lacks the row `{row}`"
+        );
     }
     let rows = readme
         .lines()

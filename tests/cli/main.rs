@@ -3,6 +3,12 @@ The integration tests of pinaudit, in one binary with one module per capability
 (ripgrep's layout; see STYLE.md): one binary links once and runs every test in
 one process, and a reader finds the tests of a capability by its name.
 
+- [`as_written`]: each figure checked at the revision it cites, `diff` that never
+  reports an unchecked source as fixed, every manifest of a cited tree, messages
+  that name their source, time zone and model.
+- [`ci_kit`]: the steps of `action.yml` and of the nightly example workflow, run
+  as a runner runs them over three nights.
+- [`demo`]: the demo a newcomer runs first, offline, on the shipped fixture.
 - [`records`]: reading pin files and record documents, the record-level finding
   codes, the offline audit of the seed, exit statuses.
 - [`import`]: `pinaudit import` and the pin files it writes (`pins/schema.json`).
@@ -46,11 +52,14 @@ fetches of these tests.
 
 mod common;
 
+mod as_written;
 mod bad_input;
 mod beyond_git;
 mod bounded_inputs;
 mod cache_safety;
+mod ci_kit;
 mod claims;
+mod demo;
 mod drift;
 mod explain;
 mod formats;

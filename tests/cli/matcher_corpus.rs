@@ -123,11 +123,12 @@ fn judge(
     last: usize,
     exp: &Expected,
 ) -> (Status, Option<usize>, Option<Match>) {
-    let cited = lines[first - 1..last].iter().copied();
-    if let Some((i, m)) = matcher::find_in_lines(cited, exp) {
-        return (status_of(&m), Some(first + i), Some(m));
+    let layout = matcher::Layout::new(lines);
+    let doc = matcher::Document::new(lines, &layout);
+    if let Some((i, m)) = doc.cited(first - 1..last, exp).found {
+        return (status_of(&m), Some(i + 1), Some(m));
     }
-    if let Some((i, m)) = matcher::nearest_line(lines, first - 1..last, exp) {
+    if let Some((i, m)) = doc.nearest(first - 1..last, exp) {
         return (Status::Shifted, Some(i + 1), Some(m));
     }
     (Status::Missing, None, None)
@@ -187,6 +188,7 @@ fn load(name: &str) -> Vec<Outcome> {
                 unit: case.unit.as_deref(),
                 correct: case.correct,
                 total: case.total,
+                label: None,
             };
             let (got, got_line, found) = judge(&lines, first, last, &exp);
             out.push(Outcome {
@@ -326,6 +328,7 @@ mod embedded_numbers {
             unit: None,
             correct: None,
             total: None,
+            label: None,
         }
     }
 
@@ -403,11 +406,113 @@ mod embedded_numbers {
                 prop_assert!(line.get(t.span.clone()).is_some());
             }
             for unit in [None, Some("percent"), Some("tok/s"), Some("GB")] {
-                let exp = Expected { value: &value, unit, correct: Some(4), total: Some(4) };
+                let exp = Expected { value: &value, unit, correct: Some(4), total: Some(4), label: None };
                 if let Some(m) = find(&line, &exp) {
                     prop_assert_eq!(line.get(m.span.clone()), Some(m.text.as_str()));
                 }
             }
+        }
+    }
+}
+
+/// A number inside an identifier, a version, a date, an IP address, a host name or a
+/// flag never verifies a claim of a measured unit, whatever its value and wherever
+/// the text stands on the line.
+mod roles {
+    use pinaudit::matcher::{find, Expected};
+    use proptest::prelude::*;
+
+    const MEASURED: [&str; 6] = ["tokens/s", "percent", "ms", "s", "GB", "x"];
+    const SETTING_WORDS: [&str; 12] = [
+        "max", "batch", "num", "seqs", "model", "threads", "ngl", "workers", "cache", "prefill",
+        "chunk", "parallel",
+    ];
+
+    fn assert_never(line: &str, value: &str) -> Result<(), TestCaseError> {
+        for unit in MEASURED {
+            let exp = Expected {
+                value,
+                unit: Some(unit),
+                ..Expected::default()
+            };
+            let found = find(line, &exp);
+            prop_assert!(
+                found.is_none(),
+                "{line:?} carries {value} {unit}: {found:?}"
+            );
+        }
+        Ok(())
+    }
+
+    fn framing() -> impl Strategy<Value = (&'static str, &'static str)> {
+        prop::sample::select(vec![
+            ("", ""),
+            ("ran on ", " yesterday"),
+            ("| ", " |"),
+            ("(", ")"),
+            ("see ", "."),
+        ])
+    }
+
+    fn capitalised() -> impl Strategy<Value = String> {
+        "[A-Z][a-z]{2,7}"
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 192, ..ProptestConfig::default() })]
+
+        #[test]
+        fn names_and_model_numbers(n in 1u64..10_000, word in capitalised(), next in capitalised(),
+                                   letter in "[ACDEFGHILNOPQRSTUYZ]", (pre, post) in framing()) {
+            let v = n.to_string();
+            assert_never(&format!("{pre}{word}Inference-{n}{post}"), &v)?;
+            assert_never(&format!("{pre}{word} {n}{letter} Processor{post}"), &v)?;
+            assert_never(&format!("{pre}{word} {n} {next}{post}"), &v)?;
+            assert_never(&format!("{pre}{word}[^{n}]{post}"), &v)?;
+            assert_never(&format!("{pre}[{word} {n} {next}](https://example.org/{n}){post}"), &v)?;
+        }
+
+        #[test]
+        fn versions(a in 0u64..30, b in 0u64..30, (pre, post) in framing(),
+                    word in prop::sample::select(vec!["CUDA", "py:", "Python", "vLLM", "Rev", "torch=="])) {
+            let sep = if word.ends_with([':', '=']) { "" } else { " " };
+            assert_never(&format!("{pre}{word}{sep}{a}.{b}{post}"), &format!("{a}.{b}"))?;
+            assert_never(&format!("{pre}v{a}.{b}{post}"), &format!("{a}.{b}"))?;
+        }
+
+        #[test]
+        fn dates_and_addresses(y in 1990u64..2100, m in 1u64..=12, d in 1u64..=28,
+                               o in 1u64..255, (pre, post) in framing()) {
+            for v in [y, m, d] {
+                assert_never(&format!("{pre}{y}-{m:02}-{d:02}{post}"), &v.to_string())?;
+            }
+            let ip = format!("192.0.2.{o}");
+            assert_never(&format!("{pre}{ip}{post}"), &o.to_string())?;
+            assert_never(&format!("{pre}hosts {ip} (.{o}){post}"), &format!("0.{o}"))?;
+        }
+
+        #[test]
+        fn hosts_and_urls(port in 1024u64..65535, n in 1u64..100, (pre, post) in framing()) {
+            let p = port.to_string();
+            assert_never(&format!("{pre}http://localhost:{port}/v1{post}"), &p)?;
+            assert_never(&format!("{pre}localhost:{port}{post}"), &p)?;
+            assert_never(&format!("{pre}node{n}.lab.example.org:{port}{post}"), &p)?;
+            assert_never(&format!("{pre}https://example.org/runs/{n}/report{post}"), &n.to_string())?;
+            assert_never(&format!("{pre}--port {port}{post}"), &p)?;
+        }
+
+        #[test]
+        fn flags_and_assignments(n in 1u64..100_000,
+                                 words in prop::collection::vec(prop::sample::select(SETTING_WORDS.to_vec()), 1..4),
+                                 (pre, post) in framing()) {
+            // Setting names that name no unit (`--timeout-ms 500` may carry 500 ms).
+            let flag = words.join("-");
+            let key = words.join("_").to_uppercase();
+            let v = n.to_string();
+            assert_never(&format!("{pre}--{flag} {n}{post}"), &v)?;
+            assert_never(&format!("{pre}-{flag} {n}{post}"), &v)?;
+            assert_never(&format!("{pre}`--{flag}={n}`{post}"), &v)?;
+            assert_never(&format!("{pre}{key}={n}{post}"), &v)?;
         }
     }
 }

@@ -407,14 +407,39 @@ fn revision_conflict_when_a_source_url_disagrees_with_its_revision() {
 
 #[test]
 fn revision_conflict_in_a_record_document() {
-    // The header declares REV for the README; a figure cites it at OTHER_REV.
+    // A supplemental source declares REV for the README; a figure citing it
+    // pins OTHER_REV.
+    let mut fig = figure("decode", 2.9, 3);
+    fig["evidence_url"] = json!(format!("{}#L3", blob_url(OTHER_REV, "README.md")));
+    let declared = json!({"supplemental_sources": [{
+        "document_id": "readme",
+        "repository": REPO,
+        "revision": REV,
+        "document_path": "README.md",
+        "pinned_url": blob_url(REV, "README.md"),
+        "document_sha256": SHA,
+    }]});
+    let fx = Scratch::new();
+    let r = fx.audit_doc(
+        "record.md",
+        &record_doc(&[&declared.to_string(), &figures_block(&[fig])]),
+    );
+    let f = r.only("revision-conflict");
+    assert_eq!(f["claim"], "decode");
+    assert_eq!(f["source"], "readme");
+    assert_eq!(f["evidence"]["declared_revision"], REV);
+}
+
+#[test]
+fn a_figure_at_another_commit_of_the_header_document_is_no_conflict() {
+    // The header pins the README at REV; nothing declares a revision for the
+    // figure's source, which cites it at OTHER_REV: it is checked there.
     let mut fig = figure("decode", 2.9, 3);
     fig["evidence_url"] = json!(format!("{}#L3", blob_url(OTHER_REV, "README.md")));
     let fx = Scratch::new();
     let r = fx.audit_doc("record.md", &record_doc(&[&figures_block(&[fig])]));
-    let f = r.only("revision-conflict");
-    assert_eq!(f["claim"], "decode");
-    assert_eq!(f["source"], "readme");
+    r.assert_lacks("revision-conflict");
+    assert_eq!(r.source("record", "readme")["revision"], OTHER_REV);
 }
 
 #[test]

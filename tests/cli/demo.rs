@@ -1,0 +1,148 @@
+//! The demo a newcomer runs first (README, "Try it"): records citing the small
+//! repository shipped in `demo/forge/`, audited with no network at all. These
+//! tests run the README's own command on a copy of `demo/`, so the demo keeps
+//! showing verified figures and every main kind of finding as the code moves.
+
+use std::path::Path;
+
+use crate::common::scratch::Scratch;
+
+/// The command the README gives first, after `pinaudit`.
+const DEMO_ARGS: [&str; 4] = ["audit", "--config", "demo/pinaudit.toml", "--allow-local"];
+
+pub(crate) fn repo_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Copies `from` into `to`, recursively (the demo is a few small files).
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.expect("walk demo/");
+        let rel = entry.path().strip_prefix(from).expect("under demo/");
+        // A cache left by running the demo in a checkout is not part of it.
+        if rel.starts_with("cache") {
+            continue;
+        }
+        let dest = to.join(rel);
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&dest).expect("mkdir");
+        } else {
+            std::fs::copy(entry.path(), &dest).expect("copy");
+        }
+    }
+}
+
+/// A scratch directory holding a copy of `demo/`, as a fresh clone has it.
+fn demo_checkout() -> Scratch {
+    let ws = Scratch::new();
+    copy_dir(&repo_root().join("demo"), &ws.path().join("demo"));
+    ws
+}
+
+/// The README's first command.
+fn readme_command() -> String {
+    format!("pinaudit {}", DEMO_ARGS.join(" "))
+}
+
+#[test]
+fn the_readme_starts_with_the_demo_command() {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).expect("README.md");
+    let first_block = readme
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("a sh block in the README");
+    assert!(
+        first_block.contains(&readme_command()),
+        "the README's first command block is not the demo:\n{first_block}"
+    );
+}
+
+#[test]
+fn the_demo_verifies_figures_and_shows_each_main_kind_of_finding_offline() {
+    let ws = demo_checkout();
+    // The README's command, as a user types it, in the text report.
+    let text = ws.run(DEMO_ARGS);
+    assert_eq!(text.code(), 1, "errors among the findings: {}", text.stderr);
+    assert!(
+        text.stdout.contains("verified  decode  41.3 tok/s"),
+        "{}",
+        text.stdout
+    );
+    assert!(
+        text.stdout.contains("error[hash-mismatch]"),
+        "{}",
+        text.stdout
+    );
+    // The same run as JSON, warm now, to check every verdict.
+    let run = ws.run(DEMO_ARGS.iter().chain(&["--format", "json"]));
+    let summary = run.summary();
+    assert_eq!(summary["records"], 3, "{summary:#}");
+    assert!(
+        summary["verified_claims"].as_u64().unwrap_or(0) >= 5,
+        "{summary:#}"
+    );
+    for (record, label) in [
+        ("bench-v1", "decode"),
+        ("bench-v1", "prefill"),
+        ("bench-v1", "GSM8K subset"),
+    ] {
+        let c = run.claim(record, label);
+        assert_eq!(c["status"], "verified", "{c:#}");
+    }
+    for code in [
+        "hash-mismatch",
+        "value-missing",
+        "value-shifted",
+        "line-out-of-range",
+        "path-missing",
+        "revision-missing",
+        "revision-unreachable",
+        "commit-time-mismatch",
+        "missing-hash",
+        "unpinned-url",
+        "uncited-claim",
+        "inconsistent-value",
+        "unpinned-weights",
+        "unpinned-runtime",
+        "upstream-changed",
+        "value-superseded",
+    ] {
+        run.assert_has(code);
+    }
+    // The hash mismatch says why: the publisher hashed a CRLF checkout.
+    let hash = run.only("hash-mismatch");
+    assert_eq!(hash["evidence"]["matching_variant"], "crlf", "{hash:#}");
+    // The cache went where the configuration says, beside it.
+    assert!(ws.path().join("demo/cache/git").is_dir());
+    assert!(!ws.path().join("cache").exists());
+}
+
+/// `demo/make-forge.sh` rebuilds the shipped repository with the same commit
+/// ids the demo's records pin.
+#[test]
+fn the_demo_forge_rebuilds_to_the_commits_the_records_pin() {
+    let ws = Scratch::new();
+    let demo = ws.path().join("demo");
+    std::fs::create_dir_all(&demo).expect("mkdir");
+    std::fs::copy(
+        repo_root().join("demo/make-forge.sh"),
+        demo.join("make-forge.sh"),
+    )
+    .expect("copy the script");
+    let out = std::process::Command::new("bash")
+        .arg(demo.join("make-forge.sh"))
+        .output()
+        .expect("bash runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for r in ["refs/heads/main", "refs/tags/v1", "refs/pull/7/head"] {
+        let rel = format!("demo/forge/pinaudit-demo/bench.git/{r}");
+        let built = std::fs::read_to_string(ws.path().join(&rel)).expect("built ref");
+        let shipped = std::fs::read_to_string(repo_root().join(&rel)).expect("shipped ref");
+        assert_eq!(built, shipped, "{r}");
+    }
+}
