@@ -378,11 +378,13 @@ fn each_forgery(
     }
 }
 
-/// In a `checks.store` body, every remembered claim answer replaced by the one
-/// whose text quotes `quoted` (entries: key 32, length 4, value).
-fn every_answer_quoting(body: &mut Vec<u8>, quoted: &[u8]) {
+type CheckEntry = ([u8; 32], Vec<u8>);
+
+/// The entries of a `checks.store` body after its magic line (key 32, length
+/// 4, value), and where they start.
+fn check_entries(body: &[u8]) -> (usize, Vec<CheckEntry>) {
     let start = body.iter().position(|&b| b == b'\n').expect("magic line") + 1;
-    let mut entries: Vec<([u8; 32], Vec<u8>)> = Vec::new();
+    let mut entries = Vec::new();
     let mut at = start;
     while at < body.len() {
         let key: [u8; 32] = body[at..at + 32].try_into().expect("key");
@@ -390,18 +392,7 @@ fn every_answer_quoting(body: &mut Vec<u8>, quoted: &[u8]) {
         entries.push((key, body[at + 36..at + 36 + len].to_vec()));
         at += 36 + len;
     }
-    let planted = entries
-        .iter()
-        .map(|(_, v)| v)
-        .find(|v| v.windows(quoted.len()).any(|w| w == quoted))
-        .expect("an answer quoting the value")
-        .clone();
-    body.truncate(start);
-    for (key, _) in entries {
-        body.extend_from_slice(&key);
-        body.extend_from_slice(&(planted.len() as u32).to_le_bytes());
-        body.extend_from_slice(&planted);
-    }
+    (start, entries)
 }
 
 #[test]
@@ -409,6 +400,18 @@ fn a_forged_checks_store_never_changes_a_verdict() {
     let s = served();
     let ws = &s.ws;
     let mut pin = good_pin("rec", s.commit);
+    // The verified answer, alone in the store of an audit of the good claim.
+    let good = ws.write_pin(&pin);
+    audit_keyed(
+        ws,
+        Some("key-a"),
+        &["--no-upstream", "--rewrite", &s.rewrite, &good],
+    );
+    let store = ws.cache().join("checks.store");
+    let bytes = std::fs::read(&store).expect("checks.store");
+    // Less its trailing MAC.
+    let (_, alone) = check_entries(&bytes[..bytes.len() - 32]);
+    std::fs::remove_file(&store).expect("rm store");
     let mut fake = pin["claims"][0].clone();
     fake["label"] = json!("fake");
     fake["value"] = json!(7.7);
@@ -418,15 +421,41 @@ fn a_forged_checks_store_never_changes_a_verdict() {
     let offline = ["--no-upstream", "--offline", &file];
     let first = audit_keyed(ws, Some("key-a"), &online);
     assert_eq!(first.claim("rec", "fake")["status"], "missing");
-    let store = ws.cache().join("checks.store");
     let original = std::fs::read(&store).expect("checks.store");
-    let plant = |b: &mut Vec<u8>| every_answer_quoting(b, b"2.9");
-
-    // The control: sealed with the run's own key, the forgery would plant
-    // `verified` for a value the document doesn't hold.
-    forge_store(&original, &store, Seal::Key("key-a"), plant);
-    let planted = audit_keyed(ws, Some("key-a"), &offline);
-    assert_eq!(planted.claim("rec", "fake")["status"], "verified");
+    // The fake claim's answer: the entry only the second store holds.
+    let (_, both) = check_entries(&original[..original.len() - 32]);
+    let fake_key: Vec<[u8; 32]> = both
+        .iter()
+        .map(|(k, _)| *k)
+        .filter(|k| alone.iter().all(|(a, _)| a != k))
+        .collect();
+    assert_eq!(fake_key.len(), 1, "one answer for the fake claim");
+    // The control: sealed with the run's own key, one of the good claim's
+    // remembered answers put under the fake's key plants `verified` for a value
+    // the document doesn't hold.
+    let plant_with = |value: Vec<u8>| {
+        let key = fake_key[0];
+        move |b: &mut Vec<u8>| {
+            let (start, entries) = check_entries(b);
+            b.truncate(start);
+            for (k, v) in entries {
+                let v = if k == key { value.clone() } else { v };
+                b.extend_from_slice(&k);
+                b.extend_from_slice(&(v.len() as u32).to_le_bytes());
+                b.extend_from_slice(&v);
+            }
+        }
+    };
+    let verified = alone
+        .iter()
+        .map(|(_, v)| v.clone())
+        .find(|v| {
+            forge_store(&original, &store, Seal::Key("key-a"), plant_with(v.clone()));
+            let planted = audit_keyed(ws, Some("key-a"), &offline);
+            planted.claim("rec", "fake")["status"] == "verified"
+        })
+        .expect("a planted answer that the run's own key lets through");
+    let plant = plant_with(verified);
 
     // A recomputed checksum, another workflow's key, or no key of this cache
     // at all (the key file in HOME): re-derived, online and offline.
