@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 /// Why the changed files could not be listed.
 #[derive(Debug, thiserror::Error)]
-pub enum ChangedError {
+pub(crate) enum ChangedError {
     #[error("`--changed-since`: no git work tree here: {0}")]
     NoRepository(String),
     #[error("`--changed-since`: cannot resolve `{rev}` to a commit: {message}")]
@@ -23,7 +23,7 @@ pub enum ChangedError {
 }
 
 impl ChangedError {
-    pub fn hint(&self) -> &'static str {
+    pub(crate) fn hint(&self) -> &'static str {
         match self {
             ChangedError::NoRepository(_) => "run pinaudit inside the checkout of the records",
             ChangedError::UnknownRevision { .. } => {
@@ -36,7 +36,7 @@ impl ChangedError {
 
 /// Every file of the work tree around `dir` that differs from the merge base of
 /// `rev` and `HEAD`, canonicalised.
-pub fn files_changed_since(rev: &str, dir: &Path) -> Result<HashSet<PathBuf>, ChangedError> {
+pub(crate) fn files_changed_since(rev: &str, dir: &Path) -> Result<HashSet<PathBuf>, ChangedError> {
     let repo = git2::Repository::discover(dir)
         .map_err(|e| ChangedError::NoRepository(e.message().to_string()))?;
     let workdir = repo

@@ -1,4 +1,4 @@
-//! The command line, as DESIGN.md fixes it (clap derive).
+//! The command line, as the README documents it (clap derive); flags are never renamed.
 
 use std::path::PathBuf;
 
@@ -21,10 +21,10 @@ pub struct Cli {
     pub command: Command,
     /// Configuration file [default: the first pinaudit.toml walking up from the current directory]
     #[arg(long, global = true, value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    pub(crate) config: Option<PathBuf>,
     /// Ignore any pinaudit.toml
     #[arg(long, global = true, conflicts_with = "config")]
-    pub no_config: bool,
+    pub(crate) no_config: bool,
 }
 
 /// How a command was invoked beyond its own arguments: the configuration file
@@ -32,19 +32,19 @@ pub struct Cli {
 /// environment), so that flags win over the file and defaults lose to it.
 #[derive(Debug, Clone, Default)]
 pub struct Invocation {
-    pub config: Option<PathBuf>,
-    pub no_config: bool,
+    pub(crate) config: Option<PathBuf>,
+    pub(crate) no_config: bool,
     /// Argument ids (field names) given explicitly.
-    pub given: Vec<String>,
+    pub(crate) given: Vec<String>,
 }
 
 impl Invocation {
-    pub fn given(&self, id: &str) -> bool {
+    pub(crate) fn given(&self, id: &str) -> bool {
         self.given.iter().any(|g| g == id)
     }
 
     /// The argument ids of a subcommand's matches given explicitly.
-    pub fn given_in(m: &clap::ArgMatches) -> Vec<String> {
+    pub(crate) fn given_in(m: &clap::ArgMatches) -> Vec<String> {
         m.ids()
             .filter(|id| {
                 matches!(
@@ -134,25 +134,25 @@ pub struct PinArgs {
     pub url: String,
     /// The cited line (default: the URL's `#L` anchor)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    pub line: Option<u32>,
+    pub(crate) line: Option<u32>,
     /// The figure's value, looked for on the line
     #[arg(long, value_name = "V", allow_hyphen_values = true)]
-    pub value: Option<String>,
+    pub(crate) value: Option<String>,
     /// The figure's unit
     #[arg(long, value_name = "U")]
-    pub unit: Option<String>,
+    pub(crate) unit: Option<String>,
     /// The claim's label
     #[arg(long, value_name = "L")]
-    pub label: Option<String>,
+    pub(crate) label: Option<String>,
     /// Add the source and claim to this pin file (created when missing)
     #[arg(long, value_name = "FILE")]
-    pub into: Option<PathBuf>,
+    pub(crate) into: Option<PathBuf>,
     /// The largest document read, in bytes (suffixes K, M, G: powers of 1024); a
     /// larger one is refused before it is read
     #[arg(long, value_name = "SIZE", default_value = "50M", value_parser = parse_size)]
-    pub max_document_size: u64,
+    pub(crate) max_document_size: u64,
     #[command(flatten)]
-    pub fetch: FetchArgs,
+    pub(crate) fetch: FetchArgs,
 }
 
 #[derive(Debug, Args)]
@@ -163,10 +163,10 @@ pub struct MergeArgs {
     pub reports: Vec<PathBuf>,
     /// Write the merged report to FILE instead of stdout
     #[arg(long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
     /// Exit 1 when the merged report has a finding at or above this severity
     #[arg(long, value_enum, default_value_t = FailOn::Error, value_name = "SEVERITY")]
-    pub fail_on: FailOn,
+    pub(crate) fail_on: FailOn,
 }
 
 #[derive(Debug, Args)]
@@ -189,22 +189,22 @@ pub struct DiffArgs {
     pub old: PathBuf,
     /// The later report
     #[arg(value_name = "NEW.json")]
-    pub new: PathBuf,
+    pub(crate) new: PathBuf,
     /// Output format
     #[arg(long, value_enum, default_value_t = crate::diff::DiffFormat::Text)]
-    pub format: crate::diff::DiffFormat,
+    pub(crate) format: crate::diff::DiffFormat,
     /// Exit 1 when a new finding at or above this severity appears
     #[arg(long, value_enum, default_value_t = FailOn::Error, value_name = "SEVERITY")]
-    pub fail_on: FailOn,
+    pub(crate) fail_on: FailOn,
     /// Colour: auto (on a terminal, unless NO_COLOR), always, never
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
-    pub color: ColorChoice,
+    pub(crate) color: ColorChoice,
 }
 
 /// When to colour terminal output (`NO_COLOR` and `CLICOLOR_FORCE` are honoured
 /// under `auto`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum ColorChoice {
+pub(crate) enum ColorChoice {
     #[default]
     Auto,
     Always,
@@ -213,7 +213,7 @@ pub enum ColorChoice {
 
 impl ColorChoice {
     /// Whether to colour stdout.
-    pub fn stdout(self) -> bool {
+    pub(crate) fn stdout(self) -> bool {
         match self {
             // anstream decides: CLICOLOR_FORCE, NO_COLOR, then whether it is a terminal.
             ColorChoice::Auto => !matches!(
@@ -233,16 +233,16 @@ pub struct ShowArgs {
     pub target: String,
     /// Lines of context around the cited lines
     #[arg(long, short = 'C', value_name = "N", default_value_t = 3)]
-    pub context: u32,
+    pub(crate) context: u32,
     /// List each commit from the pin to the head that changed the cited lines
     #[arg(long)]
-    pub history: bool,
+    pub(crate) history: bool,
     /// The largest document read, in bytes (suffixes K, M, G: powers of 1024); a
     /// larger one is refused before it is read
     #[arg(long, value_name = "SIZE", default_value = "50M", value_parser = parse_size)]
-    pub max_document_size: u64,
+    pub(crate) max_document_size: u64,
     #[command(flatten)]
-    pub fetch: FetchArgs,
+    pub(crate) fetch: FetchArgs,
 }
 
 #[derive(Debug, Args)]
@@ -253,64 +253,64 @@ pub struct AuditArgs {
     pub paths: Vec<PathBuf>,
     /// Report format
     #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    pub(crate) format: Format,
     /// Write the report to FILE instead of stdout
     #[arg(long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
     /// Exit 1 when a finding at or above this severity is reported
     #[arg(long, value_enum, default_value_t = FailOn::Error, value_name = "SEVERITY")]
-    pub fail_on: FailOn,
+    pub(crate) fail_on: FailOn,
     /// Skip upstream-drift checks (no comparison with the default-branch head)
     #[arg(long)]
-    pub no_upstream: bool,
+    pub(crate) no_upstream: bool,
     /// Also verify every SHA256SUMS-style manifest in the tree at each cited
     /// revision (at most 100 a revision, none over --max-document-size)
     #[arg(long)]
-    pub manifests: bool,
+    pub(crate) manifests: bool,
     /// The largest document read, web or git, in bytes (suffixes K, M, G: powers of
     /// 1024); a larger one leaves its source unchecked. Git documents over 16M are
     /// read as streams, so this bounds the work, not the memory [default: 4G for git
     /// documents, 50M for web documents]
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
-    pub max_document_size: Option<u64>,
+    pub(crate) max_document_size: Option<u64>,
     /// Concurrent repositories, and threads checking records (at most the cores) [default: twice the cores, 2 to 4]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
-    pub jobs: Option<u16>,
+    pub(crate) jobs: Option<u16>,
     /// No progress output (progress only ever goes to stderr, and only on a terminal)
     #[arg(long, short)]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
     /// Audit only the records whose first source's repository hashes to shard K of N
     #[arg(long, value_name = "K/N")]
-    pub shard: Option<crate::shard::Shard>,
+    pub(crate) shard: Option<crate::shard::Shard>,
     /// Rewrite unpinned URLs in pin files to the commit they name now, then audit
     #[arg(long)]
-    pub fix: bool,
+    pub(crate) fix: bool,
     /// A JSON report of an earlier audit: findings already in it are marked `baseline`
     /// and don't count toward the exit status
     #[arg(long, value_name = "OLD.json")]
-    pub baseline: Option<PathBuf>,
+    pub(crate) baseline: Option<PathBuf>,
     /// Colour: auto (on a terminal, unless NO_COLOR), always, never
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
-    pub color: ColorChoice,
+    pub(crate) color: ColorChoice,
     /// Skip inputs matching GLOB while walking directories (gitignore syntax); repeatable
     #[arg(long, value_name = "GLOB")]
-    pub exclude: Vec<String>,
+    pub(crate) exclude: Vec<String>,
     /// Walk into what .gitignore/.ignore files exclude and into hidden directories
     #[arg(long)]
-    pub no_ignore: bool,
+    pub(crate) no_ignore: bool,
     /// Audit only the inputs changed since the git ref REF (its merge base with
     /// HEAD, against the work tree): the records a pull request touches
     #[arg(long, value_name = "REF")]
-    pub changed_since: Option<String>,
+    pub(crate) changed_since: Option<String>,
     #[command(flatten)]
-    pub fetch: FetchArgs,
+    pub(crate) fetch: FetchArgs,
     #[arg(skip)]
     pub invocation: Invocation,
 }
 
 /// How pinaudit reaches repositories; shared by every command that reads sources.
 #[derive(Debug, Clone, Args)]
-pub struct FetchArgs {
+pub(crate) struct FetchArgs {
     /// Cache directory
     #[arg(
         long,
@@ -318,34 +318,34 @@ pub struct FetchArgs {
         env = "PINAUDIT_CACHE",
         default_value = "cache"
     )]
-    pub cache: PathBuf,
+    pub(crate) cache: PathBuf,
     /// No network at all; only what the cache holds
     #[arg(long)]
-    pub offline: bool,
+    pub(crate) offline: bool,
     /// Rewrite fetch URLs starting with FROM to start with TO (like git's insteadOf); repeatable
     #[arg(long, value_name = "FROM=TO")]
     // Kept as text and parsed by the command, so that a malformed rule carrying a
     // credential is never echoed back by clap.
-    pub rewrite: Vec<String>,
+    pub(crate) rewrite: Vec<String>,
     /// Allow file: URLs and local paths, in records and as rewrite targets
     #[arg(long)]
-    pub allow_local: bool,
+    pub(crate) allow_local: bool,
     /// Network timeout in seconds: for connecting, and for each wait on an answer
     #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600))]
-    pub timeout: u64,
+    pub(crate) timeout: u64,
     /// Longest time, in seconds, one repository's sync may take in all (a server
     /// that trickles never trips --timeout)
     #[arg(long, value_name = "SECONDS", default_value_t = crate::fetch::DEFAULT_DEADLINE.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86400))]
-    pub deadline: u64,
+    pub(crate) deadline: u64,
     /// Most MiB one repository's sync may receive (an endless pack is cut off)
     #[arg(long, value_name = "MIB", default_value_t = crate::fetch::DEFAULT_MAX_FETCH_BYTES >> 20, value_parser = clap::value_parser!(u64).range(1..=1048576))]
-    pub max_fetch_mib: u64,
+    pub(crate) max_fetch_mib: u64,
     /// Most MiB a server's ref advertisement may take (an endless one is cut off)
     #[arg(long, value_name = "MIB", default_value_t = crate::fetch::DEFAULT_MAX_REF_BYTES >> 20, value_parser = clap::value_parser!(u64).range(1..=65536))]
-    pub max_refs_mib: u64,
+    pub(crate) max_refs_mib: u64,
     /// Connect to ADDR for HOST:PORT, like curl's --resolve (for HTTP(S), any port of HOST); repeatable
     #[arg(long, value_name = "HOST:PORT:ADDR")]
-    pub resolve: Vec<crate::net::Pin>,
+    pub(crate) resolve: Vec<crate::net::Pin>,
 }
 
 #[derive(Debug, Args)]
@@ -355,10 +355,10 @@ pub struct ImportArgs {
     pub records: Vec<PathBuf>,
     /// Directory to write pin files into
     #[arg(long, value_name = "DIR", default_value = "pins")]
-    pub out: PathBuf,
+    pub(crate) out: PathBuf,
     /// Overwrite a pin file whose content differs (a hand-edited one, say)
     #[arg(long)]
-    pub force: bool,
+    pub(crate) force: bool,
 }
 
 #[derive(Debug, Args)]

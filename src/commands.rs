@@ -10,14 +10,15 @@ use crate::cli::{
     AuditArgs, CompletionsArgs, ConfigArgs, DiffArgs, ExplainArgs, FetchArgs, ImportArgs,
     Invocation, MergeArgs, PinArgs, ShowArgs,
 };
-use crate::config::{effective, Config};
+use crate::config::{effective, Config, Effective};
 use crate::exit::ExitStatus;
 use crate::finding::Code;
 use crate::report::{self, Format};
+use crate::result::AuditResult;
 use crate::{explain, input, record};
 
 /// Prints an error the way every pinaudit message looks: `error: …` then `hint: …`.
-pub fn error(message: &str, hint: Option<&str>) {
+pub(crate) fn error(message: &str, hint: Option<&str>) {
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "error: {message}");
     if let Some(h) = hint {
@@ -96,6 +97,28 @@ pub fn audit(args: AuditArgs) -> ExitStatus {
         Err(code) => return code,
     };
     let eff = effective(&args, &config);
+    let (fetch, opts) = match audit_options(&args, &eff) {
+        Ok(settings) => settings,
+        Err(code) => return code,
+    };
+    if args.fix {
+        fix(
+            &args,
+            &fetch,
+            &eff.inputs.value,
+            &opts.walk,
+            opts.rewrites.clone(),
+        );
+    }
+    let result = audit::run(&eff.inputs.value, &opts);
+    warn_about_run(&result);
+    let code = audit::exit_status(&result, eff.fail_on.value);
+    write_report(&args, result, code)
+}
+
+/// The audit's fetch settings and options, flags over `pinaudit.toml`; the exit
+/// status when a setting is unusable.
+fn audit_options(args: &AuditArgs, eff: &Effective) -> Result<(FetchArgs, Options), ExitStatus> {
     let fetch = FetchArgs {
         cache: eff.cache.value.clone(),
         rewrite: eff.rewrite.value.clone(),
@@ -105,23 +128,20 @@ pub fn audit(args: AuditArgs) -> ExitStatus {
         max_refs_mib: eff.max_refs_mib.value,
         ..args.fetch.clone()
     };
-    let rewrites = match rewrites(&fetch) {
-        Ok(r) => r,
-        Err(code) => return code,
-    };
+    let rewrites = rewrites(&fetch)?;
     if let Err(message) = input::check_globs(&eff.exclude.value) {
         error(
             &message,
             Some("globs use gitignore syntax, e.g. `drafts/**`"),
         );
-        return ExitStatus::Usage;
+        return Err(ExitStatus::Usage);
     }
     let baseline = match &args.baseline {
         Some(path) => match crate::diff::ReportFile::read(path) {
             Ok(report) => Some(crate::diff::Baseline::new(&report)),
             Err(e) => {
                 error(&format!("`--baseline`: {e}"), Some(e.hint()));
-                return ExitStatus::Usage;
+                return Err(ExitStatus::Usage);
             }
         },
         None => None,
@@ -131,7 +151,7 @@ pub fn audit(args: AuditArgs) -> ExitStatus {
             Ok(files) => Some(files),
             Err(e) => {
                 error(&e.to_string(), Some(e.hint()));
-                return ExitStatus::Usage;
+                return Err(ExitStatus::Usage);
             }
         },
         None => None,
@@ -167,16 +187,11 @@ pub fn audit(args: AuditArgs) -> ExitStatus {
         max_ref_bytes: fetch.max_refs_mib << 20,
         ..Options::new(&fetch.cache)
     };
-    if args.fix {
-        fix(
-            &args,
-            &fetch,
-            &eff.inputs.value,
-            &opts.walk,
-            opts.rewrites.clone(),
-        );
-    }
-    let result = audit::run(&eff.inputs.value, &opts);
+    Ok((fetch, opts))
+}
+
+/// What made the run incomplete or skipped something, on stderr.
+fn warn_about_run(result: &AuditResult) {
     for e in &result.walk_errors {
         error(&e.message, None);
     }
@@ -210,7 +225,10 @@ pub fn audit(args: AuditArgs) -> ExitStatus {
             crate::fetch::describe(&f.error, &f.remote)
         ));
     }
-    let code = audit::exit_status(&result, eff.fail_on.value);
+}
+
+/// Writes the report where it was asked for; `code` unless writing it fails.
+fn write_report(args: &AuditArgs, result: AuditResult, code: ExitStatus) -> ExitStatus {
     let to_terminal = args.output.is_none() && args.color.stdout();
     // The result is not used after: its findings move into the report.
     let (report, rest) = report::Report::from_result(result);

@@ -21,7 +21,7 @@ use crate::cli::AuditArgs;
 use crate::finding::{Code, Severity};
 
 /// The file's name, looked for in the current directory and its ancestors.
-pub const FILE_NAME: &str = "pinaudit.toml";
+pub(crate) const FILE_NAME: &str = "pinaudit.toml";
 
 /// Every key the file knows, top level and in tables (for "did you mean").
 const KEYS: &[&str] = &[
@@ -75,12 +75,12 @@ struct IgnoreEntry {
 
 /// A configuration file that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigError {
-    pub file: PathBuf,
-    pub line: Option<usize>,
-    pub key: Option<String>,
-    pub message: String,
-    pub hint: Option<String>,
+pub(crate) struct ConfigError {
+    pub(crate) file: PathBuf,
+    pub(crate) line: Option<usize>,
+    pub(crate) key: Option<String>,
+    pub(crate) message: String,
+    pub(crate) hint: Option<String>,
 }
 
 impl std::fmt::Display for ConfigError {
@@ -98,7 +98,7 @@ impl std::fmt::Display for ConfigError {
 
 /// Where a setting's value came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Origin {
+pub(crate) enum Origin {
     Default,
     File(PathBuf),
     Flag,
@@ -116,9 +116,9 @@ impl std::fmt::Display for Origin {
 
 /// One setting with its origin.
 #[derive(Debug, Clone)]
-pub struct Setting<T> {
-    pub value: T,
-    pub origin: Origin,
+pub(crate) struct Setting<T> {
+    pub(crate) value: T,
+    pub(crate) origin: Origin,
 }
 
 impl<T> Setting<T> {
@@ -132,26 +132,26 @@ impl<T> Setting<T> {
 
 /// The configuration file, read and checked.
 #[derive(Debug, Clone, Default)]
-pub struct Config {
+pub(crate) struct Config {
     /// The file it came from; `None` when there was none.
-    pub file: Option<PathBuf>,
-    pub inputs: Option<Vec<PathBuf>>,
-    pub cache: Option<PathBuf>,
-    pub rewrite: Option<Vec<String>>,
-    pub fail_on: Option<FailOn>,
-    pub jobs: Option<u16>,
-    pub timeout: Option<u64>,
-    pub deadline: Option<u64>,
-    pub max_fetch_mib: Option<u64>,
-    pub max_refs_mib: Option<u64>,
-    pub exclude: Option<Vec<String>>,
-    pub severity: BTreeMap<Code, Severity>,
-    pub ignores: Vec<Ignore>,
+    pub(crate) file: Option<PathBuf>,
+    pub(crate) inputs: Option<Vec<PathBuf>>,
+    pub(crate) cache: Option<PathBuf>,
+    pub(crate) rewrite: Option<Vec<String>>,
+    pub(crate) fail_on: Option<FailOn>,
+    pub(crate) jobs: Option<u16>,
+    pub(crate) timeout: Option<u64>,
+    pub(crate) deadline: Option<u64>,
+    pub(crate) max_fetch_mib: Option<u64>,
+    pub(crate) max_refs_mib: Option<u64>,
+    pub(crate) exclude: Option<Vec<String>>,
+    pub(crate) severity: BTreeMap<Code, Severity>,
+    pub(crate) ignores: Vec<Ignore>,
 }
 
 /// The first `pinaudit.toml` in `dir` or an ancestor. One in `dir` itself is
 /// returned as a relative name, so that relative paths in it stay as written.
-pub fn discover(dir: &Path) -> Option<PathBuf> {
+pub(crate) fn discover(dir: &Path) -> Option<PathBuf> {
     if dir.join(FILE_NAME).is_file() {
         return Some(PathBuf::from(FILE_NAME));
     }
@@ -180,7 +180,7 @@ fn did_you_mean(key: &str, known: &[&str]) -> Option<String> {
 
 impl Config {
     /// Reads a configuration file.
-    pub fn read(path: &Path) -> Result<Config, ConfigError> {
+    pub(crate) fn read(path: &Path) -> Result<Config, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
             file: path.to_path_buf(),
             line: None,
@@ -343,7 +343,7 @@ impl Config {
     /// The configuration for a command: `--no-config` gives none, `--config FILE`
     /// that file, else the first `pinaudit.toml` walking up from the current
     /// directory.
-    pub fn load(explicit: Option<&Path>, no_config: bool) -> Result<Config, ConfigError> {
+    pub(crate) fn load(explicit: Option<&Path>, no_config: bool) -> Result<Config, ConfigError> {
         if no_config {
             return Ok(Config::default());
         }
@@ -361,7 +361,12 @@ impl Config {
     }
 
     /// A setting: the flag when given, else the file's, else the default.
-    pub fn pick<T: Clone>(&self, flag: Option<T>, file: &Option<T>, default: T) -> Setting<T> {
+    pub(crate) fn pick<T: Clone>(
+        &self,
+        flag: Option<T>,
+        file: &Option<T>,
+        default: T,
+    ) -> Setting<T> {
         match (flag, file) {
             (Some(v), _) => Setting {
                 value: v,
@@ -377,7 +382,7 @@ impl Config {
 }
 
 /// The effective settings of `audit`: flags given, else the file's, else defaults.
-pub fn effective(args: &AuditArgs, config: &Config) -> Effective {
+pub(crate) fn effective(args: &AuditArgs, config: &Config) -> Effective {
     let inv = &args.invocation;
     let flag = |id: &str| inv.given(id);
     Effective {
@@ -439,20 +444,20 @@ pub fn effective(args: &AuditArgs, config: &Config) -> Effective {
 
 /// The effective settings of `audit`, each with where it came from.
 #[derive(Debug, Clone)]
-pub struct Effective {
-    pub file: Option<PathBuf>,
-    pub inputs: Setting<Vec<PathBuf>>,
-    pub cache: Setting<PathBuf>,
-    pub rewrite: Setting<Vec<String>>,
-    pub fail_on: Setting<FailOn>,
-    pub jobs: Setting<Option<u16>>,
-    pub timeout: Setting<u64>,
-    pub deadline: Setting<u64>,
-    pub max_fetch_mib: Setting<u64>,
-    pub max_refs_mib: Setting<u64>,
-    pub exclude: Setting<Vec<String>>,
-    pub severity: BTreeMap<Code, Severity>,
-    pub ignores: Vec<Ignore>,
+pub(crate) struct Effective {
+    pub(crate) file: Option<PathBuf>,
+    pub(crate) inputs: Setting<Vec<PathBuf>>,
+    pub(crate) cache: Setting<PathBuf>,
+    pub(crate) rewrite: Setting<Vec<String>>,
+    pub(crate) fail_on: Setting<FailOn>,
+    pub(crate) jobs: Setting<Option<u16>>,
+    pub(crate) timeout: Setting<u64>,
+    pub(crate) deadline: Setting<u64>,
+    pub(crate) max_fetch_mib: Setting<u64>,
+    pub(crate) max_refs_mib: Setting<u64>,
+    pub(crate) exclude: Setting<Vec<String>>,
+    pub(crate) severity: BTreeMap<Code, Severity>,
+    pub(crate) ignores: Vec<Ignore>,
 }
 
 fn fail_on_str(f: FailOn) -> &'static str {
@@ -467,7 +472,7 @@ fn fail_on_str(f: FailOn) -> &'static str {
 impl Effective {
     /// `pinaudit config`: the effective configuration as TOML, each value with its
     /// origin in a comment.
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         use std::fmt::Write;
         let mut out = String::new();
         let q = |s: &str| toml::Value::String(s.to_string()).to_string();

@@ -24,20 +24,20 @@ use serde::{Deserialize, Serialize};
 use crate::finding::Severity;
 use crate::report::v1::{FindingReport, RecordReport, Tool};
 
-pub const SCHEMA: &str = "pinaudit/diff/v1";
+pub(crate) const SCHEMA: &str = "pinaudit/diff/v1";
 
 /// A v1 report read back from a file: what diffing and baselines need of it.
 #[derive(Debug, Clone, Deserialize)]
-pub struct ReportFile {
-    pub schema: String,
+pub(crate) struct ReportFile {
+    pub(crate) schema: String,
     #[serde(default)]
-    pub records: Vec<RecordReport>,
-    pub findings: Vec<FindingReport>,
+    pub(crate) records: Vec<RecordReport>,
+    pub(crate) findings: Vec<FindingReport>,
 }
 
 /// Why a report could not be read.
 #[derive(Debug, thiserror::Error)]
-pub enum ReadError {
+pub(crate) enum ReadError {
     #[error("cannot read `{}`: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -55,14 +55,14 @@ pub enum ReadError {
 }
 
 impl ReadError {
-    pub fn hint(&self) -> &'static str {
+    pub(crate) fn hint(&self) -> &'static str {
         "give a report written by `pinaudit audit --format json`"
     }
 }
 
 impl ReportFile {
     /// Reads a v1 report, computing the fingerprints it lacks.
-    pub fn read(path: &Path) -> Result<ReportFile, ReadError> {
+    pub(crate) fn read(path: &Path) -> Result<ReportFile, ReadError> {
         let text = std::fs::read(path).map_err(|source| ReadError::Io {
             path: path.to_path_buf(),
             source,
@@ -91,7 +91,7 @@ impl ReportFile {
                     let record = report.records.iter().find(|r| {
                         r.id == f.record && f.file.as_deref().is_none_or(|file| file == r.file)
                     });
-                    crate::fingerprint::of_report(f, record)
+                    crate::report::v1::fingerprint_of_report(f, record)
                 } else {
                     f.fingerprint.clone()
                 }
@@ -107,22 +107,15 @@ impl ReportFile {
 /// A multiset of fingerprints: what a baseline report already holds, with its
 /// findings, so that those the audit does not find again can be told apart.
 #[derive(Debug, Clone, Default)]
-pub struct Baseline {
+pub(crate) struct Baseline {
     counts: HashMap<String, usize>,
     findings: Vec<FindingReport>,
 }
 
-/// What became of the baseline's findings that an audit did not find again.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Leftover {
-    /// Looked at again and gone.
-    pub resolved: usize,
-    /// About a source, claim or weights the audit could not check.
-    pub not_rechecked: usize,
-}
+pub use crate::result::Leftover;
 
 impl Baseline {
-    pub fn new(report: &ReportFile) -> Baseline {
+    pub(crate) fn new(report: &ReportFile) -> Baseline {
         let mut counts = HashMap::new();
         for f in &report.findings {
             *counts.entry(f.fingerprint.clone()).or_insert(0) += 1;
@@ -136,7 +129,7 @@ impl Baseline {
     /// The findings not taken, split by whether `now` checked what they are
     /// about; in baseline order, each fingerprint's later copies being the ones
     /// left (as [`diff`] pairs them).
-    pub fn leftover(&self, now: &NotChecked) -> Leftover {
+    pub(crate) fn leftover(&self, now: &NotChecked) -> Leftover {
         let mut left = self.counts.clone();
         let mut total: HashMap<&str, usize> = HashMap::new();
         for f in &self.findings {
@@ -158,7 +151,7 @@ impl Baseline {
     }
 
     /// Takes one occurrence of a fingerprint; whether there was one to take.
-    pub fn take(&mut self, fingerprint: &str) -> bool {
+    pub(crate) fn take(&mut self, fingerprint: &str) -> bool {
         match self.counts.get_mut(fingerprint) {
             Some(n) if *n > 0 => {
                 *n -= 1;
@@ -173,7 +166,7 @@ impl Baseline {
 /// sources, the labels of its `unchecked` claims, the labels of its `unchecked`
 /// weights.
 #[derive(Debug, Clone, Default)]
-pub struct NotChecked {
+pub(crate) struct NotChecked {
     records: HashMap<String, Vec<Unlooked>>,
 }
 
@@ -196,7 +189,7 @@ impl NotChecked {
     }
 
     /// What the records of a v1 report could not check.
-    pub fn of_report(report: &ReportFile) -> NotChecked {
+    pub(crate) fn of_report(report: &ReportFile) -> NotChecked {
         use crate::report::v1::{ClaimStatus, SourceStatus};
         let mut out = NotChecked::default();
         for r in &report.records {
@@ -221,7 +214,7 @@ impl NotChecked {
     }
 
     /// What the records of an audit could not check.
-    pub fn of_result(a: &crate::result::AuditResult) -> NotChecked {
+    pub(crate) fn of_result(a: &crate::result::AuditResult) -> NotChecked {
         use crate::result::ClaimStatus;
         let mut out = NotChecked::default();
         for r in &a.records {
@@ -248,7 +241,7 @@ impl NotChecked {
 
     /// Whether `f` is about something this report could not check: its claim,
     /// else its source, else the weights its evidence names.
-    pub fn covers(&self, f: &FindingReport) -> bool {
+    pub(crate) fn covers(&self, f: &FindingReport) -> bool {
         let Some(records) = self.records.get(&f.record) else {
             return false;
         };
@@ -269,31 +262,31 @@ impl NotChecked {
 
 /// The difference between two reports.
 #[derive(Debug, Clone, Serialize)]
-pub struct Diff {
-    pub schema: &'static str,
-    pub tool: Tool,
-    pub summary: DiffSummary,
+pub(crate) struct Diff {
+    pub(crate) schema: &'static str,
+    pub(crate) tool: Tool,
+    pub(crate) summary: DiffSummary,
     /// In the new report only.
-    pub new: Vec<FindingReport>,
+    pub(crate) new: Vec<FindingReport>,
     /// In the old report only, and looked at again.
-    pub resolved: Vec<FindingReport>,
+    pub(crate) resolved: Vec<FindingReport>,
     /// In the old report only, about a source, claim or weights the new report
     /// could not check: neither new nor resolved (added in diff v1).
-    pub not_rechecked: Vec<FindingReport>,
+    pub(crate) not_rechecked: Vec<FindingReport>,
     /// In both (as the new report writes them).
-    pub unchanged: Vec<FindingReport>,
+    pub(crate) unchanged: Vec<FindingReport>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize)]
-pub struct DiffSummary {
-    pub new: usize,
-    pub resolved: usize,
-    pub unchanged: usize,
-    pub not_rechecked: usize,
+pub(crate) struct DiffSummary {
+    pub(crate) new: usize,
+    pub(crate) resolved: usize,
+    pub(crate) unchanged: usize,
+    pub(crate) not_rechecked: usize,
 }
 
 /// Compares two reports by fingerprint, keeping each report's order.
-pub fn diff(old: &ReportFile, new: &ReportFile) -> Diff {
+pub(crate) fn diff(old: &ReportFile, new: &ReportFile) -> Diff {
     let mut in_old = Baseline::new(old);
     let mut in_new = Baseline::new(new);
     let (mut fresh, mut unchanged) = (Vec::new(), Vec::new());
@@ -329,7 +322,7 @@ pub fn diff(old: &ReportFile, new: &ReportFile) -> Diff {
 
 impl Diff {
     /// The most severe new finding that counts (not baseline, not ignored).
-    pub fn worst_new(&self) -> Option<Severity> {
+    pub(crate) fn worst_new(&self) -> Option<Severity> {
         self.new
             .iter()
             .filter(|f| f.counts())
@@ -388,14 +381,14 @@ impl Kind {
 
 /// A `diff` output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum DiffFormat {
+pub(crate) enum DiffFormat {
     Text,
     Json,
     Markdown,
 }
 
 /// Renders a diff; `color` only affects text.
-pub fn render(d: &Diff, format: DiffFormat, color: bool) -> String {
+pub(crate) fn render(d: &Diff, format: DiffFormat, color: bool) -> String {
     match format {
         DiffFormat::Text => render_text(d, color),
         DiffFormat::Json => {

@@ -1,4 +1,4 @@
-//! Exit statuses (DESIGN.md), one enum so that no command returns a bare number.
+//! Exit statuses (README, "Exit status"), one enum so that no command returns a bare number.
 
 /// What a command tells the shell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

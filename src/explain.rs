@@ -5,7 +5,7 @@
 use crate::finding::Code;
 
 /// The text `pinaudit explain CODE` prints.
-pub fn render(code: Code) -> String {
+pub(crate) fn render(code: Code) -> String {
     let e = code.meta();
     format!(
         "{code} ({})\n\n{}\n\n{}\n",

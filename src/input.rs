@@ -15,18 +15,13 @@ use crate::record::{pinfile, Record};
 
 /// One input file, read.
 #[derive(Debug)]
-pub struct Input {
+pub(crate) struct Input {
     /// `None` when nothing of the file could be read as a record.
-    pub record: Option<Record>,
-    pub findings: Vec<Finding>,
+    pub(crate) record: Option<Record>,
+    pub(crate) findings: Vec<Finding>,
 }
 
-/// A path that could not be walked (it does not exist, or a directory loops).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WalkError {
-    pub path: PathBuf,
-    pub message: String,
-}
+pub use crate::result::WalkError;
 
 /// Whether a file found while walking a directory is an input.
 fn is_input(path: &Path) -> bool {
@@ -46,27 +41,27 @@ fn is_input(path: &Path) -> bool {
 
 /// How directories are walked (issue 9).
 #[derive(Debug, Clone, Default)]
-pub struct WalkOptions {
+pub(crate) struct WalkOptions {
     /// Globs (gitignore syntax, relative to the walked directory) to skip.
-    pub exclude: Vec<String>,
+    pub(crate) exclude: Vec<String>,
     /// Walk into what `.gitignore`/`.ignore` exclude and into hidden directories.
-    pub no_ignore: bool,
+    pub(crate) no_ignore: bool,
     /// When set (`--changed-since`), only these files (canonical paths) are
     /// inputs; stdin always is.
-    pub only: Option<std::collections::HashSet<PathBuf>>,
+    pub(crate) only: Option<std::collections::HashSet<PathBuf>>,
 }
 
 /// The inputs to read.
 #[derive(Debug, Default)]
-pub struct Collected {
+pub(crate) struct Collected {
     /// Each file, and whether it was named on the command line (rather than found
     /// while walking a directory). `-` stands for stdin.
-    pub files: Vec<(PathBuf, bool)>,
-    pub errors: Vec<WalkError>,
+    pub(crate) files: Vec<(PathBuf, bool)>,
+    pub(crate) errors: Vec<WalkError>,
 }
 
 /// Checks `--exclude` globs before any walking, so that a bad one is a usage error.
-pub fn check_globs(globs: &[String]) -> Result<(), String> {
+pub(crate) fn check_globs(globs: &[String]) -> Result<(), String> {
     let mut b = ignore::overrides::OverrideBuilder::new(".");
     for g in globs {
         b.add(&format!("!{g}"))
@@ -107,7 +102,7 @@ fn is_published_schema(path: &Path) -> bool {
 /// ripgrep does), following links but not loops, skipping what `.gitignore` and
 /// `.ignore` exclude, hidden directories and `--exclude` globs unless
 /// `--no-ignore`: `audit .` must not read `.git/`, `target/` or `node_modules/`.
-pub fn collect(paths: &[PathBuf], opts: &WalkOptions) -> Collected {
+pub(crate) fn collect(paths: &[PathBuf], opts: &WalkOptions) -> Collected {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     for p in paths {
@@ -201,7 +196,7 @@ pub fn collect(paths: &[PathBuf], opts: &WalkOptions) -> Collected {
 /// but has nothing of a pin file (an unrelated `package.json`), is not one and is
 /// skipped with a note. Anything broken still counts, so that a damaged record
 /// becomes `invalid-record` rather than vanishing.
-pub fn carries_record(file: &Path) -> bool {
+pub(crate) fn carries_record(file: &Path) -> bool {
     let Ok(bytes) = std::fs::read(file) else {
         return true;
     };
@@ -239,7 +234,7 @@ pub fn carries_record(file: &Path) -> bool {
     RECORD_MARKERS.iter().any(|m| text.contains(m))
 }
 
-/// Words only a record document uses: its JSON keys and header bullets (DESIGN.md).
+/// Words only a record document uses: its JSON keys and header bullets.
 const RECORD_MARKERS: &[&str] = &[
     "\"figures\"",
     "\"supplemental_sources\"",
@@ -270,7 +265,7 @@ fn invalid(record: &str, file: &Path, line: Option<usize>, message: String) -> F
 
 /// Reads one input file: `.json` as a pin file, anything else as a record document;
 /// `-` reads stdin, as a pin file when it starts with `{`.
-pub fn load(file: &Path) -> Input {
+pub(crate) fn load(file: &Path) -> Input {
     if file.as_os_str() == "-" {
         let mut bytes = Vec::new();
         let name = Path::new("<stdin>");
@@ -332,7 +327,7 @@ pub fn load(file: &Path) -> Input {
 
 /// [`carries_record`] and [`load`] with one reading and one parse of a pin
 /// file: `None` when the file carries no record (a walk skips it).
-pub fn load_found(file: &Path) -> Option<Input> {
+pub(crate) fn load_found(file: &Path) -> Option<Input> {
     let is_json = file
         .extension()
         .and_then(|e| e.to_str())

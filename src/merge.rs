@@ -23,7 +23,7 @@ use crate::report::SCHEMA;
 
 /// Why shard reports could not be merged.
 #[derive(Debug, thiserror::Error)]
-pub enum MergeError {
+pub(crate) enum MergeError {
     #[error("cannot read `{0}`: {1}")]
     Read(String, std::io::Error),
     #[error("`{0}` is not JSON: {1}")]
@@ -35,7 +35,7 @@ pub enum MergeError {
 }
 
 impl MergeError {
-    pub fn hint(&self) -> &'static str {
+    pub(crate) fn hint(&self) -> &'static str {
         match self {
             MergeError::Read(..) => {
                 "pass the files each shard wrote with `--format json --output FILE`"
@@ -58,7 +58,7 @@ fn is_sarif(v: &Value) -> bool {
 
 /// Reads and merges report files: v1 reports into one v1 report, SARIF logs
 /// into one SARIF log.
-pub fn merge_files(files: &[impl AsRef<Path>]) -> Result<Value, MergeError> {
+pub(crate) fn merge_files(files: &[impl AsRef<Path>]) -> Result<Value, MergeError> {
     let mut reports = Vec::new();
     let mut first_kind: Option<(bool, String)> = None;
     for f in files {
@@ -106,7 +106,7 @@ fn result_file(r: &Value) -> &str {
 }
 
 /// Merges SARIF logs (already checked to be SARIF 2.1.0) into one log of one run.
-pub fn merge_sarif(logs: &[Value]) -> Value {
+pub(crate) fn merge_sarif(logs: &[Value]) -> Value {
     let runs: Vec<&Value> = logs
         .iter()
         .filter_map(|l| l.get("runs").and_then(Value::as_array))
@@ -176,7 +176,7 @@ fn by_path(a: &str, b: &str) -> Ordering {
 }
 
 /// Merges v1 reports (already checked to be v1).
-pub fn merge(reports: &[Value]) -> Value {
+pub(crate) fn merge(reports: &[Value]) -> Value {
     let mut records: Vec<Value> = reports.iter().flat_map(|r| arr(r, "records")).collect();
     records.sort_by(|a, b| by_path(text(a, "file"), text(b, "file")));
     let all_findings: Vec<Value> = reports.iter().flat_map(|r| arr(r, "findings")).collect();
@@ -268,7 +268,10 @@ pub fn merge(reports: &[Value]) -> Value {
 }
 
 /// The exit status the merged report stands for, as `audit` decides it.
-pub fn exit_status(report: &Value, fail_on: crate::audit::FailOn) -> crate::exit::ExitStatus {
+pub(crate) fn exit_status(
+    report: &Value,
+    fail_on: crate::audit::FailOn,
+) -> crate::exit::ExitStatus {
     if is_sarif(report) {
         return sarif_exit_status(report, fail_on);
     }

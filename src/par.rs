@@ -8,14 +8,14 @@ static LIMIT: AtomicUsize = AtomicUsize::new(0);
 
 /// Caps the workers of [`map`] at `jobs` (an audit's `--jobs`), never above the
 /// cores; 0 lifts the cap.
-pub fn limit(jobs: usize) {
+pub(crate) fn limit(jobs: usize) {
     LIMIT.store(jobs, Ordering::Relaxed);
 }
 
 /// `f` of every item, in order, on one scoped worker per core, at most
 /// [`limit`] (items are taken one at a time, so a few large ones don't hold up
 /// the rest).
-pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+pub(crate) fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let mut cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let cap = LIMIT.load(Ordering::Relaxed);
     if cap > 0 {

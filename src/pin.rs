@@ -20,7 +20,7 @@ use crate::sources::SyncPlan;
 
 /// Why `pin` could not pin.
 #[derive(Debug, thiserror::Error)]
-pub enum PinError {
+pub(crate) enum PinError {
     #[error("{0}")]
     Input(String, String),
     #[error(transparent)]
@@ -28,7 +28,7 @@ pub enum PinError {
 }
 
 impl PinError {
-    pub fn hint(&self) -> Option<String> {
+    pub(crate) fn hint(&self) -> Option<String> {
         match self {
             PinError::Input(_, h) => Some(h.clone()),
             PinError::Fetch(e) => e.hint(),
@@ -42,24 +42,24 @@ fn input(message: String, hint: &str) -> PinError {
 
 /// What `pin` was asked.
 #[derive(Debug, Clone, Default)]
-pub struct Request {
-    pub url: String,
-    pub line: Option<u32>,
-    pub value: Option<String>,
-    pub unit: Option<String>,
-    pub label: Option<String>,
+pub(crate) struct Request {
+    pub(crate) url: String,
+    pub(crate) line: Option<u32>,
+    pub(crate) value: Option<String>,
+    pub(crate) unit: Option<String>,
+    pub(crate) label: Option<String>,
     /// `--max-document-size`: a larger document is refused before it is read.
-    pub max_document_size: u64,
+    pub(crate) max_document_size: u64,
 }
 
 /// A URL resolved to the commit its revision names now.
 #[derive(Debug, Clone)]
-pub struct Pinned {
-    pub url: ForgeUrl,
-    pub commit: CommitId,
-    pub path: String,
+pub(crate) struct Pinned {
+    pub(crate) url: ForgeUrl,
+    pub(crate) commit: CommitId,
+    pub(crate) path: String,
     /// The revision as the URL wrote it.
-    pub was: String,
+    pub(crate) was: String,
 }
 
 /// `raw` with its revision `from` replaced by the commit `to`, the URL otherwise
@@ -67,7 +67,7 @@ pub struct Pinned {
 /// segment (`blob/`, `-/blob/`, `raw/`, `src/branch/`, …); a Gitea branch or
 /// tag view becomes a commit view. Without a view (raw.githubusercontent.com),
 /// the first segment equal to `from` after the host, owner and repository.
-pub fn replace_revision(raw: &str, from: &str, to: &str) -> String {
+pub(crate) fn replace_revision(raw: &str, from: &str, to: &str) -> String {
     const VIEWS: [(&str, &str); 9] = [
         ("/src/branch/", "/src/commit/"),
         ("/src/tag/", "/src/commit/"),
@@ -134,7 +134,11 @@ pub fn parse(url: &str, allow_local: bool) -> Result<(ForgeUrl, String, String),
 }
 
 /// Brings the mirror of `remote` up to date (or opens it, offline).
-pub fn sync(cache: &GitCache, remote: &str, plan: &SyncPlan) -> Result<CachedRepo, PinError> {
+pub(crate) fn sync(
+    cache: &GitCache,
+    remote: &str,
+    plan: &SyncPlan,
+) -> Result<CachedRepo, PinError> {
     if !plan.sync.offline {
         let fetch_url =
             crate::fetch::rewrite::resolve_fetch_url(&plan.rewrites, remote, plan.allow_local)
@@ -146,7 +150,7 @@ pub fn sync(cache: &GitCache, remote: &str, plan: &SyncPlan) -> Result<CachedRep
 }
 
 /// Resolves a URL's revision to the full commit it names now.
-pub fn resolve(
+pub(crate) fn resolve(
     cache: &GitCache,
     url: &str,
     plan: &SyncPlan,
@@ -192,16 +196,16 @@ pub fn resolve(
 
 /// What `pin` found: the fragment, and what it has to say about the value.
 #[derive(Debug)]
-pub struct Outcome {
-    pub source: Value,
-    pub claim: Option<Value>,
-    pub notes: Vec<String>,
+pub(crate) struct Outcome {
+    pub(crate) source: Value,
+    pub(crate) claim: Option<Value>,
+    pub(crate) notes: Vec<String>,
     /// False when a value was given and is not on the line (nor anywhere near).
-    pub value_found: bool,
+    pub(crate) value_found: bool,
 }
 
 /// Pins one URL: resolve, fetch, hash, and check the value on the line.
-pub fn pin(cache: &GitCache, req: &Request, plan: &SyncPlan) -> Result<Outcome, PinError> {
+pub(crate) fn pin(cache: &GitCache, req: &Request, plan: &SyncPlan) -> Result<Outcome, PinError> {
     let (p, repo) = resolve(cache, &req.url, plan)?;
     let oid = Oid::from_str(p.commit.as_str()).unwrap_or_else(|_| Oid::zero());
     crate::show::check_size(&repo, oid, &p.path, req.max_document_size)
@@ -335,7 +339,7 @@ pub fn pin(cache: &GitCache, req: &Request, plan: &SyncPlan) -> Result<Outcome, 
 
 /// Adds the fragment to the pin file `into` (created when missing): the source
 /// unless one with its id is there already, and the claim.
-pub fn add_to(into: &Path, outcome: &Outcome) -> Result<(), PinError> {
+pub(crate) fn add_to(into: &Path, outcome: &Outcome) -> Result<(), PinError> {
     let mut file: Value = match std::fs::read_to_string(into) {
         Ok(text) => serde_json::from_str(&text).map_err(|e| {
             input(
@@ -406,7 +410,7 @@ pub fn add_to(into: &Path, outcome: &Outcome) -> Result<(), PinError> {
 /// `audit --fix`: rewrites every unpinned URL of the pin file `file` (a branch,
 /// tag or short id where a full commit belongs) to the commit it names now, in
 /// place. Returns one line per change. Record documents are never rewritten.
-pub fn fix_pin_file(
+pub(crate) fn fix_pin_file(
     cache: &GitCache,
     file: &Path,
     plan: &SyncPlan,

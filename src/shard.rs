@@ -18,13 +18,13 @@ use crate::record::Record;
 
 /// Shard K of N, 1-based.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shard {
+pub(crate) struct Shard {
     k: u32,
     n: u32,
 }
 
 impl Shard {
-    pub fn new(k: u32, n: u32) -> Result<Shard, String> {
+    pub(crate) fn new(k: u32, n: u32) -> Result<Shard, String> {
         if n == 0 || k == 0 || k > n {
             return Err(format!(
                 "shard `{k}/{n}` does not exist: K counts from 1 to N"
@@ -34,12 +34,12 @@ impl Shard {
     }
 
     /// Whether `key` (a repository, a record id, a file) falls in this shard.
-    pub fn holds_key(&self, key: &str) -> bool {
+    pub(crate) fn holds_key(&self, key: &str) -> bool {
         shard_of(key, self.n) == self.k
     }
 
     /// Whether `record` falls in this shard.
-    pub fn holds(&self, record: &Record) -> bool {
+    pub(crate) fn holds(&self, record: &Record) -> bool {
         self.holds_key(&key_of(record))
     }
 }
@@ -75,7 +75,7 @@ pub fn shard_of(key: &str, n: u32) -> u32 {
 
 /// What places a record: its first source's repository as pinaudit clones it,
 /// lowercased (so `github.com/O/R`, `…/R.git` and a blob URL agree).
-pub fn key_of(record: &Record) -> String {
+pub(crate) fn key_of(record: &Record) -> String {
     record
         .sources
         .first()

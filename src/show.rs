@@ -17,16 +17,16 @@ use crate::sources::{self, git_oid, SyncPlan};
 
 /// What `show` was pointed at, resolved.
 #[derive(Debug)]
-pub struct Resolved {
-    pub target: DocRef,
-    pub lines: Lines,
+pub(crate) struct Resolved {
+    pub(crate) target: DocRef,
+    pub(crate) lines: Lines,
     /// The claim, when the target named one (its value is marked).
-    pub claim: Option<Claim>,
+    pub(crate) claim: Option<Claim>,
 }
 
 /// Why `show` could not run; each carries its own hint.
 #[derive(Debug, thiserror::Error)]
-pub enum ShowError {
+pub(crate) enum ShowError {
     #[error("{0}")]
     Target(String, Option<String>),
     #[error(transparent)]
@@ -34,7 +34,7 @@ pub enum ShowError {
 }
 
 impl ShowError {
-    pub fn hint(&self) -> Option<String> {
+    pub(crate) fn hint(&self) -> Option<String> {
         match self {
             ShowError::Target(_, hint) => hint.clone(),
             ShowError::Fetch(e) => e.hint(),
@@ -74,7 +74,7 @@ fn target_err(message: String, hint: &str) -> ShowError {
 }
 
 /// Resolves `URL#L43` or `PINFILE#LABEL`.
-pub fn resolve(target: &str, allow_local: bool) -> Result<Resolved, ShowError> {
+pub(crate) fn resolve(target: &str, allow_local: bool) -> Result<Resolved, ShowError> {
     let looks_like_url = target.contains("://") || target.starts_with("github.com/");
     if looks_like_url {
         let u = url::parse(target).map_err(|e| target_err(e.to_string(), "give a blob URL with a line anchor, e.g. https://github.com/OWNER/REPO/blob/COMMIT/README.md#L43"))?;
@@ -176,7 +176,11 @@ pub fn resolve(target: &str, allow_local: bool) -> Result<Resolved, ShowError> {
 ///
 /// Offline, a commit the cache lacks says nothing about the repository: it is
 /// reported as missing from the cache, not from the repository.
-pub fn open(cache: &GitCache, r: &Resolved, plan: &SyncPlan) -> Result<CachedRepo, ShowError> {
+pub(crate) fn open(
+    cache: &GitCache,
+    r: &Resolved,
+    plan: &SyncPlan,
+) -> Result<CachedRepo, ShowError> {
     let synced = sources::sync_all(cache, &[&r.target], plan);
     if let Some(Err(e)) = synced.into_values().next() {
         return Err(e.into());
@@ -203,7 +207,7 @@ fn last_line(doc: &SourceText) -> u32 {
 
 /// The cited lines with `context` lines around them, the value marked, and
 /// whether any cited line could be shown (a range wholly past the end cannot).
-pub fn render(
+pub(crate) fn render(
     repo: &CachedRepo,
     r: &Resolved,
     context: u32,
@@ -250,22 +254,31 @@ pub fn render(
     let to = r.lines.last().saturating_add(context).min(last_line(&doc));
     let width = to.to_string().len();
     let exp = r.claim.as_ref().and_then(expected);
+    let all = doc.lines();
+    let document = matcher::Document::new(&all, doc.layout());
     for n in from..=to {
         let text = doc.line(n).unwrap_or("");
         let cited = n >= r.lines.first() && n <= r.lines.last();
         let mark = if cited { '>' } else { ' ' };
         let _ = writeln!(out, "{mark} {n:>width$} | {text}");
         if let (true, Some(exp)) = (cited, exp.as_ref()) {
-            if let Some(m) = matcher::find(text, exp) {
-                let pad = text[..m.span.start].chars().count();
-                let len = text[m.span.clone()].chars().count().max(1);
+            let index = n as usize - 1;
+            let found = document.cited(index..index + 1, exp);
+            // The figure, marked; else the look-alike the line holds, and why it is not it.
+            let mark = match (found.found, found.rejected) {
+                (Some((_, m)), _) => Some((m.span, format!("claimed {}", exp.value))),
+                (None, Some((_, r))) => Some((r.span, format!("not the figure: {}", r.reason))),
+                _ => None,
+            };
+            if let Some((span, says)) = mark.filter(|(s, _)| text.get(s.clone()).is_some()) {
+                let pad = text[..span.start].chars().count();
+                let len = text[span].chars().count().max(1);
                 let _ = writeln!(
                     out,
-                    "  {:width$} | {}{} claimed {}",
+                    "  {:width$} | {}{} {says}",
                     "",
                     " ".repeat(pad),
                     "^".repeat(len),
-                    exp.value
                 );
             }
         }
@@ -274,10 +287,8 @@ pub fn render(
         let _ = writeln!(out, "(the document ends at line {})", doc.len());
     }
     if let (Some(c), Some(exp)) = (&r.claim, exp.as_ref()) {
-        let cited: Vec<&str> = (r.lines.first()..=r.lines.last().min(last_line(&doc)))
-            .filter_map(|n| doc.line(n))
-            .collect();
-        if matcher::find_in_lines(cited, exp).is_none() {
+        let cited = r.lines.first() as usize - 1..r.lines.last() as usize;
+        if document.cited(cited, exp).found.is_none() {
             let _ = writeln!(
                 out,
                 "claim `{}` ({}) is not on the cited line(s)",
@@ -289,7 +300,7 @@ pub fn render(
 }
 
 /// How the cited lines changed from the pin to the head, commit by commit.
-pub fn history(repo: &CachedRepo, r: &Resolved, max: u64) -> Result<String, ShowError> {
+pub(crate) fn history(repo: &CachedRepo, r: &Resolved, max: u64) -> Result<String, ShowError> {
     let t = &r.target;
     let mut out = String::new();
     let Some(head) = repo.head() else {

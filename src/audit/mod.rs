@@ -22,42 +22,42 @@ use crate::sources::SyncPlan;
 
 /// What `audit` was asked to do, beyond the inputs.
 #[derive(Debug, Clone)]
-pub struct Options {
-    pub cache: PathBuf,
-    pub offline: bool,
-    pub rewrites: Vec<Rewrite>,
-    pub no_upstream: bool,
+pub(crate) struct Options {
+    pub(crate) cache: PathBuf,
+    pub(crate) offline: bool,
+    pub(crate) rewrites: Vec<Rewrite>,
+    pub(crate) no_upstream: bool,
     /// Verify checksum manifests at each cited revision (`--manifests`).
-    pub manifests: bool,
+    pub(crate) manifests: bool,
     /// The largest git document read, in bytes (`--max-document-size`; documents
     /// over the stream threshold are read as streams, so this bounds work).
-    pub max_document_size: u64,
+    pub(crate) max_document_size: u64,
     /// The largest web document read, in bytes (`--max-document-size` too, with
     /// a smaller default: web documents are still read whole).
-    pub max_web_document_size: u64,
-    pub jobs: usize,
-    pub allow_local: bool,
+    pub(crate) max_web_document_size: u64,
+    pub(crate) jobs: usize,
+    pub(crate) allow_local: bool,
     /// Network timeout: the longest wait for a connection or for any answer.
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
     /// Show a progress bar (only ever on a terminal).
-    pub progress: bool,
+    pub(crate) progress: bool,
     /// Audit only the records of this shard (`--shard K/N`, issue 10).
-    pub shard: Option<crate::shard::Shard>,
+    pub(crate) shard: Option<crate::shard::Shard>,
     /// Severity overrides, ignores and baseline, applied as the audit finishes.
-    pub policy: Policy,
+    pub(crate) policy: Policy,
     /// How input directories are walked.
-    pub walk: crate::input::WalkOptions,
+    pub(crate) walk: crate::input::WalkOptions,
     /// Longest time one repository's sync may take in all.
-    pub deadline: Duration,
+    pub(crate) deadline: Duration,
     /// Most bytes one repository's sync may receive.
-    pub max_fetch_bytes: u64,
+    pub(crate) max_fetch_bytes: u64,
     /// Most bytes a git:// ref advertisement may take.
-    pub max_ref_bytes: u64,
+    pub(crate) max_ref_bytes: u64,
 }
 
 impl Options {
     /// Defaults for a cache directory: network on, upstream checks on.
-    pub fn new(cache: impl Into<PathBuf>) -> Options {
+    pub(crate) fn new(cache: impl Into<PathBuf>) -> Options {
         Options {
             cache: cache.into(),
             offline: false,
@@ -84,13 +84,13 @@ impl Options {
 /// the CPU, so a few more than the cores, but never so many as to hammer a forge,
 /// and fewer than `git daemon`'s listen backlog (5): more connections at once than
 /// that are refused by a stock daemon under load. Checking uses at most the cores.
-pub fn default_jobs() -> usize {
+pub(crate) fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(4, |n| (n.get() * 2).clamp(2, 4))
 }
 
 /// The minimum severity that fails the run, as `--fail-on` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum FailOn {
+pub(crate) enum FailOn {
     Error,
     Warning,
     Note,
@@ -99,7 +99,7 @@ pub enum FailOn {
 
 impl FailOn {
     /// The least severity that fails, or `None` for `never`.
-    pub fn threshold(self) -> Option<Severity> {
+    pub(crate) fn threshold(self) -> Option<Severity> {
         match self {
             FailOn::Error => Some(Severity::Error),
             FailOn::Warning => Some(Severity::Warning),
@@ -109,8 +109,8 @@ impl FailOn {
     }
 }
 
-/// Exit status of `audit` (DESIGN.md): findings first, then completeness.
-pub fn exit_status(result: &AuditResult, fail_on: FailOn) -> ExitStatus {
+/// Exit status of `audit` (README, "Exit status"): findings first, then completeness.
+pub(crate) fn exit_status(result: &AuditResult, fail_on: FailOn) -> ExitStatus {
     let failed = match (fail_on.threshold(), result.worst()) {
         (Some(t), Some(w)) => w >= t,
         _ => false,
@@ -125,7 +125,7 @@ pub fn exit_status(result: &AuditResult, fail_on: FailOn) -> ExitStatus {
 }
 
 /// `generated_at`: now, or `SOURCE_DATE_EPOCH` for reproducible reports.
-pub fn timestamp() -> String {
+pub(crate) fn timestamp() -> String {
     let now = std::env::var("SOURCE_DATE_EPOCH")
         .ok()
         .and_then(|s| s.parse::<i64>().ok())
@@ -136,7 +136,7 @@ pub fn timestamp() -> String {
 }
 
 /// Runs the audit over input paths, with the git cache as the provider.
-pub fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
+pub(crate) fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
     let plan = SyncPlan {
         rewrites: opts.rewrites.clone(),
         sync: SyncOptions {
@@ -166,7 +166,11 @@ pub fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
 }
 
 /// Runs the audit with any provider: load, plan, prefetch, check, finish.
-pub fn run_with(paths: &[PathBuf], opts: &Options, provider: &mut dyn Provider) -> AuditResult {
+pub(crate) fn run_with(
+    paths: &[PathBuf],
+    opts: &Options,
+    provider: &mut dyn Provider,
+) -> AuditResult {
     // Reading pin files, fingerprints and the report use at most `--jobs` workers.
     crate::par::limit(opts.jobs);
     let mut loaded = stages::load(paths, &opts.walk);

@@ -13,11 +13,11 @@ use crate::result::AuditResult;
 /// One ignore: a code for a record, optionally narrowed to a source or a claim.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Ignore {
-    pub code: Code,
-    pub record: String,
-    pub source: Option<String>,
-    pub claim: Option<String>,
-    pub reason: String,
+    pub(crate) code: Code,
+    pub(crate) record: String,
+    pub(crate) source: Option<String>,
+    pub(crate) claim: Option<String>,
+    pub(crate) reason: String,
 }
 
 impl Ignore {
@@ -38,15 +38,15 @@ impl Ignore {
 /// Severity overrides, ignores and a baseline.
 #[derive(Debug, Clone, Default)]
 pub struct Policy {
-    pub severity: BTreeMap<Code, Severity>,
-    pub ignores: Vec<Ignore>,
-    pub baseline: Option<Baseline>,
+    pub(crate) severity: BTreeMap<Code, Severity>,
+    pub(crate) ignores: Vec<Ignore>,
+    pub(crate) baseline: Option<Baseline>,
 }
 
 impl Policy {
     /// Fingerprints every finding, then applies overrides, ignores and the baseline.
     /// Fingerprints (a hash per finding) are computed on one worker per core.
-    pub fn apply(&self, result: &mut AuditResult) {
+    pub(crate) fn apply(&self, result: &mut AuditResult) {
         let fingerprints: Vec<Vec<String>> = crate::par::map(&result.records, |r| {
             let lookup = crate::fingerprint::Lookup::new(&r.record);
             r.findings

@@ -18,18 +18,18 @@ use crate::sources::{self, Skip};
 use super::Options;
 
 /// The inputs, read: records with their record-level findings, and the rest.
-pub struct Loaded {
-    pub records: Vec<(Record, Vec<Finding>)>,
-    pub rest: Rest,
+pub(crate) struct Loaded {
+    pub(crate) records: Vec<(Record, Vec<Finding>)>,
+    pub(crate) rest: Rest,
 }
 
 /// What loading found outside of any record.
-pub struct Rest {
+pub(crate) struct Rest {
     /// Files found while walking that carry no record (issue 9).
-    pub skipped: Vec<PathBuf>,
-    pub walk_errors: Vec<WalkError>,
-    pub orphan_findings: Vec<Finding>,
-    pub unreadable_input: bool,
+    pub(crate) skipped: Vec<PathBuf>,
+    pub(crate) walk_errors: Vec<WalkError>,
+    pub(crate) orphan_findings: Vec<Finding>,
+    pub(crate) unreadable_input: bool,
 }
 
 /// Reads every input and runs the checks a record alone can answer. Each input's
@@ -38,7 +38,7 @@ pub struct Rest {
 /// Files are read, parsed and checked on up to `--jobs` workers, one per core
 /// (reading pin files is most of a re-check of unchanged inputs); the results
 /// are put together in input order, so nothing depends on the number of workers.
-pub fn load(paths: &[PathBuf], walk: &input::WalkOptions) -> Loaded {
+pub(crate) fn load(paths: &[PathBuf], walk: &input::WalkOptions) -> Loaded {
     let collected = input::collect(paths, walk);
     let mut walk_errors = collected.errors;
     // Per file: skipped (no record in it), or its input and the checks of its
@@ -136,18 +136,18 @@ pub fn load(paths: &[PathBuf], walk: &input::WalkOptions) -> Loaded {
 }
 
 /// A record with the document each of its sources cites (or why none can be).
-pub struct Planned {
-    pub record: Record,
-    pub findings: Vec<Finding>,
-    pub docs: Vec<Result<DocRef, Skip>>,
+pub(crate) struct Planned {
+    pub(crate) record: Record,
+    pub(crate) findings: Vec<Finding>,
+    pub(crate) docs: Vec<Result<DocRef, Skip>>,
     /// Per artifact, the model repository its weights are read from, if it names one.
-    pub models: Vec<Option<Result<ModelRef, Skip>>>,
+    pub(crate) models: Vec<Option<Result<ModelRef, Skip>>>,
     /// Per source, the web document it cites when it cites no git document.
-    pub web: Vec<Option<String>>,
+    pub(crate) web: Vec<Option<String>>,
 }
 
 /// Works out, for every source, which document at which revision it cites.
-pub fn plan(records: Vec<(Record, Vec<Finding>)>, allow_local: bool) -> Vec<Planned> {
+pub(crate) fn plan(records: Vec<(Record, Vec<Finding>)>, allow_local: bool) -> Vec<Planned> {
     records
         .into_iter()
         .map(|(record, findings)| {
@@ -181,7 +181,7 @@ pub fn plan(records: Vec<(Record, Vec<Finding>)>, allow_local: bool) -> Vec<Plan
 }
 
 /// Gets every cited document in one go: one sync per repository.
-pub fn prefetch(planned: &[Planned], provider: &mut dyn Provider) {
+pub(crate) fn prefetch(planned: &[Planned], provider: &mut dyn Provider) {
     let wanted: Vec<&DocRef> = planned
         .iter()
         .flat_map(|p| &p.docs)
@@ -208,7 +208,11 @@ pub fn prefetch(planned: &[Planned], provider: &mut dyn Provider) {
 /// diffing are CPU work. Records of one repository go to one worker, so each
 /// repository's objects are read by one thread; results come back in input
 /// order, so the report does not depend on the number of workers.
-pub fn check(planned: Vec<Planned>, provider: &dyn Provider, opts: &Options) -> Vec<RecordResult> {
+pub(crate) fn check(
+    planned: Vec<Planned>,
+    provider: &dyn Provider,
+    opts: &Options,
+) -> Vec<RecordResult> {
     let documents: usize = planned.iter().map(|p| p.docs.len()).sum();
     // Offline, checking reads only the cache and is over at once: no bar, as for
     // fetching.
@@ -332,69 +336,175 @@ fn check_record(
     let mut outcomes = Vec::with_capacity(r.sources.len());
     let mut reported = revision::Reported::new();
     let mut notices = Vec::new();
-    // Claims by the source they cite, once per record rather than a scan of
-    // every claim per source (issue 13).
-    let mut first_index: HashMap<&str, usize> = HashMap::with_capacity(r.sources.len());
-    for (i, s) in r.sources.iter().enumerate() {
-        first_index.entry(s.id.as_str()).or_insert(i);
+    let mut citing = Citing::new(&r);
+    for (index, (s, doc)) in r.sources.iter().zip(&docs).enumerate() {
+        let cited = citing.take(s, index);
+        let mut source = SourceCheck {
+            r: &r,
+            s,
+            cited: &cited,
+            provider,
+            verdicts: &mut verdicts,
+            findings: &mut findings,
+            notices: &mut notices,
+        };
+        let outcome = match doc {
+            Ok(d) => source.git(d, opts, &mut reported, manifests_seen),
+            Err(skip) => match &web[index] {
+                Some(url) => check_web(&r, s, url, &cited, provider, &mut verdicts, &mut findings),
+                None => SourceOutcome::unchecked(Unchecked::Unresolvable(skip.clone())),
+            },
+        };
+        outcomes.push(outcome);
     }
-    let mut citing: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (i, c) in r.claims.iter().enumerate() {
-        if let Some(id) = c.source.as_deref() {
-            citing.entry(id).or_default().push(i);
+    let artifacts = check_weights(&r, &models, provider, &mut findings);
+    let shown = r.file.display().to_string();
+    for f in &mut findings[from..] {
+        f.file = Some(shown.clone());
+    }
+    RecordResult {
+        record: r,
+        sources: outcomes,
+        claims: verdicts,
+        findings,
+        artifacts,
+        notices,
+    }
+}
+
+/// A record's claims by the source they cite, once per record rather than a scan
+/// of every claim per source (issue 13).
+struct Citing<'r> {
+    first_index: HashMap<&'r str, usize>,
+    citing: HashMap<&'r str, Vec<usize>>,
+}
+
+impl<'r> Citing<'r> {
+    fn new(r: &'r Record) -> Citing<'r> {
+        let mut first_index: HashMap<&str, usize> = HashMap::with_capacity(r.sources.len());
+        for (i, s) in r.sources.iter().enumerate() {
+            first_index.entry(s.id.as_str()).or_insert(i);
+        }
+        let mut citing: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, c) in r.claims.iter().enumerate() {
+            if let Some(id) = c.source.as_deref() {
+                citing.entry(id).or_default().push(i);
+            }
+        }
+        Citing {
+            first_index,
+            citing,
         }
     }
-    for (index, (s, doc)) in r.sources.iter().zip(&docs).enumerate() {
-        // Claims cite a source by id; with duplicate ids the first one counts.
-        let first_with_id = first_index.get(s.id.as_str()) == Some(&index);
-        let cited: Vec<usize> = if first_with_id {
-            citing.remove(s.id.as_str()).unwrap_or_default()
+
+    /// The claims citing source `s` (at `index`): claims cite a source by id, and
+    /// with duplicate ids the first one counts.
+    fn take(&mut self, s: &Source, index: usize) -> Vec<usize> {
+        if self.first_index.get(s.id.as_str()) == Some(&index) {
+            self.citing.remove(s.id.as_str()).unwrap_or_default()
         } else {
             Vec::new()
+        }
+    }
+}
+
+/// One git source of a record being checked, with the claims that cite it.
+struct SourceCheck<'a> {
+    r: &'a Record,
+    s: &'a Source,
+    cited: &'a [usize],
+    provider: &'a dyn Provider,
+    verdicts: &'a mut Vec<Verdict>,
+    findings: &'a mut Vec<Finding>,
+    /// What the manifest check says of itself (manifests not read, and why).
+    notices: &'a mut Vec<String>,
+}
+
+impl SourceCheck<'_> {
+    /// The source's outcome: the pinned revision, the document at it, the cited
+    /// claims on it and its drift at the head.
+    fn git(
+        &mut self,
+        d: &DocRef,
+        opts: &Options,
+        reported: &mut revision::Reported,
+        manifests_seen: &mut manifests::Seen,
+    ) -> SourceOutcome {
+        let (mut snapshot, commit_time) = match self.pinned(d, reported) {
+            Ok(pinned) => pinned,
+            Err(outcome) => return *outcome,
         };
-        let d = match doc {
-            Ok(d) => d,
-            Err(skip) => {
-                let outcome = match &web[index] {
-                    Some(url) => {
-                        check_web(&r, s, url, &cited, provider, &mut verdicts, &mut findings)
-                    }
-                    None => SourceOutcome::unchecked(Unchecked::Unresolvable(skip.clone())),
-                };
-                outcomes.push(outcome);
-                continue;
+        if opts.manifests {
+            let (r, s) = (self.r, self.s);
+            let bounds = manifests::Bounds {
+                max_size: opts.max_document_size,
+                max_count: manifests::MAX_MANIFESTS,
+            };
+            let said = manifests::check(
+                r,
+                s,
+                d,
+                self.provider,
+                bounds,
+                manifests_seen,
+                self.findings,
+            );
+            self.notices.extend(said);
+        }
+        let git_blob = snapshot.git_blob.clone();
+        let mut text: Option<SourceText> = None;
+        let mark = self.findings.len();
+        if let Err(why) = self.claims(d, &mut snapshot, &mut text) {
+            // The document could not be read after all: the source is unchecked.
+            self.findings.truncate(mark);
+            for &i in self.cited {
+                self.verdicts[i] = Verdict::unchecked();
             }
+            return SourceOutcome::unchecked(why);
+        }
+        let upstream = if opts.no_upstream {
+            None
+        } else {
+            self.upstream(d, &mut snapshot, &mut text)
         };
-        let facts = match provider.revision(d) {
-            Ok(facts) => facts,
-            Err(why) => {
-                outcomes.push(SourceOutcome::unchecked(why));
-                continue;
-            }
-        };
-        let commit_time = match revision::check(&r, s, d, &facts, &mut reported, &mut findings) {
+        SourceOutcome {
+            state: SourceState::Checked,
+            sha256: Some(snapshot.sha256),
+            git_blob,
+            commit_time,
+            upstream,
+            stale_since: self.provider.stale_since(d),
+            web: None,
+        }
+    }
+
+    /// The document at the pinned revision (its bytes possibly unread) and the
+    /// commit time, after the revision and document checks; the source's outcome
+    /// when there is no document to read the cited values from.
+    fn pinned(
+        &mut self,
+        d: &DocRef,
+        reported: &mut revision::Reported,
+    ) -> Result<(crate::provider::Snapshot, Option<String>), Box<SourceOutcome>> {
+        let (r, s, provider) = (self.r, self.s, self.provider);
+        let unchecked = |why| Box::new(SourceOutcome::unchecked(why));
+        let facts = provider.revision(d).map_err(unchecked)?;
+        let commit_time = match revision::check(r, s, d, &facts, reported, self.findings) {
             Established::Absent(what) => {
                 // No document to read: the cited values stay unchecked, the finding is
                 // the source's.
-                outcomes.push(SourceOutcome {
+                return Err(Box::new(SourceOutcome {
                     stale_since: provider.stale_since(d),
                     ..SourceOutcome::absent(what, s.commit_time.clone())
-                });
-                continue;
+                }));
             }
             Established::Present { commit_time } => commit_time,
         };
         // The bytes are read only when a check needs them: a re-check of a blob
         // whose answers are remembered reads nothing.
-        let snapshot = match provider.snapshot_lazy(d) {
-            Ok(snapshot) => snapshot,
-            Err(why) => {
-                outcomes.push(SourceOutcome::unchecked(why));
-                continue;
-            }
-        };
+        let snapshot = provider.snapshot_lazy(d).map_err(unchecked)?;
         document::check(
-            &r,
+            r,
             s,
             d,
             snapshot.as_ref(),
@@ -406,33 +516,33 @@ fn check_record(
                 let pinned = snapshot.as_ref()?;
                 provider.hash_elsewhere(d, pinned, expected)
             },
-            &mut findings,
+            self.findings,
         );
         let commit_time = commit_time.or_else(|| s.commit_time.clone());
-        let Some(mut snapshot) = snapshot else {
+        match snapshot {
+            Some(snapshot) => Ok((snapshot, commit_time)),
             // No document at the commit: nothing to read the cited values from.
-            outcomes.push(SourceOutcome {
+            None => Err(Box::new(SourceOutcome {
                 stale_since: provider.stale_since(d),
                 ..SourceOutcome::absent(Absence::Path, commit_time)
-            });
-            continue;
-        };
-        if opts.manifests {
-            let bounds = manifests::Bounds {
-                max_size: opts.max_document_size,
-                max_count: manifests::MAX_MANIFESTS,
-            };
-            let said = manifests::check(&r, s, d, provider, bounds, manifests_seen, &mut findings);
-            notices.extend(said);
+            })),
         }
+    }
+
+    /// Judges every cited claim on the document, from the memo when it holds the
+    /// answer; an error when the document cannot be read after all.
+    fn claims(
+        &mut self,
+        d: &DocRef,
+        snapshot: &mut crate::provider::Snapshot,
+        text: &mut Option<SourceText>,
+    ) -> Result<(), Unchecked> {
+        let (r, s, provider) = (self.r, self.s, self.provider);
         let memo = provider.check_memo();
         let git_blob = snapshot.git_blob.clone();
-        let mut text: Option<SourceText> = None;
         // A document too large to hold: every claim judged in one streamed pass.
         let mut judged: Option<HashMap<usize, claims::Outcome>> = None;
-        let mut failed = None;
-        let mark = findings.len();
-        for &i in &cited {
+        for &i in self.cited {
             let c = &r.claims[i];
             let key = memo
                 .zip(git_blob.as_deref())
@@ -447,21 +557,9 @@ fn check_record(
                         continue;
                     };
                     let o = if snapshot.streamed {
-                        match streamed_outcome(provider, d, &snapshot, &r, &cited, i, &mut judged) {
-                            Ok(o) => o,
-                            Err(why) => {
-                                failed = Some(why);
-                                break;
-                            }
-                        }
+                        streamed_outcome(provider, d, snapshot, r, self.cited, i, &mut judged)?
                     } else {
-                        let doc = match text_of(provider, d, &mut snapshot, &mut text) {
-                            Ok(doc) => doc,
-                            Err(why) => {
-                                failed = Some(why);
-                                break;
-                            }
-                        };
+                        let doc = text_of(provider, d, snapshot, text)?;
                         claims::judge(doc, lines.first() as usize, lines.last() as usize, &exp)
                     };
                     if let (Some(m), Some(k)) = (memo, key) {
@@ -470,66 +568,40 @@ fn check_record(
                     o
                 }
             };
-            verdicts[i] = claims::report(&r, s, c, &outcome, &mut findings);
+            self.verdicts[i] = claims::report(r, s, c, &outcome, self.findings);
         }
-        if let Some(why) = failed {
-            // The document could not be read after all: the source is unchecked.
-            findings.truncate(mark);
-            for &i in &cited {
-                verdicts[i] = Verdict::unchecked();
-            }
-            outcomes.push(SourceOutcome::unchecked(why));
-            continue;
-        }
-        let mut upstream = None;
-        if !opts.no_upstream {
-            if let Some(mut head) = provider.head(d) {
-                let mine: Vec<(&Claim, &Verdict)> = cited
-                    .iter()
-                    .map(|&i| (&r.claims[i], &verdicts[i]))
-                    .collect();
-                let facts = if head.unchanged {
-                    Ok(None)
-                } else {
-                    drift_facts(provider, d, &mut snapshot, &mut text, &mut head, &mine).map(Some)
-                };
-                // A head document the cache cannot give: no drift to tell.
-                if let Ok(facts) = facts {
-                    upstream = Some(upstream::report(
-                        &r,
-                        s,
-                        d,
-                        &head,
-                        &mine,
-                        facts.as_ref(),
-                        &mut findings,
-                    ));
-                }
-            }
-        }
-        let sha256 = snapshot.sha256;
-        outcomes.push(SourceOutcome {
-            state: SourceState::Checked,
-            sha256: Some(sha256),
-            git_blob,
-            commit_time,
-            upstream,
-            stale_since: provider.stale_since(d),
-            web: None,
-        });
+        Ok(())
     }
-    let artifacts = check_weights(&r, &models, provider, &mut findings);
-    let shown = r.file.display().to_string();
-    for f in &mut findings[from..] {
-        f.file = Some(shown.clone());
-    }
-    RecordResult {
-        record: r,
-        sources: outcomes,
-        claims: verdicts,
-        findings,
-        artifacts,
-        notices,
+
+    /// The source at the head it is compared with, when there is one; `None` also
+    /// when the cache cannot give the head's document (no drift to tell).
+    fn upstream(
+        &mut self,
+        d: &DocRef,
+        snapshot: &mut crate::provider::Snapshot,
+        text: &mut Option<SourceText>,
+    ) -> Option<crate::result::Upstream> {
+        let (r, s, provider) = (self.r, self.s, self.provider);
+        let mut head = provider.head(d)?;
+        let mine: Vec<(&Claim, &Verdict)> = self
+            .cited
+            .iter()
+            .map(|&i| (&r.claims[i], &self.verdicts[i]))
+            .collect();
+        let facts = if head.unchanged {
+            None
+        } else {
+            Some(drift_facts(provider, d, snapshot, text, &mut head, &mine).ok()?)
+        };
+        Some(upstream::report(
+            r,
+            s,
+            d,
+            &head,
+            &mine,
+            facts.as_ref(),
+            self.findings,
+        ))
     }
 }
 
@@ -781,7 +853,11 @@ fn drift_by_lookup(
 }
 
 /// Gathers what made the audit incomplete beside the records.
-pub fn finish(rest: Rest, records: Vec<RecordResult>, provider: &dyn Provider) -> AuditResult {
+pub(crate) fn finish(
+    rest: Rest,
+    records: Vec<RecordResult>,
+    provider: &dyn Provider,
+) -> AuditResult {
     let remote_failures = provider
         .failures()
         .into_iter()

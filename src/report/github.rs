@@ -23,7 +23,7 @@ fn property(s: &str) -> String {
     data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-pub fn render(report: &Report, _opts: &super::RenderOptions) -> String {
+pub(crate) fn render(report: &Report, _opts: &super::RenderOptions) -> String {
     let mut out = String::new();
     for f in &report.findings {
         let command = match f.severity {

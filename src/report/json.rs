@@ -4,7 +4,7 @@ use std::io::Write;
 
 use super::Report;
 
-pub fn render(report: &Report, _opts: &super::RenderOptions) -> String {
+pub(crate) fn render(report: &Report, _opts: &super::RenderOptions) -> String {
     // Reserved up front (about 2 KiB a record or finding, more than they take):
     // growing a 34 MB report by doubling copied it over and over. Pages of the
     // reserve that are never written are never touched.
@@ -21,7 +21,7 @@ pub fn render(report: &Report, _opts: &super::RenderOptions) -> String {
 
 /// Writes the report, as [`render`] gives it, straight into `out` (for a large
 /// report: no copy of it is held in memory). `out` should be buffered.
-pub fn write(report: &Report, out: &mut impl Write) -> std::io::Result<()> {
+pub(crate) fn write(report: &Report, out: &mut impl Write) -> std::io::Result<()> {
     serde_json::to_writer_pretty(&mut *out, report).map_err(std::io::Error::from)?;
     out.write_all(b"\n")
 }

@@ -24,7 +24,7 @@ fn not_counted(f: &super::FindingReport) -> String {
     }
 }
 
-pub fn render(report: &Report, _opts: &super::RenderOptions) -> String {
+pub(crate) fn render(report: &Report, _opts: &super::RenderOptions) -> String {
     let s = &report.summary;
     let mut out = String::new();
     // Baseline and ignored findings don't make the verdict, as they don't make the

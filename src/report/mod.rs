@@ -1,21 +1,21 @@
 //! The audit report: the frozen `pinaudit/report/v1` model and its renderers.
 //!
-//! The report types here *are* the v1 JSON (DESIGN.md): field names are frozen, new
+//! The report types here *are* the v1 JSON (`pinaudit/report/v1`): field names are frozen, new
 //! fields may be added, none renamed or removed. Renderers only render; they never
 //! decide severity or status.
 
-pub mod escape;
+pub use pinaudit_core::escape;
 pub mod v1;
 
-pub use v1::*;
+pub(crate) use v1::*;
 
 /// How a renderer is asked to render.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct RenderOptions {
+pub(crate) struct RenderOptions {
     /// Colour for a terminal (only formats meant for one use it).
-    pub color: bool,
+    pub(crate) color: bool,
     /// The shard the report covers (SARIF names its run after it).
-    pub shard: Option<crate::shard::Shard>,
+    pub(crate) shard: Option<crate::shard::Shard>,
 }
 
 /// Every output format: one renderer module each, with
@@ -27,10 +27,10 @@ macro_rules! formats {
 
         /// An output format, as `--format` names it.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-        pub enum Format { $( $variant, )* }
+        pub(crate) enum Format { $( $variant, )* }
 
         /// Renders a report in a format.
-        pub fn render(report: &Report, format: Format, opts: &RenderOptions) -> String {
+        pub(crate) fn render(report: &Report, format: Format, opts: &RenderOptions) -> String {
             match format { $( Format::$variant => $module::render(report, opts), )* }
         }
     };

@@ -131,14 +131,14 @@ fn result(f: &FindingReport, rule_index: usize) -> Value {
 
 /// The run's `automationDetails.id`: code scanning takes what comes before its
 /// last `/` as the analysis category.
-pub fn automation_id(shard: Option<crate::shard::Shard>) -> String {
+pub(crate) fn automation_id(shard: Option<crate::shard::Shard>) -> String {
     match shard {
         Some(s) => format!("pinaudit/shard-{}/", s.to_string().replace('/', "-of-")),
         None => "pinaudit/".to_string(),
     }
 }
 
-pub fn render(report: &Report, opts: &super::RenderOptions) -> String {
+pub(crate) fn render(report: &Report, opts: &super::RenderOptions) -> String {
     let rules: Vec<Value> = Code::ALL.iter().map(|c| rule(*c)).collect();
     let results: Vec<Value> = report
         .findings

@@ -151,7 +151,7 @@ fn finding_lines(f: &FindingReport, p: &Paint, out: &mut String) {
     let _ = writeln!(out, "      hint: {}", t(&f.hint));
 }
 
-pub fn render(report: &Report, opts: &super::RenderOptions) -> String {
+pub(crate) fn render(report: &Report, opts: &super::RenderOptions) -> String {
     let p = Paint(opts.color);
     let mut out = String::new();
     for r in &report.records {

@@ -1,4 +1,4 @@
-//! The frozen `pinaudit/report/v1` document (DESIGN.md), built from the domain
+//! The frozen `pinaudit/report/v1` document, built from the domain
 //! [`AuditResult`]: field names are frozen, new fields may be added, none renamed or
 //! removed. Internal types never serialise into it directly, so refactoring them
 //! cannot change what users parse.
@@ -7,25 +7,26 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
 use crate::finding::{Code, Finding, Location, Severity};
+use crate::fingerprint;
 use crate::record::{Claim, Position, Source};
 use crate::result::{self, AuditResult, SourceOutcome, SourceState, Verdict};
 
-pub const SCHEMA: &str = "pinaudit/report/v1";
+pub(crate) const SCHEMA: &str = "pinaudit/report/v1";
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Report {
-    pub schema: &'static str,
-    pub tool: Tool,
-    pub generated_at: String,
-    pub summary: Summary,
-    pub records: Vec<RecordReport>,
-    pub findings: Vec<FindingReport>,
+pub(crate) struct Report {
+    pub(crate) schema: &'static str,
+    pub(crate) tool: Tool,
+    pub(crate) generated_at: String,
+    pub(crate) summary: Summary,
+    pub(crate) records: Vec<RecordReport>,
+    pub(crate) findings: Vec<FindingReport>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Tool {
-    pub name: &'static str,
-    pub version: &'static str,
+pub(crate) struct Tool {
+    pub(crate) name: &'static str,
+    pub(crate) version: &'static str,
 }
 
 impl Default for Tool {
@@ -38,32 +39,32 @@ impl Default for Tool {
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct Summary {
-    pub records: usize,
-    pub sources: usize,
-    pub claims: usize,
-    pub verified_claims: usize,
-    pub unchecked_sources: usize,
+pub(crate) struct Summary {
+    pub(crate) records: usize,
+    pub(crate) sources: usize,
+    pub(crate) claims: usize,
+    pub(crate) verified_claims: usize,
+    pub(crate) unchecked_sources: usize,
     /// Sources judged from the cache because their remote could not be reached
     /// (added in v1).
     #[serde(default)]
-    pub stale_sources: usize,
-    pub complete: bool,
-    pub findings: Counts,
+    pub(crate) stale_sources: usize,
+    pub(crate) complete: bool,
+    pub(crate) findings: Counts,
     /// Findings already in the `--baseline` report, not counted (added in v1).
     #[serde(default)]
-    pub baseline_findings: usize,
+    pub(crate) baseline_findings: usize,
     /// Findings the configuration ignores, not counted (added in v1).
     #[serde(default)]
-    pub ignored_findings: usize,
+    pub(crate) ignored_findings: usize,
     /// With `--baseline`: its findings this audit looked at again and did not
     /// find (added in v1).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub baseline_resolved: Option<usize>,
+    pub(crate) baseline_resolved: Option<usize>,
     /// With `--baseline`: its findings about a source, claim or weights this
     /// audit could not check, so neither found nor resolved (added in v1).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub baseline_not_rechecked: Option<usize>,
+    pub(crate) baseline_not_rechecked: Option<usize>,
 }
 
 impl Summary {
@@ -74,45 +75,45 @@ impl Summary {
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize)]
-pub struct Counts {
-    pub error: usize,
-    pub warning: usize,
-    pub note: usize,
+pub(crate) struct Counts {
+    pub(crate) error: usize,
+    pub(crate) warning: usize,
+    pub(crate) note: usize,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RecordReport {
-    pub id: String,
+pub(crate) struct RecordReport {
+    pub(crate) id: String,
     /// The input file, as shown to people (a non-UTF-8 name is shown lossily).
-    pub file: String,
-    pub sources: Vec<SourceReport>,
-    pub claims: Vec<ClaimReport>,
+    pub(crate) file: String,
+    pub(crate) sources: Vec<SourceReport>,
+    pub(crate) claims: Vec<ClaimReport>,
     /// Weights read in their model repositories by Git LFS pointer (added in v1,
     /// issue 11; left out when the record names no model repository).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub artifacts: Vec<ArtifactReport>,
+    pub(crate) artifacts: Vec<ArtifactReport>,
 }
 
 /// One weights artifact as read in its model repository.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ArtifactReport {
-    pub label: String,
+pub(crate) struct ArtifactReport {
+    pub(crate) label: String,
     /// The model repository, credentials redacted.
-    pub repository: Option<String>,
+    pub(crate) repository: Option<String>,
     /// The commit read (the head when the record names no revision).
-    pub revision: Option<String>,
-    pub status: SourceStatus,
-    pub reason: Option<String>,
+    pub(crate) revision: Option<String>,
+    pub(crate) status: SourceStatus,
+    pub(crate) reason: Option<String>,
     /// Each weight file: path, sha256, size, and whether git holds an LFS pointer.
-    pub files: Vec<WeightFileReport>,
+    pub(crate) files: Vec<WeightFileReport>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct WeightFileReport {
-    pub path: String,
-    pub sha256: String,
-    pub size: u64,
-    pub lfs: bool,
+pub(crate) struct WeightFileReport {
+    pub(crate) path: String,
+    pub(crate) sha256: String,
+    pub(crate) size: u64,
+    pub(crate) lfs: bool,
 }
 
 fn artifact_report(a: &result::ArtifactOutcome) -> ArtifactReport {
@@ -141,7 +142,7 @@ fn artifact_report(a: &result::ArtifactOutcome) -> ArtifactReport {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum SourceStatus {
+pub(crate) enum SourceStatus {
     Checked,
     /// Its repository, commit or path does not exist (added in v1).
     Absent,
@@ -149,49 +150,49 @@ pub enum SourceStatus {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Sha256Pair {
-    pub expected: Option<String>,
-    pub actual: Option<String>,
+pub(crate) struct Sha256Pair {
+    pub(crate) expected: Option<String>,
+    pub(crate) actual: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Upstream {
-    pub head: Option<String>,
+pub(crate) struct Upstream {
+    pub(crate) head: Option<String>,
     pub changed: Option<bool>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct SourceReport {
-    pub id: String,
-    pub url: Option<String>,
-    pub repository: Option<String>,
-    pub revision: Option<String>,
-    pub path: Option<String>,
-    pub status: SourceStatus,
+pub(crate) struct SourceReport {
+    pub(crate) id: String,
+    pub(crate) url: Option<String>,
+    pub(crate) repository: Option<String>,
+    pub(crate) revision: Option<String>,
+    pub(crate) path: Option<String>,
+    pub(crate) status: SourceStatus,
     /// Why an `unchecked` source could not be checked (added in v1).
     #[serde(default)]
-    pub reason: Option<String>,
+    pub(crate) reason: Option<String>,
     #[serde(default)]
-    pub sha256: Sha256Pair,
-    pub git_blob: Option<String>,
-    pub commit_time: Option<String>,
-    pub upstream: Option<Upstream>,
+    pub(crate) sha256: Sha256Pair,
+    pub(crate) git_blob: Option<String>,
+    pub(crate) commit_time: Option<String>,
+    pub(crate) upstream: Option<Upstream>,
     /// Set when the remote could not be reached and the cache was judged instead:
     /// when the cache was last in step with the remote (added in v1).
     #[serde(default)]
-    pub stale_since: Option<String>,
+    pub(crate) stale_since: Option<String>,
     /// A web document's `ETag` as served (added in v1, issue 11; only for web
     /// sources).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub etag: Option<String>,
+    pub(crate) etag: Option<String>,
     /// A web document's `Last-Modified` as served (added in v1, issue 11).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub last_modified: Option<String>,
+    pub(crate) last_modified: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum ClaimStatus {
+pub(crate) enum ClaimStatus {
     Verified,
     Rounded,
     Shifted,
@@ -200,7 +201,7 @@ pub enum ClaimStatus {
 }
 
 impl ClaimStatus {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             ClaimStatus::Verified => "verified",
             ClaimStatus::Rounded => "rounded",
@@ -212,25 +213,25 @@ impl ClaimStatus {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ClaimReport {
-    pub label: String,
-    pub source: Option<String>,
-    pub lines: Option<[u32; 2]>,
+pub(crate) struct ClaimReport {
+    pub(crate) label: String,
+    pub(crate) source: Option<String>,
+    pub(crate) lines: Option<[u32; 2]>,
     /// The value as the record writes it (a JSON number with the same digits).
-    pub value: Option<Value>,
-    pub unit: Option<String>,
-    pub status: ClaimStatus,
-    pub found_line: Option<u32>,
-    pub line_text: Option<String>,
+    pub(crate) value: Option<Value>,
+    pub(crate) unit: Option<String>,
+    pub(crate) status: ClaimStatus,
+    pub(crate) found_line: Option<u32>,
+    pub(crate) line_text: Option<String>,
     /// The claim's own figures disagree (`inconsistent-value`), whatever the line
     /// says (added in v1).
     #[serde(default)]
-    pub inconsistent_value: bool,
+    pub(crate) inconsistent_value: bool,
 }
 
 impl Report {
     /// Builds a report, deriving the summary from its parts so the two never disagree.
-    pub fn new(
+    pub(crate) fn new(
         records: Vec<RecordReport>,
         findings: Vec<FindingReport>,
         generated_at: String,
@@ -280,7 +281,7 @@ impl Report {
     }
 
     /// The findings about one record, in report order.
-    pub fn findings_of<'a>(
+    pub(crate) fn findings_of<'a>(
         &'a self,
         r: &'a RecordReport,
     ) -> impl Iterator<Item = &'a FindingReport> + 'a {
@@ -290,7 +291,7 @@ impl Report {
     }
 
     /// Findings of inputs that yielded no record (an unreadable file).
-    pub fn orphan_findings(&self) -> impl Iterator<Item = &FindingReport> + '_ {
+    pub(crate) fn orphan_findings(&self) -> impl Iterator<Item = &FindingReport> + '_ {
         self.findings.iter().filter(|f| {
             !self
                 .records
@@ -300,70 +301,63 @@ impl Report {
     }
 
     /// The most severe finding that counts (not baseline, not ignored), if any.
-    pub fn worst(&self) -> Option<Severity> {
+    pub(crate) fn worst(&self) -> Option<Severity> {
         self.findings
             .iter()
             .filter(|f| f.counts())
             .map(|f| f.severity)
             .max()
     }
-
-    /// The record a finding is about, in this report.
-    pub fn record_of(&self, f: &FindingReport) -> Option<&RecordReport> {
-        self.records
-            .iter()
-            .find(|r| r.id == f.record && f.file.as_deref().is_none_or(|file| file == r.file))
-    }
 }
 
 /// Where a finding points, as v1 writes it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct LocationReport {
-    pub repository: Option<String>,
-    pub revision: Option<String>,
-    pub path: Option<String>,
-    pub line: Option<u32>,
+pub(crate) struct LocationReport {
+    pub(crate) repository: Option<String>,
+    pub(crate) revision: Option<String>,
+    pub(crate) path: Option<String>,
+    pub(crate) line: Option<u32>,
 }
 
 /// One finding, as v1 writes it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FindingReport {
-    pub code: Code,
-    pub severity: Severity,
-    pub record: String,
+pub(crate) struct FindingReport {
+    pub(crate) code: Code,
+    pub(crate) severity: Severity,
+    pub(crate) record: String,
     /// The input file of the record (added in v1: record ids need not be unique).
     #[serde(default)]
-    pub file: Option<String>,
-    pub source: Option<String>,
-    pub claim: Option<String>,
-    pub message: String,
+    pub(crate) file: Option<String>,
+    pub(crate) source: Option<String>,
+    pub(crate) claim: Option<String>,
+    pub(crate) message: String,
     #[serde(default)]
-    pub location: LocationReport,
+    pub(crate) location: LocationReport,
     #[serde(default)]
-    pub evidence: Map<String, Value>,
+    pub(crate) evidence: Map<String, Value>,
     /// Advice with the real commit, path and target (added in v1).
     #[serde(default)]
-    pub hint: String,
+    pub(crate) hint: String,
     /// Where in the record file the finding points: the figure, artifact or
     /// source it is about (added in v1, issue 10). `null` only when the finding
     /// names no file.
     #[serde(default)]
-    pub record_location: Option<RecordLocation>,
+    pub(crate) record_location: Option<RecordLocation>,
     /// Stable identity of what the finding is about ([`crate::fingerprint`]); the
     /// same across runs while the record and its pins stay the same (added in v1).
     #[serde(default)]
-    pub fingerprint: String,
+    pub(crate) fingerprint: String,
     /// Already in the `--baseline` report, so not counted (added in v1).
     #[serde(default)]
-    pub baseline: bool,
+    pub(crate) baseline: bool,
     /// Ignored by the configuration, with its reason, so not counted (added in v1).
     #[serde(default)]
-    pub ignored: Option<Ignored>,
+    pub(crate) ignored: Option<Ignored>,
 }
 
 impl RecordReport {
     /// The web page of a claim's cited lines at its source's pinned revision.
-    pub fn claim_url(&self, c: &ClaimReport) -> Option<String> {
+    pub(crate) fn claim_url(&self, c: &ClaimReport) -> Option<String> {
         let s = self
             .sources
             .iter()
@@ -394,7 +388,7 @@ impl FindingReport {
 
     /// Where in the record file the finding points, with a fallback for a
     /// finding that names no file: its location's path, else the record id.
-    pub fn record_position(&self) -> RecordLocation {
+    pub(crate) fn record_position(&self) -> RecordLocation {
         self.record_location
             .clone()
             .unwrap_or_else(|| RecordLocation {
@@ -411,17 +405,17 @@ impl FindingReport {
 
 /// A place in a record file, 1-based; the column counts characters.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct RecordLocation {
-    pub file: String,
-    pub line: usize,
-    pub column: usize,
+pub(crate) struct RecordLocation {
+    pub(crate) file: String,
+    pub(crate) line: usize,
+    pub(crate) column: usize,
 }
 
 /// The finding's fingerprint ([`crate::fingerprint`]); SARIF's
 /// `partialFingerprints` carry it.
-pub fn fingerprint_of(f: &FindingReport) -> String {
+pub(crate) fn fingerprint_of(f: &FindingReport) -> String {
     if f.fingerprint.is_empty() {
-        crate::fingerprint::of_report(f, None)
+        fingerprint_of_report(f, None)
     } else {
         f.fingerprint.clone()
     }
@@ -429,13 +423,13 @@ pub fn fingerprint_of(f: &FindingReport) -> String {
 
 /// Why a finding is ignored, as the configuration says.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Ignored {
-    pub reason: String,
+pub(crate) struct Ignored {
+    pub(crate) reason: String,
 }
 
 impl FindingReport {
     /// Whether the finding counts toward the exit status.
-    pub fn counts(&self) -> bool {
+    pub(crate) fn counts(&self) -> bool {
         !self.baseline && self.ignored.is_none()
     }
 }
@@ -618,7 +612,7 @@ impl Report {
     /// result without its findings. A caller that exits right after may forget
     /// it rather than free every record piece by piece (records read on other
     /// threads are the slowest to free).
-    pub fn from_result(mut a: AuditResult) -> (Report, AuditResult) {
+    pub(crate) fn from_result(mut a: AuditResult) -> (Report, AuditResult) {
         let generated_at = std::mem::take(&mut a.generated_at);
         let complete = a.complete();
         // The record reports, and where each finding points, on every core.
@@ -733,4 +727,36 @@ impl From<&AuditResult> for Report {
         report.summary.baseline_left(a.baseline_left);
         report
     }
+}
+
+/// The fingerprint of a v1 finding, with the pinned facts taken from its record in
+/// the same report (`record` is `None` for an input that yielded no record). Gives
+/// the same fingerprint as [`fingerprint::of_finding`] did when the report was written, so a
+/// report without fingerprints (from an older pinaudit) can still be compared.
+pub(crate) fn fingerprint_of_report(f: &FindingReport, record: Option<&RecordReport>) -> String {
+    let claim = record.and_then(|r| {
+        f.claim
+            .as_deref()
+            .and_then(|l| r.claims.iter().find(|c| c.label == l))
+    });
+    let source_id = f
+        .source
+        .as_deref()
+        .or_else(|| claim.and_then(|c| c.source.as_deref()));
+    let source =
+        record.and_then(|r| source_id.and_then(|id| r.sources.iter().find(|s| s.id == id)));
+    fingerprint::fingerprint(
+        &fingerprint::Subject {
+            code: f.code.as_str(),
+            record: &f.record,
+            source: f.source.as_deref(),
+            claim: f.claim.as_deref(),
+            repository: source.and_then(|s| s.repository.as_deref()),
+            revision: source.and_then(|s| s.revision.as_deref()),
+            path: source.and_then(|s| s.path.as_deref()),
+            lines: claim.and_then(|c| c.lines),
+            evidence: Vec::new(),
+        }
+        .with_evidence(&f.evidence),
+    )
 }

@@ -4,7 +4,7 @@
 //!
 //! First the seed record (`tests/data/seed.txt`) against a repository that
 //! reproduces the documents it cites, then one small fixture per matching rule of
-//! DESIGN.md, "When a value is on the line".
+//! README, "How it works": matching.
 
 use std::ffi::OsStr;
 use std::sync::OnceLock;

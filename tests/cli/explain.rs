@@ -1,10 +1,10 @@
-//! `pinaudit explain CODE`: every finding code of DESIGN.md explained, with its
+//! `pinaudit explain CODE`: every finding code of the README's table explained, with its
 //! severity and a fix, in 80 columns; unknown or missing codes are refused.
 
 use crate::common::run::run;
 use crate::common::scratch::pinaudit;
 
-/// Every code of DESIGN.md's table except those marked *(later)*, with its severity.
+/// Every code of the README's table except those marked *(later)*, with its severity.
 const CODES: &[(&str, &str)] = &[
     ("invalid-record", "error"),
     ("uncited-claim", "error"),

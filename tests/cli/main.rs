@@ -1,8 +1,9 @@
 /*!
 The integration tests of pinaudit, in one binary with one module per capability
-(ripgrep's layout; see STYLE.md): one binary links once and runs every test in
+(ripgrep's layout): one binary links once and runs every test in
 one process, and a reader finds the tests of a capability by its name.
 
+- [`architecture`]: no module cycle in any crate of the workspace.
 - [`as_written`]: each figure checked at the revision it cites, `diff` that never
   reports an unchecked source as fixed, every manifest of a cited tree, messages
   that name their source, time zone and model.
@@ -52,6 +53,7 @@ fetches of these tests.
 
 mod common;
 
+mod architecture;
 mod as_written;
 mod bad_input;
 mod beyond_git;

@@ -454,8 +454,23 @@ mod roles {
         ])
     }
 
+    /// Capitalised words of names (a unit word, `Pct` or `Hz`, is no name).
     fn capitalised() -> impl Strategy<Value = String> {
-        "[A-Z][a-z]{2,7}"
+        prop::sample::select(vec![
+            "Claude",
+            "Gemini",
+            "Sonnet",
+            "Model",
+            "Board",
+            "Alpha",
+            "Turbo",
+            "Pro",
+            "Ultra",
+            "Nova",
+            "Raspberry",
+            "Instinct",
+        ])
+        .prop_map(str::to_string)
     }
 
     proptest! {
@@ -513,6 +528,66 @@ mod roles {
             assert_never(&format!("{pre}-{flag} {n}{post}"), &v)?;
             assert_never(&format!("{pre}`--{flag}={n}`{post}"), &v)?;
             assert_never(&format!("{pre}{key}={n}{post}"), &v)?;
+        }
+    }
+}
+
+/// The structure reader takes any text: no panic, spans on char boundaries, and a
+/// stream gives every line the context the whole document gives it.
+mod structure {
+    use pinaudit::matcher::{Document, Expected, Layout, Stream};
+    use proptest::prelude::*;
+
+    fn fragment() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("| a | b (ms) | c |".to_string()),
+            Just("|---|:-:|--:|".to_string()),
+            Just("+----+====+".to_string()),
+            Just("=====  ====".to_string()),
+            Just("<table><tr><th>x</th><td rowspan=\"3\">".to_string()),
+            Just("</td></tr></table>".to_string()),
+            Just("a,b,c".to_string()),
+            Just("## Speed in tokens/s".to_string()),
+            Just("```".to_string()),
+            "\\PC{0,24}",
+            "[0-9., |%~-]{0,16}",
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        #[test]
+        fn any_document(parts in prop::collection::vec(fragment(), 0..12),
+                        value in "[0-9]{1,3}(\\.[0-9]{1,2})?") {
+            let text = parts.join("\n");
+            let lines: Vec<&str> = text.lines().collect();
+            let layout = Layout::new(&lines);
+            let doc = Document::new(&lines, &layout);
+            for unit in [None, Some("ms"), Some("percent")] {
+                let exp = Expected { value: &value, unit, label: Some("b"), ..Expected::default() };
+                for i in 0..=lines.len() {
+                    let cited = doc.cited(i..i + 1, &exp);
+                    if let Some((k, m)) = cited.found {
+                        prop_assert_eq!(lines[k].get(m.span.clone()), Some(m.text.as_str()));
+                    }
+                    if let Some((k, r)) = cited.rejected {
+                        prop_assert!(lines[k].get(r.span.clone()).is_some());
+                    }
+                    let _ = doc.nearest(i..i + 1, &exp);
+                }
+            }
+            let mut stream = Stream::default();
+            let mut seen = Vec::new();
+            for (i, l) in lines.iter().enumerate() {
+                seen.extend(stream.push(i, l));
+            }
+            seen.extend(stream.finish());
+            prop_assert_eq!(seen.len(), lines.len());
+            for (i, line, ctx) in seen {
+                prop_assert_eq!(line.as_str(), lines[i]);
+                prop_assert_eq!(format!("{ctx:?}"), format!("{:?}", layout.at(i)));
+            }
         }
     }
 }

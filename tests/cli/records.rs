@@ -330,7 +330,7 @@ fn unpinned_url_for_a_source_revision_given_as_a_short_sha() {
     assert!(f["message"].as_str().unwrap().contains("short"), "{f}");
 }
 
-/// Branch URLs of every forge DESIGN.md lists are unpinned; the same URL at a full
+/// Branch URLs of every forge pinaudit reads are unpinned; the same URL at a full
 /// commit id is not.
 #[test]
 fn unpinned_url_on_every_forge_and_pinned_near_miss() {

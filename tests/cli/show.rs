@@ -2,7 +2,7 @@
 //! against fixture repositories served by `git daemon` on loopback, reached
 //! through `--rewrite https://github.com/=git://127.0.0.1:PORT/`.
 //!
-//! The person at the terminal investigating a disputed figure (DESIGN.md, user 3)
+//! The person at the terminal investigating a disputed figure (the third kind of user)
 //! reads this output, so the tests pin it down line by line.
 
 use git2::Oid;
@@ -79,6 +79,8 @@ fn pinfile_label_target_marks_the_value_under_the_cited_line() {
              "value": 79.6, "unit": "tokens/s"},
             {"label": "misplaced", "source": "readme", "lines": [44, 44],
              "value": 2.9, "unit": "tokens/s"},
+            {"label": "look-alike", "source": "readme", "lines": [44, 44],
+             "value": 8, "unit": "tokens/s"},
         ],
         "artifacts": [],
     });
@@ -129,6 +131,20 @@ fn pinfile_label_target_marks_the_value_under_the_cited_line() {
         out[2..],
         ["claim `misplaced` (2.9) is not on the cited line(s)"]
     );
+
+    // A look-alike on the cited line is marked with why it is not the figure.
+    let r = show(&work, &remote, &["pins/kimi.json#look-alike", "-C", "0"]);
+    assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
+    let out = lines(&r.stdout);
+    assert_eq!(out[1], "> 44 | | 8K prefill | 79.6 |");
+    assert_eq!(
+        out[2],
+        format!(
+            "     | {}^ not the figure: `8` stands in column `workload`; the table gives tokens/s in another column",
+            " ".repeat(2)
+        )
+    );
+    assert_eq!(out[3], "claim `look-alike` (8) is not on the cited line(s)");
 }
 
 #[test]

@@ -33,7 +33,7 @@ pub fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The seed record, from the copy kept in the repository (`shared/` may be absent in CI).
+/// The seed record, from the copy kept in the repository.
 pub fn seed_path() -> PathBuf {
     manifest_dir().join("tests/data/seed.txt")
 }

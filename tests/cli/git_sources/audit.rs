@@ -6,7 +6,7 @@
 //! nowhere at all (`--offline`).
 //!
 //! Each test asserts the finding code, the evidence behind it, the status of
-//! the sources and claims, and the exit status (DESIGN.md: 0 clean, 1 a finding
+//! the sources and claims, and the exit status (README, "Exit status": 0 clean, 1 a finding
 //! at or above `--fail-on`, 2 incomplete). Every server is stopped on drop.
 
 use std::os::unix::fs::MetadataExt;
@@ -732,7 +732,7 @@ fn offline_on_an_empty_cache_is_incomplete() {
 
 /// `--offline` knows only what the cache holds: a commit pinned after the
 /// last networked run may well exist upstream, so its source can't be
-/// checked (DESIGN.md: "not in cache with `--offline`" is an incomplete
+/// checked ("not in cache with `--offline`" is an incomplete
 /// audit, exit 2), rather than be reported `revision-missing`.
 #[test]
 fn offline_commit_not_yet_in_a_warm_cache_is_unchecked_not_missing() {

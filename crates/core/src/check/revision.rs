@@ -1,0 +1,342 @@
+//! `repository-missing`, `revision-missing`, `revision-unreachable`,
+//! `commit-time-mismatch`: is the pinned revision there, and is it the one the
+//! record describes? Judged from the provider's [`RevisionFacts`] alone.
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+
+use crate::finding::{Code, Finding};
+use crate::provider::{DocRef, FoundBy, RevisionFacts};
+use crate::record::{Record, Source};
+use crate::result::Absence;
+
+use super::location::source_location;
+
+/// What a record was already told about a repository or commit: several sources in
+/// one repository (six in the seed) share one missing repository or commit, and get
+/// one finding for it, naming the first source.
+pub type Reported = HashSet<(String, Option<String>, Code)>;
+
+/// `repository-missing` evidence.
+#[derive(Serialize)]
+struct RepositoryMissing<'a> {
+    /// The repository the record cites (redacted).
+    url: String,
+    /// The URL it was fetched from, after `--rewrite`.
+    fetched_from: &'a str,
+    remote_said: &'a str,
+}
+
+/// `revision-missing` evidence.
+#[derive(Serialize)]
+struct RevisionMissing<'a> {
+    commit: &'a str,
+    /// Why the server would not give the commit by id, when that was tried.
+    fetch_by_id_error: Option<&'a str>,
+}
+
+/// `revision-unreachable` evidence.
+#[derive(Serialize)]
+struct RevisionUnreachable<'a> {
+    commit: &'a str,
+    found_by: &'a str,
+}
+
+/// `commit-time-mismatch` evidence.
+#[derive(Serialize)]
+struct CommitTimeMismatch<'a> {
+    recorded: &'a str,
+    actual: Option<&'a str>,
+}
+
+/// Whether the revision is there to read a document from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Established {
+    /// The repository or the commit does not exist.
+    Absent(Absence),
+    /// The commit is there; its committer time, RFC 3339.
+    Present { commit_time: Option<String> },
+}
+
+/// Judges the revision a source pins.
+pub fn check(
+    record: &Record,
+    s: &Source,
+    r: &DocRef,
+    facts: &RevisionFacts,
+    reported: &mut Reported,
+    out: &mut Vec<Finding>,
+) -> Established {
+    let loc = source_location(s);
+    let commit = r.commit.as_str().to_string();
+    let mut first = |code: Code, commit: Option<&String>| {
+        reported.insert((r.remote.clone(), commit.cloned(), code))
+    };
+    match facts {
+        RevisionFacts::RepositoryMissing {
+            fetched_from,
+            remote_said,
+            described,
+        } => {
+            if first(Code::RepositoryMissing, None) {
+                out.push(
+                    Finding::new(Code::RepositoryMissing, &record.id, described.as_str())
+                        .source(&s.id)
+                        .at(loc)
+                        .evidence(RepositoryMissing {
+                            url: crate::url::redact(&r.remote),
+                            fetched_from,
+                            remote_said,
+                        }),
+                );
+            }
+            Established::Absent(Absence::Repository)
+        }
+        RevisionFacts::CommitMissing { by_id_error } => {
+            if first(Code::RevisionMissing, Some(&commit)) {
+                let message = match by_id_error {
+                    Some(_) => format!(
+                        "commit `{}` is in no branch or tag of the repository, and the server would not give it by id",
+                        r.commit.short()
+                    ),
+                    None => format!("commit `{}` is not in the repository", r.commit.short()),
+                };
+                out.push(
+                    Finding::new(Code::RevisionMissing, &record.id, message)
+                        .source(&s.id)
+                        .at(loc)
+                        .evidence(RevisionMissing {
+                            commit: r.commit.as_str(),
+                            fetch_by_id_error: by_id_error.as_deref(),
+                        }),
+                );
+            }
+            Established::Absent(Absence::Commit)
+        }
+        RevisionFacts::Present {
+            reachable,
+            found_by,
+            commit_time,
+        } => {
+            if !reachable && first(Code::RevisionUnreachable, Some(&commit)) {
+                let how = match found_by {
+                    FoundBy::Id => "fetched by id",
+                    FoundBy::OtherRefs => "found through a non-branch ref such as a pull request",
+                    FoundBy::Quarantine => {
+                        "carried over from a quarantined copy of the cached mirror"
+                    }
+                    _ => "in the cache",
+                };
+                out.push(
+                    Finding::new(
+                        Code::RevisionUnreachable,
+                        &record.id,
+                        format!(
+                            "commit `{}` exists ({how}) but no branch or tag reaches it",
+                            r.commit.short()
+                        ),
+                    )
+                    .source(&s.id)
+                    .at(loc.clone())
+                    .evidence(RevisionUnreachable {
+                        commit: r.commit.as_str(),
+                        found_by: how,
+                    }),
+                );
+            }
+            let actual = commit_time.and_then(|(secs, offset)| rfc3339(secs, offset));
+            if let (Some((secs, _)), Some(recorded)) = (commit_time, &s.commit_time) {
+                // `None`: unreadable, reported as invalid-record by the record checks.
+                if commit_time_differs(recorded, *secs) == Some(true) {
+                    let offset = commit_time.map_or(0, |(_, o)| o);
+                    let mut message = format!(
+                        "recorded commit time `{recorded}` differs from the committer time `{}` of `{}`",
+                        actual.as_deref().unwrap_or("?"),
+                        r.commit.short()
+                    );
+                    if let Some(apart) = compare_times(recorded, *secs, offset) {
+                        message.push_str(": ");
+                        message.push_str(&apart);
+                    }
+                    out.push(
+                        Finding::new(Code::CommitTimeMismatch, &record.id, message)
+                            .source(&s.id)
+                            .at(loc)
+                            .evidence(CommitTimeMismatch {
+                                recorded,
+                                actual: actual.as_deref(),
+                            }),
+                    );
+                }
+            }
+            Established::Present {
+                commit_time: actual,
+            }
+        }
+    }
+}
+
+/// Committer time as RFC 3339 in its own offset.
+pub fn rfc3339(secs: i64, offset_minutes: i32) -> Option<String> {
+    let offset = time::UtcOffset::from_whole_seconds(offset_minutes * 60).ok()?;
+    time::OffsetDateTime::from_unix_timestamp(secs)
+        .ok()?
+        .to_offset(offset)
+        .format(&time::format_description::well_known::Rfc3339)
+        .ok()
+}
+
+/// Two times that look alike at a glance (`18:27:58Z` and `18:27:58-08:00`) said
+/// so that the difference shows: both in UTC, each with its own offset beside it
+/// when it has one, the day of the commit relative to the recorded one, and how
+/// far apart they are: "recorded 18:27:58Z, committed 02:27:58Z next day
+/// (18:27:58−08:00), 8 h apart". `None` when the recorded text is no time.
+pub(crate) fn compare_times(
+    recorded: &str,
+    actual_secs: i64,
+    offset_minutes: i32,
+) -> Option<String> {
+    use time::format_description::well_known::Rfc3339;
+    use time::{OffsetDateTime, UtcOffset};
+    let clock = time::macros::format_description!("[hour]:[minute]:[second]");
+    let day = time::macros::format_description!("[year]-[month]-[day]");
+    let actual = OffsetDateTime::from_unix_timestamp(actual_secs).ok()?;
+    let local = UtcOffset::from_whole_seconds(offset_minutes * 60)
+        .ok()
+        .map(|o| actual.to_offset(o));
+    // A time in its own offset, when that is not UTC: `(18:27:58−08:00)`.
+    let own = |t: OffsetDateTime| -> String {
+        let o = t.offset().whole_minutes();
+        if o == 0 {
+            return String::new();
+        }
+        let sign = if o < 0 { '\u{2212}' } else { '+' };
+        let o = o.unsigned_abs();
+        format!(
+            " ({}{sign}{:02}:{:02})",
+            t.format(clock).unwrap_or_default(),
+            o / 60,
+            o % 60
+        )
+    };
+    let committed_local = local.map(own).unwrap_or_default();
+    if let Ok(r) = OffsetDateTime::parse(recorded.trim(), &Rfc3339) {
+        let r_utc = r.to_offset(UtcOffset::UTC);
+        let when = match (actual.date() - r_utc.date()).whole_days() {
+            0 => String::new(),
+            1 => " next day".to_string(),
+            -1 => " the day before".to_string(),
+            _ => format!(" on {}", actual.date().format(day).ok()?),
+        };
+        return Some(format!(
+            "recorded {}Z{}, committed {}Z{when}{committed_local}, {} apart",
+            r_utc.format(clock).ok()?,
+            own(r),
+            actual.format(clock).ok()?,
+            span(actual_secs.abs_diff(r.unix_timestamp()))
+        ));
+    }
+    let date = time::Date::parse(recorded.trim(), day).ok()?;
+    Some(format!(
+        "recorded the day {}, committed {} at {}Z{committed_local} (days compared in UTC)",
+        date.format(day).ok()?,
+        actual.date().format(day).ok()?,
+        actual.format(clock).ok()?,
+    ))
+}
+
+/// A duration in its two largest units: `8 h`, `1 d 2 h`, `5 min 3 s`.
+fn span(secs: u64) -> String {
+    let units = [(86_400, "d"), (3_600, "h"), (60, "min"), (1, "s")];
+    let mut left = secs;
+    let mut parts = Vec::new();
+    for (size, name) in units {
+        let n = left / size;
+        left %= size;
+        if n > 0 || !parts.is_empty() {
+            parts.push((n, name));
+        }
+    }
+    let shown: Vec<String> = parts
+        .into_iter()
+        .take(2)
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, name)| format!("{n} {name}"))
+        .collect();
+    if shown.is_empty() {
+        "0 s".to_string()
+    } else {
+        shown.join(" ")
+    }
+}
+
+/// Whether pinaudit can read a recorded commit time (RFC 3339, or a date).
+pub(crate) fn is_time(recorded: &str) -> bool {
+    commit_time_differs(recorded, 0).is_some()
+}
+
+/// Whether a recorded time (RFC 3339, or a bare date compared in UTC) differs
+/// from the commit's; `None` when the recorded text is neither.
+fn commit_time_differs(recorded: &str, actual_secs: i64) -> Option<bool> {
+    use time::format_description::well_known::Rfc3339;
+    if let Ok(t) = time::OffsetDateTime::parse(recorded.trim(), &Rfc3339) {
+        return Some(t.unix_timestamp() != actual_secs);
+    }
+    let date = time::Date::parse(
+        recorded.trim(),
+        time::macros::format_description!("[year]-[month]-[day]"),
+    )
+    .ok()?;
+    let actual = time::OffsetDateTime::from_unix_timestamp(actual_secs)
+        .ok()?
+        .date();
+    Some(date != actual)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compared_times_show_the_difference() {
+        // 2025-11-18T18:27:58-08:00 is 2025-11-19T02:27:58Z.
+        let t = 1_763_519_278;
+        assert_eq!(
+            compare_times("2025-11-18T18:27:58Z", t, -480).as_deref(),
+            Some("recorded 18:27:58Z, committed 02:27:58Z next day (18:27:58\u{2212}08:00), 8 h apart")
+        );
+        assert_eq!(
+            compare_times("2025-11-19T04:57:58+02:00", t, 0).as_deref(),
+            Some("recorded 02:57:58Z (04:57:58+02:00), committed 02:27:58Z, 30 min apart")
+        );
+        assert_eq!(
+            compare_times("2025-11-21T03:28:59Z", t, 420).as_deref(),
+            Some("recorded 03:28:59Z, committed 02:27:58Z on 2025-11-19 (09:27:58+07:00), 2 d 1 h apart")
+        );
+        assert_eq!(
+            compare_times("2025-11-18", t, -480).as_deref(),
+            Some("recorded the day 2025-11-18, committed 2025-11-19 at 02:27:58Z (18:27:58\u{2212}08:00) (days compared in UTC)")
+        );
+        assert_eq!(compare_times("yesterday", t, 0), None);
+        assert_eq!(span(0), "0 s");
+        assert_eq!(span(3_601), "1 h");
+        assert_eq!(span(61), "1 min 1 s");
+    }
+
+    #[test]
+    fn times() {
+        // 2026-08-07T15:45:04Z
+        let t = 1_786_117_504;
+        assert_eq!(rfc3339(t, 0).as_deref(), Some("2026-08-07T15:45:04Z"));
+        assert_eq!(commit_time_differs("2026-08-07T15:45:04Z", t), Some(false));
+        assert_eq!(
+            commit_time_differs("2026-08-07T17:45:04+02:00", t),
+            Some(false)
+        );
+        assert_eq!(commit_time_differs("2026-08-07T15:45:05Z", t), Some(true));
+        assert_eq!(commit_time_differs("2026-08-07", t), Some(false));
+        assert_eq!(commit_time_differs("2026-08-08", t), Some(true));
+        assert_eq!(commit_time_differs("last tuesday", t), None);
+    }
+}

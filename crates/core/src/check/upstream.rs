@@ -1,0 +1,973 @@
+//! `upstream-changed`, `value-superseded`: has the source moved on since the pin?
+//!
+//! A pin never changes, but a scheduled re-check wants to know when the author
+//! edits the document afterwards, and above all when a cited figure was corrected.
+//! Lines are followed from the pinned document to the head with a line diff, so a
+//! figure pushed down by an inserted paragraph is "moved", not "gone".
+
+use serde::Serialize;
+use serde_json::{json, Value};
+use similar::{capture_diff_slices, Algorithm, DiffOp};
+
+use crate::finding::{Code, Finding, Location};
+use crate::matcher;
+use crate::provider::{DocRef, Head};
+use crate::record::{Claim, Record, Source};
+use crate::result::Upstream;
+
+use super::claims::{expected, Verdict};
+use super::location::show_target;
+use super::{excerpt, SourceText};
+
+/// Where a line of one version of a document is in a later version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fate {
+    /// Same text, at this 1-based head line.
+    Kept(u32),
+    /// Edited in place: the head line that replaced it.
+    Edited(u32),
+    Removed,
+}
+
+impl Fate {
+    /// A compact code for the drift memo: 0 removed, 2h kept at h, 2h+1 edited into h.
+    pub(crate) fn code(self) -> u32 {
+        match self {
+            Fate::Removed => 0,
+            Fate::Kept(h) => h.saturating_mul(2),
+            Fate::Edited(h) => h.saturating_mul(2).saturating_add(1),
+        }
+    }
+
+    /// The fate of [`Fate::code`]; codes no fate has (1) read as `None`.
+    pub(crate) fn from_code(code: u32) -> Option<Fate> {
+        match code {
+            0 => Some(Fate::Removed),
+            1 => None,
+            c if c % 2 == 0 => Some(Fate::Kept(c / 2)),
+            c => Some(Fate::Edited(c / 2)),
+        }
+    }
+}
+
+/// Follows each line of `old` (by 0-based index) into `new`.
+pub fn follow(old: &[&str], new: &[&str]) -> Vec<Fate> {
+    let mut out = vec![Fate::Removed; old.len()];
+    let mut budget = PAIRS_PER_DOCUMENT;
+    let mut ops = Vec::new();
+    diff(old, new, 0, 0, 0, &mut ops);
+    for op in ops {
+        match op {
+            Op::Equal {
+                old: o,
+                new: n,
+                len,
+            } => {
+                for k in 0..len {
+                    out[o + k] = Fate::Kept((n + k) as u32 + 1);
+                }
+            }
+            Op::Replace {
+                old: o,
+                old_len,
+                new: n,
+                new_len,
+            } => {
+                let olds = &old[o..o + old_len];
+                let news = &new[n..n + new_len];
+                for (i, j) in align(olds, news, &mut budget) {
+                    out[o + i] = Fate::Edited((n + j) as u32 + 1);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A step of the line diff; lines only deleted or only inserted need no step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Equal {
+        old: usize,
+        new: usize,
+        len: usize,
+    },
+    Replace {
+        old: usize,
+        old_len: usize,
+        new: usize,
+        new_len: usize,
+    },
+}
+
+/// The longest stretch (old + new lines) diffed with Myers directly. Myers costs
+/// O((N+M)·D), so this bounds one run at a few million steps: the work, and so the
+/// report, never depends on the machine's speed (there is no clock).
+const MYERS_LINES: usize = 2_000;
+
+/// How deep unique-line anchoring may recurse before a gap is taken as replaced.
+const MAX_DEPTH: usize = 32;
+
+/// A deterministic, work-bounded line diff of `old` against `new` (offsets `o`,
+/// `n` into the whole documents): the common prefix and suffix are kept; a small
+/// middle is diffed with Myers; a large one is cut at lines unique to both sides
+/// that appear in the same order (patience anchors), and each gap is diffed the
+/// same way. A large gap without anchors is one replaced block.
+fn diff(old: &[&str], new: &[&str], o: usize, n: usize, depth: usize, out: &mut Vec<Op>) {
+    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    if prefix > 0 {
+        out.push(Op::Equal {
+            old: o,
+            new: n,
+            len: prefix,
+        });
+    }
+    let (old_rest, new_rest) = (&old[prefix..], &new[prefix..]);
+    let suffix = old_rest
+        .iter()
+        .rev()
+        .zip(new_rest.iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mid_old = &old_rest[..old_rest.len() - suffix];
+    let mid_new = &new_rest[..new_rest.len() - suffix];
+    let (mo, mn) = (o + prefix, n + prefix);
+    middle(mid_old, mid_new, mo, mn, depth, out);
+    if suffix > 0 {
+        out.push(Op::Equal {
+            old: mo + mid_old.len(),
+            new: mn + mid_new.len(),
+            len: suffix,
+        });
+    }
+}
+
+fn middle<'t>(
+    old: &[&'t str],
+    new: &[&'t str],
+    o: usize,
+    n: usize,
+    depth: usize,
+    out: &mut Vec<Op>,
+) {
+    if old.is_empty() || new.is_empty() {
+        return;
+    }
+    if old.len() + new.len() <= MYERS_LINES {
+        // Lines as numbers (equal lines, equal numbers): the same diff, without
+        // comparing whole lines at every step.
+        let mut ids: std::collections::HashMap<&'t str, u32> =
+            std::collections::HashMap::with_capacity(old.len() + new.len());
+        let mut id_of = |line: &'t str| -> u32 {
+            let next = ids.len() as u32;
+            *ids.entry(line).or_insert(next)
+        };
+        let old_ids: Vec<u32> = old.iter().map(|l| id_of(l)).collect();
+        let new_ids: Vec<u32> = new.iter().map(|l| id_of(l)).collect();
+        for op in capture_diff_slices(Algorithm::Myers, &old_ids, &new_ids) {
+            match op {
+                DiffOp::Equal {
+                    old_index,
+                    new_index,
+                    len,
+                } => out.push(Op::Equal {
+                    old: o + old_index,
+                    new: n + new_index,
+                    len,
+                }),
+                DiffOp::Replace {
+                    old_index,
+                    old_len,
+                    new_index,
+                    new_len,
+                } => out.push(Op::Replace {
+                    old: o + old_index,
+                    old_len,
+                    new: n + new_index,
+                    new_len,
+                }),
+                DiffOp::Delete { .. } | DiffOp::Insert { .. } => {}
+            }
+        }
+        return;
+    }
+    let anchors = if depth < MAX_DEPTH {
+        unique_anchors(old, new)
+    } else {
+        Vec::new()
+    };
+    if anchors.is_empty() {
+        out.push(Op::Replace {
+            old: o,
+            old_len: old.len(),
+            new: n,
+            new_len: new.len(),
+        });
+        return;
+    }
+    let (mut i, mut j) = (0, 0);
+    for (a, b) in anchors {
+        diff(&old[i..a], &new[j..b], o + i, n + j, depth + 1, out);
+        out.push(Op::Equal {
+            old: o + a,
+            new: n + b,
+            len: 1,
+        });
+        (i, j) = (a + 1, b + 1);
+    }
+    diff(&old[i..], &new[j..], o + i, n + j, depth + 1, out);
+}
+
+/// Lines that occur once in `old` and once in `new`, as (old, new) index pairs,
+/// the longest run of them in the same order on both sides (patience diff).
+fn unique_anchors(old: &[&str], new: &[&str]) -> Vec<(usize, usize)> {
+    use std::collections::HashMap;
+    let mut seen: HashMap<&str, (u32, usize, u32, usize)> = HashMap::new();
+    for (i, l) in old.iter().enumerate() {
+        let e = seen.entry(l).or_insert((0, i, 0, 0));
+        e.0 += 1;
+    }
+    for (j, l) in new.iter().enumerate() {
+        if let Some(e) = seen.get_mut(l) {
+            e.2 += 1;
+            e.3 = j;
+        }
+    }
+    let mut pairs: Vec<(usize, usize)> = seen
+        .values()
+        .filter(|e| e.0 == 1 && e.2 == 1)
+        .map(|e| (e.1, e.3))
+        .collect();
+    pairs.sort_unstable();
+    longest_increasing(&pairs)
+}
+
+/// The longest subsequence of `pairs` (sorted by the first index) whose second
+/// indices increase; O(k log k).
+fn longest_increasing(pairs: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    // tails[k]: index in `pairs` of the smallest tail of an increasing run of k+1.
+    let mut tails: Vec<usize> = Vec::new();
+    let mut prev: Vec<Option<usize>> = vec![None; pairs.len()];
+    for (k, &(_, b)) in pairs.iter().enumerate() {
+        let at = tails.partition_point(|&t| pairs[t].1 < b);
+        if at > 0 {
+            prev[k] = Some(tails[at - 1]);
+        }
+        if at == tails.len() {
+            tails.push(k);
+        } else {
+            tails[at] = k;
+        }
+    }
+    let mut out = Vec::with_capacity(tails.len());
+    let mut cur = tails.last().copied();
+    while let Some(k) = cur {
+        out.push(pairs[k]);
+        cur = prev[k];
+    }
+    out.reverse();
+    out
+}
+
+/// A line with its numbers blanked out: an edited figure keeps its line's shape.
+fn skeleton(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut last = 0;
+    for t in crate::matcher::tokens(line) {
+        out.push_str(&line[last..t.span.start]);
+        out.push('#');
+        last = t.span.end;
+    }
+    out.push_str(&line[last..]);
+    out
+}
+
+/// How many characters of a line's skeleton are compared when pairing lines:
+/// enough to tell one table row or sentence from another, and a bound on the work
+/// per pair. Unbounded, a 150-line document of 1,500-character lines rewritten
+/// whole took five minutes of CPU (review of `align`).
+const SKELETON_CHARS: usize = 200;
+
+/// The most old x new line pairs of one hunk that are compared. A larger hunk is a
+/// rewrite rather than an edit of a few figures, and keeps the positional pairing.
+const PAIRS_PER_HUNK: usize = 2_500;
+
+/// The most line pairs compared for one document, over all its hunks: many
+/// rewritten hunks must not add up to minutes either.
+const PAIRS_PER_DOCUMENT: usize = 4 * PAIRS_PER_HUNK;
+
+/// Pairs the old and new lines of one replaced hunk, in order, by likeness of
+/// their skeletons, so that rows inserted right above an edited row are not taken
+/// for its edit. An old line like no new line is left out (removed).
+///
+/// Each pair compared is taken from `budget`; a hunk larger than
+/// [`PAIRS_PER_HUNK`] or than what is left of the budget is paired by position.
+fn align(old: &[&str], new: &[&str], budget: &mut usize) -> Vec<(usize, usize)> {
+    let (rows, cols) = (old.len(), new.len());
+    let pairs = rows.saturating_mul(cols);
+    if pairs > PAIRS_PER_HUNK || pairs > *budget {
+        return (0..rows.min(cols)).map(|k| (k, k)).collect();
+    }
+    *budget -= pairs;
+    let like = likeness(old, new);
+    let at = |i: usize, j: usize| like[i * cols + j];
+    // best[i][j]: the best total likeness pairing old[i..] with new[j..], in order.
+    let mut best = vec![vec![0f32; cols + 1]; rows + 1];
+    for i in (0..rows).rev() {
+        for j in (0..cols).rev() {
+            let pair = at(i, j);
+            let take = if pair > 0.0 {
+                pair + best[i + 1][j + 1]
+            } else {
+                0.0
+            };
+            best[i][j] = take.max(best[i + 1][j]).max(best[i][j + 1]);
+        }
+    }
+    let mut out = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < rows && j < cols {
+        let pair = at(i, j);
+        if pair > 0.0 && (best[i][j] - (pair + best[i + 1][j + 1])).abs() < 1e-6 {
+            out.push((i, j));
+            i += 1;
+            j += 1;
+        } else if (best[i][j] - best[i + 1][j]).abs() < 1e-6 {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    out
+}
+
+/// The likeness of every old x new pair (row-major), each computed once: the
+/// character diff ratio of their skeletons' first [`SKELETON_CHARS`] characters,
+/// or 0 when below `ALIKE`.
+fn likeness(old: &[&str], new: &[&str]) -> Vec<f32> {
+    const ALIKE: f32 = 0.6;
+    let shape =
+        |line: &&str| -> Vec<char> { skeleton(line).trim().chars().take(SKELETON_CHARS).collect() };
+    let o: Vec<Vec<char>> = old.iter().map(shape).collect();
+    let n: Vec<Vec<char>> = new.iter().map(shape).collect();
+    let mut like = Vec::with_capacity(o.len() * n.len());
+    for a in &o {
+        for b in &n {
+            let total = a.len() + b.len();
+            // The ratio is 2 * matched / total, and at most the shorter one matches:
+            // lines of very different lengths need no diff.
+            let r = if total == 0 {
+                1.0
+            } else if (2 * a.len().min(b.len())) as f32 / (total as f32) < ALIKE
+                || (2 * shared(a, b)) as f32 / (total as f32) < ALIKE
+            {
+                // Not even the characters they have in common, in any order,
+                // would make them alike.
+                0.0
+            } else {
+                // What `similar::get_diff_ratio` of an exact (Myers) character diff
+                // gives, from the length of the longest common subsequence alone.
+                2.0 * matched(a, b) as f32 / total as f32
+            };
+            like.push(if r >= ALIKE { r } else { 0.0 });
+        }
+    }
+    like
+}
+
+/// An upper bound of [`matched`]: the characters `a` and `b` have in common,
+/// counted regardless of order (every non-ASCII character taken as any other).
+fn shared(a: &[char], b: &[char]) -> usize {
+    let mut counts = [0i32; 129];
+    let slot = |c: &char| (*c as usize).min(128);
+    for c in a {
+        counts[slot(c)] += 1;
+    }
+    let mut common = 0;
+    for c in b {
+        let n = &mut counts[slot(c)];
+        if *n > 0 {
+            *n -= 1;
+            common += 1;
+        }
+    }
+    common
+}
+
+/// How many characters an exact (Myers) diff of `a` and `b` matches: what
+/// `similar::get_diff_ratio` counts, without capturing and compacting the diff's
+/// operations (which were most of a first audit's drift work).
+fn matched(a: &[char], b: &[char]) -> usize {
+    if a == b {
+        // Rows of one table often share a skeleton.
+        return a.len();
+    }
+    struct Matched(usize);
+    impl similar::algorithms::DiffHook for Matched {
+        type Error = std::convert::Infallible;
+        fn equal(&mut self, _old: usize, _new: usize, len: usize) -> Result<(), Self::Error> {
+            self.0 += len;
+            Ok(())
+        }
+    }
+    let mut m = Matched(0);
+    let Ok(()) = similar::algorithms::myers::diff(&mut m, a, 0..a.len(), b, 0..b.len());
+    m.0
+}
+
+/// `value-superseded` evidence.
+#[derive(Serialize)]
+struct ValueSuperseded<'a> {
+    head: &'a str,
+    pinned_line: u32,
+    pinned_text: String,
+    head_line: Option<u32>,
+    head_text: Option<String>,
+    /// The numbers the head line carries instead.
+    head_numbers: Option<Vec<String>>,
+}
+
+/// What the pinned and head documents say about a source's citations: a pure
+/// function of the two documents and of the cited lines and found values, so it
+/// is remembered by (pinned blob, head blob, citations) in `CACHE/checks.store`
+/// ([`facts_key`]); findings are built from it by [`report`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Facts {
+    /// Each cited line of the pinned document (1-based, ascending), its excerpt
+    /// and where it is at the head.
+    pub cited: Vec<(u32, String, Fate)>,
+    /// Per claim, in order: when the line its value was found on no longer
+    /// carries it at the head, that line's excerpt and, when it was edited, the
+    /// head line it became and that line's excerpt.
+    pub(crate) superseded: Vec<Option<Superseded>>,
+}
+
+/// A found value's pinned line excerpt and, when that line was edited, the head
+/// line it became with its excerpt.
+pub(crate) type Superseded = (String, Option<(u32, String)>);
+
+/// Reads [`Facts`] from the pinned document and the one at the head (`None` when
+/// the path is gone there), with the line fates remembered by (pinned blob, head
+/// blob) in `memo` when given.
+pub fn facts(
+    pinned: &SourceText,
+    head: Option<&SourceText>,
+    head_blob: Option<&str>,
+    claims: &[(&Claim, &Verdict)],
+    memo: Option<(&dyn crate::memo::DriftMemo, &str)>,
+) -> Facts {
+    let old = pinned.lines();
+    let new = head.map(|h| h.lines()).unwrap_or_default();
+    let remembered = match (memo, head_blob) {
+        (Some((memo, pinned_blob)), Some(head_blob)) => memo
+            .get(pinned_blob, head_blob, old.len(), new.len())
+            .and_then(|codes| codes.into_iter().map(Fate::from_code).collect()),
+        _ => None,
+    };
+    let fate = remembered.unwrap_or_else(|| {
+        let fate = follow(&old, &new);
+        if let (Some((memo, pinned_blob)), Some(head_blob)) = (memo, head_blob) {
+            memo.put(
+                pinned_blob,
+                head_blob,
+                new.len(),
+                fate.iter().map(|f| f.code()).collect(),
+            );
+        }
+        fate
+    });
+    let at = |line: u32| {
+        fate.get(line as usize - 1)
+            .copied()
+            .unwrap_or(Fate::Removed)
+    };
+    let mut cited: Vec<u32> = claims
+        .iter()
+        .filter_map(|(c, _)| c.lines)
+        .flat_map(|l| l.first()..=l.last())
+        .filter(|&n| (n as usize) <= old.len())
+        .collect();
+    cited.sort_unstable();
+    cited.dedup();
+    let cited = cited
+        .into_iter()
+        .map(|n| (n, excerpt(old[n as usize - 1]), at(n)))
+        .collect();
+    let superseded = claims
+        .iter()
+        .map(|(c, v)| {
+            let (Some(line), Some(exp)) = (v.found_line, expected(c)) else {
+                return None;
+            };
+            let head_line = match at(line) {
+                Fate::Kept(_) => return None,
+                Fate::Edited(h) => {
+                    let text = new.get(h as usize - 1).copied().unwrap_or_default();
+                    let pinned = old.get(line as usize - 1).copied().unwrap_or_default();
+                    if matcher::still_carries(pinned, text, &exp) {
+                        return None;
+                    }
+                    Some((h, excerpt(text)))
+                }
+                Fate::Removed => None,
+            };
+            let pinned_text = old.get(line as usize - 1).map(|l| excerpt(l));
+            Some((pinned_text.unwrap_or_default(), head_line))
+        })
+        .collect();
+    Facts { cited, superseded }
+}
+
+/// The pinned lines [`facts_by_lookup`] reads: every cited line and every line
+/// a value was found on (some may be past the document's end).
+pub fn wanted_lines(claims: &[(&Claim, &Verdict)]) -> std::collections::BTreeSet<u32> {
+    let mut out = std::collections::BTreeSet::new();
+    for (c, v) in claims {
+        if let Some(l) = c.lines {
+            // A citation of a huge range keeps its first lines only: memory stays
+            // bounded by the longest line, whatever a record cites.
+            out.extend((l.first()..=l.last()).take(MAX_WANTED_PER_CLAIM));
+        }
+        out.extend(v.found_line);
+    }
+    out
+}
+
+/// The most lines of one citation [`wanted_lines`] keeps.
+const MAX_WANTED_PER_CLAIM: usize = 64;
+
+/// Where the pinned lines a drift check wants are at the head, by exact text,
+/// found while the head's lines go by one at a time (a document too large to
+/// diff, issues 12, 13).
+pub struct Lookup {
+    by_text: std::collections::HashMap<String, Vec<u32>>,
+    /// Pinned line (1-based) to the nearest head line (1-based) with its text.
+    kept: std::collections::HashMap<u32, u32>,
+}
+
+impl Lookup {
+    /// For the pinned lines `old` (1-based number to text).
+    pub fn new(old: &std::collections::BTreeMap<u32, String>) -> Lookup {
+        let mut by_text: std::collections::HashMap<String, Vec<u32>> = Default::default();
+        for (n, text) in old {
+            by_text.entry(text.clone()).or_default().push(*n);
+        }
+        Lookup {
+            by_text,
+            kept: Default::default(),
+        }
+    }
+
+    /// Head line `index` (0-based) is `bytes`.
+    pub fn see(&mut self, index: usize, bytes: &[u8]) {
+        let text = String::from_utf8_lossy(bytes);
+        let Some(pinned) = self.by_text.get(text.as_ref()) else {
+            return;
+        };
+        let h = index as u32 + 1;
+        for &n in pinned {
+            let closer = match self.kept.get(&n) {
+                Some(&best) => h.abs_diff(n) < best.abs_diff(n),
+                None => true,
+            };
+            if closer {
+                self.kept.insert(n, h);
+            }
+        }
+    }
+}
+
+/// [`facts`] for documents too large to diff (either one read as a stream,
+/// issues 12, 13): a wanted pinned line (`old`, of a document of `old_len`
+/// lines) is kept at the head line with the very same text nearest to it, else
+/// it is removed. Bounded work and memory, but an edit in place reads as a
+/// removal (no `head_line` for a superseded value): README, "Large documents".
+pub fn facts_by_lookup(
+    old: &std::collections::BTreeMap<u32, String>,
+    old_len: usize,
+    lookup: &Lookup,
+    claims: &[(&Claim, &Verdict)],
+) -> Facts {
+    let at = |line: u32| match lookup.kept.get(&line) {
+        Some(&h) => Fate::Kept(h),
+        None => Fate::Removed,
+    };
+    let text = |n: u32| old.get(&n).map(|l| excerpt(l)).unwrap_or_default();
+    let mut cited: Vec<u32> = claims
+        .iter()
+        .filter_map(|(c, _)| c.lines)
+        .flat_map(|l| (l.first()..=l.last()).take(MAX_WANTED_PER_CLAIM))
+        .filter(|&n| (n as usize) <= old_len)
+        .collect();
+    cited.sort_unstable();
+    cited.dedup();
+    let cited = cited.into_iter().map(|n| (n, text(n), at(n))).collect();
+    let superseded = claims
+        .iter()
+        .map(|(c, v)| {
+            let (Some(line), Some(_)) = (v.found_line, expected(c)) else {
+                return None;
+            };
+            match at(line) {
+                Fate::Kept(_) => None,
+                _ => Some((text(line), None)),
+            }
+        })
+        .collect();
+    Facts { cited, superseded }
+}
+
+/// The key of a source's [`Facts`] between blob `pinned` and blob `head`
+/// (`None`: the path is gone at the head).
+pub fn facts_key(pinned: &str, head: Option<&str>, claims: &[(&Claim, &Verdict)]) -> [u8; 32] {
+    let mut cited = Vec::new();
+    for (c, v) in claims {
+        let lines = c.lines.map_or((0, 0), |l| (l.first(), l.last()));
+        cited.extend_from_slice(&lines.0.to_le_bytes());
+        cited.extend_from_slice(&lines.1.to_le_bytes());
+        cited.extend_from_slice(&v.found_line.unwrap_or(0).to_le_bytes());
+        let exp = expected(c);
+        let value = format!(
+            "{:?}|{:?}|{:?}|{:?}",
+            exp.as_ref().map(|e| e.value),
+            exp.as_ref().and_then(|e| e.unit),
+            exp.as_ref().and_then(|e| e.correct),
+            exp.as_ref().and_then(|e| e.total)
+        );
+        cited.extend_from_slice(&(value.len() as u32).to_le_bytes());
+        cited.extend_from_slice(value.as_bytes());
+    }
+    crate::memo::key(
+        "drift",
+        &[pinned.as_bytes(), head.unwrap_or("-").as_bytes(), &cited],
+    )
+}
+
+/// The bytes of facts in the memo.
+pub fn encode_facts(f: &Facts) -> Vec<u8> {
+    let mut e = crate::memo::Enc::default();
+    e.u32(f.cited.len() as u32);
+    for (n, text, fate) in &f.cited {
+        e.u32(*n).str(text).u32(fate.code());
+    }
+    e.u32(f.superseded.len() as u32);
+    for s in &f.superseded {
+        match s {
+            None => {
+                e.u32(0);
+            }
+            Some((pinned, None)) => {
+                e.u32(1).str(pinned);
+            }
+            Some((pinned, Some((h, text)))) => {
+                e.u32(2).str(pinned).u32(*h).str(text);
+            }
+        }
+    }
+    e.0
+}
+
+/// The facts `bytes` encode, when they are whole and fit `claims` (as many
+/// entries, a superseded value only where a value was found, cited lines in
+/// order): remembered facts that do not are never trusted.
+pub fn decode_facts(bytes: &[u8], claims: &[(&Claim, &Verdict)]) -> Option<Facts> {
+    let mut d = crate::memo::Dec(bytes);
+    let n = d.u32()? as usize;
+    let mut cited = Vec::with_capacity(n.min(1 << 16));
+    for _ in 0..n {
+        let line = d.u32()?;
+        let text = d.string()?;
+        let fate = Fate::from_code(d.u32()?)?;
+        cited.push((line, text, fate));
+    }
+    if cited.windows(2).any(|w| w[0].0 >= w[1].0) || cited.first().is_some_and(|c| c.0 == 0) {
+        return None;
+    }
+    if d.u32()? as usize != claims.len() {
+        return None;
+    }
+    let mut superseded = Vec::with_capacity(claims.len());
+    for (_, v) in claims {
+        let s = match d.u32()? {
+            0 => None,
+            1 => Some((d.string()?, None)),
+            2 => Some((d.string()?, Some((d.u32()?, d.string()?)))),
+            _ => return None,
+        };
+        if s.is_some() && v.found_line.is_none() {
+            return None;
+        }
+        superseded.push(s);
+    }
+    d.done().then_some(Facts { cited, superseded })
+}
+
+/// The upstream state and findings of a source whose documents say `facts`
+/// (`None` only when the head holds the pinned document unchanged).
+pub fn report(
+    record: &Record,
+    s: &Source,
+    r: &DocRef,
+    head: &Head,
+    claims: &[(&Claim, &Verdict)],
+    facts: Option<&Facts>,
+    out: &mut Vec<Finding>,
+) -> Upstream {
+    let head_id = head.commit.clone();
+    let Some(facts) = facts.filter(|_| !head.unchanged) else {
+        return Upstream {
+            head: head_id,
+            changed: false,
+        };
+    };
+    let t = r;
+    let location = |line: Option<u32>| Location {
+        repository: s.repository.clone(),
+        revision: Some(head_id.clone()),
+        path: Some(t.path.clone()),
+        line,
+    };
+    let removed = head.document.is_none();
+    let cited_lines: Vec<Value> = facts
+        .cited
+        .iter()
+        .map(|(n, text, fate)| {
+            let (head_line, edited_to) = match fate {
+                Fate::Kept(h) => (Some(*h), None),
+                Fate::Edited(h) => (None, Some(*h)),
+                Fate::Removed => (None, None),
+            };
+            json!({
+                "line": n,
+                "text": text,
+                "exists_at_head": head_line.is_some(),
+                "head_line": head_line,
+                "edited_into_head_line": edited_to,
+            })
+        })
+        .collect();
+    let branch = match &head.branch {
+        Some(b) => format!("branch `{b}`"),
+        None => "the default branch".to_string(),
+    };
+    // Named by source and repository: one record often cites `README.md` of
+    // several repositories, and their notes must not read alike.
+    let of = format!(
+        "`{}` of source `{}` (`{}`)",
+        t.path,
+        s.id,
+        s.repository
+            .as_deref()
+            .map_or_else(|| crate::url::redact(&t.remote), crate::url::redact)
+    );
+    let message = if removed {
+        format!(
+            "{of} no longer exists at the head `{}` of {branch}",
+            crate::record::short_rev(&head_id)
+        )
+    } else {
+        format!(
+            "{of} has changed at the head `{}` of {branch}",
+            crate::record::short_rev(&head_id)
+        )
+    };
+    out.push(
+        Finding::new(Code::UpstreamChanged, &record.id, message)
+            .with_hint(
+                facts
+                    .cited
+                    .first()
+                    .and_then(|(n, _, _)| show_target(&record.file, s, None, *n))
+                    .map(|t| format!("read the change with `pinaudit show {t} --history`")),
+            )
+            .source(&s.id)
+            .at(location(None))
+            // `upstream-changed` evidence, key by key (the cited lines moved in,
+            // not copied): the head compared with; the branch, when not the
+            // default one; whether the document is gone at the head; where each
+            // cited line stands there.
+            .with("head", head_id.as_str())
+            .with("branch", head.branch.as_deref())
+            .with("removed", removed)
+            .with("cited_lines", Value::Array(cited_lines)),
+    );
+
+    for ((c, v), gone) in claims.iter().zip(&facts.superseded) {
+        let (Some(line), Some(exp), Some((pinned_text, edited))) =
+            (v.found_line, expected(c), gone)
+        else {
+            continue;
+        };
+        let head_line = edited.as_ref().map(|(h, _)| *h);
+        let head_line_text = edited.as_ref().map(|(_, t)| t.clone());
+        let message = match head_line {
+            Some(h) => format!(
+                "at the head, L{line} of `{}` (figure `{}`, {}) became L{h} and no longer carries the value",
+                t.path, c.label, exp.value
+            ),
+            None => format!(
+                "at the head, L{line} of `{}` carrying figure `{}` ({}) is gone",
+                t.path, c.label, exp.value
+            ),
+        };
+        let now = head_line_text.as_deref().map(|t| {
+            matcher::tokens(t)
+                .into_iter()
+                .map(|k| k.text)
+                .collect::<Vec<_>>()
+        });
+        out.push(
+            Finding::new(Code::ValueSuperseded, &record.id, message)
+                .with_hint(show_target(&record.file, s, Some(c), line).map(|t| {
+                    format!(
+                        "check whether the author corrected the figure: `pinaudit show {t} --history`"
+                    )
+                }))
+                .claim(&c.label)
+                .source(&s.id)
+                .at(location(head_line))
+                .evidence(ValueSuperseded {
+                    head: &head_id,
+                    pinned_line: line,
+                    pinned_text: pinned_text.clone(),
+                    head_line,
+                    head_text: head_line_text,
+                    head_numbers: now,
+                }),
+        );
+    }
+    Upstream {
+        head: head_id,
+        changed: true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matched_gives_the_ratio_of_the_captured_character_diff() {
+        // Deterministic pseudo-random lines over small alphabets (many matches),
+        // of lengths around the word boundaries.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..3_000 {
+            let alphabet: Vec<char> = "ab#|. 9é".chars().take(2 + (round % 7)).collect();
+            let mut line = |max: u64| -> Vec<char> {
+                let len = (next() % max) as usize;
+                (0..len)
+                    .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                    .collect()
+            };
+            let a = line(if round % 3 == 0 { 200 } else { 70 });
+            let b = line(if round % 5 == 0 { 200 } else { 70 });
+            let ops = capture_diff_slices(Algorithm::Myers, &a, &b);
+            let want = similar::get_diff_ratio(&ops, a.len(), b.len());
+            let total = a.len() + b.len();
+            let got = if total == 0 {
+                1.0
+            } else {
+                2.0 * matched(&a, &b) as f32 / total as f32
+            };
+            assert_eq!(got, want, "{a:?} / {b:?}");
+            assert!(shared(&a, &b) >= matched(&a, &b), "{a:?} / {b:?}");
+        }
+    }
+
+    #[test]
+    fn follows_moved_edited_and_removed_lines() {
+        let old = ["a", "b 2.9", "c", "d"];
+        let new = ["x", "y", "a", "b 3.1", "c"];
+        let f = follow(&old, &new);
+        assert_eq!(f[0], Fate::Kept(3));
+        assert_eq!(f[1], Fate::Edited(4));
+        assert_eq!(f[2], Fate::Kept(5));
+        assert_eq!(f[3], Fate::Removed);
+    }
+
+    #[test]
+    fn rows_inserted_right_above_an_edited_row_are_not_its_edit() {
+        let old = ["# Results", "| steady decode | ~2.9 tok/s |", "end"];
+        let new = [
+            "# Results",
+            "| cold decode | 1.1 tok/s |",
+            "| warm decode | 2.4 tok/s |",
+            "| steady decode | ~3.1 tok/s |",
+            "end",
+        ];
+        let f = follow(&old, &new);
+        assert_eq!(f[1], Fate::Edited(4));
+        assert_eq!(f[2], Fate::Kept(5));
+    }
+
+    /// `count` distinct lines of about 2,000 characters built from `words`.
+    fn long_lines(words: &str, count: usize) -> Vec<String> {
+        (0..count)
+            .map(|i| format!("| {i} | {} |", words.repeat(2_000 / words.len())))
+            .collect()
+    }
+
+    fn strs(lines: &[String]) -> Vec<&str> {
+        lines.iter().map(String::as_str).collect()
+    }
+
+    /// Review: a 150-line document of 1,500-character lines rewritten whole took
+    /// five minutes, `align` comparing every old x new pair in full, twice. A
+    /// 300 x 300 hunk is paired by position without comparing a single pair.
+    #[test]
+    fn a_large_rewritten_hunk_of_long_lines_is_paired_without_comparing() {
+        let old = long_lines("decode rate on three nodes ", 300);
+        let new = long_lines("prefill throughput, one slot; ", 300);
+        let (old, new) = (strs(&old), strs(&new));
+        let mut budget = PAIRS_PER_DOCUMENT;
+        let pairs = align(&old, &new, &mut budget);
+        assert_eq!(budget, PAIRS_PER_DOCUMENT, "no pair was compared");
+        assert_eq!(pairs.len(), 300);
+        assert!(pairs.iter().all(|&(i, j)| i == j));
+        let f = follow(&old, &new);
+        assert_eq!(f[0], Fate::Edited(1));
+        assert_eq!(f[299], Fate::Edited(300));
+    }
+
+    /// The largest hunk compared pair by pair, of long lines: each pair is compared
+    /// once (the budget drops by the pair count), on a bounded prefix.
+    #[test]
+    fn a_hunk_at_the_pair_limit_compares_each_pair_once() {
+        let old = long_lines("decode rate on three nodes ", 50);
+        let new = long_lines("decode rate on four nodes ", 50);
+        let (old, new) = (strs(&old), strs(&new));
+        let mut budget = PAIRS_PER_DOCUMENT;
+        let pairs = align(&old, &new, &mut budget);
+        assert_eq!(budget, PAIRS_PER_DOCUMENT - PAIRS_PER_HUNK);
+        // Same shape once numbers are blanked: every row is the edit of its own.
+        assert_eq!(pairs, (0..50).map(|k| (k, k)).collect::<Vec<_>>());
+    }
+
+    /// Many rewritten hunks in one document share one budget; once it is spent,
+    /// the rest are paired by position.
+    #[test]
+    fn hunks_past_the_document_budget_are_paired_by_position() {
+        let old = ["| decode | 2.9 |", "Measured with llama-bench on one node."];
+        let new = ["See the appendix for the method.", "| decode | 3.1 |"];
+        let mut budget = 4;
+        assert_eq!(align(&old, &new, &mut budget), [(0, 1)]);
+        assert_eq!(budget, 0);
+        assert_eq!(align(&old, &new, &mut budget), [(0, 0), (1, 1)]);
+        let mut budget = 3;
+        assert_eq!(align(&old, &new, &mut budget), [(0, 0), (1, 1)]);
+        assert_eq!(budget, 3);
+    }
+
+    #[test]
+    fn a_rewritten_line_unlike_any_new_one_is_removed() {
+        let old = ["a", "the decode rate was 2.9 tok/s on three nodes", "z"];
+        let new = ["a", "See the appendix.", "z"];
+        assert_eq!(follow(&old, &new)[1], Fate::Removed);
+    }
+}

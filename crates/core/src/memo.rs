@@ -1,0 +1,118 @@
+//! What checks derive from documents, remembered between runs.
+//!
+//! A commit's content never changes, so an answer computed from a blob (a claim's
+//! verdict, the fates of its lines at the head) holds for good. The checks decide
+//! what to remember and how it is encoded ([`Enc`], [`Dec`]); where it is kept is
+//! the fetcher's business (`CACHE/checks.store`, `CACHE/drift.store`), behind these
+//! two traits. A remembered answer is never trusted blindly: each check validates
+//! what it reads back and forgets what does not fit.
+
+use sha2::{Digest, Sha256};
+
+/// Answers by key, as bytes ([`key`] makes the keys).
+pub trait CheckMemo: Sync {
+    /// Calls `f` with the remembered answer for `key`, read in place, when there is one.
+    fn peek_with(&self, key: &[u8; 32], f: &mut dyn FnMut(&[u8]));
+
+    /// Remembers an answer.
+    fn put(&self, key: [u8; 32], value: Vec<u8>);
+
+    /// Forgets an answer found unsound (the run recomputes and remembers it).
+    fn forget(&self, key: &[u8; 32]);
+}
+
+impl dyn CheckMemo + '_ {
+    /// `f` of the remembered answer for `key`, read in place (no copy).
+    pub fn peek<R>(&self, key: &[u8; 32], f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+        let mut f = Some(f);
+        let mut out = None;
+        self.peek_with(key, &mut |raw| out = f.take().map(|f| f(raw)));
+        out
+    }
+
+    /// The remembered answer for `key`.
+    #[cfg(test)]
+    pub(crate) fn get(&self, key: &[u8; 32]) -> Option<Vec<u8>> {
+        self.peek(key, <[u8]>::to_vec)
+    }
+}
+
+/// Line fates from one document version to another, by (pinned blob, head blob).
+/// Fates are opaque `u32` codes (see `check::upstream::Fate`).
+pub trait DriftMemo: Sync {
+    /// The fates of `old_lines` lines of blob `pinned` into the `new_lines` lines of
+    /// blob `head`, when remembered for documents of these sizes.
+    fn get(&self, pinned: &str, head: &str, old_lines: usize, new_lines: usize)
+        -> Option<Vec<u32>>;
+
+    /// Remembers fates.
+    fn put(&self, pinned: &str, head: &str, new_lines: usize, fates: Vec<u32>);
+}
+
+/// The key of an answer: sha256 of the domain and each part, length-prefixed
+/// (so no two different inputs share a key).
+pub fn key(domain: &str, parts: &[&[u8]]) -> [u8; 32] {
+    let mut h = Sha256::new();
+    for p in std::iter::once(domain.as_bytes()).chain(parts.iter().copied()) {
+        h.update((p.len() as u64).to_le_bytes());
+        h.update(p);
+    }
+    h.finalize().into()
+}
+
+/// A little writer and reader for remembered answers: fixed-width integers and
+/// length-prefixed strings; reading past the end or invalid UTF-8 gives `None`.
+#[derive(Default)]
+pub struct Enc(pub Vec<u8>);
+
+impl Enc {
+    pub fn u32(&mut self, v: u32) -> &mut Self {
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+    pub fn str(&mut self, s: &str) -> &mut Self {
+        self.u32(s.len() as u32);
+        self.0.extend_from_slice(s.as_bytes());
+        self
+    }
+}
+
+pub struct Dec<'a>(pub &'a [u8]);
+
+impl Dec<'_> {
+    pub fn u32(&mut self) -> Option<u32> {
+        let v = u32::from_le_bytes(self.0.get(..4)?.try_into().ok()?);
+        self.0 = &self.0[4..];
+        Some(v)
+    }
+    pub fn string(&mut self) -> Option<String> {
+        let len = self.u32()? as usize;
+        let s = std::str::from_utf8(self.0.get(..len)?).ok()?.to_string();
+        self.0 = &self.0[len..];
+        Some(s)
+    }
+    /// Whether everything was read.
+    pub fn done(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// A memo held in memory only, for tests of the checks that remember.
+#[cfg(test)]
+#[derive(Default)]
+pub(crate) struct InMemory(std::sync::RwLock<std::collections::HashMap<[u8; 32], Vec<u8>>>);
+
+#[cfg(test)]
+impl CheckMemo for InMemory {
+    fn peek_with(&self, key: &[u8; 32], f: &mut dyn FnMut(&[u8])) {
+        if let Some(v) = self.0.read().expect("lock").get(key) {
+            f(v)
+        }
+    }
+    fn put(&self, key: [u8; 32], value: Vec<u8>) {
+        self.0.write().expect("lock").insert(key, value);
+    }
+    fn forget(&self, key: &[u8; 32]) {
+        self.0.write().expect("lock").remove(key);
+    }
+}

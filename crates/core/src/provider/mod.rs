@@ -1,0 +1,383 @@
+//! The snapshot seam: where cited documents come from.
+//!
+//! Checks never talk to a cache, a remote or git2. They ask a [`Provider`] for the
+//! facts of a pinned revision ([`RevisionFacts`]), for the document at it
+//! ([`Snapshot`]) and for the same document at the head ([`Head`]). The git cache is
+//! the first provider ([`git::GitProvider`]); documents over HTTPS and model weights
+//! by LFS pointer come in as further providers behind the same trait, not as second
+//! pipelines.
+//!
+//! A provider distinguishes what the *source* says ("the commit is not in the
+//! repository": a fact for a finding) from what went wrong with the *tool* ("the
+//! object is unreadable", "the network is down": [`Unchecked`], never a finding).
+
+pub mod model;
+pub mod web;
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::error::FetchError;
+use crate::record::CommitId;
+pub use model::{ModelFacts, ModelRef, WeightFile};
+
+/// One cited document: a path at a commit of a remote.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct DocRef {
+    /// The clone URL before `--rewrite` (also the cache key).
+    pub remote: String,
+    pub commit: CommitId,
+    pub path: String,
+}
+
+/// How a wanted commit came to be in the cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FoundBy {
+    /// It was already there before this sync.
+    Cache,
+    /// Fetching the branches and tags brought it.
+    BranchesOrTags,
+    /// Fetched by its id.
+    Id,
+    /// Brought by one of the remote's other refs (e.g. `refs/pull/1/head`).
+    OtherRefs,
+    /// The remote no longer gives it: carried over from a quarantined copy of
+    /// the mirror, where it read back whole.
+    Quarantine,
+}
+
+/// What the provider knows of a pinned revision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RevisionFacts {
+    /// The remote answered that the repository does not exist.
+    RepositoryMissing {
+        /// The URL it was fetched from (after `--rewrite`, redacted).
+        fetched_from: String,
+        /// What the remote said.
+        remote_said: String,
+        /// The whole story, for the finding's message.
+        described: String,
+    },
+    /// The repository exists but the commit is not in it.
+    CommitMissing {
+        /// Why fetching it by id failed, when that was tried.
+        by_id_error: Option<String>,
+    },
+    Present {
+        /// Whether a branch or tag reaches the commit.
+        reachable: bool,
+        found_by: FoundBy,
+        /// Committer time: seconds since the epoch and offset in minutes.
+        commit_time: Option<(i64, i32)>,
+    },
+}
+
+/// A document at a revision: its bytes and what identifies them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    /// The document's bytes; empty until read when `loaded` is false (see
+    /// [`Provider::load`]).
+    pub bytes: Vec<u8>,
+    /// Whether `bytes` holds the document. A provider may leave the bytes of a
+    /// blob whose sha256 it knows unread: checks whose answers are remembered
+    /// need no more.
+    pub loaded: bool,
+    /// sha256 of `bytes`, lowercase hex.
+    pub sha256: String,
+    /// The git blob id, where the document is a git blob.
+    pub git_blob: Option<String>,
+    /// Whether the document is too large to hold (over
+    /// the fetcher's streaming threshold): its bytes are never loaded,
+    /// checks read it as a stream through [`Provider::open`] (issues 12, 13).
+    pub streamed: bool,
+}
+
+/// Another version of a document whose bytes (or a variant of them) have a
+/// recorded hash: `hash-mismatch` evidence.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct OtherVersion {
+    pub commit: String,
+    pub git_blob: String,
+    pub commit_time: Option<String>,
+    /// `None` when the bytes themselves match; else the variant that does.
+    pub variant: Option<&'static str>,
+}
+
+/// The cited document at the head of the branch it is compared with: the default
+/// branch when that contains the pinned commit, else a branch that does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Head {
+    pub commit: String,
+    /// The branch compared with, when it is not the default branch.
+    pub branch: Option<String>,
+    /// Whether the head holds the very same document (same commit or same blob).
+    pub unchanged: bool,
+    /// The document at the head; `None` when the path is gone there. Its bytes
+    /// may be unread (and its sha256 empty): see [`Provider::load`].
+    pub document: Option<Snapshot>,
+}
+
+/// Why a source cannot be looked up in git at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skip(pub String);
+
+/// Why a source could not be judged. Never a finding: the audit is incomplete.
+#[derive(Debug, Clone)]
+pub enum Unchecked {
+    /// The source cannot be looked up at all (no repository, not pinned, ...).
+    Unresolvable(Skip),
+    /// The remote could not be synced (network, credentials, git).
+    Fetch {
+        remote: String,
+        error: Arc<FetchError>,
+    },
+    /// Offline, and the cache does not hold the commit.
+    NotCached,
+    /// The tool itself failed reading the cache.
+    Tool {
+        remote: String,
+        error: Arc<FetchError>,
+    },
+}
+
+impl fmt::Display for Unchecked {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unchecked::Unresolvable(skip) => f.write_str(&skip.0),
+            Unchecked::Fetch { remote, error } | Unchecked::Tool { remote, error } => {
+                f.write_str(&crate::error::describe(error, remote))
+            }
+            Unchecked::NotCached => f.write_str("not in cache"),
+        }
+    }
+}
+
+/// Why reading a streamed document of `remote` failed part way: the cache's
+/// problem (damaged object, unreadable file), never a finding.
+pub fn read_failed(remote: &str, e: std::io::Error) -> Unchecked {
+    let error = match e.into_inner().map(|inner| inner.downcast::<FetchError>()) {
+        Some(Ok(fetch)) => *fetch,
+        Some(Err(other)) => FetchError::Git {
+            url: crate::url::redact(remote),
+            reason: other.to_string(),
+        },
+        None => FetchError::Git {
+            url: crate::url::redact(remote),
+            reason: "reading the document failed".into(),
+        },
+    };
+    Unchecked::Tool {
+        remote: remote.to_string(),
+        error: Arc::new(error),
+    }
+}
+
+/// Where cited documents come from (see the module docs).
+pub trait Provider {
+    /// Gets everything `refs` need onto disk: one sync per repository, however many
+    /// documents cite it. Failures are kept and answered per document later.
+    fn prefetch(&mut self, refs: &[&DocRef]);
+
+    /// Remotes that could not be synced, with the reason, in a stable order.
+    fn failures(&self) -> Vec<(String, Arc<FetchError>)>;
+
+    /// Remotes that could not be reached but whose cached copy stood in for them.
+    fn stale(&self) -> Vec<(String, Arc<FetchError>)>;
+
+    /// When the cached copy standing in for `r`'s unreachable remote was last in
+    /// step with it (RFC 3339); `None` when the remote answered this run.
+    fn stale_since(&self, r: &DocRef) -> Option<String>;
+
+    /// The facts of the pinned revision.
+    fn revision(&self, r: &DocRef) -> Result<RevisionFacts, Unchecked>;
+
+    /// The document at the pinned revision; `Ok(None)` when the path does not exist
+    /// there.
+    fn snapshot(&self, r: &DocRef) -> Result<Option<Snapshot>, Unchecked>;
+
+    /// The version of the document, at another commit, whose bytes (or a variant
+    /// of them) have the sha256 `expected`.
+    fn hash_elsewhere(&self, r: &DocRef, pinned: &Snapshot, expected: &str)
+        -> Option<OtherVersion>;
+
+    /// The document at the head it is compared with, or `None` when there is no
+    /// head to compare with.
+    fn head(&self, r: &DocRef) -> Option<Head>;
+
+    /// [`Provider::snapshot`], but the bytes may be left unread (`loaded` false)
+    /// when the provider knows the document's sha256 without them.
+    fn snapshot_lazy(&self, r: &DocRef) -> Result<Option<Snapshot>, Unchecked> {
+        self.snapshot(r)
+    }
+
+    /// Reads the bytes of a snapshot of `r` (the pinned document or the one at
+    /// its head) when they are still unread.
+    fn load(&self, r: &DocRef, snapshot: &mut Snapshot) -> Result<(), Unchecked> {
+        let _ = (r, snapshot);
+        Ok(())
+    }
+
+    /// The bytes of `snapshot` (a document of `r`) as a stream: its bytes when
+    /// loaded, else read afresh, piece by piece, for a [`Snapshot::streamed`]
+    /// document. Read errors are turned into [`Unchecked`] by [`read_failed`].
+    fn open<'a>(
+        &'a self,
+        r: &DocRef,
+        snapshot: &'a Snapshot,
+    ) -> Result<Box<dyn std::io::Read + 'a>, Unchecked> {
+        let _ = r;
+        if snapshot.loaded {
+            return Ok(Box::new(snapshot.bytes.as_slice()));
+        }
+        Err(Unchecked::Unresolvable(Skip(
+            "this provider does not stream documents".into(),
+        )))
+    }
+
+    /// The name of the first variant (`crlf`, `bom`, ...) of the pinned document
+    /// whose sha256 is `expected` (see [`crate::hash::variants`]).
+    fn matching_variant(
+        &self,
+        r: &DocRef,
+        pinned: &Snapshot,
+        expected: &str,
+    ) -> Option<&'static str> {
+        if pinned.loaded {
+            return crate::hash::matching_variant(&pinned.bytes, expected);
+        }
+        let mut read = pinned.clone();
+        self.load(r, &mut read).ok()?;
+        crate::hash::matching_variant(&read.bytes, expected)
+    }
+
+    /// Where what checks derived from documents is remembered, when this
+    /// provider keeps it (the git cache does, in `CACHE/checks.store`).
+    fn check_memo(&self) -> Option<&dyn crate::memo::CheckMemo> {
+        None
+    }
+
+    /// Where line fates between two blobs are remembered, when this provider
+    /// keeps them (the git cache does, in `CACHE/drift.store`).
+    fn drift_memo(&self) -> Option<&dyn crate::memo::DriftMemo> {
+        None
+    }
+
+    /// A provider for another thread that answers exactly as this one does (its
+    /// own handles on the same cache, sharing the same stores), when this one can
+    /// make one. The check stage runs records on forks in parallel.
+    fn fork(&self) -> Option<Box<dyn Provider + Send>> {
+        None
+    }
+
+    /// [`Self::prefetch`], together with the model repositories whose weights are
+    /// read (issue 11): still one sync per repository. A provider that reads no
+    /// model repositories only prefetches the documents.
+    fn prefetch_with_models(&mut self, refs: &[&DocRef], _models: &[&ModelRef]) {
+        self.prefetch(refs);
+    }
+
+    /// Fetches the web documents `urls` cite (issue 11), each once.
+    fn prefetch_web(&mut self, _urls: &[String]) {}
+
+    /// A web document fetched by [`Self::prefetch_web`].
+    fn web(&self, url: &str) -> Result<self::web::WebDoc, Unchecked> {
+        Err(Unchecked::Unresolvable(Skip(format!(
+            "this provider does not fetch web documents (`{}`)",
+            crate::url::redact(url)
+        ))))
+    }
+
+    /// Every file in the tree at `r`'s commit (symbolic links aside), with its
+    /// size in bytes, in path order; `None` when they cannot be listed.
+    fn files(&self, _r: &DocRef) -> Option<Vec<(String, u64)>> {
+        None
+    }
+
+    /// The weight files of `m` at its revision (the head when it names none), by
+    /// their Git LFS pointers.
+    fn model(&self, m: &ModelRef) -> Result<ModelFacts, Unchecked> {
+        Err(Unchecked::Unresolvable(Skip(format!(
+            "this provider does not read model repositories (`{}`)",
+            crate::url::redact(&m.remote)
+        ))))
+    }
+}
+
+/// A forked provider is a provider: wrappers (the web provider around the git
+/// cache) fork by forking what they wrap.
+impl Provider for Box<dyn Provider + Send> {
+    fn prefetch(&mut self, refs: &[&DocRef]) {
+        (**self).prefetch(refs)
+    }
+    fn failures(&self) -> Vec<(String, Arc<FetchError>)> {
+        (**self).failures()
+    }
+    fn stale(&self) -> Vec<(String, Arc<FetchError>)> {
+        (**self).stale()
+    }
+    fn stale_since(&self, r: &DocRef) -> Option<String> {
+        (**self).stale_since(r)
+    }
+    fn revision(&self, r: &DocRef) -> Result<RevisionFacts, Unchecked> {
+        (**self).revision(r)
+    }
+    fn snapshot(&self, r: &DocRef) -> Result<Option<Snapshot>, Unchecked> {
+        (**self).snapshot(r)
+    }
+    fn hash_elsewhere(
+        &self,
+        r: &DocRef,
+        pinned: &Snapshot,
+        expected: &str,
+    ) -> Option<OtherVersion> {
+        (**self).hash_elsewhere(r, pinned, expected)
+    }
+    fn head(&self, r: &DocRef) -> Option<Head> {
+        (**self).head(r)
+    }
+    fn snapshot_lazy(&self, r: &DocRef) -> Result<Option<Snapshot>, Unchecked> {
+        (**self).snapshot_lazy(r)
+    }
+    fn load(&self, r: &DocRef, snapshot: &mut Snapshot) -> Result<(), Unchecked> {
+        (**self).load(r, snapshot)
+    }
+    fn open<'a>(
+        &'a self,
+        r: &DocRef,
+        snapshot: &'a Snapshot,
+    ) -> Result<Box<dyn std::io::Read + 'a>, Unchecked> {
+        (**self).open(r, snapshot)
+    }
+    fn matching_variant(
+        &self,
+        r: &DocRef,
+        pinned: &Snapshot,
+        expected: &str,
+    ) -> Option<&'static str> {
+        (**self).matching_variant(r, pinned, expected)
+    }
+    fn check_memo(&self) -> Option<&dyn crate::memo::CheckMemo> {
+        (**self).check_memo()
+    }
+    fn drift_memo(&self) -> Option<&dyn crate::memo::DriftMemo> {
+        (**self).drift_memo()
+    }
+    fn fork(&self) -> Option<Box<dyn Provider + Send>> {
+        (**self).fork()
+    }
+    fn prefetch_with_models(&mut self, refs: &[&DocRef], models: &[&ModelRef]) {
+        (**self).prefetch_with_models(refs, models)
+    }
+    fn prefetch_web(&mut self, urls: &[String]) {
+        (**self).prefetch_web(urls)
+    }
+    fn web(&self, url: &str) -> Result<self::web::WebDoc, Unchecked> {
+        (**self).web(url)
+    }
+    fn files(&self, r: &DocRef) -> Option<Vec<(String, u64)>> {
+        (**self).files(r)
+    }
+    fn model(&self, m: &ModelRef) -> Result<ModelFacts, Unchecked> {
+        (**self).model(m)
+    }
+}

@@ -1,0 +1,893 @@
+//! The record importer: the external Markdown format, as publishers write it.
+//!
+//! Records arrive as Markdown, sometimes flattened to a single line, carrying
+//! fenced ```json blocks (see `tests/data/seed.txt`). The blocks are found wherever they
+//! stand, each parsed on its own so that one malformed block costs only itself, and
+//! the figures, supplemental sources, conditions and test profiles are taken from
+//! whichever block holds them. Header bullets give the pinned document that figures
+//! cite without listing it as a supplemental source.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use regex::Regex;
+use serde_json::{Map, Value};
+
+use super::lenient::{Problem, Reader};
+use super::spans::LineIndex;
+use super::{
+    url, Artifact, ArtifactKind, At, Claim, Lines, Record, Recorded, Reference, Revision, Source,
+};
+
+pub use super::Position;
+
+/// Something in a record document that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Issue {
+    /// 1-based index of the ```json block, when the issue is inside one.
+    pub block: Option<usize>,
+    pub position: Option<Position>,
+    /// JSON pointer inside the block.
+    pub pointer: Option<String>,
+    pub message: String,
+}
+
+/// The result of importing one document: a record (possibly partial) and its issues.
+#[derive(Debug)]
+pub struct Imported {
+    pub record: Record,
+    pub issues: Vec<Issue>,
+}
+
+/// A fenced ```json block: its text and where it starts in the file.
+struct Block<'a> {
+    index: usize,
+    text: &'a str,
+    /// Byte offset of `text` in the file.
+    offset: usize,
+    start: Position,
+}
+
+/// Finds every ```json block, in the flattened one-line form too.
+fn blocks<'t>(text: &'t str, lines: &LineIndex<'_>) -> (Vec<Block<'t>>, Vec<Issue>) {
+    const FENCE: &str = "```";
+    let mut out = Vec::new();
+    let mut issues = Vec::new();
+    let mut rest_at = 0;
+    while let Some(found) = text[rest_at..].find("```json") {
+        let open = rest_at + found;
+        let body_at = open + "```json".len();
+        let index = out.len() + issues.len() + 1;
+        match text[body_at..].find(FENCE) {
+            Some(close) => {
+                out.push(Block {
+                    index,
+                    text: &text[body_at..body_at + close],
+                    offset: body_at,
+                    start: lines.position(body_at),
+                });
+                rest_at = body_at + close + FENCE.len();
+            }
+            None => {
+                issues.push(Issue {
+                    block: Some(index),
+                    position: Some(lines.position(open)),
+                    pointer: None,
+                    message: "```json block is never closed (truncated document?); skipped".into(),
+                });
+                break;
+            }
+        }
+    }
+    (out, issues)
+}
+
+/// Maps serde_json's (line, byte column) inside a block to the file's position, in
+/// characters like every position pinaudit reports.
+fn file_position(lines: &LineIndex<'_>, block: &Block<'_>, line: usize, column: usize) -> Position {
+    let line_start: usize = block
+        .text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let mut at = (line_start + column.saturating_sub(1)).min(block.text.len());
+    while !block.text.is_char_boundary(at) {
+        at -= 1;
+    }
+    lines.position(block.offset + at)
+}
+
+/// serde_json's message without its own (block-relative) position.
+pub fn json_error(e: &serde_json::Error) -> String {
+    let s = e.to_string();
+    match s.rfind(" at line ") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
+struct Header {
+    title: Option<String>,
+    pinned_document: Option<String>,
+    source_revision: Option<String>,
+    commit_time: Option<String>,
+    original_project: Option<String>,
+}
+
+/// The header's patterns, compiled once per process (not once per record).
+struct HeaderPatterns {
+    title: Option<Regex>,
+    pinned_document: Option<Regex>,
+    source_revision: Option<Regex>,
+    commit_time: Option<Regex>,
+    original_project: Option<Regex>,
+}
+
+static HEADER: std::sync::LazyLock<HeaderPatterns> = std::sync::LazyLock::new(|| {
+    // Bullets are `- Key: value`; in the flattened form they follow each other on one
+    // line, so a value is a single token (URLs, ids and times have no spaces).
+    let bullet =
+        |key: &str| Regex::new(&format!(r"(?:^|\s)-\s+{}:\s+(\S+)", regex::escape(key))).ok();
+    HeaderPatterns {
+        title: Regex::new(r"(?m)^#\s+(.+?)(?:\s+-\s+\w[\w ()]*:|\s+##\s|$)").ok(),
+        pinned_document: bullet("Pinned document"),
+        source_revision: bullet("Source revision"),
+        commit_time: bullet("Source commit time (not experiment date)"),
+        original_project: bullet("Original project"),
+    }
+});
+
+fn header(text: &str) -> Header {
+    let p = &*HEADER;
+    let bullet = |re: &Option<Regex>| -> Option<String> {
+        re.as_ref()?
+            .captures(text)
+            .map(|c| c[1].trim_end_matches([',', ';']).to_string())
+    };
+    let title = p
+        .title
+        .as_ref()
+        .and_then(|re| re.captures(text))
+        .map(|c| c[1].trim().to_string());
+    Header {
+        title,
+        pinned_document: bullet(&p.pinned_document),
+        source_revision: bullet(&p.source_revision),
+        commit_time: bullet(&p.commit_time),
+        original_project: bullet(&p.original_project),
+    }
+}
+
+/// Broken ```json blocks reported one by one; the rest are counted in one issue.
+pub const MAX_BROKEN_REPORTED: usize = 100;
+
+/// Imports one record document.
+pub fn import(text: &str, file: &Path) -> Imported {
+    // Every position is found through one index of the text, and every source by
+    // id or document through a map, so that import stays linear in its input
+    // (issue 13: 100k figures, megabytes of broken blocks).
+    let lines = LineIndex::new(text);
+    let (found, mut issues) = blocks(text, &lines);
+    let head = header(text);
+    let mut values: Vec<(usize, Value)> = Vec::new();
+    // Where each block's objects stand, so that sources, figures and artifacts
+    // keep their place in the file (issue 10).
+    let mut spans: HashMap<usize, (usize, super::spans::Spans)> = HashMap::new();
+    let mut broken: Vec<usize> = Vec::new();
+    for b in &found {
+        match serde_json::from_str::<Value>(b.text) {
+            Ok(v) => {
+                values.push((b.index, v));
+                spans.insert(b.index, (b.offset, super::spans::Spans::scan(b.text)));
+            }
+            // Each broken block is reported up to a cap, then counted: memory
+            // stays small however many a document holds (issue 13).
+            Err(_) if broken.len() >= MAX_BROKEN_REPORTED => broken.push(b.index),
+            Err(e) => {
+                broken.push(b.index);
+                issues.push(Issue {
+                    block: Some(b.index),
+                    position: Some(file_position(&lines, b, e.line(), e.column())),
+                    pointer: None,
+                    message: format!("not valid JSON: {}", json_error(&e)),
+                });
+            }
+        }
+    }
+    if broken.len() > MAX_BROKEN_REPORTED {
+        let first = broken[MAX_BROKEN_REPORTED];
+        issues.push(Issue {
+            block: Some(first),
+            position: found.iter().find(|b| b.index == first).map(|b| b.start),
+            pointer: None,
+            message: format!(
+                "`{}` more ```json blocks are not valid JSON either (only the first `{MAX_BROKEN_REPORTED}` are reported); skipped",
+                broken.len() - MAX_BROKEN_REPORTED
+            ),
+        });
+    }
+    if found.is_empty() && issues.is_empty() {
+        issues.push(Issue {
+            block: None,
+            position: None,
+            pointer: None,
+            message: "no ```json blocks: nothing to audit in this document".into(),
+        });
+    }
+
+    let mut walk = Walk::default();
+    for (index, v) in &values {
+        walk.block = *index;
+        walk.visit(v, "");
+    }
+    let Walk {
+        figures,
+        supplemental,
+        conditions,
+        profile_urls,
+        parent_ids,
+        ..
+    } = walk;
+
+    let at = |block: usize, ptr: &str| -> At {
+        At(spans
+            .get(&block)
+            .and_then(|(offset, s)| s.offset(ptr).map(|o| lines.position(offset + o))))
+    };
+    // The header's pinned document stands where its URL is written.
+    let header_at = At(head
+        .pinned_document
+        .as_deref()
+        .and_then(|u| text.find(u))
+        .map(|o| lines.position(o)));
+
+    let mut reader = Reader::default();
+    let mut problems: Vec<(usize, Problem)> = Vec::new();
+    let mut flush = |reader: &mut Reader, block: usize| {
+        problems.extend(reader.problems.drain(..).map(|p| (block, p)));
+    };
+
+    // Supplemental sources first: they are the record's own list of documents.
+    let mut sources: Vec<Source> = Vec::new();
+    let mut index = SourceIndex::default();
+    for (block, ptr, s) in &supplemental {
+        let Some(id) = reader.text(s, "document_id", ptr) else {
+            reader.problem(ptr, "supplemental source has no `document_id`; skipped");
+            flush(&mut reader, *block);
+            continue;
+        };
+        let pinned_url = reader.string(s, "pinned_url", ptr);
+        let parsed = pinned_url.as_deref().and_then(|u| url::parse(u).ok());
+        let repository = parsed
+            .as_ref()
+            .map(url::ForgeUrl::repository_url)
+            .or_else(|| reader.string(s, "repository", ptr));
+        let source = Source {
+            id,
+            repository,
+            revision: reader
+                .string(s, "revision", ptr)
+                .map(|r| Revision::parse(&r))
+                .or_else(|| parsed.as_ref().and_then(|p| p.revision.clone())),
+            path: reader
+                .string(s, "document_path", ptr)
+                .or_else(|| parsed.as_ref().and_then(|p| p.path.clone())),
+            sha256: reader
+                .string(s, "document_sha256", ptr)
+                .map(|h| Recorded::parse_sha256(&h)),
+            commit_time: reader.string(s, "last_commit_at", ptr),
+            url: pinned_url,
+            at: at(*block, ptr),
+        };
+        flush(&mut reader, *block);
+        if !index.has(&source.id) {
+            index.add(&source, Listed::Supplemental(sources.len()));
+            sources.push(source);
+        }
+    }
+
+    // Figures: claims, and the sources they cite that no supplemental entry lists.
+    let mut claims = Vec::new();
+    let mut cited_sources: Vec<Source> = Vec::new();
+    for (block, ptr, f) in &figures {
+        let label = reader
+            .text(f, "label", ptr)
+            .or_else(|| reader.text(f, "metric", ptr))
+            .unwrap_or_else(|| format!("figure {}", claims.len() + 1));
+        let evidence_url = reader.string(f, "evidence_url", ptr);
+        let parsed = evidence_url.as_deref().and_then(|u| url::parse(u).ok());
+        let source_line = reader.line(f, "source_line", ptr);
+        let lines = source_line
+            .and_then(|l| Lines::single(l).ok())
+            .or_else(|| parsed.as_ref().and_then(|p| p.lines));
+        let conds = f.get("conditions").and_then(Value::as_object);
+        let cptr = format!("{ptr}/conditions");
+        let correct = reader
+            .count(f, "correct", ptr)
+            .or_else(|| conds.and_then(|c| reader.count(c, "correct", &cptr)));
+        let total = reader
+            .count(f, "total", ptr)
+            .or_else(|| conds.and_then(|c| reader.count(c, "total", &cptr)));
+        let mut source_id = reader.text(f, "source_document_id", ptr);
+        let sha = reader.string(f, "source_document_sha256", ptr);
+
+        // A figure without an id cites the listed source at its URL's document.
+        if let (None, Some(p)) = (&source_id, &parsed) {
+            source_id = index
+                .find_document(p)
+                .map(|at| at.of(&sources, &cited_sources).id.clone());
+        }
+        // A source is a document at a revision: a figure whose id names a source
+        // built from another figure (no supplemental entry declares it) but whose
+        // URL pins another commit cites a source of its own, `ID@SHORT`, rather
+        // than being checked at the other figure's commit.
+        let pinned = parsed
+            .as_ref()
+            .and_then(|p| p.revision.as_ref()?.commit().map(|c| (p, c)));
+        if let (Some(given), Some((p, commit))) = (source_id.clone(), pinned) {
+            if let Some(Listed::Cited(i)) = index.by_id(&given) {
+                let built_at = cited_sources[i]
+                    .revision
+                    .as_ref()
+                    .and_then(Revision::commit);
+                if built_at != Some(commit) {
+                    source_id = Some(match index.find_document(p) {
+                        Some(at) => at.of(&sources, &cited_sources).id.clone(),
+                        None => {
+                            let mut own = format!("{given}@{}", commit.short());
+                            let mut n = 1;
+                            while index.has(&own) {
+                                n += 1;
+                                own = format!("{given}@{}-{n}", commit.short());
+                            }
+                            own
+                        }
+                    });
+                }
+            }
+        }
+        // A cited document no supplemental entry lists is built from the figure's
+        // URL and hash, and from the header's pinned document when it is that one.
+        let id = source_id.clone().or_else(|| {
+            parsed
+                .as_ref()
+                .map(|p| p.path.clone().unwrap_or_else(|| "document".to_string()))
+        });
+        if let Some(id) = id.as_deref().filter(|id| !index.has(id)) {
+            let header = head
+                .pinned_document
+                .as_deref()
+                .and_then(|u| url::parse(u).ok());
+            let header_revision = |h: &url::ForgeUrl| {
+                head.source_revision
+                    .as_deref()
+                    .map(Revision::parse)
+                    .or_else(|| h.revision.clone())
+            };
+            // The header's pinned document is the figure's when their paths agree
+            // and the figure pins no other commit (a figure citing its own
+            // revision is checked at it), or when the figure gives no URL of its
+            // own.
+            let from_header = match (&parsed, header) {
+                (Some(p), Some(h))
+                    if h.repo_path == p.repo_path
+                        && h.path == p.path
+                        && pinned.is_none_or(|(_, c)| {
+                            header_revision(&h).as_ref().and_then(Revision::commit) == Some(c)
+                        }) =>
+                {
+                    Some(h)
+                }
+                (None, h) => h,
+                _ => None,
+            };
+            let built = match (&from_header, &parsed) {
+                (Some(h), _) => Some(Source {
+                    id: id.to_string(),
+                    url: head.pinned_document.clone(),
+                    repository: Some(h.repository_url()),
+                    revision: header_revision(h),
+                    path: h.path.clone(),
+                    sha256: sha.as_deref().map(Recorded::parse_sha256),
+                    commit_time: head.commit_time.clone(),
+                    at: if header_at.0.is_some() {
+                        header_at
+                    } else {
+                        at(*block, ptr)
+                    },
+                }),
+                (None, Some(p)) => Some(Source {
+                    id: id.to_string(),
+                    url: evidence_url
+                        .as_deref()
+                        .map(|u| u.split('#').next().unwrap_or(u).to_string()),
+                    repository: Some(p.repository_url()),
+                    revision: p.revision.clone(),
+                    path: p.path.clone(),
+                    sha256: sha.as_deref().map(Recorded::parse_sha256),
+                    commit_time: None,
+                    at: at(*block, ptr),
+                }),
+                (None, None) => None,
+            };
+            if let Some(s) = built {
+                index.add(&s, Listed::Cited(cited_sources.len()));
+                cited_sources.push(s);
+                source_id = Some(id.to_string());
+            }
+        } else if source_id.is_none() {
+            source_id = id;
+        }
+        // The figure and its source must agree on the document's hash.
+        if let (Some(fig_sha), Some(s)) = (
+            sha.as_deref(),
+            source_id
+                .as_deref()
+                .and_then(|id| index.by_id(id))
+                .map(|at| at.of(&sources, &cited_sources)),
+        ) {
+            if let Some(recorded) = &s.sha256 {
+                if !recorded.text().eq_ignore_ascii_case(fig_sha.trim()) {
+                    reader.problem(
+                        &format!("{ptr}/source_document_sha256"),
+                        format!(
+                            "figure `{label}` records sha256 `{fig_sha}` for `{}`, whose source records `{}`",
+                            s.id,
+                            recorded.text()
+                        ),
+                    );
+                }
+            }
+        }
+        if !f.contains_key("value") {
+            reader.problem(
+                ptr,
+                format!("figure `{label}` has no `value`, so nothing can be checked"),
+            );
+        }
+        claims.push(Claim {
+            label,
+            source: source_id,
+            lines,
+            value: reader.value(f, "value", ptr),
+            unit: reader.string(f, "unit", ptr),
+            metric: reader.string(f, "metric", ptr),
+            url: evidence_url,
+            correct,
+            total,
+            at: at(*block, ptr),
+        });
+        flush(&mut reader, *block);
+    }
+    // Header-derived sources lead: the pinned document is the record's main source.
+    cited_sources.extend(sources);
+    let sources = cited_sources;
+
+    // Test profiles cite documents too. One the record also lists as a source is
+    // checked as that source; any other is kept as a reference, so that its pin
+    // is still judged.
+    let mut references: Vec<Reference> = Vec::new();
+    let mut referenced: HashSet<&str> = HashSet::new();
+    for (i, (block, ptr, label, u)) in profile_urls.iter().enumerate() {
+        match url::parse(u) {
+            Ok(p) if index.find_document(&p).is_some() => {}
+            Ok(_) => {
+                if referenced.insert(u.as_str()) {
+                    references.push(Reference {
+                        label: label
+                            .clone()
+                            .unwrap_or_else(|| format!("test profile {}", i + 1)),
+                        url: u.clone(),
+                    });
+                }
+            }
+            Err(e) => problems.push((
+                *block,
+                Problem {
+                    pointer: ptr.clone(),
+                    message: e.to_string(),
+                },
+            )),
+        }
+    }
+
+    let artifacts = artifacts(&conditions, &mut reader, &at);
+    problems.extend(reader.problems.drain(..).map(|p| (0, p)));
+
+    let id = parent_ids.into_iter().next().unwrap_or_else(|| {
+        file.file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "record".into())
+    });
+    let title = head.title.or(head.original_project);
+    let starts: HashMap<usize, Position> = found.iter().map(|b| (b.index, b.start)).collect();
+    issues.extend(problems.into_iter().map(|(block, p)| Issue {
+        block: (block > 0).then_some(block),
+        position: starts.get(&block).copied(),
+        message: p.message,
+        pointer: Some(p.pointer),
+    }));
+    Imported {
+        record: Record {
+            id,
+            title,
+            file: file.to_path_buf(),
+            sources,
+            claims,
+            artifacts,
+            references,
+        },
+        issues,
+    }
+}
+
+/// A figure carries a value and says what it measures or where it comes from;
+/// `{"label": "temperature", "value": 0.2}` in a recipe is not one.
+fn looks_like_figure(o: &Map<String, Value>) -> bool {
+    const FIGURE_KEYS: [&str; 5] = [
+        "metric",
+        "unit",
+        "source_document_id",
+        "evidence_url",
+        "source_line",
+    ];
+    o.contains_key("value") && FIGURE_KEYS.iter().any(|k| o.contains_key(*k))
+}
+
+/// Where a source stands while a record is imported: in the supplemental list or
+/// among the sources built from figures.
+#[derive(Debug, Clone, Copy)]
+enum Listed {
+    Supplemental(usize),
+    Cited(usize),
+}
+
+impl Listed {
+    fn of<'s>(self, supplemental: &'s [Source], cited: &'s [Source]) -> &'s Source {
+        match self {
+            Listed::Supplemental(i) => &supplemental[i],
+            Listed::Cited(i) => &cited[i],
+        }
+    }
+}
+
+/// A document as sources and URLs name it: host, repository path (ASCII
+/// lowercase) and path in the repository.
+type DocumentKey = (String, String, Option<String>);
+
+/// The sources of a record being imported, by id and by the document they hold,
+/// so that each figure finds its source in constant time rather than by a scan
+/// (which made 10k figures take minutes).
+#[derive(Default)]
+struct SourceIndex {
+    ids: HashMap<String, Listed>,
+    /// Sources by document, in the order they were listed, with their revision.
+    documents: HashMap<DocumentKey, Vec<(Option<Revision>, Listed)>>,
+}
+
+impl SourceIndex {
+    fn has(&self, id: &str) -> bool {
+        self.ids.contains_key(id)
+    }
+
+    fn by_id(&self, id: &str) -> Option<Listed> {
+        self.ids.get(id).copied()
+    }
+
+    fn add(&mut self, s: &Source, at: Listed) {
+        self.ids.entry(s.id.clone()).or_insert(at);
+        if let Some((key, rev)) = document_of(s) {
+            self.documents.entry(key).or_default().push((rev, at));
+        }
+    }
+
+    /// The first source that holds the document a parsed URL points at: same host,
+    /// repository (ASCII case aside) and path, and the URL's revision if it has one.
+    fn find_document(&self, p: &url::ForgeUrl) -> Option<Listed> {
+        let key = (
+            p.host.clone(),
+            p.repo_path.to_ascii_lowercase(),
+            p.path.clone(),
+        );
+        self.documents
+            .get(&key)?
+            .iter()
+            .find(|(rev, _)| p.revision.is_none() || *rev == p.revision)
+            .map(|(_, at)| *at)
+    }
+}
+
+/// The document a source holds and the revision it is pinned at, from its URL,
+/// or from its repository and path.
+fn document_of(s: &Source) -> Option<(DocumentKey, Option<Revision>)> {
+    let from_url = s.url.as_deref().and_then(|u| url::parse(u).ok());
+    let from_repo = s.repository.as_deref().and_then(url::parse_repository);
+    let repo = from_url.as_ref().or(from_repo.as_ref())?;
+    let path = s
+        .path
+        .clone()
+        .or_else(|| from_url.as_ref().and_then(|u| u.path.clone()));
+    let rev = s
+        .revision
+        .clone()
+        .or_else(|| from_url.as_ref().and_then(|u| u.revision.clone()));
+    Some((
+        (repo.host.clone(), repo.repo_path.to_ascii_lowercase(), path),
+        rev,
+    ))
+}
+
+/// What a walk over the blocks collects, each with its block index and pointer.
+#[derive(Default)]
+struct Walk<'v> {
+    block: usize,
+    figures: Vec<(usize, String, &'v Map<String, Value>)>,
+    supplemental: Vec<(usize, String, &'v Map<String, Value>)>,
+    conditions: Vec<(usize, String, &'v Map<String, Value>)>,
+    /// Test profiles' evidence URLs: (block, pointer, profile label, URL).
+    profile_urls: Vec<(usize, String, Option<String>, String)>,
+    parent_ids: Vec<String>,
+    parent_seen: HashSet<String>,
+}
+
+impl<'v> Walk<'v> {
+    fn visit(&mut self, v: &'v Value, ptr: &str) {
+        match v {
+            Value::Array(items) => {
+                let is_figures = !items.is_empty()
+                    && items.iter().all(|i| {
+                        i.as_object()
+                            .is_some_and(|o| o.contains_key("label") || o.contains_key("metric"))
+                    })
+                    && items
+                        .iter()
+                        .any(|i| i.as_object().is_some_and(looks_like_figure));
+                for (i, item) in items.iter().enumerate() {
+                    let p = format!("{ptr}/{i}");
+                    if is_figures {
+                        if let Some(o) = item.as_object() {
+                            self.figures.push((self.block, p.clone(), o));
+                        }
+                    }
+                    self.visit(item, &p);
+                }
+            }
+            Value::Object(o) => {
+                for (k, child) in o {
+                    let p = format!("{ptr}/{}", k.replace('~', "~0").replace('/', "~1"));
+                    match (k.as_str(), child) {
+                        ("figures", Value::Array(items)) => {
+                            for (i, f) in items.iter().enumerate() {
+                                if let Some(f) = f.as_object() {
+                                    self.figures.push((self.block, format!("{p}/{i}"), f));
+                                }
+                            }
+                            for (i, f) in items.iter().enumerate() {
+                                if let Some(c) = f.get("conditions") {
+                                    self.visit_conditions(c, &format!("{p}/{i}/conditions"));
+                                }
+                            }
+                            continue;
+                        }
+                        ("supplemental_sources", Value::Array(items)) => {
+                            for (i, s) in items.iter().enumerate() {
+                                if let Some(s) = s.as_object() {
+                                    if let Some(pid) =
+                                        s.get("parent_record_id").and_then(Value::as_str)
+                                    {
+                                        if self.parent_seen.insert(pid.to_string()) {
+                                            self.parent_ids.push(pid.to_string());
+                                        }
+                                    }
+                                    self.supplemental.push((self.block, format!("{p}/{i}"), s));
+                                }
+                            }
+                            continue;
+                        }
+                        ("conditions", c) => {
+                            self.visit_conditions(c, &p);
+                            continue;
+                        }
+                        ("test_profiles", Value::Array(items)) => {
+                            for (i, t) in items.iter().enumerate() {
+                                if let Some(u) = t.get("evidence_url").and_then(Value::as_str) {
+                                    let label = t.get("label").and_then(Value::as_str);
+                                    self.profile_urls.push((
+                                        self.block,
+                                        format!("{p}/{i}/evidence_url"),
+                                        label.map(str::to_string),
+                                        u.to_string(),
+                                    ));
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                    self.visit(child, &p);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn visit_conditions(&mut self, c: &'v Value, ptr: &str) {
+        if let Some(o) = c.as_object() {
+            self.conditions.push((self.block, ptr.to_string(), o));
+        }
+    }
+}
+
+/// Weights and runtimes named in conditions, one artifact per distinct pin. A pin
+/// recorded with no name beside it (a `weight_hash` in top-level conditions) still
+/// makes an artifact, labelled by where it stands, so that every recorded hash and
+/// revision is judged.
+fn artifacts(
+    conditions: &[(usize, String, &Map<String, Value>)],
+    r: &mut Reader,
+    at: &dyn Fn(usize, &str) -> At,
+) -> Vec<Artifact> {
+    let mut out: Vec<Artifact> = Vec::new();
+    // Artifacts compare equal wherever they stand (`At` always equals), so they are
+    // told apart by what they say, without their position.
+    let mut seen: HashSet<String> = HashSet::new();
+    let push = |out: &mut Vec<Artifact>, seen: &mut HashSet<String>, a: Artifact| {
+        let key = format!(
+            "{:?}",
+            Artifact {
+                at: At(None),
+                ..a.clone()
+            }
+        );
+        if seen.insert(key) {
+            out.push(a);
+        }
+    };
+    // One model is one artifact, however its conditions name it: one object
+    // says `model`, another `model` and `model_artifact`. Weights that share a
+    // name, with no pin of one contradicting the other's, are merged (their
+    // names and pins together), so that an unpinned model is said once.
+    let mut weights: Vec<(usize, Vec<String>)> = Vec::new();
+    for (block, ptr, c) in conditions {
+        let revision = r.text(c, "model_revision", ptr);
+        let sha256 = r
+            .string(c, "weight_hash", ptr)
+            .map(|h| Recorded::parse_sha256(&h));
+        let names: Vec<String> = ["model_artifact", "model"]
+            .iter()
+            .filter_map(|k| c.get(*k).and_then(Value::as_str))
+            .map(|n| n.trim().to_string())
+            .filter(|n| !n.is_empty())
+            .collect();
+        let named = r
+            .text(c, "model_artifact", ptr)
+            .or_else(|| r.text(c, "model", ptr));
+        // The model repository: given as its own key, or as the artifact's name
+        // when that is a URL (issue 11).
+        let repository = r
+            .string(c, "model_repository", ptr)
+            .or_else(|| r.string(c, "model_url", ptr))
+            .or_else(|| named.clone().filter(|n| looks_like_url(n)));
+        let label = named.or_else(|| {
+            (revision.is_some() || sha256.is_some()).then(|| format!("weights at `{ptr}`"))
+        });
+        if let Some(label) = label {
+            let fits = |a: &Artifact| {
+                let agree =
+                    |x: Option<&String>, y: Option<&String>| x.is_none() || y.is_none() || x == y;
+                agree(a.revision.as_ref(), revision.as_ref())
+                    && agree(a.repository.as_ref(), repository.as_ref())
+                    && (a.sha256.is_none() || sha256.is_none() || a.sha256 == sha256)
+            };
+            let same = weights
+                .iter_mut()
+                .find(|(i, known)| names.iter().any(|n| known.contains(n)) && fits(&out[*i]));
+            match same {
+                Some((i, known)) => {
+                    let a = &mut out[*i];
+                    a.revision = a.revision.take().or(revision);
+                    a.sha256 = a.sha256.take().or(sha256);
+                    a.repository = a.repository.take().or(repository);
+                    for n in names {
+                        if !known.contains(&n) {
+                            known.push(n);
+                        }
+                    }
+                }
+                None => {
+                    let before = out.len();
+                    push(
+                        &mut out,
+                        &mut seen,
+                        Artifact {
+                            kind: ArtifactKind::Weights,
+                            label,
+                            revision,
+                            sha256,
+                            digest: None,
+                            at: at(*block, ptr),
+                            repository,
+                            files: Vec::new(),
+                        },
+                    );
+                    if out.len() > before {
+                        weights.push((before, names));
+                    }
+                }
+            }
+        }
+        let revision = r.text(c, "runtime_execution_revision", ptr);
+        let digest = r.string(c, "executed_image_digest", ptr);
+        let label = r.text(c, "engine", ptr).or_else(|| {
+            (revision.is_some() || digest.is_some()).then(|| format!("runtime at `{ptr}`"))
+        });
+        if let Some(label) = label {
+            push(
+                &mut out,
+                &mut seen,
+                Artifact {
+                    kind: ArtifactKind::Runtime,
+                    label,
+                    revision,
+                    sha256: None,
+                    digest,
+                    at: at(*block, ptr),
+                    repository: None,
+                    files: Vec::new(),
+                },
+            );
+        }
+    }
+    out
+}
+
+/// Whether a model name is a URL (`https://huggingface.co/ORG/REPO`) rather than
+/// a label, so that it also names the model repository.
+fn looks_like_url(s: &str) -> bool {
+    let s = s.trim();
+    !s.contains(char::is_whitespace)
+        && (s.starts_with("https://") || s.starts_with("http://") || s.starts_with("git://"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_urls_name_the_repository() {
+        assert!(looks_like_url("https://huggingface.co/org/model"));
+        assert!(!looks_like_url("k3-neuron-iq1s, nine GGUF shards"));
+        assert!(!looks_like_url("https://x.org/a and more"));
+    }
+
+    #[test]
+    fn positions_in_flattened_text() {
+        let text = "# T - A: b ```json {\"a\": } ``` tail";
+        let imported = import(text, Path::new("x.txt"));
+        let issue = &imported.issues[0];
+        assert_eq!(issue.block, Some(1));
+        let pos = issue.position.unwrap();
+        assert_eq!(pos.line, 1);
+        // The block body starts after "```json" at column 19; the error is 7 chars in.
+        assert!(pos.column > 19, "{pos:?}");
+    }
+
+    #[test]
+    fn unclosed_block_is_reported() {
+        let imported = import("intro\n```json\n{\"a\": 1}\n", Path::new("x.md"));
+        assert!(imported.issues[0].message.contains("never closed"));
+        assert_eq!(imported.issues[0].position.unwrap().line, 2);
+    }
+
+    #[test]
+    fn header_bullets_flattened() {
+        let h = header("# Title words here - Type: Report - Pinned document: https://x.org/a/b/blob/main/R.md - Source revision: abc - Source commit time (not experiment date): 2026-08-07T15:45:04Z");
+        assert_eq!(h.title.as_deref(), Some("Title words here"));
+        assert_eq!(
+            h.pinned_document.as_deref(),
+            Some("https://x.org/a/b/blob/main/R.md")
+        );
+        assert_eq!(h.source_revision.as_deref(), Some("abc"));
+        assert_eq!(h.commit_time.as_deref(), Some("2026-08-07T15:45:04Z"));
+    }
+}

@@ -1,0 +1,643 @@
+//! Documents over HTTP(S) (issue 11): a cited paper, model card or blog post that
+//! lives on no git forge is fetched, hashed and read like a git document.
+//!
+//! - One client on one tokio runtime: reqwest (rustls), with retries of 429 and
+//!   5xx by reqwest-retry (exponential backoff); a `Retry-After` the server sends
+//!   is waited for first (up to [`MAX_RETRY_AFTER`]), by a small middleware under
+//!   the retry one.
+//! - `cache/http/<sha256 of the URL>.{json,body}`: the body with its `ETag` and
+//!   `Last-Modified`; a re-check sends `If-None-Match` / `If-Modified-Since`, and
+//!   a `304 Not Modified` costs no body.
+//! - At most [`PER_HOST`] requests at a time to one host; `--timeout` for the
+//!   whole request; bodies over `--max-document-size` are refused while they
+//!   stream; redirects are followed up to [`MAX_REDIRECTS`], never to `file:` and
+//!   never to a loopback, private or link-local host unless `--allow-local`,
+//!   checked before any connection is made; a name is judged by its text and
+//!   then by the addresses it resolves to, which are the only ones connected to
+//!   (`crate::net::Resolver`, with the `--resolve` pins).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::header::{ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED, RETRY_AFTER};
+use reqwest::StatusCode;
+use reqwest_middleware::{ClientBuilder, ClientWithMiddleware, Middleware, Next};
+use reqwest_retry::policies::ExponentialBackoff;
+use reqwest_retry::RetryTransientMiddleware;
+use serde::{Deserialize, Serialize};
+
+use crate::{sha256_hex, FetchError};
+use pinaudit_core::url::HostClass;
+
+/// Requests at a time to one host.
+pub(crate) const PER_HOST: usize = 2;
+/// Redirects followed before giving up.
+pub(crate) const MAX_REDIRECTS: usize = 5;
+/// The longest `Retry-After` waited for; a longer one fails the document.
+pub(crate) const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
+/// `--max-document-size` by default: 50 MiB.
+pub const DEFAULT_MAX_SIZE: u64 = 50 * 1024 * 1024;
+
+/// How documents are fetched.
+#[derive(Debug, Clone)]
+pub struct WebOptions {
+    pub cache: PathBuf,
+    pub offline: bool,
+    pub timeout: Duration,
+    pub max_size: u64,
+    pub allow_local: bool,
+}
+
+pub use pinaudit_core::provider::web::{is_immutable, web_url, WebDoc};
+
+/// Why a URL may not be fetched; `None` when it may.
+pub(crate) fn refused(url: &reqwest::Url, allow_local: bool) -> Option<String> {
+    if !matches!(url.scheme(), "http" | "https") {
+        return Some(format!(
+            "`{}:` URLs are not fetched over HTTP",
+            url.scheme()
+        ));
+    }
+    let host = url.host_str().unwrap_or("");
+    let class = pinaudit_core::url::classify_host(host);
+    if class.is_public() || (allow_local && class != HostClass::Invalid) {
+        return None;
+    }
+    Some(format!(
+        "`{host}` is not a public host (pass --allow-local to fetch from loopback or private addresses)"
+    ))
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Meta {
+    url: String,
+    etag: Option<String>,
+    last_modified: Option<String>,
+    sha256: String,
+    /// HMAC-SHA256, under the cache key, of the fields above ([`Meta::tag`]): a
+    /// planted body and meta file, even with a matching sha256, are not the
+    /// document the server sent.
+    #[serde(default)]
+    mac: String,
+}
+
+impl Meta {
+    fn tag(&self) -> [u8; 32] {
+        let field = |v: &Option<String>| match v {
+            Some(v) => format!("+{v}"),
+            None => "-".to_string(),
+        };
+        let mut parts: Vec<Vec<u8>> = Vec::new();
+        for p in [
+            "pinaudit-http-cache v1".to_string(),
+            self.url.clone(),
+            field(&self.etag),
+            field(&self.last_modified),
+            self.sha256.clone(),
+        ] {
+            parts.push((p.len() as u64).to_le_bytes().to_vec());
+            parts.push(p.into_bytes());
+        }
+        let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+        crate::cache_key::current().mac(&refs)
+    }
+}
+
+fn cache_files(root: &Path, url: &str) -> (PathBuf, PathBuf) {
+    let dir = root.join("http");
+    let key = sha256_hex(url.as_bytes());
+    (
+        dir.join(format!("{key}.json")),
+        dir.join(format!("{key}.body")),
+    )
+}
+
+fn cached(root: &Path, url: &str) -> Option<(Meta, Vec<u8>)> {
+    let (meta, body) = cache_files(root, url);
+    let meta: Meta = serde_json::from_slice(&crate::store::read_regular(&meta)?).ok()?;
+    let tag: String = meta.tag().iter().map(|b| format!("{b:02x}")).collect();
+    if meta.url != url || meta.mac != tag {
+        return None;
+    }
+    let bytes = crate::store::read_regular(&body)?;
+    (sha256_hex(&bytes) == meta.sha256).then_some((meta, bytes))
+}
+
+fn store(root: &Path, url: &str, doc: &WebDoc) -> std::io::Result<()> {
+    let (meta_path, body_path) = cache_files(root, url);
+    if let Some(dir) = meta_path.parent() {
+        // Never into a directory a planted link names, outside the cache.
+        if std::fs::symlink_metadata(dir).is_ok_and(|m| !m.is_dir()) {
+            return Err(std::io::Error::other(format!(
+                "`{}` is not a directory (a symbolic link?); not written",
+                dir.display()
+            )));
+        }
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut meta = Meta {
+        url: url.to_string(),
+        etag: doc.etag.clone(),
+        last_modified: doc.last_modified.clone(),
+        sha256: doc.sha256.clone(),
+        mac: String::new(),
+    };
+    meta.mac = meta.tag().iter().map(|b| format!("{b:02x}")).collect();
+    // The body first: a meta file never names a body that is not there. Both
+    // through new files of random names, never through a planted link.
+    crate::store::write_atomically(&body_path, &[&doc.bytes])?;
+    let json = serde_json::to_vec(&meta).map_err(std::io::Error::other)?;
+    crate::store::write_atomically(&meta_path, &[&json])
+}
+
+/// Waits out a `Retry-After` (seconds or an HTTP date) on 429 and 503 before the
+/// retry middleware above it decides to try again.
+struct HonourRetryAfter;
+
+#[async_trait::async_trait]
+impl Middleware for HonourRetryAfter {
+    async fn handle(
+        &self,
+        req: reqwest::Request,
+        extensions: &mut ::http::Extensions,
+        next: Next<'_>,
+    ) -> reqwest_middleware::Result<reqwest::Response> {
+        let res = next.run(req, extensions).await?;
+        let status = res.status();
+        if status == StatusCode::TOO_MANY_REQUESTS || status == StatusCode::SERVICE_UNAVAILABLE {
+            if let Some(wait) = res
+                .headers()
+                .get(RETRY_AFTER)
+                .and_then(|v| v.to_str().ok())
+                .and_then(retry_after)
+            {
+                if wait <= MAX_RETRY_AFTER {
+                    tokio::time::sleep(wait).await;
+                }
+            }
+        }
+        Ok(res)
+    }
+}
+
+/// A `Retry-After` value: delay seconds, or an HTTP date (RFC 7231).
+fn retry_after(v: &str) -> Option<Duration> {
+    if let Ok(secs) = v.trim().parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    // HTTP dates end in `GMT`, an obsolete zone RFC 2822 parsers may refuse.
+    let v = v.trim();
+    let numeric = v.strip_suffix(" GMT").map(|d| format!("{d} +0000"));
+    let rfc2822 = &time::format_description::well_known::Rfc2822;
+    let when = time::OffsetDateTime::parse(v, rfc2822)
+        .or_else(|e| {
+            numeric
+                .as_deref()
+                .map_or(Err(e), |n| time::OffsetDateTime::parse(n, rfc2822))
+        })
+        .ok()?;
+    let now = time::OffsetDateTime::now_utc();
+    Some(Duration::try_from(when - now).unwrap_or(Duration::ZERO))
+}
+
+fn client(opts: &WebOptions) -> Result<ClientWithMiddleware, String> {
+    let allow_local = opts.allow_local;
+    let redirects = reqwest::redirect::Policy::custom(move |attempt| {
+        if attempt.previous().len() >= MAX_REDIRECTS {
+            let n = attempt.previous().len();
+            return attempt.error(format!("more than {n} redirects"));
+        }
+        match refused(attempt.url(), allow_local) {
+            Some(why) => {
+                let to = pinaudit_core::url::redact(attempt.url().as_str());
+                attempt.error(format!("redirect to `{to}` refused: {why}"))
+            }
+            None => attempt.follow(),
+        }
+    });
+    let mut inner = reqwest::Client::builder();
+    for cert in crate::tls::extra_roots() {
+        inner = inner.add_root_certificate(cert);
+    }
+    let inner = inner
+        .user_agent(concat!("pinaudit/", env!("CARGO_PKG_VERSION")))
+        .connect_timeout(opts.timeout.min(Duration::from_secs(30)))
+        .timeout(opts.timeout)
+        .redirect(redirects)
+        // Names that resolve to loopback, private or metadata addresses are
+        // refused on the addresses reqwest connects to (`crate::net`).
+        .dns_resolver(crate::net::Resolver::new(!opts.allow_local))
+        .build()
+        .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+    let policy = ExponentialBackoff::builder()
+        .retry_bounds(Duration::from_millis(100), Duration::from_secs(5))
+        .build_with_max_retries(3);
+    Ok(ClientBuilder::new(inner)
+        .with(RetryTransientMiddleware::new_with_policy(policy))
+        .with(HonourRetryAfter)
+        .build())
+}
+
+fn network(url: &str, reason: impl Into<String>) -> FetchError {
+    FetchError::Network {
+        url: pinaudit_core::url::redact(url),
+        reason: reason.into(),
+    }
+}
+
+/// Fetches one document: conditional on what the cache holds, capped in size.
+async fn fetch_one(
+    client: &ClientWithMiddleware,
+    url: &str,
+    opts: &WebOptions,
+    bar: &indicatif::ProgressBar,
+) -> Result<WebDoc, FetchError> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| network(url, format!("not a URL: {e}")))?;
+    if let Some(why) = refused(&parsed, opts.allow_local) {
+        return Err(network(url, why));
+    }
+    let previous = cached(&opts.cache, url);
+    let mut req = client.get(parsed);
+    if let Some((meta, _)) = &previous {
+        if let Some(etag) = &meta.etag {
+            req = req.header(IF_NONE_MATCH, etag);
+        }
+        if let Some(lm) = &meta.last_modified {
+            req = req.header(IF_MODIFIED_SINCE, lm);
+        }
+    }
+    let res = req.send().await.map_err(|e| network(url, describe(&e)))?;
+    let header = |name: reqwest::header::HeaderName| {
+        res.headers()
+            .get(name)
+            .and_then(|v: &reqwest::header::HeaderValue| v.to_str().ok())
+            .map(str::to_string)
+    };
+    let (etag, last_modified) = (header(ETAG), header(LAST_MODIFIED));
+    if res.status() == StatusCode::NOT_MODIFIED {
+        if let Some((meta, bytes)) = previous {
+            return Ok(WebDoc {
+                sha256: meta.sha256,
+                bytes,
+                etag: etag.or(meta.etag),
+                last_modified: last_modified.or(meta.last_modified),
+                revalidated: true,
+            });
+        }
+    }
+    if res.status().is_redirection() {
+        // reqwest follows only http(s) redirects: one it returns was not followed.
+        let to = header(reqwest::header::LOCATION).unwrap_or_default();
+        return Err(network(
+            url,
+            format!(
+                "redirect to `{}` refused: only http(s) redirects are followed",
+                pinaudit_core::url::redact(&to)
+            ),
+        ));
+    }
+    if !res.status().is_success() {
+        return Err(network(
+            url,
+            format!("the server answered `{}`", res.status()),
+        ));
+    }
+    if res.content_length().is_some_and(|n| n > opts.max_size) {
+        return Err(too_big(url, opts.max_size));
+    }
+    let mut bytes: Vec<u8> = Vec::new();
+    let mut res = res;
+    loop {
+        match res.chunk().await {
+            Ok(Some(chunk)) => {
+                if bytes.len() as u64 + chunk.len() as u64 > opts.max_size {
+                    return Err(too_big(url, opts.max_size));
+                }
+                bytes.extend_from_slice(&chunk);
+                bar.set_message(format!(
+                    "{}: {}",
+                    pinaudit_core::url::redact(url),
+                    indicatif::HumanBytes(bytes.len() as u64)
+                ));
+            }
+            Ok(None) => break,
+            Err(e) => return Err(network(url, describe(&e))),
+        }
+    }
+    let doc = WebDoc {
+        sha256: sha256_hex(&bytes),
+        bytes,
+        etag,
+        last_modified,
+        revalidated: false,
+    };
+    // A cache that cannot be written costs the next run a body, not this one.
+    let _ = store(&opts.cache, url, &doc);
+    Ok(doc)
+}
+
+fn too_big(url: &str, max: u64) -> FetchError {
+    network(
+        url,
+        format!(
+            "the document is larger than `{}` (raise --max-document-size)",
+            indicatif::HumanBytes(max)
+        ),
+    )
+}
+
+/// reqwest's error with its causes, lowercase.
+fn describe(e: &dyn std::error::Error) -> String {
+    let parts = crate::classify::causes(vec![e.to_string()], e.source());
+    let joined = parts.join(": ");
+    // Messages are lowercase phrases (as every pinaudit message); reqwest-retry's start with a capital.
+    let mut chars = joined.chars();
+    let text: String = match chars.next() {
+        Some(c) => c.to_lowercase().chain(chars).collect(),
+        None => joined,
+    };
+    if text.contains("timed out") || text.contains("operation timed out") {
+        return format!("timed out: {text}");
+    }
+    text
+}
+
+/// Fetches every URL once, at most [`PER_HOST`] at a time per host, on one
+/// runtime. Offline, only the cache answers.
+pub(crate) fn fetch_all(
+    urls: &[String],
+    opts: &WebOptions,
+    progress: bool,
+) -> HashMap<String, Result<WebDoc, Arc<FetchError>>> {
+    let mut out = HashMap::new();
+    let mut unique: Vec<String> = urls.to_vec();
+    unique.sort();
+    unique.dedup();
+    if unique.is_empty() {
+        return out;
+    }
+    if opts.offline {
+        for url in unique {
+            let r = cached(&opts.cache, &url)
+                .map(|(meta, bytes)| WebDoc {
+                    sha256: meta.sha256,
+                    bytes,
+                    etag: meta.etag,
+                    last_modified: meta.last_modified,
+                    revalidated: false,
+                })
+                .ok_or_else(|| Arc::new(network(&url, "not in cache")));
+            out.insert(url, r);
+        }
+        return out;
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            for url in unique {
+                let err = network(&url, format!("cannot start the HTTP workers: {e}"));
+                out.insert(url, Err(Arc::new(err)));
+            }
+            return out;
+        }
+    };
+    let client = match client(opts) {
+        Ok(c) => c,
+        Err(why) => {
+            for url in unique {
+                out.insert(url.clone(), Err(Arc::new(network(&url, why.clone()))));
+            }
+            return out;
+        }
+    };
+    let multi = (progress && std::io::IsTerminal::is_terminal(&std::io::stderr())).then(|| {
+        indicatif::MultiProgress::with_draw_target(indicatif::ProgressDrawTarget::stderr())
+    });
+    let mut hosts: HashMap<String, Arc<tokio::sync::Semaphore>> = HashMap::new();
+    runtime.block_on(async {
+        let mut handles = Vec::new();
+        for url in unique {
+            let host = ::url::Url::parse(&url)
+                .ok()
+                .and_then(|u| u.host_str().map(str::to_string))
+                .unwrap_or_default();
+            let sem = hosts
+                .entry(host)
+                .or_insert_with(|| Arc::new(tokio::sync::Semaphore::new(PER_HOST)))
+                .clone();
+            let client = client.clone();
+            let opts = opts.clone();
+            let bar = match &multi {
+                Some(m) => {
+                    let b = m.add(indicatif::ProgressBar::new_spinner());
+                    b.set_message(pinaudit_core::url::redact(&url));
+                    b
+                }
+                None => indicatif::ProgressBar::hidden(),
+            };
+            handles.push(tokio::spawn(async move {
+                let _permit = sem.acquire_owned().await;
+                let r = fetch_one(&client, &url, &opts, &bar).await;
+                bar.finish_and_clear();
+                (url, r)
+            }));
+        }
+        for h in handles {
+            if let Ok((url, r)) = h.await {
+                out.insert(url, r.map_err(Arc::new));
+            }
+        }
+    });
+    out
+}
+
+/// A provider that also fetches web documents: everything else goes to `inner`
+/// (the git cache), so an audit stays one pipeline over both.
+pub struct WithWeb<P> {
+    pub inner: P,
+    opts: WebOptions,
+    progress: bool,
+    /// Shared with forks: fetched once, read by every checking thread.
+    docs: Arc<HashMap<String, Result<WebDoc, Arc<FetchError>>>>,
+}
+
+impl<P> WithWeb<P> {
+    pub fn new(inner: P, opts: WebOptions, progress: bool) -> Self {
+        WithWeb {
+            inner,
+            opts,
+            progress,
+            docs: Arc::new(HashMap::new()),
+        }
+    }
+}
+
+impl<P: super::Provider> super::Provider for WithWeb<P> {
+    fn prefetch(&mut self, refs: &[&super::DocRef]) {
+        self.inner.prefetch(refs);
+    }
+
+    fn prefetch_with_models(&mut self, refs: &[&super::DocRef], models: &[&super::ModelRef]) {
+        self.inner.prefetch_with_models(refs, models);
+    }
+
+    fn prefetch_web(&mut self, urls: &[String]) {
+        self.docs = Arc::new(fetch_all(urls, &self.opts, self.progress));
+    }
+
+    fn web(&self, url: &str) -> Result<WebDoc, super::Unchecked> {
+        match self.docs.get(url) {
+            Some(Ok(doc)) => Ok(doc.clone()),
+            Some(Err(_)) if self.opts.offline => Err(super::Unchecked::NotCached),
+            Some(Err(error)) => Err(super::Unchecked::Fetch {
+                remote: url.to_string(),
+                error: error.clone(),
+            }),
+            None => Err(super::Unchecked::Unresolvable(crate::sources::Skip(
+                "not fetched".into(),
+            ))),
+        }
+    }
+
+    fn failures(&self) -> Vec<(String, Arc<FetchError>)> {
+        self.inner.failures()
+    }
+
+    fn stale(&self) -> Vec<(String, Arc<FetchError>)> {
+        self.inner.stale()
+    }
+
+    fn stale_since(&self, r: &super::DocRef) -> Option<String> {
+        self.inner.stale_since(r)
+    }
+
+    fn revision(&self, r: &super::DocRef) -> Result<super::RevisionFacts, super::Unchecked> {
+        self.inner.revision(r)
+    }
+
+    fn snapshot(&self, r: &super::DocRef) -> Result<Option<super::Snapshot>, super::Unchecked> {
+        self.inner.snapshot(r)
+    }
+
+    fn hash_elsewhere(
+        &self,
+        r: &super::DocRef,
+        pinned: &super::Snapshot,
+        expected: &str,
+    ) -> Option<super::OtherVersion> {
+        self.inner.hash_elsewhere(r, pinned, expected)
+    }
+
+    fn head(&self, r: &super::DocRef) -> Option<super::Head> {
+        self.inner.head(r)
+    }
+
+    fn files(&self, r: &super::DocRef) -> Option<Vec<(String, u64)>> {
+        self.inner.files(r)
+    }
+
+    fn model(&self, m: &super::ModelRef) -> Result<super::ModelFacts, super::Unchecked> {
+        self.inner.model(m)
+    }
+
+    fn snapshot_lazy(
+        &self,
+        r: &super::DocRef,
+    ) -> Result<Option<super::Snapshot>, super::Unchecked> {
+        self.inner.snapshot_lazy(r)
+    }
+
+    fn load(
+        &self,
+        r: &super::DocRef,
+        snapshot: &mut super::Snapshot,
+    ) -> Result<(), super::Unchecked> {
+        self.inner.load(r, snapshot)
+    }
+
+    fn open<'a>(
+        &'a self,
+        r: &super::DocRef,
+        snapshot: &'a super::Snapshot,
+    ) -> Result<Box<dyn std::io::Read + 'a>, super::Unchecked> {
+        self.inner.open(r, snapshot)
+    }
+
+    fn matching_variant(
+        &self,
+        r: &super::DocRef,
+        pinned: &super::Snapshot,
+        expected: &str,
+    ) -> Option<&'static str> {
+        self.inner.matching_variant(r, pinned, expected)
+    }
+
+    fn check_memo(&self) -> Option<&dyn pinaudit_core::memo::CheckMemo> {
+        self.inner.check_memo()
+    }
+
+    fn drift_memo(&self) -> Option<&dyn pinaudit_core::memo::DriftMemo> {
+        self.inner.drift_memo()
+    }
+
+    fn fork(&self) -> Option<Box<dyn super::Provider + Send>> {
+        Some(Box::new(WithWeb {
+            inner: self.inner.fork()?,
+            opts: self.opts.clone(),
+            progress: false,
+            docs: self.docs.clone(),
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn archived_and_content_addressed_urls_are_immutable() {
+        assert!(is_immutable(
+            "https://web.archive.org/web/20240101120000/https://example.com/p"
+        ));
+        assert!(is_immutable(
+            "https://web.archive.org/web/20240101120000id_/https://example.com/p"
+        ));
+        assert!(!is_immutable(
+            "https://web.archive.org/web/2024/https://example.com/p"
+        ));
+        assert!(!is_immutable(
+            "https://web.archive.org/web/*/https://example.com/p"
+        ));
+        assert!(is_immutable(
+            "https://ipfs.io/ipfs/bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi"
+        ));
+        assert!(!is_immutable("https://example.com/paper.html"));
+    }
+
+    #[test]
+    fn refuses_local_hosts_and_other_schemes() {
+        let u = |s: &str| reqwest::Url::parse(s).unwrap();
+        assert!(refused(&u("https://example.com/a"), false).is_none());
+        assert!(refused(&u("http://127.0.0.1:8080/a"), false).is_some());
+        assert!(refused(&u("http://127.0.0.1:8080/a"), true).is_none());
+        assert!(refused(&u("http://10.0.0.1/a"), false).is_some());
+        assert!(refused(&u("http://169.254.169.254/latest"), false).is_some());
+        assert!(refused(&u("file:///etc/passwd"), true).is_some());
+    }
+
+    #[test]
+    fn retry_after_in_seconds_or_a_date() {
+        assert_eq!(retry_after("2"), Some(Duration::from_secs(2)));
+        assert_eq!(
+            retry_after("Wed, 21 Oct 2015 07:28:00 GMT"),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(retry_after("soon"), None);
+    }
+}

@@ -1,0 +1,435 @@
+//! Read-only questions about one cached repository, answered from its object
+//! database without a network and without a checkout.
+//!
+//! Everything the checks ask about a revision goes through here: does the commit
+//! exist, when was it committed, can a branch or tag reach it, what bytes does a
+//! path hold there, what is the default-branch head, and how did a path change
+//! over time. Answers about reachability look only at `refs/heads/*` and
+//! `refs/tags/*`: the refs pinaudit keeps for itself (`refs/pinaudit/*`, which
+//! hold commits fetched by id or through pull-request refs) must not make an
+//! erased or fork-only commit look reachable.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use git2::{ObjectType, Oid, Repository, Sort};
+
+use super::classify::{clean_message, FetchError};
+
+/// Ref that records the remote's default-branch head at the last sync.
+pub(crate) const HEAD_REF: &str = "refs/pinaudit/head";
+/// Namespace of commits fetched by id.
+pub(crate) const PINNED_NS: &str = "refs/pinaudit/pinned/";
+/// Namespace of the remote's other refs (pull requests, merge requests).
+pub(crate) const OTHER_NS: &str = "refs/pinaudit/other/";
+
+/// A file's content at a revision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Blob {
+    /// The git blob id (stable key for memoised facts such as the sha256).
+    pub id: Oid,
+    /// The stored bytes, exactly as git keeps them.
+    pub bytes: Vec<u8>,
+}
+
+/// One version of a path: the blob, and the oldest commit (among those
+/// reachable from local refs) that carries it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PathVersion {
+    /// The commit where this version appears first.
+    pub commit: Oid,
+    /// The blob the path holds there.
+    pub blob: Oid,
+    /// That commit's committer time, seconds since the epoch.
+    pub(crate) time: i64,
+}
+
+/// An opened bare mirror in the cache.
+pub struct CachedRepo {
+    repo: Repository,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for CachedRepo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CachedRepo")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CachedRepo {
+    pub(crate) fn new(repo: Repository, path: PathBuf) -> Self {
+        CachedRepo { repo, path }
+    }
+
+    /// The repository directory inside the cache.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn err(&self, e: &git2::Error) -> FetchError {
+        FetchError::Git {
+            url: self.path.display().to_string(),
+            reason: clean_message(e.message(), &[]),
+        }
+    }
+
+    /// Whether the object database holds commit `oid`.
+    pub fn has_commit(&self, oid: Oid) -> bool {
+        self.repo.find_commit(oid).is_ok()
+    }
+
+    /// Committer time of `oid` as (seconds since the epoch, UTC offset in
+    /// minutes); `None` when the commit is not in the cache.
+    pub fn commit_time(&self, oid: Oid) -> Option<(i64, i32)> {
+        let commit = self.repo.find_commit(oid).ok()?;
+        let time = commit.committer().when();
+        Some((time.seconds(), time.offset_minutes()))
+    }
+
+    /// The committer date (`YYYY-MM-DD`, UTC) and subject line of `oid`, for
+    /// listings such as `show --history`.
+    pub fn commit_summary(&self, oid: Oid) -> Option<(String, String)> {
+        let commit = self.repo.find_commit(oid).ok()?;
+        let secs = commit.committer().when().seconds();
+        let date = time::OffsetDateTime::from_unix_timestamp(secs)
+            .ok()
+            .map(|t| t.date().to_string())
+            .unwrap_or_default();
+        Some((date, commit.summary().unwrap_or("").to_string()))
+    }
+
+    /// Whether some `refs/heads/*` or `refs/tags/*` reaches commit `oid`.
+    ///
+    /// One walk over the history of all branches and tags; it stops as soon
+    /// as the commit is seen.
+    pub fn reachable_from_branches_or_tags(&self, oid: Oid) -> Result<bool, FetchError> {
+        if !self.has_commit(oid) {
+            return Ok(false);
+        }
+        let mut walk = self.repo.revwalk().map_err(|e| self.err(&e))?;
+        // Globs skip refs that do not peel to a commit (a tag of a blob).
+        walk.push_glob("refs/heads/*").map_err(|e| self.err(&e))?;
+        walk.push_glob("refs/tags/*").map_err(|e| self.err(&e))?;
+        for seen in walk {
+            if seen.map_err(|e| self.err(&e))? == oid {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Every commit some `refs/heads/*` or `refs/tags/*` reaches: one walk, so a
+    /// repository cited by many sources is walked once, not once per source.
+    pub(crate) fn reachable_set(&self) -> Result<std::collections::HashSet<Oid>, FetchError> {
+        let mut walk = self.repo.revwalk().map_err(|e| self.err(&e))?;
+        walk.push_glob("refs/heads/*").map_err(|e| self.err(&e))?;
+        walk.push_glob("refs/tags/*").map_err(|e| self.err(&e))?;
+        walk.map(|seen| seen.map_err(|e| self.err(&e))).collect()
+    }
+
+    /// A digest of every `refs/heads/*` and `refs/tags/*` and what it points at:
+    /// what [`Self::reachable_set`] depends on. `None` when the refs cannot be
+    /// listed.
+    pub(crate) fn ref_tips_digest(&self) -> Option<[u8; 32]> {
+        self.tips_digest(&["refs/heads/*", "refs/tags/*"])
+    }
+
+    /// A digest of every ref's name and target: what [`Self::path_versions`]
+    /// walks from.
+    pub(crate) fn all_refs_digest(&self) -> Option<[u8; 32]> {
+        self.tips_digest(&["refs/*"])
+    }
+
+    fn tips_digest(&self, globs: &[&str]) -> Option<[u8; 32]> {
+        use sha2::{Digest, Sha256};
+        let mut tips: Vec<(Vec<u8>, Oid)> = Vec::new();
+        for &glob in globs {
+            for r in self.repo.references_glob(glob).ok()? {
+                let r = r.ok()?;
+                tips.push((r.name_bytes().to_vec(), r.target()?));
+            }
+        }
+        tips.sort();
+        let mut h = Sha256::new();
+        for (name, oid) in &tips {
+            h.update((name.len() as u64).to_le_bytes());
+            h.update(name);
+            h.update(oid.as_bytes());
+        }
+        Some(h.finalize().into())
+    }
+
+    /// The branches (`refs/heads/*`) whose history contains `oid`, with their
+    /// heads and committer times, newest first.
+    pub(crate) fn branches_containing(&self, oid: Oid) -> Vec<(String, Oid, i64)> {
+        let Ok(refs) = self.repo.references_glob("refs/heads/*") else {
+            return Vec::new();
+        };
+        let mut out: Vec<(String, Oid, i64)> = refs
+            .flatten()
+            .filter_map(|r| {
+                let name = String::from_utf8_lossy(r.name_bytes()).into_owned();
+                let tip = r.peel_to_commit().ok()?;
+                let contains =
+                    tip.id() == oid || self.repo.graph_descendant_of(tip.id(), oid).ok()?;
+                contains.then(|| (name, tip.id(), tip.committer().when().seconds()))
+            })
+            .collect();
+        out.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+        out
+    }
+
+    /// Every commit `tip`'s history contains, `tip` included (one walk).
+    pub(crate) fn ancestors(&self, tip: Oid) -> Result<std::collections::HashSet<Oid>, FetchError> {
+        let mut walk = self.repo.revwalk().map_err(|e| self.err(&e))?;
+        walk.push(tip).map_err(|e| self.err(&e))?;
+        walk.map(|seen| seen.map_err(|e| self.err(&e))).collect()
+    }
+
+    /// Whether `tip`'s history contains `oid`.
+    pub(crate) fn contains(&self, tip: Oid, oid: Oid) -> bool {
+        tip == oid || self.repo.graph_descendant_of(tip, oid).unwrap_or(false)
+    }
+
+    /// The blob at `path` in commit `commit`; `None` when the path does not
+    /// exist there or is not a file (a directory, a submodule).
+    ///
+    /// A leading `/` is ignored. The commit must be in the cache.
+    pub fn read_blob(&self, commit: Oid, path: &str) -> Result<Option<Blob>, FetchError> {
+        let Some(id) = self.blob_id_at(commit, path)? else {
+            return Ok(None);
+        };
+        let blob = self.repo.find_blob(id).map_err(|e| self.err(&e))?;
+        Ok(Some(Blob {
+            id,
+            bytes: blob.content().to_vec(),
+        }))
+    }
+
+    /// The size of blob `id` in bytes, read from its object header without
+    /// inflating it (a small pack can hold a huge, compressible blob).
+    pub(crate) fn blob_size(&self, id: Oid) -> Option<u64> {
+        let odb = self.repo.odb().ok()?;
+        let (size, _) = odb.read_header(id).ok()?;
+        u64::try_from(size).ok()
+    }
+
+    /// The size of the blob at `path` in `commit`, from its object header (nothing
+    /// inflated): what a reader checks against its cap before [`Self::read_blob`].
+    pub fn blob_size_at(&self, commit: Oid, path: &str) -> Result<Option<u64>, FetchError> {
+        Ok(self
+            .blob_id_at(commit, path)?
+            .and_then(|id| self.blob_size(id)))
+    }
+
+    /// The content of blob `id`, when the object database holds it.
+    pub fn blob(&self, id: Oid) -> Option<Vec<u8>> {
+        self.repo.find_blob(id).ok().map(|b| b.content().to_vec())
+    }
+
+    /// The content of blob `id`; an error when the object database cannot give it.
+    pub fn blob_bytes(&self, id: Oid) -> Result<Vec<u8>, FetchError> {
+        let blob = self.repo.find_blob(id).map_err(|e| self.err(&e))?;
+        Ok(blob.content().to_vec())
+    }
+
+    /// The content of blob `id` as a stream whose end checks the blob id (see
+    /// [`super::stream`]): memory stays bounded whatever the blob's size. A blob
+    /// the object files can't stream (a delta whose base is in no pack, an
+    /// object in an alternate) is read whole through libgit2 when it is at most
+    /// `max_whole` bytes, else `Ok(None)`. Read errors carry a [`FetchError`] (`CacheDamaged` for an
+    /// object that does not inflate or hash to its id).
+    pub(crate) fn blob_stream(
+        &self,
+        id: Oid,
+        max_whole: u64,
+    ) -> Result<Option<Box<dyn std::io::Read + Send>>, FetchError> {
+        let dir = self.repo.path().to_path_buf();
+        let opened = super::stream::open_blob(&dir, id).map_err(|e| damaged_or_io(&dir, e))?;
+        match opened {
+            super::stream::Opened::Stream(inner) => Ok(Some(Box::new(Checked { inner, dir }))),
+            super::stream::Opened::Delta | super::stream::Opened::NotFound => {
+                if self.blob_size(id).is_some_and(|size| size > max_whole) {
+                    return Ok(None);
+                }
+                let bytes = self.blob_bytes(id)?;
+                Ok(Some(Box::new(std::io::Cursor::new(bytes))))
+            }
+        }
+    }
+
+    /// The blob id at `path` in `commit`, or `None` (see [`Self::read_blob`]).
+    pub(crate) fn blob_id_at(&self, commit: Oid, path: &str) -> Result<Option<Oid>, FetchError> {
+        let commit = self.repo.find_commit(commit).map_err(|e| self.err(&e))?;
+        let tree = commit.tree().map_err(|e| self.err(&e))?;
+        Ok(blob_in_tree(&tree, path))
+    }
+
+    /// The remote's default-branch head as recorded at the last sync.
+    pub fn head(&self) -> Option<Oid> {
+        self.repo.refname_to_id(HEAD_REF).ok()
+    }
+
+    /// The commit a branch, tag or abbreviated commit id names in the mirror
+    /// now (issue 10: `pinaudit pin`; issue 11: a model revision). A full ref
+    /// name (`refs/tags/v1`) is taken as written; branches win over tags, as on
+    /// forges; an abbreviated id must be unambiguous. Tags are peeled.
+    pub fn resolve_name(&self, name: &str) -> Option<Oid> {
+        if name == "HEAD" {
+            return self.head();
+        }
+        let full = (name.starts_with("refs/heads/") || name.starts_with("refs/tags/"))
+            .then(|| name.to_string());
+        let candidates = [format!("refs/heads/{name}"), format!("refs/tags/{name}")];
+        for r in full.iter().chain(&candidates) {
+            if let Ok(c) = self.repo.find_reference(r).and_then(|r| r.peel_to_commit()) {
+                return Some(c.id());
+            }
+        }
+        let hex =
+            name.len() >= 4 && name.len() <= 64 && name.bytes().all(|b| b.is_ascii_hexdigit());
+        if !hex {
+            return None;
+        }
+        let obj = self.repo.revparse_single(name).ok()?;
+        obj.peel_to_commit().ok().map(|c| c.id())
+    }
+
+    /// The remote's default branch (`refs/heads/main`) as recorded at the
+    /// last sync, when the remote advertised one.
+    pub(crate) fn default_branch(&self) -> Option<String> {
+        self.head()?;
+        let head = self.repo.find_reference("HEAD").ok()?;
+        head.symbolic_target().map(str::to_string)
+    }
+
+    /// Commits after `from` up to and including `to` whose version of `path`
+    /// differs from their first parent's (added, changed or deleted), oldest
+    /// first. Commits reachable from `from` are excluded.
+    pub fn path_history(&self, path: &str, from: Oid, to: Oid) -> Result<Vec<Oid>, FetchError> {
+        let mut walk = self.repo.revwalk().map_err(|e| self.err(&e))?;
+        walk.set_sorting(Sort::TOPOLOGICAL | Sort::REVERSE)
+            .map_err(|e| self.err(&e))?;
+        walk.push(to).map_err(|e| self.err(&e))?;
+        walk.hide(from).map_err(|e| self.err(&e))?;
+        let mut changed = Vec::new();
+        for oid in walk {
+            let oid = oid.map_err(|e| self.err(&e))?;
+            let commit = self.repo.find_commit(oid).map_err(|e| self.err(&e))?;
+            let here = commit.tree().ok().and_then(|t| blob_in_tree(&t, path));
+            let before = commit
+                .parent(0)
+                .ok()
+                .and_then(|p| p.tree().ok())
+                .and_then(|t| blob_in_tree(&t, path));
+            if here != before {
+                changed.push(oid);
+            }
+        }
+        Ok(changed)
+    }
+
+    /// Every distinct version of `path` among the commits reachable from any
+    /// local ref (branches, tags and pinaudit's own refs), newest first.
+    ///
+    /// Used to tell whether a recorded hash belongs to the document at some
+    /// other commit. Each version names the oldest commit that carries it,
+    /// i.e. where it appeared.
+    pub fn path_versions(&self, path: &str) -> Result<Vec<PathVersion>, FetchError> {
+        let mut walk = self.repo.revwalk().map_err(|e| self.err(&e))?;
+        walk.set_sorting(Sort::TIME).map_err(|e| self.err(&e))?;
+        walk.push_glob("*").map_err(|e| self.err(&e))?;
+        let mut order: Vec<Oid> = Vec::new();
+        let mut oldest: HashMap<Oid, (Oid, i64)> = HashMap::new();
+        for oid in walk {
+            let oid = oid.map_err(|e| self.err(&e))?;
+            let commit = self.repo.find_commit(oid).map_err(|e| self.err(&e))?;
+            let Some(blob) = commit.tree().ok().and_then(|t| blob_in_tree(&t, path)) else {
+                continue;
+            };
+            let time = commit.committer().when().seconds();
+            if oldest.insert(blob, (oid, time)).is_none() {
+                order.push(blob);
+            }
+        }
+        let mut versions: Vec<PathVersion> = order
+            .into_iter()
+            .filter_map(|blob| {
+                oldest
+                    .get(&blob)
+                    .map(|&(commit, time)| PathVersion { commit, blob, time })
+            })
+            .collect();
+        // Newest first by the commit where each version appeared; the walk
+        // order breaks ties, which keeps the result deterministic.
+        versions.sort_by_key(|v| std::cmp::Reverse(v.time));
+        Ok(versions)
+    }
+
+    /// Every file of `commit`'s tree (recursively) with its blob id and size, in
+    /// path order; submodules and symlinks are left out. Sizes come from object
+    /// headers, so large blobs are not read.
+    pub(crate) fn files_at(&self, commit: Oid) -> Result<Vec<(String, Oid, u64)>, FetchError> {
+        let commit = self.repo.find_commit(commit).map_err(|e| self.err(&e))?;
+        let tree = commit.tree().map_err(|e| self.err(&e))?;
+        let odb = self.repo.odb().map_err(|e| self.err(&e))?;
+        let mut out = Vec::new();
+        tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
+            let file = entry.kind() == Some(ObjectType::Blob) && entry.filemode() != 0o120000;
+            if let (true, Some(name)) = (file, entry.name()) {
+                let size = odb.read_header(entry.id()).map_or(0, |(n, _)| n as u64);
+                out.push((format!("{dir}{name}"), entry.id(), size));
+            }
+            git2::TreeWalkResult::Ok
+        })
+        .map_err(|e| self.err(&e))?;
+        out.sort();
+        Ok(out)
+    }
+}
+
+/// The blob id at `path` in `tree`, if `path` names a file there.
+fn blob_in_tree(tree: &git2::Tree<'_>, path: &str) -> Option<Oid> {
+    let path = path.trim_start_matches('/');
+    if path.is_empty() {
+        return None;
+    }
+    let entry = tree.get_path(Path::new(path)).ok()?;
+    (entry.kind() == Some(ObjectType::Blob)).then(|| entry.id())
+}
+
+/// A streamed blob whose read errors say what failed as a [`FetchError`].
+struct Checked {
+    inner: super::stream::BlobReader,
+    dir: PathBuf,
+}
+
+impl std::io::Read for Checked {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.inner.read(buf).map_err(|e| {
+            let kind = e.kind();
+            std::io::Error::new(kind, damaged_or_io(&self.dir, e))
+        })
+    }
+}
+
+/// An object file that can't be read as git wrote it is damage; anything else
+/// (permissions, a vanished file) an I/O failure.
+fn damaged_or_io(dir: &Path, e: std::io::Error) -> FetchError {
+    if matches!(
+        e.kind(),
+        std::io::ErrorKind::InvalidData | std::io::ErrorKind::UnexpectedEof
+    ) {
+        FetchError::CacheDamaged {
+            path: dir.to_path_buf(),
+            reason: format!("has an object that can't be read back: {e}"),
+        }
+    } else {
+        FetchError::Io {
+            path: dir.to_path_buf(),
+            source: e,
+        }
+    }
+}

@@ -1,0 +1,408 @@
+//! From records to repositories: which commit of which remote each source needs,
+//! one sync per repository however many records cite it, run concurrently.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::IsTerminal;
+use std::sync::Arc;
+
+use git2::Oid;
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::rewrite::resolve_fetch_url;
+use crate::{apply_rewrites, FetchError, GitCache, Rewrite, SyncOptions, SyncReport};
+use pinaudit_core::provider::DocRef;
+use pinaudit_core::record::url::{self, Forge};
+use pinaudit_core::record::{Revision, Source};
+
+pub use pinaudit_core::provider::Skip;
+
+/// Works out the remote, commit and path of a source.
+pub fn resolve(s: &Source, allow_local: bool) -> Result<DocRef, Skip> {
+    let from_url = s.url.as_deref().and_then(|u| url::parse(u).ok());
+    let from_repo = s.repository.as_deref().and_then(url::parse_repository);
+    let located = from_url.as_ref().or(from_repo.as_ref()).ok_or_else(|| {
+        Skip(
+            "no repository: the source gives neither a URL nor a repository pinaudit understands"
+                .into(),
+        )
+    })?;
+    if located.forge == Forge::Local && !allow_local {
+        return Err(Skip(
+            "local repository refused (pass --allow-local to read file: URLs and paths)".into(),
+        ));
+    }
+    if located.forge != Forge::Local && !allow_local {
+        refuse_non_public(&located.host)?;
+    }
+    let revision = s
+        .revision
+        .clone()
+        .or_else(|| from_url.as_ref().and_then(|u| u.revision.clone()));
+    let commit = match revision {
+        Some(Revision::Commit(c)) => c,
+        Some(Revision::Ref(r)) => {
+            return Err(Skip(format!("not pinned: `{r}` is not a full commit id")));
+        }
+        None => return Err(Skip("no revision: the source names no commit".into())),
+    };
+    let path = s
+        .path
+        .clone()
+        .or_else(|| from_url.as_ref().and_then(|u| u.path.clone()))
+        .ok_or_else(|| Skip("no document path".into()))?;
+    // Refused here, for this source alone: never handed to the cache, where
+    // git would fail on it as if the mirror were at fault.
+    if let Some(why) = pinaudit_core::record::path_problem(&path) {
+        return Err(Skip(format!(
+            "invalid document path `{}`: it {why}",
+            pinaudit_core::escape::terminal(&path)
+        )));
+    }
+    // What `Oid::from_str` accepts, without calling into git2: its one-time
+    // start-up must wait until the run knows whether TLS is needed (fetch::tls).
+    let id = commit.as_str();
+    if id.is_empty() || id.len() > 40 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(Skip(format!(
+            "commit id `{commit}` is not supported by this git build"
+        )));
+    }
+    Ok(DocRef {
+        remote: located.clone_url(),
+        commit,
+        path,
+    })
+}
+
+pub use crate::net::refuse_non_public;
+
+/// The git id of a resolved document's commit ([`resolve`] checked that it parses).
+pub fn git_oid(r: &DocRef) -> Oid {
+    Oid::from_str(r.commit.as_str()).unwrap_or_else(|_| Oid::zero())
+}
+
+/// How to reach the remotes.
+#[derive(Debug, Clone)]
+pub struct SyncPlan {
+    pub rewrites: Vec<Rewrite>,
+    pub sync: SyncOptions,
+    pub jobs: usize,
+    pub allow_local: bool,
+    pub progress: bool,
+}
+
+/// The sync options for `remote` fetched from `fetch_url`: connections go only
+/// to public addresses (checked on the addresses connected to) unless
+/// `--allow-local`, or unless a `--rewrite` the user chose sends the remote
+/// elsewhere.
+pub fn sync_options(plan: &SyncPlan, remote: &str, fetch_url: &str) -> SyncOptions {
+    SyncOptions {
+        public_only: !plan.allow_local && fetch_url == remote,
+        ..plan.sync.clone()
+    }
+}
+
+/// A sync's outcome per remote (keyed by the pre-rewrite clone URL).
+pub(crate) type Synced = HashMap<String, Result<SyncReport, FetchError>>;
+
+/// Syncs every remote once, `jobs` at a time, with each remote's wanted commits.
+pub fn sync_all(cache: &GitCache, targets: &[&DocRef], plan: &SyncPlan) -> Synced {
+    sync_all_with(cache, targets, &[], plan)
+}
+
+/// [`sync_all`], also syncing `extra` remotes (model repositories, issue 11) with
+/// the commits they want, if any: their branches and tags are fetched either way.
+pub(crate) fn sync_all_with(
+    cache: &GitCache,
+    targets: &[&DocRef],
+    extra: &[(String, Option<Oid>)],
+    plan: &SyncPlan,
+) -> Synced {
+    // Each commit with the paths a verdict will read there: the sync checks
+    // that they read back whole (a damaged cache is not a finding).
+    let mut wanted: BTreeMap<String, Vec<(Oid, Option<String>)>> = BTreeMap::new();
+    for (remote, oid) in extra {
+        let list = wanted.entry(remote.clone()).or_default();
+        if let Some(oid) = oid {
+            if !list.iter().any(|(o, _)| o == oid) {
+                list.push((*oid, None));
+            }
+        }
+    }
+    for t in targets {
+        let Ok(oid) = Oid::from_str(t.commit.as_str()) else {
+            continue;
+        };
+        let list = wanted.entry(t.remote.clone()).or_default();
+        let doc = (oid, Some(t.path.clone()));
+        if !list.contains(&doc) {
+            list.push(doc);
+        }
+    }
+    if wanted.is_empty() {
+        return HashMap::new();
+    }
+    let (multi, bar) = progress_bar(wanted.len() as u64, plan.progress && !plan.sync.offline);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(plan.jobs.clamp(1, 4))
+        .max_blocking_threads(plan.jobs.max(1))
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            let reason = format!("cannot start the fetch workers: {e}");
+            return wanted
+                .into_keys()
+                .map(|remote| {
+                    let err = FetchError::Git {
+                        url: remote.clone(),
+                        reason: reason.clone(),
+                    };
+                    (remote, Err(err))
+                })
+                .collect();
+        }
+    };
+    let semaphore = Arc::new(tokio::sync::Semaphore::new(plan.jobs.max(1)));
+    let results = runtime.block_on(async {
+        let mut handles = Vec::new();
+        for (remote, oids) in wanted {
+            // Offline nothing is fetched, and the cache entry is keyed by `remote`.
+            let fetch = match plan.sync.offline {
+                true => Ok(apply_rewrites(&plan.rewrites, &remote)),
+                false => resolve_fetch_url(&plan.rewrites, &remote, plan.allow_local),
+            };
+            let cache = cache.clone();
+            let opts = match &fetch {
+                Ok(fetch_url) => sync_options(plan, &remote, fetch_url),
+                Err(_) => plan.sync.clone(),
+            };
+            let sem = semaphore.clone();
+            let bar = bar.clone();
+            // One line per remote being fetched, under the overall bar (issue 11).
+            let line = multi.as_ref().map(|m| remote_line(m, &remote));
+            handles.push(tokio::spawn(async move {
+                let _permit = sem.acquire_owned().await;
+                let shown = crate::redact(&remote);
+                bar.set_message(shown.clone());
+                let result = match fetch {
+                    Err(refused) => Err(FetchError::Git {
+                        url: shown,
+                        reason: refused.to_string(),
+                    }),
+                    Ok(fetch_url) => {
+                        let remote2 = remote.clone();
+                        let line2 = line.clone();
+                        // libgit2 calls back only while a pack arrives; a server
+                        // that trickles or never ends its ref advertisement is
+                        // cut off here, at the deadline (plus a grace for the
+                        // sync's own cleanup). Its worker is abandoned; the
+                        // runtime is shut down without waiting for it.
+                        let limit = opts.deadline + std::time::Duration::from_secs(2);
+                        let deadline_secs = opts.deadline.as_secs();
+                        let work = tokio::task::spawn_blocking(move || {
+                            cache.sync_docs(&remote2, &fetch_url, &oids, &opts, line2)
+                        });
+                        match tokio::time::timeout(limit, work).await {
+                            Ok(joined) => joined.unwrap_or_else(|e| {
+                                Err(FetchError::Git {
+                                    url: shown,
+                                    reason: format!("the fetch worker failed: {e}"),
+                                })
+                            }),
+                            Err(_) => Err(FetchError::Network {
+                                url: shown,
+                                reason: format!(
+                                    "timed out: the sync took longer than the deadline of {deadline_secs} s (raise it with --deadline)"
+                                ),
+                            }),
+                        }
+                    }
+                };
+                if let Some(line) = line {
+                    line.finish_and_clear();
+                }
+                bar.inc(1);
+                if let Ok(report) = &result {
+                    warn_about(&shown_remote(&remote), report);
+                }
+                (remote, result)
+            }));
+        }
+        let mut out = HashMap::new();
+        for h in handles {
+            if let Ok((remote, result)) = h.await {
+                out.insert(remote, result);
+            }
+        }
+        out
+    });
+    bar.finish_and_clear();
+    // Don't wait for a worker abandoned at its deadline.
+    runtime.shutdown_background();
+    results
+}
+
+fn shown_remote(remote: &str) -> String {
+    crate::redact(remote)
+}
+
+/// What a sync did that people should hear about although it went well.
+fn warn_about(remote: &str, report: &SyncReport) {
+    use std::io::Write;
+    let mut err = std::io::stderr().lock();
+    if let Some((why, aside)) = &report.repaired {
+        let _ = writeln!(
+            err,
+            "warning: the cached mirror of `{remote}` was damaged ({}); moved it aside to `{}` and fetched it afresh",
+            pinaudit_core::escape::terminal(why),
+            pinaudit_core::escape::terminal(&aside.display().to_string())
+        );
+    }
+    for oid in &report.carried {
+        let _ = writeln!(
+            err,
+            "warning: `{remote}` no longer gives commit `{oid}`; carried it over from a quarantined copy of its mirror, where it reads back whole"
+        );
+    }
+    for name in &report.skipped_refs {
+        let _ = writeln!(
+            err,
+            "warning: `{remote}` advertises a ref whose name is not UTF-8 (`{}`); skipped it",
+            pinaudit_core::escape::terminal(name)
+        );
+    }
+}
+
+/// The overall bar, and the set of lines it heads; hidden (and no set) off a
+/// terminal or when not wanted.
+fn progress_bar(len: u64, wanted: bool) -> (Option<MultiProgress>, ProgressBar) {
+    if !wanted || !std::io::stderr().is_terminal() {
+        return (None, ProgressBar::hidden());
+    }
+    let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
+    let bar = multi.add(ProgressBar::new(len));
+    if let Ok(style) =
+        ProgressStyle::with_template("{spinner} fetching {pos}/{len} repositories {wide_msg}")
+    {
+        bar.set_style(style);
+    }
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
+    (Some(multi), bar)
+}
+
+/// A line for one remote being fetched: its name, then objects and bytes received.
+fn remote_line(multi: &MultiProgress, remote: &str) -> ProgressBar {
+    let line = multi.add(ProgressBar::new_spinner());
+    if let Ok(style) = ProgressStyle::with_template("  {spinner} {wide_msg}") {
+        line.set_style(style);
+    }
+    line.set_message(crate::redact(remote));
+    line.enable_steady_tick(std::time::Duration::from_millis(120));
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pinaudit_core::record::Recorded;
+
+    fn source(
+        url: Option<&str>,
+        repo: Option<&str>,
+        rev: Option<&str>,
+        path: Option<&str>,
+    ) -> Source {
+        Source {
+            id: "s".into(),
+            url: url.map(Into::into),
+            repository: repo.map(Into::into),
+            revision: rev.map(Revision::parse),
+            path: path.map(Into::into),
+            sha256: None::<Recorded<_>>,
+            commit_time: None,
+            at: Default::default(),
+        }
+    }
+
+    const SHA: &str = "de1fa14ea798512f54dafc8b8795eb3ef1a6c367";
+
+    #[test]
+    fn resolves_from_url_or_fields() {
+        let t = resolve(
+            &source(
+                Some(&format!("https://github.com/o/r/blob/{SHA}/README.md")),
+                None,
+                None,
+                None,
+            ),
+            false,
+        )
+        .unwrap();
+        assert_eq!(t.remote, "https://github.com/o/r.git");
+        assert_eq!(t.path, "README.md");
+        let t = resolve(&source(None, Some("o/r"), Some(SHA), Some("a.json")), false).unwrap();
+        assert_eq!(t.remote, "https://github.com/o/r.git");
+        assert_eq!(t.path, "a.json");
+    }
+
+    #[test]
+    fn refuses_what_it_cannot_pin() {
+        assert!(resolve(&source(None, Some("o/r"), Some("main"), Some("a")), false).is_err());
+        assert!(resolve(&source(None, Some("o/r"), None, Some("a")), false).is_err());
+        assert!(resolve(&source(None, Some("o/r"), Some(SHA), None), false).is_err());
+        assert!(resolve(&source(None, None, Some(SHA), Some("a")), false).is_err());
+        let local = source(None, Some("file:///tmp/repo"), Some(SHA), Some("a"));
+        assert!(resolve(&local, false)
+            .unwrap_err()
+            .0
+            .contains("--allow-local"));
+        assert_eq!(resolve(&local, true).unwrap().remote, "file:///tmp/repo");
+    }
+
+    #[test]
+    fn refuses_hosts_that_are_not_public() {
+        for url in [
+            "http://127.0.0.1/o/r",
+            "http://127.1:8080/o/r",
+            "http://2130706433/o/r",
+            "http://0x7f000001/o/r",
+            "http://0177.0.0.1/o/r",
+            "https://localhost/o/r",
+            "https://LOCALHOST./o/r",
+            "https://git.localhost/o/r",
+            "http://169.254.169.254/o/r",
+            "http://10.0.0.1/o/r",
+            "http://192.168.1.1/o/r",
+            "http://[::1]/o/r",
+            "http://[fe80::1]/o/r",
+            "http://[fd00::1]/o/r",
+            "http://[::ffff:127.0.0.1]/o/r",
+            "http://0.0.0.0/o/r",
+        ] {
+            let s = source(None, Some(url), Some(SHA), Some("a"));
+            let why = resolve(&s, false).expect_err(url).0;
+            assert!(why.contains("not a public host"), "{url}: {why}");
+            assert!(why.contains("--allow-local"), "{url}: {why}");
+            assert!(resolve(&s, true).is_ok(), "{url}");
+        }
+        for url in [
+            "https://github.com/o/r",
+            "https://8.8.8.8/o/r",
+            "https://git.example/o/r",
+        ] {
+            let s = source(None, Some(url), Some(SHA), Some("a"));
+            assert!(resolve(&s, false).is_ok(), "{url}");
+        }
+    }
+
+    #[test]
+    fn local_fetch_urls() {
+        assert!(pinaudit_core::url::is_local("file:///tmp/x"));
+        assert!(pinaudit_core::url::is_local("/tmp/x"));
+        assert!(!pinaudit_core::url::is_local("git://127.0.0.1:9418/x"));
+        assert!(!pinaudit_core::url::is_local("https://github.com/o/r.git"));
+        assert!(pinaudit_core::url::is_local("FILE:///tmp/x"));
+        assert!(!pinaudit_core::url::is_local("git@mirror.example:o/r.git"));
+    }
+}

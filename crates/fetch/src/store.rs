@@ -1,0 +1,683 @@
+//! Authenticated files in the cache: written once per run, atomically, and
+//! checked when read.
+//!
+//! A store file is a magic line naming its kind and version, a body, and an
+//! HMAC-SHA256 of both under the cache key ([`crate::cache_key`], kept outside
+//! the cache). [`load`] returns the body of a sound file only: a file that is
+//! missing, truncated, torn, tampered with, written under another key (a cache
+//! restored from elsewhere) or of another version reads as absent, so the caller
+//! re-derives what it held and never trusts it in part. A checksum alone would
+//! not do: whoever forges an entry recomputes it. The MAC costs what the
+//! checksum did (one pass of SHA-256 over the file, two blocks more per file),
+//! nothing per entry.
+//!
+//! [`save`] writes a new temporary file of a random name in the same directory
+//! and renames it into place, so a concurrent reader sees one whole file or
+//! another, and a link planted under any name is never written through; [`load`]
+//! reads no link and nothing but a regular file. There is no fsync: a file torn
+//! by a crash fails the check and is rebuilt, which is all a memo needs.
+
+use std::fs;
+use std::io::{Read, Write};
+use std::path::Path;
+
+/// The body of the store at `path` when it is sound, of kind `magic`, and
+/// authenticated under this process's cache key.
+pub(crate) fn load(path: &Path, magic: &[u8]) -> Option<Vec<u8>> {
+    load_with(crate::cache_key::current(), path, magic)
+}
+
+/// [`load`] under `key`.
+pub(crate) fn load_with(
+    key: &crate::cache_key::CacheKey,
+    path: &Path,
+    magic: &[u8],
+) -> Option<Vec<u8>> {
+    let mut bytes = read_regular(path)?;
+    let body_len = bytes.len().checked_sub(32)?;
+    if !key.verify(&[&bytes[..body_len]], &bytes[body_len..]) {
+        return None;
+    }
+    if !bytes[..body_len].starts_with(magic) {
+        return None;
+    }
+    bytes.truncate(body_len);
+    bytes.drain(..magic.len());
+    Some(bytes)
+}
+
+/// The bytes of the regular file at `path`, read without following a link (a
+/// link or a device planted in the cache reads as absent, never as whatever
+/// it names).
+pub fn read_regular(path: &Path) -> Option<Vec<u8>> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.read_to_end(&mut bytes).ok()?;
+    Some(bytes)
+}
+
+/// Writes `body` as a store of kind `magic` at `path`, atomically, with its MAC
+/// under this process's cache key.
+pub(crate) fn save(path: &Path, magic: &[u8], body: &[u8]) -> std::io::Result<()> {
+    save_with(crate::cache_key::current(), path, magic, body)
+}
+
+/// [`save`] under `key`.
+pub(crate) fn save_with(
+    key: &crate::cache_key::CacheKey,
+    path: &Path,
+    magic: &[u8],
+    body: &[u8],
+) -> std::io::Result<()> {
+    let tag = key.mac(&[magic, body]);
+    write_atomically(path, &[magic, body, &tag])
+}
+
+/// Writes the concatenation of `parts` to `path` through a new temporary file
+/// of a random name beside it (created exclusively, so never through a planted
+/// link), renamed into place; the temporary file is removed on failure.
+pub fn write_atomically(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
+    let Some(dir) = path.parent() else {
+        return Ok(());
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    fs::create_dir_all(dir)?;
+    // Readable by others as the files were before (0644 before the umask):
+    // nothing here is secret, the key that authenticates it lives elsewhere.
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".tmp")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
+        .tempfile_in(dir)?;
+    {
+        let mut w = std::io::BufWriter::new(tmp.as_file_mut());
+        for p in parts {
+            w.write_all(p)?;
+        }
+        w.flush()?;
+    }
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// Line fates from one document version to another, by (pinned blob, head blob):
+/// the drift diff is computed once for good (`CACHE/drift.store`).
+///
+/// Each entry keeps both documents' line counts; an entry whose counts disagree
+/// with the documents just read is ignored and the diff recomputed. Fates are
+/// opaque `u32` codes (see `check::upstream::Fate`).
+#[derive(Debug, Clone)]
+pub(crate) struct DriftMemo {
+    path: std::path::PathBuf,
+    inner: std::sync::Arc<std::sync::Mutex<DriftEntries>>,
+}
+
+type DriftKey = ([u8; 20], [u8; 20]);
+
+/// A map keyed by sha256 digests. The keys are already uniformly spread (and
+/// no input can be made to collide in them), so their first eight bytes are the
+/// hash: SipHash over every key was a twentieth of a large re-check.
+type DigestMap<V> =
+    std::collections::HashMap<[u8; 32], V, std::hash::BuildHasherDefault<DigestHasher>>;
+
+/// The [`std::hash::Hasher`] of [`DigestMap`]: folds the key's bytes, eight
+/// at a time, into the state (a digest's first eight bytes decide it).
+#[derive(Default)]
+struct DigestHasher(u64);
+
+impl std::hash::Hasher for DigestHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = self.0.rotate_left(5) ^ u64::from_le_bytes(word);
+        }
+    }
+
+    fn write_usize(&mut self, _len: usize) {
+        // The length prefix of a `[u8; 32]` is always 32: it tells keys nothing.
+    }
+}
+
+#[derive(Debug, Default)]
+struct DriftEntries {
+    map: std::collections::HashMap<DriftKey, (u32, Vec<u32>)>,
+    added: usize,
+    /// Whether the file was read: only on first use, as a re-check whose
+    /// answers are all remembered (`checks.store`) needs no fates.
+    loaded: bool,
+}
+
+/// Bump the version whenever `check::upstream::follow` changes what it answers:
+/// remembered fates of another algorithm must not be read back.
+const DRIFT_MAGIC: &[u8] = b"pinaudit-drift-store v1\n";
+const DRIFT_FILE: &str = "drift.store";
+/// Documents longer than this are diffed each run rather than remembered: the
+/// memo must not grow with document size.
+const DRIFT_MAX_LINES: usize = 100_000;
+
+fn oid_key(hex: &str) -> Option<[u8; 20]> {
+    let oid = git2::Oid::from_str(hex).ok()?;
+    oid.as_bytes().try_into().ok()
+}
+
+impl DriftMemo {
+    /// The memo under `cache_root`, read on first use; a damaged memo reads as
+    /// empty.
+    pub(crate) fn new(cache_root: &Path) -> DriftMemo {
+        DriftMemo {
+            path: cache_root.join(DRIFT_FILE),
+            inner: std::sync::Arc::default(),
+        }
+    }
+
+    fn entries(&self) -> std::sync::MutexGuard<'_, DriftEntries> {
+        let mut entries = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if !entries.loaded {
+            entries.loaded = true;
+            let theirs = load(&self.path, DRIFT_MAGIC)
+                .and_then(|b| decode_drift(&b))
+                .unwrap_or_default();
+            for (k, v) in theirs {
+                entries.map.entry(k).or_insert(v);
+            }
+        }
+        entries
+    }
+
+    /// Writes the memo once, atomically, when this run added entries; entries
+    /// another run persisted meanwhile are kept.
+    pub(crate) fn persist(&self) -> std::io::Result<()> {
+        // Not `entries()`: a memo never used is not read just to be left alone.
+        let mut entries = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if entries.added == 0 {
+            return Ok(());
+        }
+        if let Some(theirs) = load(&self.path, DRIFT_MAGIC).and_then(|b| decode_drift(&b)) {
+            for (k, v) in theirs {
+                entries.map.entry(k).or_insert(v);
+            }
+        }
+        let mut keys: Vec<&DriftKey> = entries.map.keys().collect();
+        keys.sort_unstable();
+        let mut body = Vec::new();
+        for k in keys {
+            let (n, fates) = &entries.map[k];
+            body.extend_from_slice(&k.0);
+            body.extend_from_slice(&k.1);
+            body.extend_from_slice(&n.to_le_bytes());
+            body.extend_from_slice(&(fates.len() as u32).to_le_bytes());
+            for f in fates {
+                body.extend_from_slice(&f.to_le_bytes());
+            }
+        }
+        save(&self.path, DRIFT_MAGIC, &body)?;
+        entries.added = 0;
+        Ok(())
+    }
+}
+
+fn decode_drift(mut b: &[u8]) -> Option<std::collections::HashMap<DriftKey, (u32, Vec<u32>)>> {
+    fn take<'a>(b: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+        if b.len() < n {
+            return None;
+        }
+        let (head, rest) = b.split_at(n);
+        *b = rest;
+        Some(head)
+    }
+    let u32_of = |s: &[u8]| s.try_into().ok().map(u32::from_le_bytes);
+    let mut map = std::collections::HashMap::new();
+    while !b.is_empty() {
+        let pinned: [u8; 20] = take(&mut b, 20)?.try_into().ok()?;
+        let head: [u8; 20] = take(&mut b, 20)?.try_into().ok()?;
+        let n = u32_of(take(&mut b, 4)?)?;
+        let len = u32_of(take(&mut b, 4)?)? as usize;
+        let raw = take(&mut b, len.checked_mul(4)?)?;
+        let fates = raw.chunks_exact(4).filter_map(u32_of).collect();
+        map.insert((pinned, head), (n, fates));
+    }
+    Some(map)
+}
+
+/// What the checks derived from documents, by a key that names everything the
+/// answer depends on (`CACHE/checks.store`): a claim's verdict by (blob id, cited
+/// lines, value, unit, score) and a source's drift facts by (pinned blob, head
+/// blob, cited lines, found lines), so that a re-check of unchanged inputs reads
+/// no document. Keys are sha256 digests of the inputs (see
+/// [`CheckMemo::key`]); values are opaque bytes that the check that wrote them
+/// decodes, and refuses (recomputing) when they do not make sense for the key.
+///
+/// The file's magic line carries [`CHECKS_VERSION`] and a digest of the source of
+/// the matcher and of the checks that derive answers, so remembered answers of
+/// another matcher are never read back.
+#[derive(Debug, Clone)]
+pub(crate) struct CheckMemo {
+    path: std::path::PathBuf,
+    magic: Vec<u8>,
+    /// Read far more than written (a re-check only reads): the workers checking
+    /// records read it at once.
+    inner: std::sync::Arc<std::sync::RwLock<CheckEntries>>,
+}
+
+#[derive(Debug, Default)]
+struct CheckEntries {
+    map: DigestMap<Vec<u8>>,
+    added: usize,
+}
+
+/// Bump when the encoding of a remembered answer, or what a check derives from
+/// a document, changes.
+pub(crate) const CHECKS_VERSION: u32 = 1;
+const CHECKS_FILE: &str = "checks.store";
+/// A remembered answer larger than this is not kept (excerpts are short).
+const CHECK_VALUE_MAX: usize = 64 << 10;
+
+impl CheckMemo {
+    /// The memo under `cache_root`, loaded now, for answers of the checks at
+    /// `version` (see [`pinaudit_core::check::derivation_version`]); a damaged memo, or
+    /// one of another version, loads as empty.
+    pub(crate) fn new(cache_root: &Path, version: &str) -> CheckMemo {
+        let path = cache_root.join(CHECKS_FILE);
+        let magic =
+            format!("pinaudit-check-store v{CHECKS_VERSION} checks {version}\n").into_bytes();
+        let map = load(&path, &magic)
+            .and_then(|b| decode_checks(&b))
+            .unwrap_or_default();
+        CheckMemo {
+            path,
+            magic,
+            inner: std::sync::Arc::new(std::sync::RwLock::new(CheckEntries { map, added: 0 })),
+        }
+    }
+
+    /// The key of an answer (see [`pinaudit_core::memo::key`]).
+    pub(crate) fn key(domain: &str, parts: &[&[u8]]) -> [u8; 32] {
+        pinaudit_core::memo::key(domain, parts)
+    }
+
+    fn entries(&self) -> std::sync::RwLockWriteGuard<'_, CheckEntries> {
+        self.inner.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, CheckEntries> {
+        self.inner.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The remembered answer for `key`.
+    pub(crate) fn get(&self, key: &[u8; 32]) -> Option<Vec<u8>> {
+        self.read().map.get(key).cloned()
+    }
+
+    /// `f` of the remembered answer for `key`, read in place (no copy).
+    pub(crate) fn peek<R>(&self, key: &[u8; 32], f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+        self.read().map.get(key).map(|v| f(v))
+    }
+
+    /// Remembers an answer (kept in memory until [`persist`](Self::persist)).
+    pub(crate) fn put(&self, key: [u8; 32], value: Vec<u8>) {
+        if value.len() > CHECK_VALUE_MAX {
+            return;
+        }
+        // A re-check puts back what it read: that needs no write lock.
+        if self.read().map.get(&key) == Some(&value) {
+            return;
+        }
+        let mut entries = self.entries();
+        if entries.map.get(&key) != Some(&value) {
+            entries.map.insert(key, value);
+            entries.added += 1;
+        }
+    }
+
+    /// Forgets an answer found unsound (the run recomputes and remembers it).
+    pub(crate) fn forget(&self, key: &[u8; 32]) {
+        let mut entries = self.entries();
+        if entries.map.remove(key).is_some() {
+            entries.added += 1;
+        }
+    }
+
+    /// Writes the memo once, atomically, when this run changed it; entries
+    /// another run persisted meanwhile are kept.
+    pub(crate) fn persist(&self) -> std::io::Result<()> {
+        let mut entries = self.entries();
+        if entries.added == 0 {
+            return Ok(());
+        }
+        if let Some(theirs) = load(&self.path, &self.magic).and_then(|b| decode_checks(&b)) {
+            for (k, v) in theirs {
+                entries.map.entry(k).or_insert(v);
+            }
+        }
+        let mut keys: Vec<&[u8; 32]> = entries.map.keys().collect();
+        keys.sort_unstable();
+        let mut body = Vec::new();
+        for k in keys {
+            let v = &entries.map[k];
+            body.extend_from_slice(k);
+            body.extend_from_slice(&(v.len() as u32).to_le_bytes());
+            body.extend_from_slice(v);
+        }
+        save(&self.path, &self.magic, &body)?;
+        entries.added = 0;
+        Ok(())
+    }
+}
+
+fn decode_checks(mut b: &[u8]) -> Option<DigestMap<Vec<u8>>> {
+    let mut map = DigestMap::default();
+    while !b.is_empty() {
+        let k: [u8; 32] = b.get(..32)?.try_into().ok()?;
+        let len = u32::from_le_bytes(b.get(32..36)?.try_into().ok()?) as usize;
+        if len > CHECK_VALUE_MAX {
+            return None;
+        }
+        let v = b.get(36..36 + len)?.to_vec();
+        b = &b[36 + len..];
+        map.insert(k, v);
+    }
+    Some(map)
+}
+
+/// Which mirrors were last found whole, and in what state (`CACHE/verified.store`):
+/// per mirror (its path under the cache root) a digest of the stat data of the
+/// files its objects and refs live in (see `fetch::verified`), and the documents
+/// (commit, path) that were read back whole in that state. A mirror whose files
+/// still have that digest need not be read back again for those documents.
+///
+/// Stat data is git's own trust model for its index: a deliberate tamper that
+/// restores sizes and timestamps (ctime included) is not seen. A damaged store
+/// loads as empty, so every mirror is verified again.
+#[derive(Debug, Default)]
+pub(crate) struct VerifiedMemo {
+    path: std::path::PathBuf,
+    inner: std::sync::Mutex<VerifiedEntries>,
+}
+
+/// A document read back whole: a commit, and the path read there (`None`: the
+/// commit and its tree only).
+pub(crate) type VerifiedDoc = ([u8; 20], Option<String>);
+
+#[derive(Debug, Default)]
+struct VerifiedEntries {
+    map: std::collections::HashMap<String, ([u8; 32], std::collections::HashSet<VerifiedDoc>)>,
+    /// Mirrors whose entry this run changed (only those replace what another
+    /// run stored meanwhile).
+    changed: std::collections::HashSet<String>,
+    loaded: bool,
+}
+
+const VERIFIED_MAGIC: &[u8] = b"pinaudit-verified-store v1\n";
+const VERIFIED_FILE: &str = "verified.store";
+
+impl VerifiedMemo {
+    /// The memo under `cache_root`, read on first use.
+    pub(crate) fn new(cache_root: &Path) -> VerifiedMemo {
+        VerifiedMemo {
+            path: cache_root.join(VERIFIED_FILE),
+            inner: std::sync::Mutex::default(),
+        }
+    }
+
+    fn entries(&self) -> std::sync::MutexGuard<'_, VerifiedEntries> {
+        let mut entries = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if !entries.loaded {
+            entries.loaded = true;
+            if let Some(theirs) = load(&self.path, VERIFIED_MAGIC).and_then(|b| decode_verified(&b))
+            {
+                entries.map = theirs;
+            }
+        }
+        entries
+    }
+
+    /// The documents of `docs` not yet verified for `mirror` in state `stamp`;
+    /// `None` when the mirror was not verified in that state at all.
+    pub(crate) fn missing(
+        &self,
+        mirror: &str,
+        stamp: &[u8; 32],
+        docs: &[VerifiedDoc],
+    ) -> Option<Vec<VerifiedDoc>> {
+        let entries = self.entries();
+        let (known, seen) = entries.map.get(mirror)?;
+        if known != stamp {
+            return None;
+        }
+        let covered = |d: &VerifiedDoc| {
+            seen.contains(d) || (d.1.is_none() && seen.iter().any(|s| s.0 == d.0))
+        };
+        Some(docs.iter().filter(|d| !covered(d)).cloned().collect())
+    }
+
+    /// Records that `docs` of `mirror` read back whole in state `stamp` (in
+    /// memory until [`persist`](Self::persist)); a new state replaces the old.
+    pub(crate) fn record(&self, mirror: &str, stamp: [u8; 32], docs: &[VerifiedDoc]) {
+        let mut entries = self.entries();
+        let entry = entries
+            .map
+            .entry(mirror.to_string())
+            .or_insert_with(|| (stamp, std::collections::HashSet::new()));
+        if entry.0 != stamp {
+            *entry = (stamp, std::collections::HashSet::new());
+        }
+        entry.1.extend(docs.iter().cloned());
+        entries.changed.insert(mirror.to_string());
+    }
+
+    /// Forgets `mirror` (found damaged, or about to be replaced).
+    pub(crate) fn forget(&self, mirror: &str) {
+        let mut entries = self.entries();
+        if entries.map.remove(mirror).is_some() {
+            entries.changed.insert(mirror.to_string());
+        }
+    }
+
+    /// Writes the memo once, atomically, when this run changed it; the entries
+    /// of mirrors this run did not touch are taken from the file as it is now.
+    pub(crate) fn persist(&self) -> std::io::Result<()> {
+        let mut entries = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if entries.changed.is_empty() {
+            return Ok(());
+        }
+        let mut merged = load(&self.path, VERIFIED_MAGIC)
+            .and_then(|b| decode_verified(&b))
+            .unwrap_or_default();
+        for mirror in &entries.changed {
+            match entries.map.get(mirror) {
+                Some(entry) => merged.insert(mirror.clone(), entry.clone()),
+                None => merged.remove(mirror),
+            };
+        }
+        let mut mirrors: Vec<&String> = merged.keys().collect();
+        mirrors.sort_unstable();
+        let mut body = Enc::default();
+        for mirror in mirrors {
+            let (stamp, docs) = &merged[mirror];
+            body.str(mirror);
+            body.0.extend_from_slice(stamp);
+            let mut docs: Vec<&VerifiedDoc> = docs.iter().collect();
+            docs.sort_unstable();
+            body.u32(docs.len() as u32);
+            for (commit, path) in docs {
+                body.0.extend_from_slice(commit);
+                match path {
+                    Some(p) => body.u32(1).str(p),
+                    None => body.u32(0),
+                };
+            }
+        }
+        save(&self.path, VERIFIED_MAGIC, &body.0)?;
+        entries.map = merged;
+        entries.changed.clear();
+        Ok(())
+    }
+}
+
+impl Drop for VerifiedMemo {
+    /// Best effort: a read-only cache must not fail a run.
+    fn drop(&mut self) {
+        let _ = self.persist();
+    }
+}
+
+type VerifiedMap =
+    std::collections::HashMap<String, ([u8; 32], std::collections::HashSet<VerifiedDoc>)>;
+
+fn decode_verified(b: &[u8]) -> Option<VerifiedMap> {
+    fn bytes<const N: usize>(d: &mut Dec<'_>) -> Option<[u8; N]> {
+        let v: [u8; N] = d.0.get(..N)?.try_into().ok()?;
+        d.0 = &d.0[N..];
+        Some(v)
+    }
+    let mut d = Dec(b);
+    let mut map = VerifiedMap::new();
+    while !d.done() {
+        let mirror = d.string()?;
+        let stamp = bytes::<32>(&mut d)?;
+        let n = d.u32()? as usize;
+        let mut docs = std::collections::HashSet::with_capacity(n.min(1 << 16));
+        for _ in 0..n {
+            let commit = bytes::<20>(&mut d)?;
+            let path = match d.u32()? {
+                0 => None,
+                1 => Some(d.string()?),
+                _ => return None,
+            };
+            docs.insert((commit, path));
+        }
+        map.insert(mirror, (stamp, docs));
+    }
+    Some(map)
+}
+
+pub use pinaudit_core::memo::{Dec, Enc};
+
+impl pinaudit_core::memo::CheckMemo for CheckMemo {
+    fn peek_with(&self, key: &[u8; 32], f: &mut dyn FnMut(&[u8])) {
+        self.peek(key, f);
+    }
+    fn put(&self, key: [u8; 32], value: Vec<u8>) {
+        CheckMemo::put(self, key, value)
+    }
+    fn forget(&self, key: &[u8; 32]) {
+        CheckMemo::forget(self, key)
+    }
+}
+
+impl pinaudit_core::memo::DriftMemo for DriftMemo {
+    /// The fates of `old_lines` lines of blob `pinned` into the `new_lines` lines of
+    /// blob `head`, when remembered for documents of these sizes.
+    fn get(
+        &self,
+        pinned: &str,
+        head: &str,
+        old_lines: usize,
+        new_lines: usize,
+    ) -> Option<Vec<u32>> {
+        let key = (oid_key(pinned)?, oid_key(head)?);
+        let entries = self.entries();
+        let (n, fates) = entries.map.get(&key)?;
+        (fates.len() == old_lines && *n as usize == new_lines).then(|| fates.clone())
+    }
+
+    /// Remembers fates (kept in memory until [`persist`](Self::persist)).
+    fn put(&self, pinned: &str, head: &str, new_lines: usize, fates: Vec<u32>) {
+        if fates.len() > DRIFT_MAX_LINES || new_lines > DRIFT_MAX_LINES {
+            return;
+        }
+        let (Some(a), Some(b)) = (oid_key(pinned), oid_key(head)) else {
+            return;
+        };
+        let mut entries = self.entries();
+        entries.map.insert((a, b), (new_lines as u32, fates));
+        entries.added += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pinaudit_core::memo::DriftMemo as _;
+
+    const A: &str = "0123456789abcdef0123456789abcdef01234567";
+    const B: &str = "89abcdef0123456789abcdef0123456789abcdef";
+
+    #[test]
+    fn store_round_trip_and_damage() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("x.store");
+        save(&path, b"kind v1\n", b"body").expect("save");
+        assert_eq!(load(&path, b"kind v1\n").as_deref(), Some(&b"body"[..]));
+        assert_eq!(load(&path, b"kind v2\n"), None);
+        let good = fs::read(&path).expect("read");
+        for at in 0..good.len() {
+            let mut bad = good.clone();
+            bad[at] ^= 1;
+            fs::write(&path, &bad).expect("write");
+            assert_eq!(load(&path, b"kind v1\n"), None, "flip at {at}");
+        }
+        fs::write(&path, &good[..good.len() - 1]).expect("write");
+        assert_eq!(load(&path, b"kind v1\n"), None);
+    }
+
+    #[test]
+    fn drift_memo_round_trip_checks_sizes() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let memo = DriftMemo::new(dir.path());
+        assert_eq!(memo.get(A, B, 3, 2), None);
+        memo.put(A, B, 2, vec![2, 0, 5]);
+        memo.persist().expect("persist");
+        let again = DriftMemo::new(dir.path());
+        assert_eq!(again.get(A, B, 3, 2), Some(vec![2, 0, 5]));
+        assert_eq!(again.get(A, B, 3, 9), None);
+        assert_eq!(again.get(B, A, 3, 2), None);
+        // Damaged: ignored whole.
+        let path = dir.path().join(DRIFT_FILE);
+        let mut bytes = fs::read(&path).expect("read");
+        let last = bytes.len() - 40;
+        bytes[last] ^= 4;
+        fs::write(&path, &bytes).expect("write");
+        assert_eq!(DriftMemo::new(dir.path()).get(A, B, 3, 2), None);
+    }
+
+    #[test]
+    fn check_memo_round_trip_version_and_damage() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let memo = CheckMemo::new(dir.path(), "m1");
+        let k = CheckMemo::key("claim", &[b"a", b"bc"]);
+        assert_ne!(k, CheckMemo::key("claim", &[b"ab", b"c"]));
+        assert_eq!(memo.get(&k), None);
+        memo.put(k, b"answer".to_vec());
+        memo.persist().expect("persist");
+        assert_eq!(
+            CheckMemo::new(dir.path(), "m1").get(&k).as_deref(),
+            Some(&b"answer"[..])
+        );
+        // Another matcher's answers are never read back.
+        assert_eq!(CheckMemo::new(dir.path(), "m2").get(&k), None);
+        let path = dir.path().join(CHECKS_FILE);
+        let mut bytes = fs::read(&path).expect("read");
+        let at = bytes.len() - 33;
+        bytes[at] ^= 1;
+        fs::write(&path, &bytes).expect("write");
+        assert_eq!(CheckMemo::new(dir.path(), "m1").get(&k), None);
+    }
+}
