@@ -103,6 +103,28 @@ pub enum Command {
     Diff(DiffArgs),
     /// Print the effective configuration and where each value came from
     Config(ConfigArgs),
+    /// Look after the cache: `pinaudit cache gc` deletes the mirror copies an
+    /// audit moved aside (an audit never deletes a mirror)
+    #[command(subcommand)]
+    Cache(CacheCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CacheCommand {
+    /// Delete the quarantined copies of mirrors that failed their check (CACHE/quarantine/)
+    Gc(CacheGcArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CacheGcArgs {
+    /// Cache directory
+    #[arg(
+        long,
+        value_name = "DIR",
+        env = "PINAUDIT_CACHE",
+        default_value = "cache"
+    )]
+    pub cache: PathBuf,
 }
 
 #[derive(Debug, Args)]

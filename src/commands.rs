@@ -689,3 +689,26 @@ pub fn diff(args: DiffArgs) -> ExitStatus {
         ExitStatus::Clean
     }
 }
+
+/// `pinaudit cache gc`: deletes the quarantined mirror copies, saying which.
+pub fn cache_gc(args: crate::cli::CacheGcArgs) -> ExitStatus {
+    let cache = crate::fetch::GitCache::new(&args.cache);
+    match cache.gc() {
+        Ok(removed) => {
+            let mut out = std::io::stdout().lock();
+            for p in &removed {
+                let _ = writeln!(
+                    out,
+                    "deleted `{}`",
+                    crate::report::escape::terminal(&p.display().to_string())
+                );
+            }
+            let _ = writeln!(out, "quarantined mirror copies deleted: {}", removed.len());
+            ExitStatus::Clean
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitStatus::Incomplete
+        }
+    }
+}

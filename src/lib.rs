@@ -24,7 +24,7 @@ pub(crate) mod show;
 
 pub use pinaudit_core::{check, codes, finding, fingerprint, matcher, record, result, url};
 pub use pinaudit_fetch as fetch;
-pub use pinaudit_fetch::{net, provider, sources, store};
+pub use pinaudit_fetch::{cache_key, net, provider, sources, store};
 
 #[doc(hidden)]
 pub mod fuzz_entry;

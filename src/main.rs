@@ -55,6 +55,7 @@ fn main() -> ExitCode {
         Command::Man => commands::man(),
         Command::Diff(args) => commands::diff(args),
         Command::Config(args) => commands::config(args),
+        Command::Cache(pinaudit::cli::CacheCommand::Gc(args)) => commands::cache_gc(args),
     };
     let _ = std::io::stdout().flush();
     code.into()

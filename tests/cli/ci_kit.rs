@@ -74,6 +74,8 @@ fn run_step(script: &str, dir: &Path, env: &[(&str, String)]) -> (i32, String) {
         .current_dir(dir)
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        // Never the user's cache key file.
+        .env("PINAUDIT_CACHE_KEY", "pinaudit tests")
         .env_remove("PINAUDIT_CACHE")
         .env_remove("GITHUB_TOKEN");
     for (k, v) in env {

@@ -37,6 +37,8 @@ fn into_closed_pipe(args: &[&str]) -> std::process::Output {
     drop(reader);
     std::process::Command::new(assert_cmd::cargo::cargo_bin("pinaudit"))
         .args(args)
+        // Never the user's cache key file.
+        .env("PINAUDIT_CACHE_KEY", "pinaudit tests")
         .stdout(writer)
         .stderr(std::process::Stdio::piped())
         .output()
@@ -192,6 +194,8 @@ fn on_terminal(fx: &Scratch, no_color: bool, args: &str) -> Option<String> {
     let mut cmd = std::process::Command::new("script");
     cmd.args(["-qec", &line, "/dev/null"])
         .current_dir(fx.path())
+        // Never the user's cache key file.
+        .env("PINAUDIT_CACHE_KEY", "pinaudit tests")
         .env_remove("NO_COLOR");
     if no_color {
         cmd.env("NO_COLOR", "1");

@@ -58,6 +58,7 @@ mod as_written;
 mod bad_input;
 mod beyond_git;
 mod bounded_inputs;
+mod cache_safety;
 mod ci_kit;
 mod claims;
 mod demo;

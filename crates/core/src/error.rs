@@ -47,7 +47,7 @@ pub enum FetchError {
     },
     /// The cache directory for a remote exists but is not a usable bare
     /// repository.
-    #[error("cache repository `{}` is broken: {reason}", path.display())]
+    #[error("cache repository `{}` can't be used: {reason}", path.display())]
     CacheBroken {
         /// The repository directory inside the cache.
         path: PathBuf,
@@ -72,6 +72,17 @@ pub enum FetchError {
         /// The repository directory inside the cache.
         path: PathBuf,
         /// Why it is not ours.
+        reason: String,
+    },
+    /// A directory of the cache that others may write, that is not this
+    /// user's, or that is a symbolic link pinaudit did not make: refused, as
+    /// ssh refuses such key files, since whoever can write there can plant
+    /// what pinaudit reads or writes through.
+    #[error("cache directory `{}` is not safe to use: {reason}", path.display())]
+    CacheUnsafe {
+        /// The directory concerned.
+        path: PathBuf,
+        /// What makes it unsafe.
         reason: String,
     },
     /// `--offline` and the remote has never been fetched into this cache.
@@ -112,7 +123,7 @@ impl FetchError {
     pub fn hint(&self) -> Option<String> {
         match self {
             FetchError::CacheBroken { path, .. } => Some(format!(
-                "delete `{}` and run again; it will be fetched afresh",
+                "pinaudit leaves `{}` as it is: check that it can be read (permissions, ownership), or audit with another --cache DIR",
                 path.display()
             )),
             FetchError::CacheDamaged { .. } => Some(
@@ -120,6 +131,10 @@ impl FetchError {
             ),
             FetchError::CacheForeign { path, .. } => Some(format!(
                 "move `{}` out of the cache (pinaudit left it as it was), or pass another --cache",
+                path.display()
+            )),
+            FetchError::CacheUnsafe { path, .. } => Some(format!(
+                "make `{}` a directory of this user that only it may write (`chmod go-w`), or pass another --cache",
                 path.display()
             )),
             FetchError::Io { path, source } => io_hint(path, source),

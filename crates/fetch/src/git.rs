@@ -98,8 +98,12 @@ pub struct SyncReport {
     pub other_refs_fetched: usize,
     /// Other refs left out because of `SyncOptions::max_other_refs`.
     pub other_refs_skipped: usize,
-    /// Why the mirror was found damaged and fetched afresh, when it was.
-    pub(crate) repaired: Option<String>,
+    /// Why the mirror was found damaged and fetched afresh, when it was, and
+    /// where the damaged copy was moved aside (`CACHE/quarantine/...`).
+    pub(crate) repaired: Option<(String, PathBuf)>,
+    /// Wanted commits the remote no longer gives, carried over from a
+    /// quarantined copy of the mirror.
+    pub(crate) carried: Vec<Oid>,
     /// Advertised refs skipped because their names are not UTF-8 (shown lossily).
     pub(crate) skipped_refs: Vec<String>,
 }
@@ -125,6 +129,7 @@ pub struct GitCache {
 impl GitCache {
     /// A cache rooted at `root` (created on first sync).
     pub fn new(root: impl Into<PathBuf>) -> Self {
+        isolate_user_config();
         let root = root.into();
         let verified = std::sync::Arc::new(super::verified::Verifier::new(&root));
         GitCache { root, verified }
@@ -177,6 +182,7 @@ impl GitCache {
     /// Open the mirror of `remote` for reading, without any network.
     pub fn open(&self, remote: &str) -> Result<CachedRepo, FetchError> {
         let path = self.repo_path(remote);
+        check_dirs(&self.root, &path)?;
         match fs::symlink_metadata(&path) {
             Ok(_) => {
                 check_owned(&path, remote, false)?;
@@ -240,25 +246,39 @@ impl GitCache {
 
         apply_timeouts(opts);
         register_git_transport();
+        check_dirs(&self.root, &path)?;
         let _lock = lock_beside(&path)?;
-        let mut repaired = None;
+        // Why the mirror in place failed its check, when it did: it is then
+        // fetched afresh beside it and moved aside only once that succeeded,
+        // never deleted (issue "A bad record never costs the cache").
+        let mut damaged = None;
         if fs::symlink_metadata(&path).is_ok() {
             check_owned(&path, remote, true)?;
             clean_temporary_packs(&path);
-            let damaged = match open_mirror(&path) {
+            damaged = match open_mirror(&path) {
                 Ok(repo) => self.damage_unless_verified(&path, &path, &repo, docs),
-                Err(e) => Some(format!("can't be opened ({e})")),
+                Err(FetchError::CacheDamaged { reason, .. }) => Some(reason),
+                // Not proof of damage (permissions, the environment): the
+                // mirror stays as it is, and the error says what failed.
+                Err(e) => return Err(e),
             };
-            if let Some(reason) = damaged {
-                // Ours (checked above) and damaged: fetch it afresh rather than
-                // trust a fetch to mend objects it believes it already has.
-                self.verified.forget(&self.verified_key(&path));
-                fs::remove_dir_all(&path).map_err(|e| FetchError::io(&path, e))?;
-                repaired = Some(reason);
-            }
         }
-        let (repo, scratch) = open_or_init(&path, remote)?;
+        let (repo, scratch) = match damaged {
+            Some(_) => {
+                self.verified.forget(&self.verified_key(&path));
+                let (repo, scratch) = init_scratch(&path, remote)?;
+                (repo, Some(scratch))
+            }
+            None => open_or_init(&path, remote)?,
+        };
         let result = run_with_retries(&repo, fetch_url, wanted, opts, progress);
+        // Pinned commits the remote no longer gives, from the copy being
+        // replaced or one quarantined before: read back whole and carried over.
+        let result = result.map(|mut report| {
+            let old = damaged.is_some().then(|| path.clone());
+            report.carried = self.carry_over(&repo, old.as_deref(), &path, &mut report.wanted);
+            report
+        });
         let dir = scratch.clone().unwrap_or_else(|| path.clone());
         // A new mirror holds only what this fetch indexed, and indexing computed
         // the id of every object it holds: its blobs need only be there, not be
@@ -281,7 +301,11 @@ impl GitCache {
         drop(repo);
         let mut report = match (result, scratch) {
             (Ok(report), None) => report,
-            (Ok(report), Some(scratch)) => {
+            (Ok(mut report), Some(scratch)) => {
+                if let Some(reason) = damaged {
+                    let aside = self.quarantine(&path)?;
+                    report.repaired = Some((reason, aside));
+                }
                 // The first sync succeeded: only now does the mirror appear.
                 fs::rename(&scratch, &path).map_err(|e| FetchError::io(&path, e))?;
                 self.verified.moved(&scratch, &path);
@@ -289,7 +313,10 @@ impl GitCache {
             }
             (Err(err), scratch) => {
                 if let Some(scratch) = scratch {
-                    // Best effort: the next init clears any leftover scratch.
+                    // Only the scratch of this fetch, never a mirror: a damaged
+                    // one stays in place, and what of it reads back whole is
+                    // still judged from it. Best effort: the next init clears
+                    // any leftover scratch.
                     let _ = fs::remove_dir_all(&scratch);
                 }
                 return Err(err);
@@ -297,12 +324,169 @@ impl GitCache {
         };
         let cached = CachedRepo::new(open_mirror(&path)?, path.clone());
         mark_synced(&path);
-        report.repaired = repaired;
         report.path = path;
         report.head = cached.head();
         report.default_branch = cached.default_branch();
         Ok(report)
     }
+
+    /// Where the copies of the mirror at `path` that failed their check are
+    /// kept: `CACHE/quarantine/git/HOST/OWNER/REPO.git/`.
+    fn quarantine_dir(&self, path: &Path) -> PathBuf {
+        let rel = path.strip_prefix(&self.root).unwrap_or(path);
+        self.root.join(QUARANTINE_DIR).join(rel)
+    }
+
+    /// Moves the mirror at `path` aside into its quarantine directory, under a
+    /// new name (the time and this process), and returns where it went.
+    fn quarantine(&self, path: &Path) -> Result<PathBuf, FetchError> {
+        let dir = self.quarantine_dir(path);
+        // Never moved out of the cache through a planted link.
+        check_dirs(&self.root, &dir.join("copy"))?;
+        fs::create_dir_all(&dir).map_err(|e| FetchError::io(&dir, e))?;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let aside = dir.join(format!("{now}-{}", std::process::id()));
+        fs::rename(path, &aside).map_err(|e| FetchError::io(&aside, e))?;
+        Ok(aside)
+    }
+
+    /// Carries the `wanted` commits that are still missing from `into` over from
+    /// `old` (the copy being replaced) or a quarantined copy of the mirror at
+    /// `path`, newest first, marking them found there; returns those carried.
+    fn carry_over(
+        &self,
+        into: &Repository,
+        old: Option<&Path>,
+        path: &Path,
+        wanted: &mut [WantedStatus],
+    ) -> Vec<Oid> {
+        let mut carried = Vec::new();
+        if wanted.iter().all(|w| w.found.is_some()) {
+            return carried;
+        }
+        let mut copies: Vec<PathBuf> = fs::read_dir(self.quarantine_dir(path))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        copies.sort_unstable_by(|a, b| b.cmp(a));
+        let from: Vec<Repository> = old
+            .map(Path::to_path_buf)
+            .into_iter()
+            .chain(copies)
+            .filter_map(|p| open_mirror(&p).ok())
+            .collect();
+        for w in wanted.iter_mut().filter(|w| w.found.is_none()) {
+            if from.iter().any(|repo| carry_commit(repo, into, w.oid)) {
+                w.found = Some(FoundBy::Quarantine);
+                carried.push(w.oid);
+            }
+        }
+        carried
+    }
+}
+
+impl GitCache {
+    /// Deletes every quarantined mirror copy (`pinaudit cache gc`), each under
+    /// the lock of the mirror it was moved aside from (a sync may be carrying a
+    /// commit over from it); returns what was deleted.
+    pub fn gc(&self) -> Result<Vec<PathBuf>, FetchError> {
+        let base = self.root.join(QUARANTINE_DIR);
+        let mut copies = Vec::new();
+        let mut walk = walkdir::WalkDir::new(&base).follow_links(false).into_iter();
+        while let Some(entry) = walk.next() {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(e)
+                    if e.io_error().map(std::io::Error::kind)
+                        == Some(std::io::ErrorKind::NotFound) =>
+                {
+                    continue
+                }
+                Err(e) => return Err(FetchError::io(&base, e.into())),
+            };
+            // A copy carries the ownership marker of the mirror it was.
+            if entry.file_type().is_dir() && entry.path().join(OWNER_MARKER).is_file() {
+                copies.push(entry.path().to_path_buf());
+                walk.skip_current_dir();
+            }
+        }
+        copies.sort();
+        for copy in &copies {
+            let Some(parent) = copy.parent() else {
+                continue;
+            };
+            let mirror = self.root.join(parent.strip_prefix(&base).unwrap_or(parent));
+            let _lock = lock_beside(&mirror)?;
+            fs::remove_dir_all(copy).map_err(|e| FetchError::io(copy, e))?;
+        }
+        Ok(copies)
+    }
+}
+
+/// Where mirrors that failed their check are moved aside, under the cache
+/// root: an audit never deletes a mirror, `pinaudit cache gc` prunes them.
+pub const QUARANTINE_DIR: &str = "quarantine";
+
+/// Copies `commit`, with the history and trees it reaches that `into` lacks,
+/// from `from`, every object read back whole (libgit2 checks its id), and pins
+/// it under `refs/pinaudit/pinned/`. Objects are written ancestors first and
+/// the commit last, so a copy cut short never leaves a commit without its
+/// history. False when `from` can't give all of it.
+fn carry_commit(from: &Repository, into: &Repository, commit: Oid) -> bool {
+    let (Ok(src), Ok(dst)) = (from.odb(), into.odb()) else {
+        return false;
+    };
+    let mut order = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![commit];
+    while let Some(id) = stack.pop() {
+        if !seen.insert(id) || dst.exists(id) {
+            continue;
+        }
+        let Ok(object) = from.find_object(id, None) else {
+            return false;
+        };
+        if let Some(c) = object.as_commit() {
+            stack.push(c.tree_id());
+            stack.extend(c.parent_ids());
+        } else if let Some(t) = object.as_tree() {
+            for e in t.iter() {
+                match e.kind() {
+                    // Read once, when written.
+                    Some(git2::ObjectType::Blob) => {
+                        if seen.insert(e.id()) && !dst.exists(e.id()) {
+                            order.push(e.id());
+                        }
+                    }
+                    // A gitlink names a commit of another repository.
+                    Some(git2::ObjectType::Commit) => {}
+                    _ => stack.push(e.id()),
+                }
+            }
+        } else if let Some(t) = object.as_tag() {
+            stack.push(t.target_id());
+        }
+        order.push(id);
+    }
+    for id in order.into_iter().rev() {
+        let Ok(object) = src.read(id) else {
+            return false;
+        };
+        if dst.write(object.kind(), object.data()).ok() != Some(id) {
+            return false;
+        }
+    }
+    into.reference(
+        &format!("{PINNED_NS}{commit}"),
+        commit,
+        true,
+        "pinaudit: carried over from a quarantined mirror",
+    )
+    .is_ok()
 }
 
 /// How many times a sync that failed on the network is tried again, and the
@@ -366,10 +550,7 @@ fn mark_synced(path: &Path) {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let tmp = path.join(format!("{SYNCED_AT}.{}", std::process::id()));
-    if fs::write(&tmp, format!("{now}\n")).is_ok() {
-        let _ = fs::rename(&tmp, path.join(SYNCED_AT));
-    }
+    let _ = crate::store::write_atomically(&path.join(SYNCED_AT), &[format!("{now}\n").as_bytes()]);
 }
 
 impl GitCache {
@@ -377,8 +558,8 @@ impl GitCache {
     /// epoch): its own record, else when git last fetched into it.
     pub(crate) fn last_synced(&self, remote: &str) -> Option<i64> {
         let path = self.repo_path(remote);
-        if let Some(t) = fs::read_to_string(path.join(SYNCED_AT))
-            .ok()
+        if let Some(t) = crate::store::read_regular(&path.join(SYNCED_AT))
+            .and_then(|b| String::from_utf8(b).ok())
             .and_then(|s| s.trim().parse::<i64>().ok())
         {
             return Some(t);
@@ -415,8 +596,54 @@ fn offline_report(cached: &CachedRepo, path: PathBuf, wanted: &[Oid]) -> SyncRep
         other_refs_fetched: 0,
         other_refs_skipped: 0,
         repaired: None,
+        carried: Vec::new(),
         skipped_refs: Vec::new(),
     }
+}
+
+/// Gives libgit2 the user's configuration directories explicitly, once per
+/// process, and none that can't be read.
+///
+/// libgit2 works out where the global (`~/.gitconfig`) and XDG
+/// (`~/.config/git/config`) configuration live from `$HOME` and reads them when
+/// a repository is opened; a `$HOME` this user may not read (`docker --user
+/// 65534` with `HOME=/root`) must change nothing about the cache. A level whose
+/// file exists but can't be read is left out, with a warning naming it; one
+/// with no file is kept (nothing is read there). The system level stays
+/// libgit2's own.
+pub(crate) fn isolate_user_config() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let xdg = std::env::var_os("XDG_CONFIG_HOME")
+            .map(PathBuf::from)
+            .or_else(|| home.as_ref().map(|h| h.join(".config")))
+            .map(|d| d.join("git"));
+        for (level, dir, file) in [
+            (git2::ConfigLevel::Global, home, ".gitconfig"),
+            (git2::ConfigLevel::XDG, xdg, "config"),
+        ] {
+            let usable = dir.filter(|d| match fs::metadata(d.join(file)) {
+                Ok(_) => true,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => true,
+                Err(e) => {
+                    if e.kind() != std::io::ErrorKind::NotADirectory {
+                        eprintln!(
+                            "warning: can't read the git configuration `{}` ({e}); going on without it",
+                            pinaudit_core::escape::terminal(&d.join(file).display().to_string())
+                        );
+                    }
+                    false
+                }
+            });
+            let path = usable.unwrap_or_default();
+            // SAFETY: libgit2 keeps search paths in a global it reads when a
+            // configuration is loaded; this runs once, through `Once`, before
+            // this process opens any repository (every use of the cache starts
+            // with `GitCache::new`).
+            let _ = unsafe { git2::opts::set_search_path(level, path.as_os_str()) };
+        }
+    });
 }
 
 /// Set libgit2's process-wide socket timeouts to those of `opts`.
@@ -445,6 +672,63 @@ fn apply_timeouts(opts: &SyncOptions) {
     *current = Some(want);
 }
 
+/// Refuses the cache unless every directory from `root` down to the one
+/// holding the mirror at `path` is safe: not a symbolic link (pinaudit makes
+/// none; `root` itself may be one, the user's choice), this user's (or root's),
+/// and writable by no one else (group-writable only for this user's group). Directories not made yet are not checked.
+fn check_dirs(root: &Path, path: &Path) -> Result<(), FetchError> {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid and getegid only read the process's credentials.
+    let (me, my_group) = unsafe { (libc::geteuid(), libc::getegid()) };
+    let Ok(rel) = path.strip_prefix(root) else {
+        return Ok(());
+    };
+    let mut dir = root.to_path_buf();
+    let mut below = rel.parent().into_iter().flat_map(Path::components);
+    loop {
+        let unsafe_because = |reason: String| FetchError::CacheUnsafe {
+            path: dir.clone(),
+            reason,
+        };
+        let meta = if dir == root {
+            fs::metadata(&dir)
+        } else {
+            fs::symlink_metadata(&dir)
+        };
+        match meta {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(FetchError::io(&dir, e)),
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(unsafe_because(
+                    "it is a symbolic link, and pinaudit makes none in its cache".to_string(),
+                ))
+            }
+            Ok(m) if !m.is_dir() => {
+                return Err(unsafe_because("it is not a directory".to_string()))
+            }
+            Ok(m) if m.uid() != me && m.uid() != 0 => {
+                return Err(unsafe_because(format!(
+                    "it belongs to another user (uid {})",
+                    m.uid()
+                )))
+            }
+            // Group-writable is fine for the user's own group (a umask of 002
+            // with a group per user, Debian's default, makes every directory so).
+            Ok(m) if m.mode() & 0o002 != 0 || (m.mode() & 0o020 != 0 && m.gid() != my_group) => {
+                return Err(unsafe_because(format!(
+                    "others may write to it (mode {:o})",
+                    m.mode() & 0o7777
+                )))
+            }
+            Ok(_) => {}
+        }
+        match below.next() {
+            Some(c) => dir.push(c),
+            None => return Ok(()),
+        }
+    }
+}
+
 /// Take the exclusive advisory lock of the mirror at `path`, creating its
 /// parent directories. The lock file sits beside the mirror (it must exist
 /// before the mirror does) and is never removed: removing a lock file lets
@@ -456,12 +740,29 @@ fn lock_beside(path: &Path) -> Result<File, FetchError> {
     })?;
     fs::create_dir_all(parent).map_err(|e| FetchError::io(parent, e))?;
     let lock_path = sibling(path, "", LOCK_SUFFIX);
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(|e| FetchError::io(&lock_path, e))?;
+    // Never through a planted link: `O_NOFOLLOW` fails on one.
+    let file = {
+        use std::os::unix::fs::OpenOptionsExt;
+        OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(&lock_path)
+    }
+    .map_err(|e| match e.raw_os_error() {
+        Some(libc::ELOOP) => FetchError::CacheUnsafe {
+            path: lock_path.clone(),
+            reason: "it is a symbolic link, and pinaudit makes none in its cache".to_string(),
+        },
+        _ => FetchError::io(&lock_path, e),
+    })?;
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Err(FetchError::CacheUnsafe {
+            path: lock_path,
+            reason: "it is not a regular file".to_string(),
+        });
+    }
     file.lock().map_err(|e| FetchError::io(&lock_path, e))?;
     Ok(file)
 }
@@ -488,7 +789,19 @@ fn open_mirror(path: &Path) -> Result<Repository, FetchError> {
             return Err(FetchError::io(path, e));
         }
     }
-    let repo = Repository::open_bare(path).map_err(|e| broken(clean_message(e.message(), &[])))?;
+    let repo = Repository::open_bare(path).map_err(|e| {
+        let reason = clean_message(e.message(), &[]);
+        // The repository's own files say it is not whole: damage. Anything
+        // else (the environment, a configuration libgit2 can't read) is not.
+        if is_proof(&e) {
+            FetchError::CacheDamaged {
+                path: path.to_path_buf(),
+                reason: format!("can't be opened: {reason}"),
+            }
+        } else {
+            broken(reason)
+        }
+    })?;
     if !repo.is_bare() {
         return Err(broken("it is not a bare repository".to_string()));
     }
@@ -522,13 +835,21 @@ fn check_owned(path: &Path, remote: &str, adopt: bool) -> Result<(), FetchError>
         return Err(foreign("it is not a directory"));
     }
     let marker = path.join(OWNER_MARKER);
+    if fs::symlink_metadata(&marker).is_ok_and(|m| !m.is_file()) {
+        return Err(foreign("its ownership marker is not a regular file"));
+    }
     match fs::read_to_string(&marker) {
         Ok(text) if text == marker_text(remote) => Ok(()),
         Ok(_) => Err(foreign("its ownership marker names another remote")),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             // Not a repository at all: nothing to protect, and nothing pinaudit
-            // will write to either; say it is broken.
-            let repo = open_mirror(path)?;
+            // will write to (or move aside) either; say it is broken.
+            let repo = open_mirror(path).map_err(|e| match e {
+                FetchError::CacheDamaged { path, reason } => {
+                    FetchError::CacheBroken { path, reason }
+                }
+                e => e,
+            })?;
             let recorded = repo
                 .config()
                 .ok()
@@ -537,7 +858,8 @@ fn check_owned(path: &Path, remote: &str, adopt: bool) -> Result<(), FetchError>
                 return Err(foreign("it has no pinaudit ownership marker"));
             }
             if adopt {
-                fs::write(&marker, marker_text(remote)).map_err(|e| FetchError::io(&marker, e))?;
+                crate::store::write_atomically(&marker, &[marker_text(remote).as_bytes()])
+                    .map_err(|e| FetchError::io(&marker, e))?;
             }
             Ok(())
         }
@@ -564,6 +886,19 @@ fn clean_temporary_packs(path: &Path) {
     }
 }
 
+/// Whether a libgit2 error is proof, from the object store itself, that a mirror
+/// is damaged: an object that is missing or fails its id, a pack or ref file
+/// that does not parse. An error of the operating system (permissions, a file
+/// that can't be opened), of configuration or of an invalid argument (a path
+/// no tree can hold) is not: it says nothing about the mirror.
+fn is_proof(e: &git2::Error) -> bool {
+    use git2::ErrorClass as C;
+    matches!(
+        e.class(),
+        C::Odb | C::Zlib | C::Object | C::Reference | C::Repository | C::Sha1 | C::Indexer
+    ) && !matches!(e.code(), git2::ErrorCode::Invalid)
+}
+
 /// Why the mirror is damaged, if it is: a ref that can't be read or names a
 /// missing object, history of a branch or tag that can't be walked, or a
 /// document (commit, tree, blob at the path) that can't be read back whole.
@@ -581,12 +916,14 @@ fn damage(
 ) -> Option<String> {
     let odb = match repo.odb() {
         Ok(odb) => odb,
-        Err(e) => {
+        Err(e) if is_proof(&e) => {
             return Some(format!(
                 "has an unreadable object database: {}",
                 e.message()
             ))
         }
+        // Nothing proven about the mirror; reading it will say what fails.
+        Err(_) => return None,
     };
     if !docs_only {
         if let Some(reason) = refs_damage(repo, &odb) {
@@ -600,12 +937,18 @@ fn damage(
 fn refs_damage(repo: &Repository, odb: &git2::Odb<'_>) -> Option<String> {
     let refs = match repo.references() {
         Ok(refs) => refs,
-        Err(e) => return Some(format!("has refs that can't be listed: {}", e.message())),
+        Err(e) if is_proof(&e) => {
+            return Some(format!("has refs that can't be listed: {}", e.message()))
+        }
+        Err(_) => return None,
     };
     for r in refs {
         let r = match r {
             Ok(r) => r,
-            Err(e) => return Some(format!("has a ref that can't be read: {}", e.message())),
+            Err(e) if is_proof(&e) => {
+                return Some(format!("has a ref that can't be read: {}", e.message()))
+            }
+            Err(_) => continue,
         };
         if let Some(oid) = r.target() {
             if !odb.exists(oid) {
@@ -631,7 +974,8 @@ fn refs_damage(repo: &Repository, odb: &git2::Odb<'_>) -> Option<String> {
         if name.ends_with(".lock") {
             continue;
         }
-        if let Err(e) = repo.find_reference(name) {
+        if let Err(e) = repo.find_reference(name).map_err(|e| (is_proof(&e), e)) {
+            let (true, e) = e else { continue };
             return Some(format!(
                 "has ref `{name}` that can't be read: {}",
                 e.message()
@@ -647,13 +991,13 @@ fn refs_damage(repo: &Repository, odb: &git2::Odb<'_>) -> Option<String> {
         }
         Ok(())
     })();
-    if let Err(e) = walked {
-        return Some(format!(
+    match walked {
+        Err(e) if is_proof(&e) => Some(format!(
             "has branch or tag history that can't be read: {}",
             e.message()
-        ));
+        )),
+        _ => None,
     }
-    None
 }
 
 /// Why a document of `docs` (commit, tree, blob at the path) can't be read back
@@ -667,7 +1011,7 @@ fn docs_damage(
     for (oid, path) in docs {
         let commit = match repo.find_commit(*oid) {
             Ok(c) => c,
-            Err(e) if e.code() == git2::ErrorCode::NotFound => continue,
+            Err(e) if e.code() == git2::ErrorCode::NotFound || !is_proof(&e) => continue,
             Err(e) => {
                 return Some(format!(
                     "has commit `{oid}` that can't be read: {}",
@@ -677,6 +1021,7 @@ fn docs_damage(
         };
         let tree = match commit.tree() {
             Ok(t) => t,
+            Err(e) if !is_proof(&e) => continue,
             Err(e) => {
                 return Some(format!(
                     "has the tree of `{oid}` unreadable: {}",
@@ -687,9 +1032,9 @@ fn docs_damage(
         let Some(path) = path else { continue };
         let entry = match tree.get_path(Path::new(path)) {
             Ok(entry) => entry,
-            // A path the tree does not name is the record's business; a
-            // subtree object that is missing is the cache's.
-            Err(e) if e.class() == git2::ErrorClass::Tree => continue,
+            // A path the tree does not name (or no tree could hold) is the
+            // record's business; a subtree object that is missing is the cache's.
+            Err(e) if e.class() == git2::ErrorClass::Tree || !is_proof(&e) => continue,
             Err(e) => {
                 return Some(format!(
                     "has `{path}` at `{oid}` unreadable: {}",
@@ -717,7 +1062,8 @@ fn docs_damage(
             {
                 continue;
             }
-            if let Err(e) = odb.read(entry.id()) {
+            if let Err(e) = odb.read(entry.id()).map_err(|e| (is_proof(&e), e)) {
+                let (true, e) = e else { continue };
                 return Some(format!(
                     "has `{path}` at `{oid}` unreadable: {}",
                     e.message()
@@ -739,6 +1085,13 @@ fn open_or_init(path: &Path, remote: &str) -> Result<(Repository, Option<PathBuf
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(FetchError::io(path, e)),
     }
+    let (repo, scratch) = init_scratch(path, remote)?;
+    Ok((repo, Some(scratch)))
+}
+
+/// A new, empty mirror for `remote` in the scratch directory beside `path`
+/// (whatever is at `path` is left alone), and the scratch's path.
+fn init_scratch(path: &Path, remote: &str) -> Result<(Repository, PathBuf), FetchError> {
     let scratch = sibling(path, ".", ".init");
     if fs::symlink_metadata(&scratch).is_ok() {
         // Left by a run that crashed while holding the lock we now hold.
@@ -767,8 +1120,9 @@ fn open_or_init(path: &Path, remote: &str) -> Result<(Repository, Option<PathBuf
             .map_err(init_error)?;
     }
     let marker = scratch.join(OWNER_MARKER);
-    fs::write(&marker, marker_text(remote)).map_err(|e| FetchError::io(&marker, e))?;
-    Ok((repo, Some(scratch)))
+    crate::store::write_atomically(&marker, &[marker_text(remote).as_bytes()])
+        .map_err(|e| FetchError::io(&marker, e))?;
+    Ok((repo, scratch))
 }
 
 fn is_timeout(e: &git2::Error) -> bool {
@@ -1142,6 +1496,7 @@ impl<'r> Session<'r> {
             other_refs_fetched: other_fetched,
             other_refs_skipped: other_skipped,
             repaired: None,
+            carried: Vec::new(),
             skipped_refs: adv.skipped.clone(),
         })
     }

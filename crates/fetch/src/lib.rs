@@ -16,12 +16,14 @@
 //! - [`verified`]: the damage check skipped for a mirror unchanged since it was found whole.
 //! - [`pageout`]: a fetched pack's pages released while libgit2's indexer reads it back.
 //! - [`classify`]: libgit2 failures classified as [`FetchError`]s for the report.
-//! - [`store`]: the self-validating store files and the check and drift memos.
+//! - [`store`]: the authenticated store files and the check and drift memos.
+//! - [`cache_key`]: the key that authenticates them, kept outside the cache.
 //! - [`net`]: where connections go (`--resolve` pins, the public-host check).
 //! - [`sources`]: which commit of which remote each source needs, synced once per remote.
 //! - [`provider`]: the git cache and the web as providers of cited documents.
 
 mod bounded;
+pub mod cache_key;
 mod classify;
 mod credentials;
 pub mod git;

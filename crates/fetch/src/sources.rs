@@ -50,6 +50,14 @@ pub fn resolve(s: &Source, allow_local: bool) -> Result<DocRef, Skip> {
         .clone()
         .or_else(|| from_url.as_ref().and_then(|u| u.path.clone()))
         .ok_or_else(|| Skip("no document path".into()))?;
+    // Refused here, for this source alone: never handed to the cache, where
+    // git would fail on it as if the mirror were at fault.
+    if let Some(why) = pinaudit_core::record::path_problem(&path) {
+        return Err(Skip(format!(
+            "invalid document path `{}`: it {why}",
+            pinaudit_core::escape::terminal(&path)
+        )));
+    }
     // What `Oid::from_str` accepts, without calling into git2: its one-time
     // start-up must wait until the run knows whether TLS is needed (fetch::tls).
     let id = commit.as_str();
@@ -243,11 +251,18 @@ fn shown_remote(remote: &str) -> String {
 fn warn_about(remote: &str, report: &SyncReport) {
     use std::io::Write;
     let mut err = std::io::stderr().lock();
-    if let Some(why) = &report.repaired {
+    if let Some((why, aside)) = &report.repaired {
         let _ = writeln!(
             err,
-            "warning: the cached mirror of `{remote}` was damaged ({}); fetched it afresh",
-            pinaudit_core::escape::terminal(why)
+            "warning: the cached mirror of `{remote}` was damaged ({}); moved it aside to `{}` and fetched it afresh",
+            pinaudit_core::escape::terminal(why),
+            pinaudit_core::escape::terminal(&aside.display().to_string())
+        );
+    }
+    for oid in &report.carried {
+        let _ = writeln!(
+            err,
+            "warning: `{remote}` no longer gives commit `{oid}`; carried it over from a quarantined copy of its mirror, where it reads back whole"
         );
     }
     for name in &report.skipped_refs {

@@ -1,26 +1,41 @@
-//! Self-validating files in the cache: written once per run, atomically, and
+//! Authenticated files in the cache: written once per run, atomically, and
 //! checked when read.
 //!
-//! A store file is a magic line naming its kind and version, a body, and the
-//! sha256 of both. [`load`] returns the body of a sound file only: a file that is
-//! missing, truncated, torn or tampered with (or of another version) reads as
-//! absent, so the caller rebuilds it and never trusts it in part. [`save`] writes a
-//! unique temporary file in the same directory and renames it into place, so a
-//! concurrent reader sees one whole file or another. There is no fsync: a file torn
+//! A store file is a magic line naming its kind and version, a body, and an
+//! HMAC-SHA256 of both under the cache key ([`crate::cache_key`], kept outside
+//! the cache). [`load`] returns the body of a sound file only: a file that is
+//! missing, truncated, torn, tampered with, written under another key (a cache
+//! restored from elsewhere) or of another version reads as absent, so the caller
+//! re-derives what it held and never trusts it in part. A checksum alone would
+//! not do: whoever forges an entry recomputes it. The MAC costs what the
+//! checksum did (one pass of SHA-256 over the file, two blocks more per file),
+//! nothing per entry.
+//!
+//! [`save`] writes a new temporary file of a random name in the same directory
+//! and renames it into place, so a concurrent reader sees one whole file or
+//! another, and a link planted under any name is never written through; [`load`]
+//! reads no link and nothing but a regular file. There is no fsync: a file torn
 //! by a crash fails the check and is rebuilt, which is all a memo needs.
 
 use std::fs;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 
-use sha2::{Digest, Sha256};
-
-/// The body of the store at `path` when it is sound and of kind `magic`.
+/// The body of the store at `path` when it is sound, of kind `magic`, and
+/// authenticated under this process's cache key.
 pub(crate) fn load(path: &Path, magic: &[u8]) -> Option<Vec<u8>> {
-    let mut bytes = fs::read(path).ok()?;
+    load_with(crate::cache_key::current(), path, magic)
+}
+
+/// [`load`] under `key`.
+pub(crate) fn load_with(
+    key: &crate::cache_key::CacheKey,
+    path: &Path,
+    magic: &[u8],
+) -> Option<Vec<u8>> {
+    let mut bytes = read_regular(path)?;
     let body_len = bytes.len().checked_sub(32)?;
-    if Sha256::digest(&bytes[..body_len]).as_slice() != &bytes[body_len..] {
+    if !key.verify(&[&bytes[..body_len]], &bytes[body_len..]) {
         return None;
     }
     if !bytes[..body_len].starts_with(magic) {
@@ -31,9 +46,46 @@ pub(crate) fn load(path: &Path, magic: &[u8]) -> Option<Vec<u8>> {
     Some(bytes)
 }
 
-/// Writes `body` as a store of kind `magic` at `path`, atomically.
+/// The bytes of the regular file at `path`, read without following a link (a
+/// link or a device planted in the cache reads as absent, never as whatever
+/// it names).
+pub fn read_regular(path: &Path) -> Option<Vec<u8>> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.read_to_end(&mut bytes).ok()?;
+    Some(bytes)
+}
+
+/// Writes `body` as a store of kind `magic` at `path`, atomically, with its MAC
+/// under this process's cache key.
 pub(crate) fn save(path: &Path, magic: &[u8], body: &[u8]) -> std::io::Result<()> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    save_with(crate::cache_key::current(), path, magic, body)
+}
+
+/// [`save`] under `key`.
+pub(crate) fn save_with(
+    key: &crate::cache_key::CacheKey,
+    path: &Path,
+    magic: &[u8],
+    body: &[u8],
+) -> std::io::Result<()> {
+    let tag = key.mac(&[magic, body]);
+    write_atomically(path, &[magic, body, &tag])
+}
+
+/// Writes the concatenation of `parts` to `path` through a new temporary file
+/// of a random name beside it (created exclusively, so never through a planted
+/// link), renamed into place; the temporary file is removed on failure.
+pub fn write_atomically(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
     let Some(dir) = path.parent() else {
         return Ok(());
     };
@@ -42,29 +94,22 @@ pub(crate) fn save(path: &Path, magic: &[u8], body: &[u8]) -> std::io::Result<()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     fs::create_dir_all(dir)?;
-    let tmp = dir.join(format!(
-        ".{name}.{}.{}.tmp",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let mut hasher = Sha256::new();
-    hasher.update(magic);
-    hasher.update(body);
-    let check = hasher.finalize();
-    let result = fs::File::create(&tmp)
-        .and_then(|f| {
-            let mut w = std::io::BufWriter::new(f);
-            w.write_all(magic)?;
-            w.write_all(body)?;
-            w.write_all(&check)?;
-            w.flush()
-        })
-        .and_then(|()| fs::rename(&tmp, path));
-    if result.is_err() {
-        // Best effort: a stray temporary file is harmless but untidy.
-        let _ = fs::remove_file(&tmp);
+    // Readable by others as the files were before (0644 before the umask):
+    // nothing here is secret, the key that authenticates it lives elsewhere.
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".tmp")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
+        .tempfile_in(dir)?;
+    {
+        let mut w = std::io::BufWriter::new(tmp.as_file_mut());
+        for p in parts {
+            w.write_all(p)?;
+        }
+        w.flush()?;
     }
-    result
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
 }
 
 /// Line fates from one document version to another, by (pinned blob, head blob):

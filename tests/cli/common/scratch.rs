@@ -19,15 +19,18 @@ use super::run::{run, write_file, Run};
 
 /// The binary with everything pinaudit reads from the environment fixed: no
 /// `PINAUDIT_CACHE`, no `GITHUB_TOKEN`, no `NO_COLOR` (tests that want it set
-/// it), `SOURCE_DATE_EPOCH=0`, and the machine's git configuration (credential
-/// helpers, `insteadOf` rules) kept out. The timeout makes a hang fail the
-/// test instead of stalling the suite; it is far above any run on loopback.
+/// it), `SOURCE_DATE_EPOCH=0`, a fixed `PINAUDIT_CACHE_KEY` (never the user's
+/// key file), and the machine's git configuration (credential helpers,
+/// `insteadOf` rules) kept out. The timeout makes a hang fail the test instead
+/// of stalling the suite; it is far above any run on loopback.
 pub fn pinaudit() -> Command {
     let mut cmd = Command::cargo_bin("pinaudit").expect("the pinaudit binary is built");
     cmd.env_remove("PINAUDIT_CACHE")
         .env_remove("GITHUB_TOKEN")
         .env_remove("NO_COLOR")
         .env("SOURCE_DATE_EPOCH", "0")
+        // Never the user's cache key file (tests of the key file remove it).
+        .env("PINAUDIT_CACHE_KEY", "pinaudit tests")
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .timeout(Duration::from_secs(60));

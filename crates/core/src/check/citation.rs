@@ -347,6 +347,19 @@ fn source_fields(record: &Record, s: &Source, out: &mut Vec<Finding>) {
             .source(&s.id),
         );
     }
+    if let Some(path) = s.document_path() {
+        if let Some(why) = crate::record::path_problem(&path) {
+            out.push(
+                Finding::new(
+                    Code::InvalidRecord,
+                    &record.id,
+                    format!("source `{}`: document path `{path}` {why}", s.id),
+                )
+                .source(&s.id)
+                .with("path", path.as_str()),
+            );
+        }
+    }
     if let Some(t) = &s.commit_time {
         if !super::revision::is_time(t) {
             out.push(

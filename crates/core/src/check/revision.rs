@@ -123,6 +123,9 @@ pub fn check(
                 let how = match found_by {
                     FoundBy::Id => "fetched by id",
                     FoundBy::OtherRefs => "found through a non-branch ref such as a pull request",
+                    FoundBy::Quarantine => {
+                        "carried over from a quarantined copy of the cached mirror"
+                    }
                     _ => "in the cache",
                 };
                 out.push(

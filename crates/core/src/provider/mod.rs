@@ -41,6 +41,9 @@ pub enum FoundBy {
     Id,
     /// Brought by one of the remote's other refs (e.g. `refs/pull/1/head`).
     OtherRefs,
+    /// The remote no longer gives it: carried over from a quarantined copy of
+    /// the mirror, where it read back whole.
+    Quarantine,
 }
 
 /// What the provider knows of a pinned revision.

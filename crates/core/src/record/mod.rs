@@ -414,6 +414,42 @@ pub struct Source {
     pub at: At,
 }
 
+impl Source {
+    /// The document path a source cites: its own `path`, else the one its URL names.
+    pub fn document_path(&self) -> Option<String> {
+        self.path.clone().or_else(|| {
+            self.url
+                .as_deref()
+                .and_then(|u| url::parse(u).ok())
+                .and_then(|u| u.path)
+        })
+    }
+}
+
+/// Why `path` is not a normal repository-relative path, if it is not: empty, a
+/// leading `/`, a `.` or `..` segment, an empty segment (`a//b`, a trailing `/`)
+/// or a NUL byte. Such a path names no blob git could hold, and is refused where
+/// the record is read, for its source alone, before it reaches the cache.
+pub fn path_problem(path: &str) -> Option<&'static str> {
+    if path.is_empty() {
+        return Some("is empty");
+    }
+    if path.contains('\0') {
+        return Some("holds a NUL byte");
+    }
+    if path.starts_with('/') {
+        return Some("starts with `/` (paths are relative to the repository root)");
+    }
+    for segment in path.split('/') {
+        match segment {
+            "." | ".." => return Some("has a `.` or `..` segment"),
+            "" => return Some("has an empty segment (`//` or a trailing `/`)"),
+            _ => {}
+        }
+    }
+    None
+}
+
 /// A figure: a value the record says a source carries on some lines.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Claim {

@@ -76,6 +76,33 @@ struct Meta {
     etag: Option<String>,
     last_modified: Option<String>,
     sha256: String,
+    /// HMAC-SHA256, under the cache key, of the fields above ([`Meta::tag`]): a
+    /// planted body and meta file, even with a matching sha256, are not the
+    /// document the server sent.
+    #[serde(default)]
+    mac: String,
+}
+
+impl Meta {
+    fn tag(&self) -> [u8; 32] {
+        let field = |v: &Option<String>| match v {
+            Some(v) => format!("+{v}"),
+            None => "-".to_string(),
+        };
+        let mut parts: Vec<Vec<u8>> = Vec::new();
+        for p in [
+            "pinaudit-http-cache v1".to_string(),
+            self.url.clone(),
+            field(&self.etag),
+            field(&self.last_modified),
+            self.sha256.clone(),
+        ] {
+            parts.push((p.len() as u64).to_le_bytes().to_vec());
+            parts.push(p.into_bytes());
+        }
+        let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+        crate::cache_key::current().mac(&refs)
+    }
 }
 
 fn cache_files(root: &Path, url: &str) -> (PathBuf, PathBuf) {
@@ -89,28 +116,40 @@ fn cache_files(root: &Path, url: &str) -> (PathBuf, PathBuf) {
 
 fn cached(root: &Path, url: &str) -> Option<(Meta, Vec<u8>)> {
     let (meta, body) = cache_files(root, url);
-    let meta: Meta = serde_json::from_slice(&std::fs::read(meta).ok()?).ok()?;
-    let bytes = std::fs::read(body).ok()?;
-    (meta.url == url && sha256_hex(&bytes) == meta.sha256).then_some((meta, bytes))
+    let meta: Meta = serde_json::from_slice(&crate::store::read_regular(&meta)?).ok()?;
+    let tag: String = meta.tag().iter().map(|b| format!("{b:02x}")).collect();
+    if meta.url != url || meta.mac != tag {
+        return None;
+    }
+    let bytes = crate::store::read_regular(&body)?;
+    (sha256_hex(&bytes) == meta.sha256).then_some((meta, bytes))
 }
 
 fn store(root: &Path, url: &str, doc: &WebDoc) -> std::io::Result<()> {
     let (meta_path, body_path) = cache_files(root, url);
     if let Some(dir) = meta_path.parent() {
+        // Never into a directory a planted link names, outside the cache.
+        if std::fs::symlink_metadata(dir).is_ok_and(|m| !m.is_dir()) {
+            return Err(std::io::Error::other(format!(
+                "`{}` is not a directory (a symbolic link?); not written",
+                dir.display()
+            )));
+        }
         std::fs::create_dir_all(dir)?;
     }
-    let meta = Meta {
+    let mut meta = Meta {
         url: url.to_string(),
         etag: doc.etag.clone(),
         last_modified: doc.last_modified.clone(),
         sha256: doc.sha256.clone(),
+        mac: String::new(),
     };
-    // The body first: a meta file never names a body that is not there.
-    let tmp = body_path.with_extension("body.tmp");
-    std::fs::write(&tmp, &doc.bytes)?;
-    std::fs::rename(&tmp, &body_path)?;
+    meta.mac = meta.tag().iter().map(|b| format!("{b:02x}")).collect();
+    // The body first: a meta file never names a body that is not there. Both
+    // through new files of random names, never through a planted link.
+    crate::store::write_atomically(&body_path, &[&doc.bytes])?;
     let json = serde_json::to_vec(&meta).map_err(std::io::Error::other)?;
-    std::fs::write(&meta_path, json)
+    crate::store::write_atomically(&meta_path, &[&json])
 }
 
 /// Waits out a `Retry-After` (seconds or an HTTP date) on 429 and 503 before the

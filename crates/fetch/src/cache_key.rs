@@ -1,0 +1,251 @@
+//! The secret that authenticates what the cache remembers.
+//!
+//! The stores that can decide a verdict (`checks.store`, `blobs.store`, ...,
+//! see [`crate::store`]) and the web documents kept under `cache/http/` carry an
+//! HMAC-SHA256 of their content under a key kept *outside* the cache: a cache
+//! restored from another machine or another workflow's run (a CI cache is
+//! exactly that) can't plant an answer, because whoever wrote it did not have
+//! the key. An entry whose MAC does not verify is ignored and re-derived from
+//! the git objects, so such a cache is slower on its first run, never wrong.
+//!
+//! The key, in order:
+//! - `PINAUDIT_CACHE_KEY`, when set and not empty (CI: from a secret, so that
+//!   every run of a workflow trusts what the previous one remembered). An empty
+//!   value, what CI gives when a secret is not available to the run, is
+//!   ignored with a warning.
+//! - the key file `$XDG_STATE_HOME/pinaudit/cache.key` (default
+//!   `~/.local/state/pinaudit/cache.key`), 32 random bytes created 0600 on first
+//!   use; one that others may read or that is not a regular file of this user
+//!   is refused.
+//! - failing both, a key of this run alone, with a warning: nothing remembered
+//!   in earlier runs is trusted, and nothing remembered now will be next time.
+
+use std::fs;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+
+/// The environment variable that gives the key (CI).
+pub const ENV: &str = "PINAUDIT_CACHE_KEY";
+/// The key file's name, in pinaudit's state directory.
+const FILE: &str = "cache.key";
+
+/// A secret to authenticate cache entries with.
+#[derive(Clone)]
+pub struct CacheKey(Vec<u8>);
+
+impl std::fmt::Debug for CacheKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CacheKey(..)")
+    }
+}
+
+impl CacheKey {
+    /// The key of `secret` (any bytes; HMAC takes keys of any length).
+    pub fn from_secret(secret: &[u8]) -> CacheKey {
+        CacheKey(secret.to_vec())
+    }
+
+    fn hmac(&self, parts: &[&[u8]]) -> Hmac<Sha256> {
+        // HMAC takes a key of any length: this can't fail.
+        let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&self.0)
+            .unwrap_or_else(|_| unreachable!("HMAC accepts keys of any length"));
+        for p in parts {
+            mac.update(p);
+        }
+        mac
+    }
+
+    /// The MAC of the concatenation of `parts`.
+    pub fn mac(&self, parts: &[&[u8]]) -> [u8; 32] {
+        self.hmac(parts).finalize().into_bytes().into()
+    }
+
+    /// Whether `tag` is the MAC of `parts` (compared in constant time).
+    pub fn verify(&self, parts: &[&[u8]], tag: &[u8]) -> bool {
+        self.hmac(parts).verify_slice(tag).is_ok()
+    }
+}
+
+static KEY: OnceLock<CacheKey> = OnceLock::new();
+
+/// Makes `key` this process's key, unless one was already worked out; whether
+/// it was set. For a program (a test) using the cache in process that must not
+/// read or create the user's key file.
+pub fn set(key: CacheKey) -> bool {
+    KEY.set(key).is_ok()
+}
+
+/// This process's key, worked out on first use (see the module doc).
+pub fn current() -> &'static CacheKey {
+    // Unit tests never touch the user's state directory.
+    #[cfg(test)]
+    if std::env::var_os(ENV).is_none() {
+        return KEY.get_or_init(|| CacheKey::from_secret(b"pinaudit unit tests"));
+    }
+    KEY.get_or_init(|| match std::env::var_os(ENV) {
+        Some(v) if !v.is_empty() => {
+            CacheKey::from_secret(v.as_encoded_bytes())
+        }
+        set => {
+            if set.is_some() {
+                eprintln!(
+                    "warning: {ENV} is set but empty (a CI secret this run may not read?); using the key file instead"
+                );
+            }
+            match key_file().map(|p| load_or_create(&p)) {
+                Some(Ok(key)) => key,
+                why => {
+                    let why = match why {
+                        Some(Err(e)) => e,
+                        _ => "neither HOME nor XDG_STATE_HOME is set".to_string(),
+                    };
+                    eprintln!(
+                        "warning: no cache key ({why}); answers remembered in the cache are not trusted this run, and this run's are not kept for the next (set {ENV}, or make the key file's directory writable)"
+                    );
+                    CacheKey::from_secret(&fresh_secret().unwrap_or_default())
+                }
+            }
+        }
+    })
+}
+
+/// Where the key file lives: `$XDG_STATE_HOME/pinaudit/cache.key`, else
+/// `$HOME/.local/state/pinaudit/cache.key`.
+pub fn key_file() -> Option<PathBuf> {
+    let state = std::env::var_os("XDG_STATE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|v| !v.is_empty())
+                .map(|h| PathBuf::from(h).join(".local/state"))
+        })?;
+    Some(state.join("pinaudit").join(FILE))
+}
+
+fn fresh_secret() -> Result<[u8; 32], String> {
+    let mut secret = [0u8; 32];
+    getrandom::fill(&mut secret).map_err(|e| format!("no random source: {e}"))?;
+    Ok(secret)
+}
+
+/// The key in the file at `path`, created (0600, in a 0700 directory) when
+/// there is none. Two runs creating it at once agree on the first one written.
+fn load_or_create(path: &Path) -> Result<CacheKey, String> {
+    let shown = path.display();
+    match read_key_file(path) {
+        Ok(Some(key)) => return Ok(key),
+        Ok(None) => {}
+        Err(e) => return Err(e),
+    }
+    let dir = path.parent().unwrap_or(Path::new("."));
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|e| format!("can't create `{}`: {e}", dir.display()))?;
+    }
+    let secret = fresh_secret()?;
+    let hex: String = secret.iter().map(|b| format!("{b:02x}")).collect();
+    // A new file of a random name, 0600, that can't be a planted link.
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".cache.key.")
+        .tempfile_in(dir)
+        .map_err(|e| format!("can't write in `{}`: {e}", dir.display()))?;
+    tmp.write_all(format!("{hex}\n").as_bytes())
+        .and_then(|()| tmp.flush())
+        .map_err(|e| format!("can't write `{shown}`: {e}"))?;
+    match tmp.persist_noclobber(path) {
+        Ok(_) => Ok(CacheKey::from_secret(hex.as_bytes())),
+        Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => {
+            read_key_file(path)?.ok_or_else(|| format!("`{shown}` appeared empty"))
+        }
+        Err(e) => Err(format!("can't write `{shown}`: {}", e.error)),
+    }
+}
+
+/// The key in the file at `path`; `None` when there is no such file. A file
+/// that is a link, not regular, not this user's or readable by others is
+/// refused: a key others can read authenticates nothing.
+fn read_key_file(path: &Path) -> Result<Option<CacheKey>, String> {
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let shown = path.display();
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path);
+    let file = match file {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("can't read `{shown}`: {e}")),
+    };
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("can't read `{shown}`: {e}"))?;
+    // SAFETY: geteuid only reads the process's credentials.
+    let me = unsafe { libc::geteuid() };
+    if !meta.is_file() || meta.uid() != me || meta.mode() & 0o077 != 0 {
+        return Err(format!(
+            "`{shown}` is not a private file of this user (it must be a regular file, mode 0600)"
+        ));
+    }
+    let mut text = String::new();
+    file.take(4096)
+        .read_to_string(&mut text)
+        .map_err(|e| format!("can't read `{shown}`: {e}"))?;
+    let secret = text.trim();
+    if secret.is_empty() {
+        return Err(format!("`{shown}` is empty"));
+    }
+    Ok(Some(CacheKey::from_secret(secret.as_bytes())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn macs_depend_on_key_and_content() {
+        let a = CacheKey::from_secret(b"a");
+        let b = CacheKey::from_secret(b"b");
+        let tag = a.mac(&[b"magic", b"body"]);
+        assert!(a.verify(&[b"magic", b"body"], &tag));
+        assert!(a.verify(&[b"magicbody"], &tag), "parts are concatenated");
+        assert!(!b.verify(&[b"magic", b"body"], &tag));
+        assert!(!a.verify(&[b"magic", b"bodY"], &tag));
+        assert!(!a.verify(&[b"magic", b"body"], &tag[..31]));
+    }
+
+    #[test]
+    fn the_key_file_is_created_private_once_and_refused_when_others_can_read_it() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("state/pinaudit").join(FILE);
+        let first = load_or_create(&path).expect("created");
+        let mode = fs::metadata(&path).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+        let dir_mode = fs::metadata(path.parent().unwrap())
+            .expect("meta")
+            .permissions()
+            .mode();
+        assert_eq!(dir_mode & 0o777, 0o700, "{dir_mode:o}");
+        let again = load_or_create(&path).expect("read");
+        assert_eq!(first.mac(&[b"x"]), again.mac(&[b"x"]), "the same key");
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).expect("chmod");
+        let err = load_or_create(&path).expect_err("readable by others");
+        assert!(err.contains("0600"), "{err}");
+        fs::remove_file(&path).expect("rm");
+        std::os::unix::fs::symlink(dir.path().join("elsewhere"), &path).expect("symlink");
+        assert!(load_or_create(&path).is_err(), "a planted link is refused");
+        assert!(
+            !dir.path().join("elsewhere").exists(),
+            "nothing written through it"
+        );
+    }
+}
