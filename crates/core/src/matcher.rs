@@ -462,11 +462,11 @@ impl<'d> Document<'d> {
 /// An expected value parsed once, for matching line after line of a document
 /// read as a stream ([`Stream`] gives each line its context): [`Document::cited`]
 /// and [`Document::nearest`] in pieces, with the same rules.
-pub(crate) struct Prepared(Claim);
+pub(crate) struct Prepared<'e>(Claim<'e>);
 
-impl Prepared {
+impl<'e> Prepared<'e> {
     /// `None` when `expected.value` is not a number (nothing can match it).
-    pub(crate) fn new(expected: &Expected) -> Option<Prepared> {
+    pub(crate) fn new(expected: &Expected<'e>) -> Option<Prepared<'e>> {
         Claim::parse(expected).map(Prepared)
     }
 
@@ -601,7 +601,7 @@ impl Scanned {
 }
 
 /// `expected`, parsed once for many lines.
-struct Claim {
+struct Claim<'e> {
     value: Decimal,
     decimals: i64,
     /// The value as a float, only for the "within a few percent" tolerance.
@@ -617,12 +617,12 @@ struct Claim {
     correct: Option<Decimal>,
     total: Option<Decimal>,
     /// What a number's role must allow.
-    want: role::Want,
+    want: role::Want<'e>,
     /// The value as written, for messages.
-    text: String,
+    text: &'e str,
 }
 
-impl Claim {
+impl<'e> Claim<'e> {
     fn moved_to(&self, m: &Match) -> bool {
         if !m.rounded {
             return true;
@@ -637,7 +637,7 @@ impl Claim {
         t.value == *want || t.decimals() >= decimals + 3
     }
 
-    fn parse(expected: &Expected) -> Option<Claim> {
+    fn parse(expected: &Expected<'e>) -> Option<Claim<'e>> {
         let text = expected.value.trim();
         let text = text.strip_prefix('+').unwrap_or(text);
         let mut scanned = scan(text);
@@ -670,7 +670,7 @@ impl Claim {
                 expected.label,
                 expected.correct.is_some(),
             ),
-            text: text.to_string(),
+            text,
         })
     }
 }
@@ -862,9 +862,9 @@ fn find_claim(line: &str, claim: &Claim, ctx: &LineCtx) -> Found {
                 reject(t, role::other_unit(&claim.want, dim, shown));
             } else if f == Fit::Coarser && !t.token.approx {
                 // Rounded needs the source to say so: `72%` is not 71.7 %.
-                reject(t, role::coarser(shown, &claim.text));
+                reject(t, role::coarser(shown, claim.text));
             } else if seen.bound && f != Fit::Equal {
-                reject(t, role::bound(shown, &claim.text));
+                reject(t, role::bound(shown, claim.text));
             } else {
                 let rounded = f != Fit::Equal || t.token.approx;
                 let kind = if rounded {
@@ -887,9 +887,9 @@ fn find_claim(line: &str, claim: &Claim, ctx: &LineCtx) -> Found {
             {
                 reject(t, role::setting_fraction(shown));
             } else if f == Fit::Coarser && !t.token.approx {
-                reject(t, role::coarser(shown, &claim.text));
+                reject(t, role::coarser(shown, claim.text));
             } else if seen.bound && f != Fit::Equal {
-                reject(t, role::bound(shown, &claim.text));
+                reject(t, role::bound(shown, claim.text));
             } else {
                 let rounded = f != Fit::Equal || t.token.approx;
                 consider(

@@ -167,10 +167,10 @@ pub fn judge_stream<R: std::io::Read>(
     wanted: &[(usize, usize, Expected<'_>)],
 ) -> std::io::Result<Vec<Outcome>> {
     type Hit = Option<(usize, Match, String)>;
-    struct State {
+    struct State<'e> {
         first: usize,
         last: usize,
-        claim: Option<matcher::Prepared>,
+        claim: Option<matcher::Prepared<'e>>,
         exact: Hit,
         rounded: Hit,
         rejected: Option<(u32, Rejected)>,

@@ -42,6 +42,16 @@ pub(super) struct Noun {
 impl Noun {
     pub(super) fn new(word: &str) -> Noun {
         let mut bytes = [0u8; 15];
+        if word.is_ascii() {
+            let len = word.len().min(bytes.len());
+            for (b, w) in bytes.iter_mut().zip(word.bytes()) {
+                *b = w.to_ascii_lowercase();
+            }
+            return Noun {
+                bytes,
+                len: len as u8,
+            };
+        }
         let mut len = 0;
         for c in word.chars().flat_map(char::to_lowercase) {
             let mut buf = [0u8; 4];

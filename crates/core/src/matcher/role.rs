@@ -11,13 +11,13 @@ use super::{Scanned, SPACES};
 /// What a claim brings to the question "can this number be it?". Its words are
 /// read only when a number that fits the value needs them.
 #[derive(Debug, Default)]
-pub(super) struct Want {
+pub(super) struct Want<'e> {
     /// The dimension of the claim's unit.
     pub(super) dim: Option<Dim>,
     /// The claim's unit, as written (for messages and `port`-like kinds).
-    unit: Option<Box<str>>,
+    unit: Option<&'e str>,
     /// The claim's label (`max model len`).
-    label: Option<Box<str>>,
+    label: Option<&'e str>,
     /// The claim counts successes (`correct`).
     pub(super) correct: bool,
 }
@@ -33,21 +33,18 @@ fn words(text: &str) -> impl Iterator<Item = String> + '_ {
         .filter(|w| !STOP.contains(&w.as_str()))
 }
 
-impl Want {
+impl<'e> Want<'e> {
     pub(super) fn new(
         dim: Option<Dim>,
-        unit: Option<&str>,
-        label: Option<&str>,
+        unit: Option<&'e str>,
+        label: Option<&'e str>,
         correct: bool,
-    ) -> Want {
+    ) -> Want<'e> {
         let unit = unit.map(str::trim).filter(|u| !u.is_empty());
         Want {
             dim,
-            unit: unit.map(Box::from),
-            label: label
-                .map(str::trim)
-                .filter(|l| !l.is_empty())
-                .map(Box::from),
+            unit,
+            label: label.map(str::trim).filter(|l| !l.is_empty()),
             correct,
         }
     }
