@@ -51,20 +51,18 @@ impl<'e> Want<'e> {
 
     /// The claim's unit or label names `kind` (`port` for `port=8000`).
     fn names(&self, kind: &str) -> bool {
-        let unit = self.unit.as_deref().into_iter().flat_map(words);
-        let label = self.label.as_deref().into_iter().flat_map(words);
+        let unit = self.unit.into_iter().flat_map(words);
+        let label = self.label.into_iter().flat_map(words);
         unit.chain(label)
             .any(|w| w == kind || w.strip_suffix('s') == Some(kind))
     }
 
     fn has_label(&self) -> bool {
-        self.label
-            .as_deref()
-            .is_some_and(|l| words(l).next().is_some())
+        self.label.is_some_and(|l| words(l).next().is_some())
     }
 
     fn label_shares(&self, text: &str) -> bool {
-        let Some(label) = self.label.as_deref() else {
+        let Some(label) = self.label else {
             return false;
         };
         let theirs: Vec<String> = words(text).collect();
@@ -72,7 +70,7 @@ impl<'e> Want<'e> {
     }
 
     fn unit_text(&self) -> &str {
-        self.unit.as_deref().unwrap_or("its unit")
+        self.unit.unwrap_or("its unit")
     }
 }
 
