@@ -610,6 +610,9 @@ struct Claim<'e> {
     significant: usize,
     /// `%`-marked tokens may match: the unit is percent-like or absent.
     allows_percent_token: bool,
+    /// The claim names no unit: a bound may carry its own value (`fewer than 1000
+    /// samples` for 1000), never a measured figure (`under 1.4 s`, `16+ RPS`).
+    unitless: bool,
     /// What the claim's unit measures, when it is a unit we know.
     dim: Option<Dim>,
     /// The fraction form and its precision, for a percent-like unit.
@@ -657,6 +660,7 @@ impl<'e> Claim<'e> {
         Some(Claim {
             fraction: percent_unit.then(|| (number.value.percent_to_fraction(), decimals + 2)),
             allows_percent_token: percent_unit || expected.unit.is_none_or(|u| u.trim().is_empty()),
+            unitless: expected.unit.is_none_or(|u| u.trim().is_empty()),
             dim,
             approx_value: number.token.value,
             significant: number.significant,
@@ -820,6 +824,7 @@ fn find_claim(line: &str, claim: &Claim, ctx: &LineCtx) -> Found {
         })
     };
     let mut count_context = None;
+    let line_writes_percent = scanned.iter().any(|s| s.token.percent);
     for (index, t) in scanned.iter().enumerate() {
         let value_fit = (!t.token.percent || claim.allows_percent_token)
             .then(|| {
@@ -863,7 +868,7 @@ fn find_claim(line: &str, claim: &Claim, ctx: &LineCtx) -> Found {
             } else if f == Fit::Coarser && !t.token.approx {
                 // Rounded needs the source to say so: `72%` is not 71.7 %.
                 reject(t, role::coarser(shown, claim.text));
-            } else if seen.bound && f != Fit::Equal {
+            } else if seen.bound && (f != Fit::Equal || !claim.unitless) {
                 reject(t, role::bound(shown, claim.text));
             } else {
                 let rounded = f != Fit::Equal || t.token.approx;
@@ -886,6 +891,10 @@ fn find_claim(line: &str, claim: &Claim, ctx: &LineCtx) -> Found {
                 || context::setting_in_sentence(line, &scanned, index)
             {
                 reject(t, role::setting_fraction(shown));
+            } else if line_writes_percent {
+                // A line that writes its percentages with `%` does not write one as
+                // a bare fraction: `0.917` beside `96.9%` is another metric.
+                reject(t, role::fraction_beside_percent(shown));
             } else if f == Fit::Coarser && !t.token.approx {
                 reject(t, role::coarser(shown, claim.text));
             } else if seen.bound && f != Fit::Equal {

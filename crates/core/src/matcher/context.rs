@@ -160,6 +160,9 @@ fn unit_after_with(line: &str, end: usize, plurals: bool) -> Option<Dim> {
     if after.starts_with('×') {
         return Some(Dim::Multiplier);
     }
+    if let Some(shared) = coordinated_unit(after, plurals) {
+        return Some(shared);
+    }
     let word_start = if after.starts_with(char::is_alphabetic) {
         after
     } else if let Some(rest) = after.strip_prefix('-') {
@@ -200,6 +203,31 @@ fn unit_after_with(line: &str, end: usize, plurals: bool) -> Option<Dim> {
                 .or_else(|| plural_noun(noun))
                 .filter(|d| matches!(d, Dim::Count(_) | Dim::Rate(_)))
         })
+}
+
+/// `8 and 70B`, `2 or 4 GPUs`, `16, 32 and 64 GB`: numbers joined by `and`, `or`,
+/// `&` or a comma share the unit written after the last of them.
+fn coordinated_unit(after: &str, plurals: bool) -> Option<Dim> {
+    let rest = after.trim_start_matches(SPACES);
+    let rest = if let Some(r) = rest.strip_prefix(',') {
+        r.trim_start_matches(SPACES)
+    } else {
+        let (word, r) = rest.split_once(' ')?;
+        if !matches!(word, "and" | "or" | "&") {
+            return None;
+        }
+        r.trim_start_matches(SPACES)
+    };
+    let digits = rest
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(rest.len());
+    if digits == 0 || rest[..digits].ends_with('.') {
+        return None;
+    }
+    let dim = unit_after_with(rest, digits, plurals)?;
+    // Only a unit, not a count of a noun that may count the first number too.
+    (!matches!(dim, Dim::Count(_)) || rest[digits..].starts_with(char::is_alphabetic))
+        .then_some(dim)
 }
 
 /// A word and what follows it: letters (and `µ`), plus one `/letters` (`tok/s`, `GB/s`).
@@ -263,7 +291,9 @@ const NOUNS: [&str; 22] = [
 pub(super) fn word_dim(word: &str) -> Option<Dim> {
     // Case matters for a few single letters: `M` is millions, `m` minutes.
     match word {
-        "M" | "B" | "b" | "k" | "K" | "bn" => return Some(Dim::Magnitude),
+        "M" | "B" | "b" | "k" | "K" | "bn" | "T" => return Some(Dim::Magnitude),
+        // `6.7G` of memory
+        "G" => return Some(Dim::Bytes(b'G')),
         "m" => return Some(Dim::Time("min")),
         "s" => return Some(Dim::Time("s")),
         "h" => return Some(Dim::Time("h")),

@@ -95,7 +95,8 @@ pub(super) struct Seen {
     pub(super) dim: Option<Dim>,
     /// It has a unit of its own (`412 ms`, `98%`).
     pub(super) own_unit: bool,
-    /// A bound (`under 2%`, `at least 1000`, `40k+`): the value itself, never a rounding.
+    /// A bound (`under 2%`, `at least 1000`, `40k+`): its own value only for a claim
+    /// without unit, never a rounding.
     pub(super) bound: bool,
     /// Its column's header shares a word with the claim's label.
     pub(super) preferred: bool,
@@ -334,6 +335,14 @@ pub(super) fn bound(shown: &str, value: &str) -> Why {
     )
 }
 
+/// Why a bare fraction on a line that writes percentages with `%` is not one.
+pub(super) fn fraction_beside_percent(shown: &str) -> Why {
+    why(
+        "other-unit",
+        format!("`{shown}` is a bare fraction on a line that writes its percentages with %"),
+    )
+}
+
 /// Why a fraction in a setting's clause is not a score.
 pub(super) fn setting_fraction(shown: &str) -> Why {
     why(
@@ -545,11 +554,19 @@ fn is_bound(line: &str, start: usize, end: usize) -> bool {
     let before = line[..start].trim_end_matches(|c: char| {
         SPACES.contains(&c) || matches!(c, '*' | '_' | '`' | '~' | '$')
     });
-    if before.ends_with(['<', '>', '≤', '≥', '≲', '≳'])
-        || before.ends_with("<=")
-        || before.ends_with(">=")
-    {
+    if before.ends_with(['≤', '≥', '≲', '≳']) {
         return true;
+    }
+    // `< 5 ms`, `(>=2)`; not the end of a tag (`<td>22.7`).
+    let sign = before
+        .strip_suffix("<=")
+        .or_else(|| before.strip_suffix(">="))
+        .or_else(|| before.strip_suffix('<'))
+        .or_else(|| before.strip_suffix('>'));
+    if let Some(head) = sign {
+        if head.is_empty() || head.ends_with(|c: char| c.is_whitespace() || c == '(' || c == '|') {
+            return true;
+        }
     }
     let mut words = before.rsplit(|c: char| !c.is_alphabetic());
     let last = words.next().unwrap_or("").to_lowercase();
@@ -758,6 +775,8 @@ mod tests {
         assert!(is_bound("≤ 2 ms", 4, 5));
         assert!(is_bound("**40k+ tokens**", 2, 4));
         assert!(!is_bound("from 19 to 27.4", 11, 15));
+        assert!(!is_bound("<td>22.7</td>", 4, 8));
+        assert!(is_bound("latency < 5 ms", 10, 11));
     }
 
     #[test]

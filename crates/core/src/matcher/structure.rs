@@ -313,6 +313,11 @@ pub(super) fn header_dim(text: &str) -> Option<Dim> {
         let bracketed = raw.starts_with(['(', '[']) || raw.ends_with([')', ']']);
         let word =
             raw.trim_matches(|c: char| !(c.is_alphanumeric() || matches!(c, '%' | '/' | 'µ')));
+        let word = match word.split_once('/') {
+            // `seconds/1000`: the unit before a per-count
+            Some((num, den)) if den.chars().all(|c| c.is_ascii_digit()) && !den.is_empty() => num,
+            _ => word,
+        };
         if word.is_empty() || word.chars().any(|c| c.is_ascii_digit()) {
             continue;
         }
@@ -336,11 +341,14 @@ pub(super) fn header_dim(text: &str) -> Option<Dim> {
                     d => d,
                 })
                 .or_else(|| {
-                    // `tokens/passed`, `ms/token`: a unit over a noun is no dimension
-                    // we know; a noun alone is a count of it.
-                    (!word.contains('/'))
-                        .then(|| context::plural_noun(&word.to_lowercase()))
-                        .flatten()
+                    // `seconds/1000 examples`: the unit over a count is a time; a
+                    // unit over a noun (`tokens/passed`) is no dimension we know;
+                    // a noun alone is a count of it.
+                    match word.split_once('/') {
+                        Some((num, _)) => context::word_dim(num)
+                            .filter(|d| !matches!(d, Dim::Count(_) | Dim::Magnitude)),
+                        None => context::plural_noun(&word.to_lowercase()),
+                    }
                 })
         };
         match dim {
@@ -699,7 +707,11 @@ impl Reader {
                     let need = if delim == b'\t' { 1 } else { 2 };
                     let short = delimited_cells(line, delim).iter().all(|r| r.len() <= 64);
                     // JSON, YAML and Markdown are no CSV, whatever their commas.
-                    let other = line.contains(['|', '{', '}', '[', ']', ':']);
+                    let t = line.trim_start();
+                    let other = t.starts_with(['{', '['])
+                        || line.contains('|')
+                        || line.contains("\":")
+                        || line.contains(": ");
                     if n >= need && short && !other && delimiter_count(next, delim) == n {
                         let header = delimited_cells(line, delim)
                             .into_iter()
