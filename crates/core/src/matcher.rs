@@ -117,10 +117,12 @@
 //!   a rate, a time or a score its key does not name.
 //! - **Range end**: `15-25`, `60–80`, `1.5-2x`, `~31–32`. Never a figure.
 //! - **Bound**: after `under`, `below`, `over`, `than`, `at least`, `at most`, `up to`,
-//!   `within`, `<`, `≤`, `>`, `≥`, or before a `+` (`40k+`). It carries its own value
-//!   exactly (`under 2%` for 2 %), never a rounding (`under 1.4 s` is not 1.363 s).
+//!   `within`, `<`, `≤`, `>`, `≥` (not a tag's `>`), or before a `+` (`40k+`). It
+//!   carries its own value exactly for a claim without unit (`fewer than 1000 samples`
+//!   for 1000), never a measured figure (`under 2%`, `16+ RPS`) nor a rounding.
 //! - **Measurement**: anything else, with the dimension its own unit gives
-//!   (`412 ms`, `98%`, `14 languages`: a plural noun after a number counts it), else
+//!   (`412 ms`, `98%`, `14 languages`: a plural noun after a number counts it; `8 and
+//!   70B`: numbers joined by `and`, `or` or a comma share the unit after the last), else
 //!   its key's (`"ttft_s_mean": 0.41`, `Mean TTFT (ms): 812`, `"mean_input_tokens"`
 //!   counts tokens, `Expected output length: 150` counts tokens), else its column
 //!   header's, else its table's caption's; a go test benchmark line's first number is
@@ -162,6 +164,8 @@
 //!   and a number keyed by a setting is no fraction (`util 0.90`, `temperature=0.2`,
 //!   `--gpu-memory-utilization 0.90`, and `temperature … (0.6 is recommended)`: the
 //!   nearest setting or metric word before it in its sentence decides).
+//!   A line that writes its percentages with `%` writes none as a bare fraction
+//!   (`0.917` beside `96.9%` is another metric).
 //!   [`Match::rounded`] tells whether the fraction was an exact or a rounded one.
 //! - **Ratio** (claim has `correct` and `total`): `49/50`, `49 / 50`, `49 of 50`,
 //!   `49 out of 50`, integers equal to correct and total.
