@@ -288,11 +288,9 @@ pub(super) fn read(
                 ));
             }
         }
-        dim = dim.or(col_dim).or_else(|| {
-            (!table_has_dims(table, ctx))
-                .then_some(table.caption)
-                .flatten()
-        });
+        dim = dim
+            .or(col_dim)
+            .or_else(|| (!table.has_dims()).then_some(table.caption).flatten());
     }
     if dim.is_none() && is_bench_iterations(line, scanned, i) {
         dim = Some(Dim::Count(context::Noun::new("iteration")));
@@ -355,10 +353,6 @@ fn words_of(text: &str) -> impl Iterator<Item = String> + '_ {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
-}
-
-fn table_has_dims(table: &super::structure::Table, _ctx: &LineCtx) -> bool {
-    (0..64).any(|c| table.dim_of(c).is_some())
 }
 
 /// A key before a number: `key: N`, `"key": N`, `key=N`, `--flag N`, `-x N`.

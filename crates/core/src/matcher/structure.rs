@@ -117,6 +117,11 @@ impl Table {
         self.dims.contains(&Some(dim))
     }
 
+    /// Some column's header names a dimension.
+    pub(crate) fn has_dims(&self) -> bool {
+        self.dims.iter().any(Option::is_some)
+    }
+
     /// Column `col` names what a row is (its numbers are parts of names).
     pub(super) fn is_label(&self, col: usize) -> bool {
         self.label.get(col).copied().unwrap_or(false)
@@ -671,7 +676,10 @@ impl Reader {
         let caption = self.caption.map(|(d, _)| d);
 
         // HTML tables: tags are followed across lines.
-        let has_table_tag = line.contains('<') && line.to_ascii_lowercase().contains("<table");
+        let has_table_tag = line
+            .as_bytes()
+            .windows(6)
+            .any(|w| w.eq_ignore_ascii_case(b"<table"));
         if self.html.is_some() || has_table_tag {
             let html = self.html.get_or_insert_with(|| Html {
                 caption,
