@@ -226,7 +226,15 @@ fn an_unreadable_home_changes_nothing() {
 /// 65534` runs it) with `HOME` at `home`.
 fn as_nobody(ws: &Scratch, home: &std::path::Path, args: &[&str]) -> crate::common::run::Run {
     use std::os::unix::process::CommandExt;
-    let mut std_cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("pinaudit"));
+    // The other user may not be able to reach the build directory (a checkout under
+    // a 0700 directory): run a copy of the binary from the workspace it can enter.
+    let bin = ws.path().join("pinaudit-as-nobody");
+    if !bin.exists() {
+        std::fs::copy(assert_cmd::cargo::cargo_bin("pinaudit"), &bin).expect("copy the binary");
+        let exec = std::os::unix::fs::PermissionsExt::from_mode(0o755);
+        std::fs::set_permissions(&bin, exec).expect("chmod the binary");
+    }
+    let mut std_cmd = std::process::Command::new(&bin);
     std_cmd.uid(65534).gid(65534);
     let mut cmd = assert_cmd::Command::from_std(std_cmd);
     cmd.current_dir(ws.path())
