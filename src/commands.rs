@@ -388,7 +388,7 @@ pub fn import(args: ImportArgs) -> ExitStatus {
             continue;
         }
         // A pin file may have been corrected by hand since it was imported: never
-        // overwrite it silently (issue 9).
+        // overwrite it silently.
         if existing.is_some() && !args.force {
             error(
                 &format!(

@@ -1,4 +1,4 @@
-//! `pinaudit.toml` (issue 9): the settings a scheduled re-check would otherwise
+//! `pinaudit.toml`: the settings a scheduled re-check would otherwise
 //! repeat on every call (inputs, cache, rewrite rules, `fail-on`, jobs, timeout,
 //! the fetch budgets `deadline`, `max-fetch-mib` and `max-refs-mib`, exclude
 //! globs), per-code severity overrides, and ignores with a reason.

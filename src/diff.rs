@@ -1,5 +1,5 @@
-//! Comparing two v1 reports by fingerprint: what is new, resolved or unchanged
-//! (issue 9). A scheduled re-check alerts on *new* findings only; `--baseline`
+//! Comparing two v1 reports by fingerprint: what is new, resolved or unchanged.
+//! A scheduled re-check alerts on *new* findings only; `--baseline`
 //! uses the same matching to stop counting findings a team already knows about.
 //!
 //! Reports are read back through the v1 DTO. A report from a pinaudit that wrote

@@ -10,7 +10,7 @@ pub enum ExitStatus {
     /// The audit is incomplete, or the command could not do its job.
     Incomplete = 2,
     /// Usage or configuration error: a bad flag, a bad config file, an unreadable
-    /// `--baseline` (issue 9). "Fix your setup", where 2 says "retry later".
+    /// `--baseline`. "Fix your setup", where 2 says "retry later".
     Usage = 3,
 }
 

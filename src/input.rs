@@ -39,7 +39,7 @@ fn is_input(path: &Path) -> bool {
     matches!(ext.as_deref(), Some("json" | "md" | "txt"))
 }
 
-/// How directories are walked (issue 9).
+/// How directories are walked.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct WalkOptions {
     /// Globs (gitignore syntax, relative to the walked directory) to skip.

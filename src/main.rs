@@ -33,8 +33,8 @@ fn main() -> ExitCode {
             cli
         }
         Err(e) => {
-            // `--help` and `--version` are answers, not errors; a usage error exits 3
-            // (issue 9), apart from 2 ("retry later").
+            // `--help` and `--version` are answers, not errors; a usage error exits 3,
+            // apart from 2 ("retry later").
             let _ = e.print();
             return match e.kind() {
                 clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {

@@ -1,4 +1,4 @@
-//! `pinaudit merge REPORT...`: shard reports back into one v1 report (issue 10).
+//! `pinaudit merge REPORT...`: shard reports back into one v1 report.
 //!
 //! Each shard of `audit --shard K/N` writes a whole v1 report of its records.
 //! Merging works on the JSON itself, so that it keeps every field a shard wrote,

@@ -1,4 +1,4 @@
-//! `pinaudit pin URL`: the moment before publishing (issue 10), like `ratchet pin`
+//! `pinaudit pin URL`: the moment before publishing, like `ratchet pin`
 //! for Actions. A branch, tag or short-id URL is resolved to the full commit it
 //! names now, the document is fetched and hashed, the value is looked for on the
 //! cited line (and, if it moved, where it is), and a pins/v1 source and claim are

@@ -1,4 +1,4 @@
-//! `audit --shard K/N`: one slice of a corpus too large for one runner (issue 10).
+//! `audit --shard K/N`: one slice of a corpus too large for one runner.
 //!
 //! A record belongs to the shard its *first source's repository* hashes to
 //! (sha256 of the repository's normalised clone URL, modulo N), so that every

@@ -41,7 +41,7 @@ pub(crate) struct Options {
     pub(crate) timeout: Duration,
     /// Show a progress bar (only ever on a terminal).
     pub(crate) progress: bool,
-    /// Audit only the records of this shard (`--shard K/N`, issue 10).
+    /// Audit only the records of this shard (`--shard K/N`).
     pub(crate) shard: Option<crate::shard::Shard>,
     /// Severity overrides, ignores and baseline, applied as the audit finishes.
     pub(crate) policy: Policy,

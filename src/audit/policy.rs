@@ -1,4 +1,4 @@
-//! What a team decided about findings, applied when the audit finishes (issue 9):
+//! What a team decided about findings, applied when the audit finishes:
 //! per-code severity overrides, ignores with a reason, and a baseline of findings
 //! already known. Overridden severities are the findings' own (renderers and exit
 //! status see them alike); ignored and baseline findings stay in the report,

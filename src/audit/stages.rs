@@ -25,7 +25,7 @@ pub(crate) struct Loaded {
 
 /// What loading found outside of any record.
 pub(crate) struct Rest {
-    /// Files found while walking that carry no record (issue 9).
+    /// Files found while walking that carry no record.
     pub(crate) skipped: Vec<PathBuf>,
     pub(crate) walk_errors: Vec<WalkError>,
     pub(crate) orphan_findings: Vec<Finding>,
@@ -299,7 +299,7 @@ pub(crate) fn check(
     done.into_iter().map(|(_, r)| r).collect()
 }
 
-/// The overall bar of documents checked (issue 11): only on a terminal, only
+/// The overall bar of documents checked: only on a terminal, only
 /// when progress is wanted (not `--quiet`), only ever on stderr.
 fn checking_bar(len: u64, wanted: bool) -> indicatif::ProgressBar {
     use std::io::IsTerminal;
@@ -373,7 +373,7 @@ fn check_record(
 }
 
 /// A record's claims by the source they cite, once per record rather than a scan
-/// of every claim per source (issue 13).
+/// of every claim per source.
 struct Citing<'r> {
     first_index: HashMap<&'r str, usize>,
     citing: HashMap<&'r str, Vec<usize>>,
@@ -605,7 +605,7 @@ impl SourceCheck<'_> {
     }
 }
 
-/// Checks a source that cites a web document (issue 11): its hash and its cited
+/// Checks a source that cites a web document: its hash and its cited
 /// lines, read from the body as served.
 fn check_web(
     r: &Record,
@@ -639,7 +639,7 @@ fn check_web(
     }
 }
 
-/// Reads each weights artifact's files in its model repository (issue 11) and
+/// Reads each weights artifact's files in its model repository and
 /// judges them; returns what was read, for the report.
 fn check_weights(
     r: &Record,
@@ -689,7 +689,7 @@ fn text_of<'t>(
         provider.load(d, snapshot)?;
         // The bytes become the text without a copy: one copy of a large document.
         // A line index that can't be allocated is this source's problem, not an
-        // abort of the run (issue 13).
+        // abort of the run.
         *text = Some(
             SourceText::try_from_bytes(std::mem::take(&mut snapshot.bytes))
                 .map_err(|why| Unchecked::Unresolvable(crate::sources::Skip(why)))?,

@@ -1,4 +1,4 @@
-//! `--format github`: GitHub Actions workflow commands (issue 10).
+//! `--format github`: GitHub Actions workflow commands.
 //!
 //! One `::error`/`::warning`/`::notice` line per finding, at the record file's
 //! line and column, so that a plain `run: pinaudit audit --format github`

@@ -63,7 +63,7 @@ pub(crate) fn render(report: &Report, _opts: &super::RenderOptions) -> String {
                     (Some(src), None) => code_cell(src),
                     (None, _) => "—".into(),
                 };
-                // Linked to the cited line at the pinned revision (issue 10).
+                // Linked to the cited line at the pinned revision.
                 let cited = match r.claim_url(c) {
                     Some(url) => format!("[{cited}]({url})"),
                     None => cited,

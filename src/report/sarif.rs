@@ -1,4 +1,4 @@
-//! `--format sarif`: SARIF 2.1.0 for code scanning (issue 10).
+//! `--format sarif`: SARIF 2.1.0 for code scanning.
 //!
 //! One rule per finding code, described from the code table; one result per
 //! finding, located at the line of the record file that states what is wrong,

@@ -64,7 +64,7 @@ fn source_line(s: &SourceReport, p: &Paint) -> String {
         SourceStatus::Absent => p.wrap("31", "absent   "),
         SourceStatus::Unchecked => p.wrap("33", "unchecked"),
     };
-    // A web document (issue 11) has no path or revision: its URL says where.
+    // A web document has no path or revision: its URL says where.
     let web = s.path.is_none() && s.revision.is_none();
     let mut line = match (&s.url, web) {
         (Some(url), true) => format!(

@@ -88,8 +88,8 @@ pub(crate) struct RecordReport {
     pub(crate) file: String,
     pub(crate) sources: Vec<SourceReport>,
     pub(crate) claims: Vec<ClaimReport>,
-    /// Weights read in their model repositories by Git LFS pointer (added in v1,
-    /// issue 11; left out when the record names no model repository).
+    /// Weights read in their model repositories by Git LFS pointer (added in v1;
+    /// left out when the record names no model repository).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) artifacts: Vec<ArtifactReport>,
 }
@@ -181,11 +181,11 @@ pub(crate) struct SourceReport {
     /// when the cache was last in step with the remote (added in v1).
     #[serde(default)]
     pub(crate) stale_since: Option<String>,
-    /// A web document's `ETag` as served (added in v1, issue 11; only for web
+    /// A web document's `ETag` as served (added in v1; only for web
     /// sources).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) etag: Option<String>,
-    /// A web document's `Last-Modified` as served (added in v1, issue 11).
+    /// A web document's `Last-Modified` as served (added in v1).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) last_modified: Option<String>,
 }
@@ -339,7 +339,7 @@ pub(crate) struct FindingReport {
     #[serde(default)]
     pub(crate) hint: String,
     /// Where in the record file the finding points: the figure, artifact or
-    /// source it is about (added in v1, issue 10). `null` only when the finding
+    /// source it is about (added in v1). `null` only when the finding
     /// names no file.
     #[serde(default)]
     pub(crate) record_location: Option<RecordLocation>,
@@ -374,7 +374,7 @@ impl RecordReport {
 
 impl FindingReport {
     /// The web page of the line the finding is about, at the revision its
-    /// location names: the pinned commit, or the head for drift (issue 10).
+    /// location names: the pinned commit, or the head for drift.
     pub fn web_url(&self) -> Option<String> {
         let l = &self.location;
         crate::record::url::source_web_url(

@@ -630,7 +630,7 @@ fn usage_errors_exit_3() {
         &["import"],
     ] {
         let r = run(pinaudit().current_dir(manifest_dir()).args(args));
-        // Usage errors exit 3, apart from 2 "retry later" (issue 9).
+        // Usage errors exit 3, apart from 2 "retry later".
         assert_eq!(r.code(), 3, "{args:?}");
         assert_eq!(r.stdout, "", "{args:?}");
         assert!(!r.stderr.is_empty(), "{args:?}");

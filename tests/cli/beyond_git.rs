@@ -1,4 +1,4 @@
-//! Beyond git documents (issue 11): model weights checked by their Git LFS
+//! Beyond git documents: model weights checked by their Git LFS
 //! pointers in the model repository a record names, never downloaded.
 //!
 //! The fixture model repository is laid out like a Hugging Face one

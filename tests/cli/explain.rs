@@ -80,7 +80,7 @@ fn explain_unknown_code_exits_2_with_a_hint() {
 #[test]
 fn explain_without_a_code_is_a_usage_error() {
     let r = run(pinaudit().arg("explain"));
-    // Usage errors exit 3 (issue 9).
+    // Usage errors exit 3.
     assert_eq!(r.code(), 3);
     assert_eq!(r.stdout, "");
 }

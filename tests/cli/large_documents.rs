@@ -18,7 +18,7 @@ use crate::common::forge::{source, to_daemon, Forge, NAME, T0, T0_RFC3339};
 use crate::common::run::Run;
 use crate::common::scratch::Scratch;
 
-/// The peak resident memory a streamed audit may take, in KiB (issue 13: "a 1
+/// The peak resident memory a streamed audit may take, in KiB ("a 1
 /// GB document hashes with RSS under 100 MB").
 const MAX_RSS_KIB: u64 = 100 * 1024;
 

@@ -246,7 +246,7 @@ fn report(outcomes: &[Outcome]) -> String {
     s
 }
 
-/// Runs a corpus, prints its confusion matrix and failures, and asserts issue 8's
+/// Runs a corpus, prints its confusion matrix and failures, and asserts the
 /// bar: at least 98.5 % right, at most 1 % of near-misses passed as carried.
 fn assert_corpus(name: &str, at_least: usize) {
     let outcomes = load(name);

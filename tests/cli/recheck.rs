@@ -1,4 +1,4 @@
-//! Scheduled re-checks (issue 9): stable fingerprints across upstream moves,
+//! Scheduled re-checks: stable fingerprints across upstream moves,
 //! `pinaudit diff`, `audit --baseline`, the config file, input walking that
 //! respects ignore rules, and exit status 3 for setup errors. End to end over
 //! `git daemon` on loopback.

@@ -696,7 +696,7 @@ fn inconsistent_value_when_the_percentage_disagrees() {
         assert_eq!(f["evidence"]["total"], total);
         assert_eq!(f["evidence"]["expected"], expected, "{f}");
         assert_eq!(r.code(), 1);
-        // The claim's own entry says so too (issue 8).
+        // The claim's own entry says so too.
         assert_eq!(r.claim("r", "accuracy")["inconsistent_value"], true);
     }
 }

@@ -229,7 +229,7 @@ fn credentials_in_record_urls_reached_the_report() {
         "pins",
     ]);
     let bad = run(&mut cmd);
-    // A bad flag is a usage error: exit 3 (issue 9).
+    // A bad flag is a usage error: exit 3.
     assert_eq!(bad.code(), 3);
     assert!(bad.stderr.contains("--rewrite"), "{}", bad.stderr);
     assert!(!bad.stderr.contains("t0ken"), "{}", bad.stderr);
@@ -404,7 +404,7 @@ fn history_of_a_range_wholly_past_the_end_ran_out_of_memory() {
         forge::blob_url(NOTES_REPO, pinned, "notes.md")
     );
     let r = show(&work, &forge, &[&url, "--history"]);
-    // Nothing cited could be shown: exit 2 (issue 8).
+    // Nothing cited could be shown: exit 2.
     assert_eq!(r.code(), 2, "stderr:\n{}", r.stderr);
     assert_eq!(
         lines(&r.stdout)[1],

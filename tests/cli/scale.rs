@@ -1,4 +1,4 @@
-//! Ten times the citations on the same repositories (issue 12, "Speed at
+//! Ten times the citations on the same repositories ("Speed at
 //! scale"): what a run remembers for the sources citing one commit and document
 //! must give each of them the answer it would get alone, and the JSON report
 //! streamed into `--output` is the one written to stdout, byte for byte.

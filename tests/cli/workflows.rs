@@ -1,4 +1,4 @@
-//! Where users work (issue 10): findings that point at the record line
+//! Where users work: findings that point at the record line
 //! (`record_location`), SARIF for code scanning, GitHub workflow commands,
 //! links to the cited lines, `pin`, shards and `merge`, completions and the
 //! man page.

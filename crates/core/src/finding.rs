@@ -32,7 +32,7 @@ pub struct Finding {
     pub hint: Option<String>,
     /// Stable identity ([`crate::fingerprint`]), set when the audit finishes.
     pub fingerprint: Option<String>,
-    /// Already in the `--baseline` report: shown, but not counted (issue 9).
+    /// Already in the `--baseline` report: shown, but not counted.
     pub baseline: bool,
     /// Ignored by the configuration, with its reason: shown, but not counted.
     pub ignored: Option<String>,

@@ -1,4 +1,4 @@
-//! Stable identities for findings (issue 9: scheduled re-checks).
+//! Stable identities for findings (scheduled re-checks).
 //!
 //! A scheduled re-check only helps if it can say what is *new*. A finding's
 //! message names the head SHA and its location follows the head, so both move on
@@ -145,7 +145,7 @@ pub fn of_finding(f: &Finding, record: Option<&Record>) -> String {
 }
 
 /// A record's claims by label and sources by id (the first of a duplicate
-/// winning), built once for all its findings (issue 13: records of 100k figures).
+/// winning), built once for all its findings (records of 100k figures).
 pub struct Lookup<'r> {
     claims: std::collections::HashMap<&'r str, &'r crate::record::Claim>,
     sources: std::collections::HashMap<&'r str, &'r crate::record::Source>,

@@ -98,7 +98,7 @@ impl Counted {
 }
 
 /// The sha256 of a document and of each of its [`variants`], computed in one
-/// pass over a stream (issue 13: a 1 GB document with a wrong hash took six
+/// pass over a stream (a 1 GB document with a wrong hash took six
 /// copies of itself in memory): each variant is a small transformer that feeds
 /// its own hasher, holding back at most the last two bytes.
 #[derive(Default)]

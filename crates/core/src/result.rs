@@ -106,7 +106,7 @@ pub struct SourceOutcome {
     /// cache was last in step with it (RFC 3339). Reachability and upstream
     /// judgments are then as of that time.
     pub stale_since: Option<String>,
-    /// A web document's `ETag` and `Last-Modified` as served (issue 11).
+    /// A web document's `ETag` and `Last-Modified` as served.
     pub web: Option<WebValidators>,
 }
 
@@ -156,7 +156,7 @@ pub struct RecordResult {
     pub sources: Vec<SourceOutcome>,
     pub claims: Vec<Verdict>,
     pub findings: Vec<Finding>,
-    /// Weights read in their model repositories, in artifact order (issue 11).
+    /// Weights read in their model repositories, in artifact order.
     pub artifacts: Vec<ArtifactOutcome>,
     /// What the checks left out and people should hear (a limit reached), for
     /// stderr.
@@ -191,7 +191,7 @@ pub struct AuditResult {
     pub orphan_findings: Vec<Finding>,
     /// Paths that could not be walked.
     pub walk_errors: Vec<WalkError>,
-    /// Files found while walking that carry no record, skipped (issue 9).
+    /// Files found while walking that carry no record, skipped.
     pub skipped_inputs: Vec<std::path::PathBuf>,
     /// Whether some input could not be read as a record at all.
     pub unreadable_input: bool,
@@ -251,7 +251,7 @@ impl AuditResult {
 impl RecordResult {
     /// Where each claim, artifact and source stands, by label and id (the first
     /// of a duplicate winning), for [`Positions::of`] on every finding of the
-    /// record without a scan per finding (issue 13: records of 100k figures).
+    /// record without a scan per finding (records of 100k figures).
     pub fn positions(&self) -> Positions<'_> {
         fn first<'a>(
             entries: impl Iterator<Item = (&'a str, crate::record::At)>,

@@ -1,4 +1,4 @@
-//! Git LFS pointer files (issue 11: weights checked by their pointers, never
+//! Git LFS pointer files (weights checked by their pointers, never
 //! downloaded).
 //!
 //! A model repository keeps its weight files in Git LFS: git holds a small text

@@ -1,4 +1,4 @@
-//! Keeping libgit2's indexer from holding a fetched pack in memory (issue 13).
+//! Keeping libgit2's indexer from holding a fetched pack in memory.
 //!
 //! When a fetch receives a pack, libgit2's indexer writes it to
 //! `objects/pack/pack_git2_*` and reads it back through memory-mapped windows

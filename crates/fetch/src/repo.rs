@@ -273,7 +273,7 @@ impl CachedRepo {
     }
 
     /// The commit a branch, tag or abbreviated commit id names in the mirror
-    /// now (issue 10: `pinaudit pin`; issue 11: a model revision). A full ref
+    /// now (`pinaudit pin`; a model revision). A full ref
     /// name (`refs/tags/v1`) is taken as written; branches win over tags, as on
     /// forges; an abbreviated id must be unambiguous. Tags are peeled.
     pub fn resolve_name(&self, name: &str) -> Option<Oid> {

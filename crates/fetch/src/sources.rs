@@ -109,7 +109,7 @@ pub fn sync_all(cache: &GitCache, targets: &[&DocRef], plan: &SyncPlan) -> Synce
     sync_all_with(cache, targets, &[], plan)
 }
 
-/// [`sync_all`], also syncing `extra` remotes (model repositories, issue 11) with
+/// [`sync_all`], also syncing `extra` remotes (model repositories) with
 /// the commits they want, if any: their branches and tags are fetched either way.
 pub(crate) fn sync_all_with(
     cache: &GitCache,
@@ -179,7 +179,7 @@ pub(crate) fn sync_all_with(
             };
             let sem = semaphore.clone();
             let bar = bar.clone();
-            // One line per remote being fetched, under the overall bar (issue 11).
+            // One line per remote being fetched, under the overall bar.
             let line = multi.as_ref().map(|m| remote_line(m, &remote));
             handles.push(tokio::spawn(async move {
                 let _permit = sem.acquire_owned().await;

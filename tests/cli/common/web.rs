@@ -1,4 +1,4 @@
-//! A tiny HTTP/1.1 server on loopback for the web-document tests (issue 11): each
+//! A tiny HTTP/1.1 server on loopback for the web-document tests: each
 //! request is answered by a handler given the request and how many requests for
 //! that path came before it, and logged with the bytes of body sent, so a test
 //! can assert that a `304` cost no body. Stopped on drop.

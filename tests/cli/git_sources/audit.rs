@@ -422,7 +422,7 @@ fn missing_repository_is_repository_missing() {
             .is_some_and(|u| u.ends_with("acme/nope.git")),
         "{f:#}"
     );
-    // The remote answered: the source is absent (issue 8), its figures unchecked.
+    // The remote answered: the source is absent, its figures unchecked.
     let s = run.source("nope", "readme");
     assert_eq!(s["status"], "absent", "{s:#}");
     assert_eq!(run.claim("nope", "decode")["status"], "unchecked");

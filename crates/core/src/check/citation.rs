@@ -26,7 +26,7 @@ pub fn check(record: &Record, out: &mut Vec<Finding>) {
     };
     let start = out.len();
     for s in &record.sources {
-        // A web document's URL follows no forge grammar (issue 11).
+        // A web document's URL follows no forge grammar.
         if crate::provider::web::web_url(s).is_none() {
             source_urls(record, s, &mut reported, out);
         }
@@ -378,7 +378,7 @@ fn source_fields(record: &Record, s: &Source, out: &mut Vec<Finding>) {
     }
 }
 
-/// A source citing a web document (issue 11): pinned only when the URL cannot
+/// A source citing a web document: pinned only when the URL cannot
 /// change what it shows (an archived snapshot, a content address).
 fn web_source(record: &Record, s: &Source, url: &str, out: &mut Vec<Finding>) {
     if crate::provider::web::is_immutable(url) {

@@ -101,7 +101,7 @@ pub fn check(
     );
 }
 
-/// `hash-mismatch` for a web document (issue 11): the body as served against the
+/// `hash-mismatch` for a web document: the body as served against the
 /// recorded hash, with the variant the recorded hash does match.
 pub fn check_web(
     record: &Record,

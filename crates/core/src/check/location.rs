@@ -23,7 +23,7 @@ pub(crate) fn claim_location(s: &Source, c: &Claim) -> Location {
 
 /// `git show COMMIT:PATH | sha256sum` for a source, when it names both.
 pub(crate) fn hash_command(s: &Source) -> Option<String> {
-    // A web document is hashed as served (issue 11).
+    // A web document is hashed as served.
     if let Some(url) = crate::provider::web::web_url(s) {
         let shown = crate::url::redact(&url);
         return Some(format!("curl -sL {} | sha256sum", shell_quote(&shown)));

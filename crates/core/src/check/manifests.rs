@@ -1,4 +1,4 @@
-//! `manifest-mismatch`, `manifest-unlisted` (issue 11, `audit --manifests`): do
+//! `manifest-mismatch`, `manifest-unlisted` (`audit --manifests`): do
 //! the checksum manifests at a cited revision vouch for the files there?
 //!
 //! Which manifests: every file named `SHA256SUMS` or `sha256sums.txt` (any case)

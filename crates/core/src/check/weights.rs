@@ -1,5 +1,5 @@
 //! `weight-hash-mismatch`, and the weights side of `path-missing`,
-//! `repository-missing`, `revision-missing` and `unpinned-weights` (issue 11): are
+//! `repository-missing`, `revision-missing` and `unpinned-weights`: are
 //! the weights a record names the ones in the model repository it names?
 //!
 //! Judged from the provider's [`ModelFacts`]: the weight files at the revision, by

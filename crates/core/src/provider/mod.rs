@@ -270,13 +270,13 @@ pub trait Provider {
     }
 
     /// [`Self::prefetch`], together with the model repositories whose weights are
-    /// read (issue 11): still one sync per repository. A provider that reads no
+    /// read: still one sync per repository. A provider that reads no
     /// model repositories only prefetches the documents.
     fn prefetch_with_models(&mut self, refs: &[&DocRef], _models: &[&ModelRef]) {
         self.prefetch(refs);
     }
 
-    /// Fetches the web documents `urls` cite (issue 11), each once.
+    /// Fetches the web documents `urls` cite, each once.
     fn prefetch_web(&mut self, _urls: &[String]) {}
 
     /// A web document fetched by [`Self::prefetch_web`].

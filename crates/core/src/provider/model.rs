@@ -1,4 +1,4 @@
-//! Model weights as a provider sees them (issue 11): a model repository is just
+//! Model weights as a provider sees them: a model repository is just
 //! another git remote, and its weight files are read by their Git LFS pointers at
 //! a revision, never downloaded.
 

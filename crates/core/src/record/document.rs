@@ -166,13 +166,13 @@ pub const MAX_BROKEN_REPORTED: usize = 100;
 pub fn import(text: &str, file: &Path) -> Imported {
     // Every position is found through one index of the text, and every source by
     // id or document through a map, so that import stays linear in its input
-    // (issue 13: 100k figures, megabytes of broken blocks).
+    // (100k figures, megabytes of broken blocks).
     let lines = LineIndex::new(text);
     let (found, mut issues) = blocks(text, &lines);
     let head = header(text);
     let mut values: Vec<(usize, Value)> = Vec::new();
     // Where each block's objects stand, so that sources, figures and artifacts
-    // keep their place in the file (issue 10).
+    // keep their place in the file.
     let mut spans: HashMap<usize, (usize, super::spans::Spans)> = HashMap::new();
     let mut broken: Vec<usize> = Vec::new();
     for b in &found {
@@ -182,7 +182,7 @@ pub fn import(text: &str, file: &Path) -> Imported {
                 spans.insert(b.index, (b.offset, super::spans::Spans::scan(b.text)));
             }
             // Each broken block is reported up to a cap, then counted: memory
-            // stays small however many a document holds (issue 13).
+            // stays small however many a document holds.
             Err(_) if broken.len() >= MAX_BROKEN_REPORTED => broken.push(b.index),
             Err(e) => {
                 broken.push(b.index);
@@ -763,7 +763,7 @@ fn artifacts(
             .text(c, "model_artifact", ptr)
             .or_else(|| r.text(c, "model", ptr));
         // The model repository: given as its own key, or as the artifact's name
-        // when that is a URL (issue 11).
+        // when that is a URL.
         let repository = r
             .string(c, "model_repository", ptr)
             .or_else(|| r.string(c, "model_url", ptr))

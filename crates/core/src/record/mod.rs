@@ -250,7 +250,7 @@ pub struct Position {
     pub column: usize,
 }
 
-/// Where a source, claim or artifact stands in its record file (issue 10: findings
+/// Where a source, claim or artifact stands in its record file (findings
 /// point at the line to fix). It is not part of what the record says: two records
 /// that say the same thing are equal wherever they stand, so a pin file written
 /// from a record document compares equal to it.
@@ -290,7 +290,7 @@ impl Record {
 
     /// Every source by id, the first of a duplicated id winning as in
     /// [`Record::source`]: built once, so that checking each claim's source costs
-    /// no scan of all sources (issue 13: records of 100k figures).
+    /// no scan of all sources (records of 100k figures).
     pub(crate) fn sources_by_id(&self) -> std::collections::HashMap<&str, &Source> {
         let mut map = std::collections::HashMap::with_capacity(self.sources.len());
         for s in &self.sources {

@@ -293,7 +293,7 @@ pub fn from_value(v: &Value, file: &Path) -> Result<Parsed, Problem> {
 pub fn from_text_value(v: &Value, file: &Path, text: &str) -> Result<Parsed, Problem> {
     let mut parsed = from_value(v, file)?;
     let spans = super::spans::Spans::scan(text);
-    // One index of the text for every entry's position (issue 13: linear).
+    // One index of the text for every entry's position (linear).
     let lines = super::spans::LineIndex::new(text);
     let at = |key: &str, i: usize| {
         super::At(

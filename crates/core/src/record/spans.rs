@@ -2,7 +2,7 @@
 //!
 //! serde_json's `Value` forgets positions, and the readers of pin files and record
 //! documents work on values (lenient, key by key). Findings must still point at the
-//! line and column of the source or figure to fix (issue 10), so the text that was
+//! line and column of the source or figure to fix, so the text that was
 //! parsed is scanned once more for the offsets of its containers. Scalars are not
 //! indexed: what a finding points at is always an entry (an object).
 //!
@@ -181,7 +181,7 @@ impl Scanner<'_> {
 /// character or past the end is taken back to the nearest character boundary.
 ///
 /// This scans `text` up to `offset`: for many positions in one text, build a
-/// [`LineIndex`] once instead, so that an import stays linear in its input (issue 13).
+/// [`LineIndex`] once instead, so that an import stays linear in its input.
 #[cfg(test)]
 pub(crate) fn position_of(text: &str, offset: usize) -> Position {
     let mut offset = offset.min(text.len());

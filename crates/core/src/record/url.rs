@@ -93,7 +93,7 @@ impl ForgeUrl {
     }
 
     /// The web page of `path` at `revision` in this URL's repository, anchored at
-    /// `line` (issue 10: reports link each finding to the line it is about).
+    /// `line` (reports link each finding to the line it is about).
     /// `None` for a local repository, which has no web page.
     pub fn web_url(&self, revision: &str, path: &str, line: Option<u32>) -> Option<String> {
         page_url(&self.repository_url(), self.forge, revision, path, line)

@@ -1,4 +1,4 @@
-//! Documents over HTTP(S) (issue 11): a cited paper, model card or blog post that
+//! Documents over HTTP(S): a cited paper, model card or blog post that
 //! lives on no git forge is fetched, hashed and read like a git document.
 //!
 //! - One client on one tokio runtime: reqwest (rustls), with retries of 429 and
