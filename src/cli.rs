@@ -93,8 +93,8 @@ pub enum Command {
     Merge(MergeArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell)
     Completions(CompletionsArgs),
-    /// Print the man page (roff) on stdout
-    Man,
+    /// Print a man page (roff) on stdout, or write every page into a directory
+    Man(ManArgs),
     /// Compare two JSON reports: new, resolved and unchanged findings (by fingerprint)
     #[command(
         after_help = "Exit status: 0 no new finding at or above --fail-on; 1 a new finding \
@@ -174,6 +174,18 @@ pub struct CompletionsArgs {
     /// The shell
     #[arg(value_name = "SHELL")]
     pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The subcommand whose page to print (`audit`, `cache gc`, …); none: the
+    /// page of pinaudit itself
+    #[arg(value_name = "SUBCOMMAND", conflicts_with = "dir")]
+    pub subcommand: Vec<String>,
+    /// Write `pinaudit.1` and one page per subcommand (`pinaudit-audit.1`, …) into
+    /// this directory instead
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -32,7 +32,7 @@ fn note(text: &str) {
 }
 
 /// Writes to stdout, ignoring a closed pipe (`pinaudit … | head` must not panic).
-fn out(text: &str) {
+pub(crate) fn out(text: &str) {
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
@@ -645,21 +645,6 @@ pub fn completions(args: CompletionsArgs) -> ExitStatus {
     );
     out(&String::from_utf8_lossy(&buf));
     ExitStatus::Clean
-}
-
-pub fn man() -> ExitStatus {
-    use clap::CommandFactory;
-    let mut buf = Vec::new();
-    match clap_mangen::Man::new(crate::cli::Cli::command()).render(&mut buf) {
-        Ok(()) => {
-            out(&String::from_utf8_lossy(&buf));
-            ExitStatus::Clean
-        }
-        Err(e) => {
-            error(&format!("cannot render the man page: {e}"), None);
-            ExitStatus::Incomplete
-        }
-    }
 }
 
 pub fn diff(args: DiffArgs) -> ExitStatus {

@@ -15,6 +15,7 @@ pub mod diff;
 pub mod exit;
 pub(crate) mod explain;
 pub mod input;
+pub mod man;
 pub mod merge;
 pub mod par;
 pub(crate) mod pin;

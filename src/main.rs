@@ -52,7 +52,7 @@ fn main() -> ExitCode {
         Command::Pin(args) => commands::pin(args),
         Command::Merge(args) => commands::merge(args),
         Command::Completions(args) => commands::completions(args),
-        Command::Man => commands::man(),
+        Command::Man(args) => pinaudit::man::run(args),
         Command::Diff(args) => commands::diff(args),
         Command::Config(args) => commands::config(args),
         Command::Cache(pinaudit::cli::CacheCommand::Gc(args)) => commands::cache_gc(args),

@@ -643,4 +643,33 @@ fn completions_and_man_page_are_printed() {
         "{}",
         &man.stdout[..200.min(man.stdout.len())]
     );
+    // A page per subcommand, nested ones too, with the flags `--help` lists.
+    let audit = ws.run(["man", "audit"]);
+    audit.assert_code(0);
+    assert!(
+        audit.stdout.contains(".TH pinaudit-audit 1"),
+        "{}",
+        audit.stdout
+    );
+    assert!(audit.stdout.contains("fail\\-on"), "{}", audit.stdout);
+    let gc = ws.run(["man", "cache", "gc"]);
+    gc.assert_code(0);
+    assert!(
+        gc.stdout.contains(".TH pinaudit-cache-gc 1"),
+        "{}",
+        gc.stdout
+    );
+    ws.run(["man", "no-such-command"]).assert_code(3);
+    let dir = ws.path().join("man1");
+    let all = ws.run(["man", "--dir", dir.to_str().unwrap()]);
+    all.assert_code(0);
+    for page in [
+        "pinaudit.1",
+        "pinaudit-audit.1",
+        "pinaudit-show.1",
+        "pinaudit-cache-gc.1",
+    ] {
+        let text = std::fs::read_to_string(dir.join(page)).unwrap_or_default();
+        assert!(text.contains(".SH NAME"), "{page}: {text}");
+    }
 }
