@@ -27,44 +27,21 @@ pub struct Cli {
     pub(crate) no_config: bool,
 }
 
-/// How a command was invoked beyond its own arguments: the configuration file
-/// choice and which arguments were given explicitly (on the command line or in the
-/// environment), so that flags win over the file and defaults lose to it.
+/// Which configuration file a command reads: `--config FILE`, none with
+/// `--no-config`, else the first `pinaudit.toml` walking up from the current
+/// directory. Every command that takes settings from the file gets one.
 #[derive(Debug, Clone, Default)]
-pub struct Invocation {
-    pub(crate) config: Option<PathBuf>,
-    pub(crate) no_config: bool,
-    /// Argument ids (field names) given explicitly.
-    pub(crate) given: Vec<String>,
+pub struct ConfigChoice {
+    pub(crate) file: Option<PathBuf>,
+    pub(crate) none: bool,
 }
 
-impl Invocation {
-    pub(crate) fn given(&self, id: &str) -> bool {
-        self.given.iter().any(|g| g == id)
-    }
-
-    /// The argument ids of a subcommand's matches given explicitly.
-    pub(crate) fn given_in(m: &clap::ArgMatches) -> Vec<String> {
-        m.ids()
-            .filter(|id| {
-                matches!(
-                    m.value_source(id.as_str()),
-                    Some(
-                        clap::parser::ValueSource::CommandLine
-                            | clap::parser::ValueSource::EnvVariable
-                    )
-                )
-            })
-            .map(|id| id.as_str().to_string())
-            .collect()
-    }
-
-    /// Fills the invocation from clap's matches of a subcommand.
-    pub fn from_matches(cli: &Cli, m: &clap::ArgMatches) -> Invocation {
-        Invocation {
-            config: cli.config.clone(),
-            no_config: cli.no_config,
-            given: Invocation::given_in(m),
+impl Cli {
+    /// The configuration file choice of the global flags.
+    pub fn config_choice(&self) -> ConfigChoice {
+        ConfigChoice {
+            file: self.config.clone(),
+            none: self.no_config,
         }
     }
 }
@@ -73,11 +50,12 @@ impl Invocation {
 pub enum Command {
     /// Audit records and pin files (default: pins/)
     #[command(
-        after_help = "Exit status: 0 every source checked and nothing at or above \
-        --fail-on; 1 a finding at or above --fail-on (baseline and ignored findings don't \
-        count); 2 nothing at or above --fail-on but the audit is incomplete (a source could not \
-        be checked, an input could not be read); 3 usage or configuration error (bad flag, bad \
-        config file, unreadable --baseline).\n\
+        after_help = "Exit status: 0 every source judged (from the cache when the forge was \
+        unreachable) and nothing at or above --fail-on; 1 a finding at or above --fail-on \
+        (baseline and ignored findings don't count); 2 nothing at or above --fail-on but \
+        something could not be checked and the cache could not stand in (a transient failure: \
+        retry later); an unpinned URL is a finding, not an incomplete audit; 3 usage or \
+        configuration error (bad flag, bad config file, unreadable --baseline).\n\
         Explain a finding code: pinaudit explain CODE"
     )]
     Audit(AuditArgs),
@@ -117,14 +95,9 @@ pub enum CacheCommand {
 
 #[derive(Debug, Args)]
 pub struct CacheGcArgs {
-    /// Cache directory
-    #[arg(
-        long,
-        value_name = "DIR",
-        env = "PINAUDIT_CACHE",
-        default_value = "cache"
-    )]
-    pub cache: PathBuf,
+    /// Cache directory [default: `cache/` beside the pinaudit.toml found, else the user's cache directory]
+    #[arg(long, value_name = "DIR", env = "PINAUDIT_CACHE")]
+    pub(crate) cache: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -164,9 +137,9 @@ pub struct MergeArgs {
     /// Write the merged report to FILE instead of stdout
     #[arg(long, value_name = "FILE")]
     pub(crate) output: Option<PathBuf>,
-    /// Exit 1 when the merged report has a finding at or above this severity
-    #[arg(long, value_enum, default_value_t = FailOn::Error, value_name = "SEVERITY")]
-    pub(crate) fail_on: FailOn,
+    /// Exit 1 when the merged report has a finding at or above this severity [default: error, or pinaudit.toml's fail-on]
+    #[arg(long, value_enum, value_name = "SEVERITY")]
+    pub(crate) fail_on: Option<FailOn>,
 }
 
 #[derive(Debug, Args)]
@@ -189,10 +162,7 @@ pub struct ManArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ConfigArgs {
-    #[arg(skip)]
-    pub invocation: Invocation,
-}
+pub struct ConfigArgs {}
 
 #[derive(Debug, Args)]
 pub struct DiffArgs {
@@ -205,9 +175,9 @@ pub struct DiffArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = crate::diff::DiffFormat::Text)]
     pub(crate) format: crate::diff::DiffFormat,
-    /// Exit 1 when a new finding at or above this severity appears
-    #[arg(long, value_enum, default_value_t = FailOn::Error, value_name = "SEVERITY")]
-    pub(crate) fail_on: FailOn,
+    /// Exit 1 when a new finding at or above this severity appears [default: error, or pinaudit.toml's fail-on]
+    #[arg(long, value_enum, value_name = "SEVERITY")]
+    pub(crate) fail_on: Option<FailOn>,
     /// Colour: auto (on a terminal, unless NO_COLOR), always, never
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub(crate) color: ColorChoice,
@@ -261,7 +231,8 @@ pub struct ShowArgs {
 pub struct AuditArgs {
     /// Files or directories (recursively: *.json pin files, *.md / *.txt record
     /// documents; .gitignore/.ignore respected), or `-` for one record on stdin
-    #[arg(value_name = "PATH", default_value = "pins")]
+    /// [default: pinaudit.toml's inputs, else pins]
+    #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Report format
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -269,9 +240,13 @@ pub struct AuditArgs {
     /// Write the report to FILE instead of stdout
     #[arg(long, value_name = "FILE")]
     pub(crate) output: Option<PathBuf>,
-    /// Exit 1 when a finding at or above this severity is reported
-    #[arg(long, value_enum, default_value_t = FailOn::Error, value_name = "SEVERITY")]
-    pub(crate) fail_on: FailOn,
+    /// Exit 1 when a finding at or above this severity is reported [default: error]
+    #[arg(long, value_enum, value_name = "SEVERITY")]
+    pub(crate) fail_on: Option<FailOn>,
+    /// Show only findings at or above this severity in the text and github
+    /// reports (JSON and SARIF stay complete; the exit status is unchanged)
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub(crate) min_severity: Option<MinSeverity>,
     /// Skip upstream-drift checks (no comparison with the default-branch head)
     #[arg(long)]
     pub(crate) no_upstream: bool,
@@ -316,21 +291,35 @@ pub struct AuditArgs {
     pub(crate) changed_since: Option<String>,
     #[command(flatten)]
     pub(crate) fetch: FetchArgs,
-    #[arg(skip)]
-    pub invocation: Invocation,
+}
+
+/// The least severity a person wants to read (`--min-severity`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum MinSeverity {
+    Error,
+    Warning,
+    Note,
+}
+
+impl MinSeverity {
+    pub(crate) fn severity(self) -> crate::finding::Severity {
+        match self {
+            MinSeverity::Error => crate::finding::Severity::Error,
+            MinSeverity::Warning => crate::finding::Severity::Warning,
+            MinSeverity::Note => crate::finding::Severity::Note,
+        }
+    }
 }
 
 /// How pinaudit reaches repositories; shared by every command that reads sources.
+/// A field the configuration file can also set is an `Option` (or an empty
+/// list) when the flag is not given, so that [`crate::config`] merges flag, file
+/// and default in one place; the defaults live there.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct FetchArgs {
-    /// Cache directory
-    #[arg(
-        long,
-        value_name = "DIR",
-        env = "PINAUDIT_CACHE",
-        default_value = "cache"
-    )]
-    pub(crate) cache: PathBuf,
+    /// Cache directory [default: `cache/` beside the pinaudit.toml found, else the user's cache directory]
+    #[arg(long, value_name = "DIR", env = "PINAUDIT_CACHE")]
+    pub(crate) cache: Option<PathBuf>,
     /// No network at all; only what the cache holds
     #[arg(long)]
     pub(crate) offline: bool,
@@ -342,19 +331,19 @@ pub(crate) struct FetchArgs {
     /// Allow file: URLs and local paths, in records and as rewrite targets
     #[arg(long)]
     pub(crate) allow_local: bool,
-    /// Network timeout in seconds: for connecting, and for each wait on an answer
-    #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600))]
-    pub(crate) timeout: u64,
+    /// Network timeout in seconds: for connecting, and for each wait on an answer [default: 60]
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub(crate) timeout: Option<u64>,
     /// Longest time, in seconds, one repository's sync may take in all (a server
-    /// that trickles never trips --timeout)
-    #[arg(long, value_name = "SECONDS", default_value_t = crate::fetch::DEFAULT_DEADLINE.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86400))]
-    pub(crate) deadline: u64,
-    /// Most MiB one repository's sync may receive (an endless pack is cut off)
-    #[arg(long, value_name = "MIB", default_value_t = crate::fetch::DEFAULT_MAX_FETCH_BYTES >> 20, value_parser = clap::value_parser!(u64).range(1..=1048576))]
-    pub(crate) max_fetch_mib: u64,
-    /// Most MiB a server's ref advertisement may take (an endless one is cut off)
-    #[arg(long, value_name = "MIB", default_value_t = crate::fetch::DEFAULT_MAX_REF_BYTES >> 20, value_parser = clap::value_parser!(u64).range(1..=65536))]
-    pub(crate) max_refs_mib: u64,
+    /// that trickles never trips --timeout) [default: 900]
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=86400))]
+    pub(crate) deadline: Option<u64>,
+    /// Most MiB one repository's sync may receive (an endless pack is cut off) [default: 4096]
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1048576))]
+    pub(crate) max_fetch_mib: Option<u64>,
+    /// Most MiB a server's ref advertisement may take (an endless one is cut off) [default: 32]
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=65536))]
+    pub(crate) max_refs_mib: Option<u64>,
     /// Connect to ADDR for HOST:PORT, like curl's --resolve (for HTTP(S), any port of HOST); repeatable
     #[arg(long, value_name = "HOST:PORT:ADDR")]
     pub(crate) resolve: Vec<crate::net::Pin>,

@@ -2,15 +2,16 @@
 //! stdout carries only the report (or what the command prints); everything else
 //! goes to stderr.
 
+use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 
 use crate::audit::{self, Options};
 use crate::cli::{
-    AuditArgs, CompletionsArgs, ConfigArgs, DiffArgs, ExplainArgs, FetchArgs, ImportArgs,
-    Invocation, MergeArgs, PinArgs, ShowArgs,
+    AuditArgs, CompletionsArgs, ConfigArgs, ConfigChoice, DiffArgs, ExplainArgs, ImportArgs,
+    MergeArgs, PinArgs, ShowArgs,
 };
-use crate::config::{effective, Config, Effective};
+use crate::config::{effective, Config, Effective, FetchSettings};
 use crate::exit::ExitStatus;
 use crate::finding::Code;
 use crate::report::{self, Format};
@@ -39,9 +40,10 @@ pub(crate) fn out(text: &str) {
 /// Parses `--rewrite` rules; a bad one is reported without its credentials.
 /// Also installs the `--resolve` pins: both say where connections go, and every
 /// command that connects reads its rules here first.
-fn rewrites(f: &FetchArgs) -> Result<Vec<crate::fetch::Rewrite>, ExitStatus> {
+fn rewrites(f: &FetchSettings) -> Result<Vec<crate::fetch::Rewrite>, ExitStatus> {
     crate::net::set_pins(f.resolve.clone());
     f.rewrite
+        .value
         .iter()
         .map(|r| {
             r.parse().map_err(|e: crate::fetch::RewriteError| {
@@ -57,58 +59,57 @@ fn rewrites(f: &FetchArgs) -> Result<Vec<crate::fetch::Rewrite>, ExitStatus> {
 
 /// Reads the configuration file a command should use; an unusable one is a setup
 /// error (exit 3).
-fn load_config(inv: &Invocation) -> Result<Config, ExitStatus> {
-    Config::load(inv.config.as_deref(), inv.no_config).map_err(|e| {
+fn load_config(choice: &ConfigChoice) -> Result<Config, ExitStatus> {
+    Config::load(choice).map_err(|e| {
         error(&format!("invalid configuration: {e}"), e.hint.as_deref());
         ExitStatus::Usage
     })
 }
 
-pub fn config(args: ConfigArgs) -> ExitStatus {
-    let config = match load_config(&args.invocation) {
+/// The fetch settings of a command that reads sources: its flags over the
+/// configuration file, and the `--rewrite` rules parsed.
+fn fetch_settings(
+    fetch: &crate::cli::FetchArgs,
+    choice: &ConfigChoice,
+) -> Result<(FetchSettings, Vec<crate::fetch::Rewrite>), ExitStatus> {
+    let config = load_config(choice)?;
+    let settings = FetchSettings::merge(fetch, &config);
+    let rules = rewrites(&settings)?;
+    Ok((settings, rules))
+}
+
+pub fn config(_args: ConfigArgs, choice: &ConfigChoice) -> ExitStatus {
+    let config = match load_config(choice) {
         Ok(c) => c,
         Err(code) => return code,
     };
     // The settings `audit` would use with no flags (the environment still counts).
     let parsed = <crate::cli::Cli as clap::CommandFactory>::command()
         .try_get_matches_from(["pinaudit", "audit"])
-        .and_then(|m| {
-            <crate::cli::Cli as clap::FromArgMatches>::from_arg_matches(&m).map(|c| (c, m))
-        });
-    let Ok((cli, matches)) = parsed else {
-        return ExitStatus::Usage;
-    };
-    let (crate::cli::Command::Audit(mut audit_args), Some((_, sub))) =
-        (cli.command, matches.subcommand())
+        .and_then(|m| <crate::cli::Cli as clap::FromArgMatches>::from_arg_matches(&m));
+    let Ok(crate::cli::Cli {
+        command: crate::cli::Command::Audit(audit_args),
+        ..
+    }) = parsed
     else {
         return ExitStatus::Usage;
-    };
-    audit_args.invocation = Invocation {
-        given: Invocation::given_in(sub),
-        ..args.invocation.clone()
     };
     out(&effective(&audit_args, &config).render());
     ExitStatus::Clean
 }
 
-pub fn audit(args: AuditArgs) -> ExitStatus {
-    let config = match load_config(&args.invocation) {
+pub fn audit(args: AuditArgs, choice: &ConfigChoice) -> ExitStatus {
+    let config = match load_config(choice) {
         Ok(c) => c,
         Err(code) => return code,
     };
     let eff = effective(&args, &config);
-    let (fetch, opts) = match audit_options(&args, &eff) {
-        Ok(settings) => settings,
+    let opts = match audit_options(&args, &eff) {
+        Ok(opts) => opts,
         Err(code) => return code,
     };
     if args.fix {
-        fix(
-            &args,
-            &fetch,
-            &eff.inputs.value,
-            &opts.walk,
-            opts.rewrites.clone(),
-        );
+        fix(&args, &eff, &opts);
     }
     let result = audit::run(&eff.inputs.value, &opts);
     warn_about_run(&result);
@@ -116,19 +117,11 @@ pub fn audit(args: AuditArgs) -> ExitStatus {
     write_report(&args, result, code)
 }
 
-/// The audit's fetch settings and options, flags over `pinaudit.toml`; the exit
-/// status when a setting is unusable.
-fn audit_options(args: &AuditArgs, eff: &Effective) -> Result<(FetchArgs, Options), ExitStatus> {
-    let fetch = FetchArgs {
-        cache: eff.cache.value.clone(),
-        rewrite: eff.rewrite.value.clone(),
-        timeout: eff.timeout.value,
-        deadline: eff.deadline.value,
-        max_fetch_mib: eff.max_fetch_mib.value,
-        max_refs_mib: eff.max_refs_mib.value,
-        ..args.fetch.clone()
-    };
-    let rewrites = rewrites(&fetch)?;
+/// The audit's options from its merged settings; the exit status when a
+/// setting is unusable.
+fn audit_options(args: &AuditArgs, eff: &Effective) -> Result<Options, ExitStatus> {
+    let fetch = &eff.fetch;
+    let rewrites = rewrites(fetch)?;
     if let Err(message) = input::check_globs(&eff.exclude.value) {
         error(
             &message,
@@ -156,7 +149,7 @@ fn audit_options(args: &AuditArgs, eff: &Effective) -> Result<(FetchArgs, Option
         },
         None => None,
     };
-    let opts = Options {
+    Ok(Options {
         offline: fetch.offline,
         rewrites,
         no_upstream: args.no_upstream,
@@ -169,7 +162,7 @@ fn audit_options(args: &AuditArgs, eff: &Effective) -> Result<(FetchArgs, Option
             .unwrap_or(crate::provider::http::DEFAULT_MAX_SIZE),
         jobs: eff.jobs.value.map_or_else(audit::default_jobs, usize::from),
         allow_local: fetch.allow_local,
-        timeout: std::time::Duration::from_secs(fetch.timeout),
+        timeout: std::time::Duration::from_secs(fetch.timeout.value),
         progress: !args.quiet,
         shard: args.shard,
         policy: audit::Policy {
@@ -182,12 +175,11 @@ fn audit_options(args: &AuditArgs, eff: &Effective) -> Result<(FetchArgs, Option
             no_ignore: args.no_ignore,
             only,
         },
-        deadline: std::time::Duration::from_secs(fetch.deadline),
-        max_fetch_bytes: fetch.max_fetch_mib << 20,
-        max_ref_bytes: fetch.max_refs_mib << 20,
-        ..Options::new(&fetch.cache)
-    };
-    Ok((fetch, opts))
+        deadline: std::time::Duration::from_secs(fetch.deadline.value),
+        max_fetch_bytes: fetch.max_fetch_mib.value << 20,
+        max_ref_bytes: fetch.max_refs_mib.value << 20,
+        ..Options::new(&fetch.cache.value)
+    })
 }
 
 /// What made the run incomplete or skipped something, on stderr.
@@ -231,7 +223,7 @@ fn warn_about_run(result: &AuditResult) {
 fn write_report(args: &AuditArgs, result: AuditResult, code: ExitStatus) -> ExitStatus {
     let to_terminal = args.output.is_none() && args.color.stdout();
     // The result is not used after: its findings move into the report.
-    let (report, rest) = report::Report::from_result(result);
+    let (mut report, rest) = report::Report::from_result(result);
     if args.format == Format::Json {
         // Streamed rather than built whole first: a 20,000-citation report is
         // 34 MB, and holding it cost page faults as well as memory.
@@ -256,7 +248,13 @@ fn write_report(args: &AuditArgs, result: AuditResult, code: ExitStatus) -> Exit
         std::mem::forget((report, rest));
         return code;
     }
-    let text = report::render(
+    let hidden = match args.min_severity {
+        Some(min) if matches!(args.format, Format::Text | Format::Github) => {
+            below(&mut report, min.severity())
+        }
+        _ => 0,
+    };
+    let mut text = report::render(
         &report,
         args.format,
         &report::RenderOptions {
@@ -264,6 +262,13 @@ fn write_report(args: &AuditArgs, result: AuditResult, code: ExitStatus) -> Exit
             shard: args.shard,
         },
     );
+    if hidden > 0 {
+        let min = args.min_severity.map_or("", |m| m.severity().as_str());
+        let _ = writeln!(
+            text,
+            "{hidden} finding(s) below {min} not shown (--min-severity; the counts above include them)"
+        );
+    }
     match &args.output {
         Some(path) => {
             if let Err(e) = write_file(path, &text) {
@@ -282,6 +287,14 @@ fn write_report(args: &AuditArgs, result: AuditResult, code: ExitStatus) -> Exit
     // report piece by piece took a fifth of a 20,000-citation re-check.
     std::mem::forget((report, rest, text));
     code
+}
+
+/// Drops the findings below `min` from what a person reads (`--min-severity`);
+/// the summary's counts and the exit status still include them. How many went.
+fn below(report: &mut report::Report, min: crate::finding::Severity) -> usize {
+    let before = report.findings.len();
+    report.findings.retain(|f| f.severity >= min);
+    before - report.findings.len()
 }
 
 /// Writes `text` to `path` whole or not at all: into a temporary file beside it,
@@ -462,42 +475,18 @@ pub fn explain(args: ExplainArgs) -> ExitStatus {
     }
 }
 
-/// The sync settings `show` shares with `audit`.
-fn sync_plan(
-    f: &FetchArgs,
-    rewrites: Vec<crate::fetch::Rewrite>,
-    progress: bool,
-) -> crate::sources::SyncPlan {
-    let timeout = std::time::Duration::from_secs(f.timeout);
-    crate::sources::SyncPlan {
-        rewrites,
-        sync: crate::fetch::SyncOptions {
-            offline: f.offline,
-            connect_timeout: timeout.min(std::time::Duration::from_secs(30)),
-            timeout,
-            deadline: std::time::Duration::from_secs(f.deadline),
-            max_fetch_bytes: f.max_fetch_mib << 20,
-            max_ref_bytes: f.max_refs_mib << 20,
-            ..crate::fetch::SyncOptions::default()
-        },
-        jobs: 1,
-        allow_local: f.allow_local,
-        progress,
-    }
-}
-
-pub fn show(args: ShowArgs) -> ExitStatus {
-    let rewrites = match rewrites(&args.fetch) {
-        Ok(r) => r,
+pub fn show(args: ShowArgs, choice: &ConfigChoice) -> ExitStatus {
+    let (fetch, rewrites) = match fetch_settings(&args.fetch, choice) {
+        Ok(s) => s,
         Err(code) => return code,
     };
     let run = || -> Result<(String, bool), crate::show::ShowError> {
-        let resolved = crate::show::resolve(&args.target, args.fetch.allow_local)?;
-        let cache = crate::fetch::GitCache::new(&args.fetch.cache);
+        let resolved = crate::show::resolve(&args.target, fetch.allow_local)?;
+        let cache = crate::fetch::GitCache::new(&fetch.cache.value);
         let repo = crate::show::open(
             &cache,
             &resolved,
-            &sync_plan(&args.fetch, rewrites.clone(), true),
+            &fetch.sync_plan(rewrites.clone(), 1, true),
         )?;
         let (mut out, shown) =
             crate::show::render(&repo, &resolved, args.context, args.max_document_size)?;
@@ -529,16 +518,10 @@ pub fn show(args: ShowArgs) -> ExitStatus {
 
 /// `audit --fix`: pins every unpinned URL of the pin files among the inputs, in
 /// place, before the audit runs. Record documents are never rewritten.
-fn fix(
-    args: &AuditArgs,
-    fetch: &FetchArgs,
-    paths: &[std::path::PathBuf],
-    walk: &input::WalkOptions,
-    rewrites: Vec<crate::fetch::Rewrite>,
-) {
-    let collected = input::collect(paths, walk);
-    let cache = crate::fetch::GitCache::new(&fetch.cache);
-    let plan = sync_plan(fetch, rewrites, !args.quiet);
+fn fix(args: &AuditArgs, eff: &Effective, opts: &Options) {
+    let collected = input::collect(&eff.inputs.value, &opts.walk);
+    let cache = crate::fetch::GitCache::new(&eff.fetch.cache.value);
+    let plan = eff.fetch.sync_plan(opts.rewrites.clone(), 1, !args.quiet);
     for file in collected.files.iter().map(|(f, _)| f).filter(|f| {
         f.extension()
             .and_then(|e| e.to_str())
@@ -555,12 +538,12 @@ fn fix(
     }
 }
 
-pub fn pin(args: PinArgs) -> ExitStatus {
-    let rewrites = match rewrites(&args.fetch) {
-        Ok(r) => r,
+pub fn pin(args: PinArgs, choice: &ConfigChoice) -> ExitStatus {
+    let (fetch, rewrites) = match fetch_settings(&args.fetch, choice) {
+        Ok(s) => s,
         Err(code) => return code,
     };
-    let cache = crate::fetch::GitCache::new(&args.fetch.cache);
+    let cache = crate::fetch::GitCache::new(&fetch.cache.value);
     let req = crate::pin::Request {
         url: args.url.clone(),
         line: args.line,
@@ -569,7 +552,7 @@ pub fn pin(args: PinArgs) -> ExitStatus {
         label: args.label.clone(),
         max_document_size: args.max_document_size,
     };
-    let outcome = match crate::pin::pin(&cache, &req, &sync_plan(&args.fetch, rewrites, true)) {
+    let outcome = match crate::pin::pin(&cache, &req, &fetch.sync_plan(rewrites, 1, true)) {
         Ok(o) => o,
         Err(e) => {
             error(&e.to_string(), e.hint().as_deref());
@@ -609,7 +592,11 @@ pub fn pin(args: PinArgs) -> ExitStatus {
     }
 }
 
-pub fn merge(args: MergeArgs) -> ExitStatus {
+pub fn merge(args: MergeArgs, choice: &ConfigChoice) -> ExitStatus {
+    let fail_on = match load_config(choice) {
+        Ok(c) => c.fail_on(args.fail_on),
+        Err(code) => return code,
+    };
     let merged = match crate::merge::merge_files(&args.reports) {
         Ok(m) => m,
         Err(e) => {
@@ -631,7 +618,7 @@ pub fn merge(args: MergeArgs) -> ExitStatus {
         }
         None => out(&text),
     }
-    crate::merge::exit_status(&merged, args.fail_on)
+    crate::merge::exit_status(&merged, fail_on)
 }
 
 pub fn completions(args: CompletionsArgs) -> ExitStatus {
@@ -647,7 +634,11 @@ pub fn completions(args: CompletionsArgs) -> ExitStatus {
     ExitStatus::Clean
 }
 
-pub fn diff(args: DiffArgs) -> ExitStatus {
+pub fn diff(args: DiffArgs, choice: &ConfigChoice) -> ExitStatus {
+    let fail_on = match load_config(choice) {
+        Ok(c) => c.fail_on(args.fail_on),
+        Err(code) => return code,
+    };
     let read = |path: &Path| {
         crate::diff::ReportFile::read(path).map_err(|e| {
             error(&e.to_string(), Some(e.hint()));
@@ -664,7 +655,7 @@ pub fn diff(args: DiffArgs) -> ExitStatus {
         args.format,
         args.color.stdout() && args.format == crate::diff::DiffFormat::Text,
     ));
-    let failed = match (args.fail_on.threshold(), d.worst_new()) {
+    let failed = match (fail_on.threshold(), d.worst_new()) {
         (Some(t), Some(w)) => w >= t,
         _ => false,
     };
@@ -676,8 +667,12 @@ pub fn diff(args: DiffArgs) -> ExitStatus {
 }
 
 /// `pinaudit cache gc`: deletes the quarantined mirror copies, saying which.
-pub fn cache_gc(args: crate::cli::CacheGcArgs) -> ExitStatus {
-    let cache = crate::fetch::GitCache::new(&args.cache);
+pub fn cache_gc(args: crate::cli::CacheGcArgs, choice: &ConfigChoice) -> ExitStatus {
+    let dir = match load_config(choice) {
+        Ok(c) => c.pick(args.cache, &c.cache, || c.default_cache()).value,
+        Err(code) => return code,
+    };
+    let cache = crate::fetch::GitCache::new(&dir);
     match cache.gc() {
         Ok(removed) => {
             let mut out = std::io::stdout().lock();

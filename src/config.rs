@@ -17,7 +17,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::audit::{FailOn, Ignore};
-use crate::cli::AuditArgs;
+use crate::cli::{AuditArgs, ConfigChoice, FetchArgs};
 use crate::finding::{Code, Severity};
 
 /// The file's name, looked for in the current directory and its ancestors.
@@ -178,6 +178,157 @@ fn did_you_mean(key: &str, known: &[&str]) -> Option<String> {
         .map(|(_, k)| format!("did you mean `{k}`?"))
 }
 
+/// The text of a configuration file being parsed and its name, for errors
+/// that name the file, the line and the key.
+struct At<'a> {
+    text: &'a str,
+    path: &'a Path,
+}
+
+impl At<'_> {
+    fn err(
+        &self,
+        span: Option<std::ops::Range<usize>>,
+        key: Option<String>,
+        message: String,
+        hint: Option<String>,
+    ) -> ConfigError {
+        ConfigError {
+            file: self.path.to_path_buf(),
+            line: span.map(|s| line_of(self.text, s.start)),
+            key,
+            message,
+            hint,
+        }
+    }
+
+    /// The file's TOML, read strictly: an unknown key gets a "did you mean".
+    fn deserialize(&self) -> Result<File, ConfigError> {
+        let text = self.text;
+        toml::from_str(text).map_err(|e| {
+            let message = e.message().trim().to_string();
+            // serde says "unknown field `revison`, expected one of …".
+            if let Some(rest) = message.strip_prefix("unknown field `") {
+                let key = rest.split('`').next().unwrap_or("").to_string();
+                let hint = did_you_mean(&key, KEYS)
+                    .or_else(|| Some(format!("known keys: {}", KEYS.join(", "))));
+                return self.err(e.span(), Some(key), "unknown key".into(), hint);
+            }
+            // Otherwise name the key written at the start of the offending line.
+            let key = e.span().and_then(|s| {
+                let start = text.get(..s.start)?.rfind('\n').map_or(0, |i| i + 1);
+                let line = text.get(start..)?.lines().next()?;
+                let k = line.split('=').next()?.trim();
+                (!k.is_empty() && line.contains('=')).then(|| k.to_string())
+            });
+            self.err(e.span(), key, message, None)
+        })
+    }
+
+    /// The numbers must lie in the same ranges as the flags'.
+    fn check_ranges(&self, file: &File) -> Result<(), ConfigError> {
+        if let Some(j) = &file.jobs {
+            if !(1..=64).contains(j.get_ref()) {
+                return Err(self.err(
+                    Some(j.span()),
+                    Some("jobs".into()),
+                    format!("`{}` is not in 1..=64", j.get_ref()),
+                    None,
+                ));
+            }
+        }
+        let bounded = [
+            (&file.timeout, "timeout", 3600, " seconds"),
+            (&file.deadline, "deadline", 86_400, " seconds"),
+            (&file.max_fetch_mib, "max-fetch-mib", 1_048_576, " MiB"),
+            (&file.max_refs_mib, "max-refs-mib", 65_536, " MiB"),
+        ];
+        for (value, key, most, unit) in bounded {
+            if let Some(v) = value {
+                if !(1..=most).contains(v.get_ref()) {
+                    return Err(self.err(
+                        Some(v.span()),
+                        Some(key.into()),
+                        format!("`{}` is not in 1..={most}{unit}", v.get_ref()),
+                        None,
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn code(&self, s: &Spanned<String>, key: &str) -> Result<Code, ConfigError> {
+        s.get_ref().parse::<Code>().map_err(|()| {
+            let codes: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+            self.err(
+                Some(s.span()),
+                Some(key.to_string()),
+                format!("unknown finding code `{}`", s.get_ref()),
+                did_you_mean(s.get_ref(), &codes),
+            )
+        })
+    }
+
+    /// The `[severity]` table: finding code to severity.
+    fn severity(
+        &self,
+        table: &BTreeMap<Spanned<String>, Spanned<String>>,
+    ) -> Result<BTreeMap<Code, Severity>, ConfigError> {
+        let mut severity = BTreeMap::new();
+        for (code, sev) in table {
+            let c = self.code(code, &format!("severity.{}", code.get_ref()))?;
+            let s = match sev.get_ref().as_str() {
+                "error" => Severity::Error,
+                "warning" => Severity::Warning,
+                "note" => Severity::Note,
+                other => {
+                    return Err(self.err(
+                        Some(sev.span()),
+                        Some(format!("severity.{}", code.get_ref())),
+                        format!("`{other}` is not a severity"),
+                        Some("one of error, warning, note".into()),
+                    ))
+                }
+            };
+            severity.insert(c, s);
+        }
+        Ok(severity)
+    }
+
+    /// The `[[ignore]]` entries, each with its reason.
+    fn ignores(&self, entries: Vec<IgnoreEntry>) -> Result<Vec<Ignore>, ConfigError> {
+        let mut ignores = Vec::new();
+        for i in entries {
+            let code = self.code(&i.code, "ignore.code")?;
+            let reason = i.reason.filter(|r| !r.trim().is_empty()).ok_or_else(|| {
+                self.err(
+                    Some(i.code.span()),
+                    Some("ignore.reason".into()),
+                    "an ignore must give a `reason`".into(),
+                    Some("say why the finding is acceptable, e.g. reason = \"upstream fixed the typo\"".into()),
+                )
+            })?;
+            if i.source.is_some() && i.claim.is_some() {
+                return Err(self.err(
+                    Some(i.code.span()),
+                    Some("ignore".into()),
+                    "an ignore names a `source` or a `claim`, not both".into(),
+                    None,
+                ));
+            }
+            ignores.push(Ignore {
+                code,
+                record: i.record,
+                source: i.source,
+                claim: i.claim,
+                reason,
+            });
+        }
+        Ok(ignores)
+    }
+}
+
 impl Config {
     /// Reads a configuration file.
     pub(crate) fn read(path: &Path) -> Result<Config, ConfigError> {
@@ -193,42 +344,13 @@ impl Config {
 
     /// Parses a configuration (`path` names it in errors and anchors its paths).
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
-        let err = |span: Option<std::ops::Range<usize>>,
-                   key: Option<String>,
-                   message: String,
-                   hint: Option<String>| ConfigError {
-            file: path.to_path_buf(),
-            line: span.map(|s| line_of(text, s.start)),
-            key,
-            message,
-            hint,
-        };
-        let file: File = toml::from_str(text).map_err(|e| {
-            let message = e.message().trim().to_string();
-            // serde says "unknown field `revison`, expected one of …".
-            if let Some(rest) = message.strip_prefix("unknown field `") {
-                let key = rest.split('`').next().unwrap_or("").to_string();
-                let hint = did_you_mean(&key, KEYS)
-                    .or_else(|| Some(format!("known keys: {}", KEYS.join(", "))));
-                return err(e.span(), Some(key), "unknown key".into(), hint);
-            }
-            // Otherwise name the key written at the start of the offending line.
-            let key = e.span().and_then(|s| {
-                let start = text.get(..s.start)?.rfind('\n').map_or(0, |i| i + 1);
-                let line = text.get(start..)?.lines().next()?;
-                let k = line.split('=').next()?.trim();
-                (!k.is_empty() && line.contains('=')).then(|| k.to_string())
-            });
-            err(e.span(), key, message, None)
-        })?;
-        let anchor = |p: PathBuf| match path.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() && p.is_relative() => dir.join(p),
-            _ => p,
-        };
-        let fail_on = match file.fail_on {
+        let at = At { text, path };
+        let file = at.deserialize()?;
+        at.check_ranges(&file)?;
+        let fail_on = match &file.fail_on {
             Some(s) => Some(
                 <FailOn as clap::ValueEnum>::from_str(s.get_ref(), false).map_err(|_| {
-                    err(
+                    at.err(
                         Some(s.span()),
                         Some("fail-on".into()),
                         format!("`{}` is not a severity", s.get_ref()),
@@ -238,91 +360,12 @@ impl Config {
             ),
             None => None,
         };
-        if let Some(j) = &file.jobs {
-            if !(1..=64).contains(j.get_ref()) {
-                return Err(err(
-                    Some(j.span()),
-                    Some("jobs".into()),
-                    format!("`{}` is not in 1..=64", j.get_ref()),
-                    None,
-                ));
-            }
-        }
-        // The same ranges as the flags'.
-        let bounded = [
-            (&file.timeout, "timeout", 3600, " seconds"),
-            (&file.deadline, "deadline", 86_400, " seconds"),
-            (&file.max_fetch_mib, "max-fetch-mib", 1_048_576, " MiB"),
-            (&file.max_refs_mib, "max-refs-mib", 65_536, " MiB"),
-        ];
-        for (value, key, most, unit) in bounded {
-            if let Some(v) = value {
-                if !(1..=most).contains(v.get_ref()) {
-                    return Err(err(
-                        Some(v.span()),
-                        Some(key.into()),
-                        format!("`{}` is not in 1..={most}{unit}", v.get_ref()),
-                        None,
-                    ));
-                }
-            }
-        }
-        let codes: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
-        let parse_code = |s: &Spanned<String>, key: &str| {
-            s.get_ref().parse::<Code>().map_err(|()| {
-                err(
-                    Some(s.span()),
-                    Some(key.to_string()),
-                    format!("unknown finding code `{}`", s.get_ref()),
-                    did_you_mean(s.get_ref(), &codes),
-                )
-            })
+        let severity = at.severity(&file.severity)?;
+        let ignores = at.ignores(file.ignore)?;
+        let anchor = |p: PathBuf| match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() && p.is_relative() => dir.join(p),
+            _ => p,
         };
-        let mut severity = BTreeMap::new();
-        for (code, sev) in &file.severity {
-            let c = parse_code(code, &format!("severity.{}", code.get_ref()))?;
-            let s = match sev.get_ref().as_str() {
-                "error" => Severity::Error,
-                "warning" => Severity::Warning,
-                "note" => Severity::Note,
-                other => {
-                    return Err(err(
-                        Some(sev.span()),
-                        Some(format!("severity.{}", code.get_ref())),
-                        format!("`{other}` is not a severity"),
-                        Some("one of error, warning, note".into()),
-                    ))
-                }
-            };
-            severity.insert(c, s);
-        }
-        let mut ignores = Vec::new();
-        for i in file.ignore {
-            let code = parse_code(&i.code, "ignore.code")?;
-            let reason = i.reason.filter(|r| !r.trim().is_empty()).ok_or_else(|| {
-                err(
-                    Some(i.code.span()),
-                    Some("ignore.reason".into()),
-                    "an ignore must give a `reason`".into(),
-                    Some("say why the finding is acceptable, e.g. reason = \"upstream fixed the typo\"".into()),
-                )
-            })?;
-            if i.source.is_some() && i.claim.is_some() {
-                return Err(err(
-                    Some(i.code.span()),
-                    Some("ignore".into()),
-                    "an ignore names a `source` or a `claim`, not both".into(),
-                    None,
-                ));
-            }
-            ignores.push(Ignore {
-                code,
-                record: i.record,
-                source: i.source,
-                claim: i.claim,
-                reason,
-            });
-        }
         Ok(Config {
             file: Some(path.to_path_buf()),
             inputs: file.inputs.map(|v| v.into_iter().map(anchor).collect()),
@@ -343,11 +386,11 @@ impl Config {
     /// The configuration for a command: `--no-config` gives none, `--config FILE`
     /// that file, else the first `pinaudit.toml` walking up from the current
     /// directory.
-    pub(crate) fn load(explicit: Option<&Path>, no_config: bool) -> Result<Config, ConfigError> {
-        if no_config {
+    pub(crate) fn load(choice: &ConfigChoice) -> Result<Config, ConfigError> {
+        if choice.none {
             return Ok(Config::default());
         }
-        match explicit {
+        match &choice.file {
             Some(p) => Config::read(p),
             None => match std::env::current_dir().ok().and_then(|d| discover(&d)) {
                 Some(p) => Config::read(&p),
@@ -365,7 +408,7 @@ impl Config {
         &self,
         flag: Option<T>,
         file: &Option<T>,
-        default: T,
+        default: impl FnOnce() -> T,
     ) -> Setting<T> {
         match (flag, file) {
             (Some(v), _) => Setting {
@@ -376,88 +419,147 @@ impl Config {
                 value: v.clone(),
                 origin: self.origin(),
             },
-            (None, None) => Setting::default(default),
+            (None, None) => Setting::default(default()),
         }
     }
-}
 
-/// The effective settings of `audit`: flags given, else the file's, else defaults.
-pub(crate) fn effective(args: &AuditArgs, config: &Config) -> Effective {
-    let inv = &args.invocation;
-    let flag = |id: &str| inv.given(id);
-    Effective {
-        file: config.file.clone(),
-        inputs: config.pick(
-            flag("paths").then(|| args.paths.clone()),
-            &config.inputs,
-            args.paths.clone(),
-        ),
-        cache: config.pick(
-            flag("cache").then(|| args.fetch.cache.clone()),
-            &config.cache,
-            args.fetch.cache.clone(),
-        ),
-        rewrite: config.pick(
-            flag("rewrite").then(|| args.fetch.rewrite.clone()),
-            &config.rewrite,
-            Vec::new(),
-        ),
-        fail_on: config.pick(
-            flag("fail_on").then_some(args.fail_on),
-            &config.fail_on,
-            args.fail_on,
-        ),
-        jobs: config.pick(
-            flag("jobs").then_some(args.jobs),
-            &config.jobs.map(Some),
-            None,
-        ),
-        timeout: config.pick(
-            flag("timeout").then_some(args.fetch.timeout),
-            &config.timeout,
-            args.fetch.timeout,
-        ),
-        deadline: config.pick(
-            flag("deadline").then_some(args.fetch.deadline),
-            &config.deadline,
-            args.fetch.deadline,
-        ),
-        max_fetch_mib: config.pick(
-            flag("max_fetch_mib").then_some(args.fetch.max_fetch_mib),
-            &config.max_fetch_mib,
-            args.fetch.max_fetch_mib,
-        ),
-        max_refs_mib: config.pick(
-            flag("max_refs_mib").then_some(args.fetch.max_refs_mib),
-            &config.max_refs_mib,
-            args.fetch.max_refs_mib,
-        ),
-        exclude: config.pick(
-            flag("exclude").then(|| args.exclude.clone()),
-            &config.exclude,
-            Vec::new(),
-        ),
-        severity: config.severity.clone(),
-        ignores: config.ignores.clone(),
+    /// The cache when neither a flag nor the file names one: `cache/` beside
+    /// the configuration file, else the user's cache directory; never a fresh
+    /// `./cache` wherever one happens to stand.
+    pub(crate) fn default_cache(&self) -> PathBuf {
+        match &self.file {
+            Some(f) => match f.parent() {
+                Some(dir) if !dir.as_os_str().is_empty() => dir.join("cache"),
+                _ => PathBuf::from("cache"),
+            },
+            None => user_cache_dir().map_or_else(|| PathBuf::from("cache"), |d| d.join("pinaudit")),
+        }
+    }
+
+    /// `--fail-on` of `diff` and `merge`: the flag, else the file's, else `error`.
+    pub(crate) fn fail_on(&self, flag: Option<FailOn>) -> FailOn {
+        self.pick(flag, &self.fail_on, || FailOn::Error).value
     }
 }
 
-/// The effective settings of `audit`, each with where it came from.
+/// The platform's cache directory for the user: `$XDG_CACHE_HOME` (when
+/// absolute) or `~/.cache` on Linux and other Unixes, `~/Library/Caches` on
+/// macOS, `%LOCALAPPDATA%` on Windows. `None` when there is no home to find
+/// it from, and only then does the cache fall back to `./cache`.
+pub(crate) fn user_cache_dir() -> Option<PathBuf> {
+    let env = |k: &str| {
+        std::env::var_os(k)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    if cfg!(windows) {
+        return env("LOCALAPPDATA");
+    }
+    if cfg!(target_os = "macos") {
+        return env("HOME").map(|h| h.join("Library/Caches"));
+    }
+    env("XDG_CACHE_HOME").or_else(|| env("HOME").map(|h| h.join(".cache")))
+}
+
+/// How a command reaches repositories, merged once from its flags, the
+/// configuration file and the defaults; each value knows where it came from.
 #[derive(Debug, Clone)]
-pub(crate) struct Effective {
-    pub(crate) file: Option<PathBuf>,
-    pub(crate) inputs: Setting<Vec<PathBuf>>,
+pub(crate) struct FetchSettings {
     pub(crate) cache: Setting<PathBuf>,
+    /// The `--rewrite` rules as written (parsed by the command, so that a bad
+    /// one carrying a credential is never echoed).
     pub(crate) rewrite: Setting<Vec<String>>,
-    pub(crate) fail_on: Setting<FailOn>,
-    pub(crate) jobs: Setting<Option<u16>>,
     pub(crate) timeout: Setting<u64>,
     pub(crate) deadline: Setting<u64>,
     pub(crate) max_fetch_mib: Setting<u64>,
     pub(crate) max_refs_mib: Setting<u64>,
+    pub(crate) offline: bool,
+    pub(crate) allow_local: bool,
+    pub(crate) resolve: Vec<crate::net::Pin>,
+}
+
+impl FetchSettings {
+    pub(crate) fn merge(f: &FetchArgs, c: &Config) -> FetchSettings {
+        let nonempty = |v: &Vec<String>| (!v.is_empty()).then(|| v.clone());
+        FetchSettings {
+            cache: c.pick(f.cache.clone(), &c.cache, || c.default_cache()),
+            rewrite: c.pick(nonempty(&f.rewrite), &c.rewrite, Vec::new),
+            timeout: c.pick(f.timeout, &c.timeout, || DEFAULT_TIMEOUT),
+            deadline: c.pick(f.deadline, &c.deadline, || {
+                crate::fetch::DEFAULT_DEADLINE.as_secs()
+            }),
+            max_fetch_mib: c.pick(f.max_fetch_mib, &c.max_fetch_mib, || {
+                crate::fetch::DEFAULT_MAX_FETCH_BYTES >> 20
+            }),
+            max_refs_mib: c.pick(f.max_refs_mib, &c.max_refs_mib, || {
+                crate::fetch::DEFAULT_MAX_REF_BYTES >> 20
+            }),
+            offline: f.offline,
+            allow_local: f.allow_local,
+            resolve: f.resolve.clone(),
+        }
+    }
+
+    /// The sync settings these make, with `jobs` repositories at once.
+    pub(crate) fn sync_plan(
+        &self,
+        rewrites: Vec<crate::fetch::Rewrite>,
+        jobs: usize,
+        progress: bool,
+    ) -> crate::sources::SyncPlan {
+        let timeout = std::time::Duration::from_secs(self.timeout.value);
+        crate::sources::SyncPlan {
+            rewrites,
+            sync: crate::fetch::SyncOptions {
+                offline: self.offline,
+                connect_timeout: timeout.min(std::time::Duration::from_secs(30)),
+                timeout,
+                deadline: std::time::Duration::from_secs(self.deadline.value),
+                max_fetch_bytes: self.max_fetch_mib.value << 20,
+                max_ref_bytes: self.max_refs_mib.value << 20,
+                ..crate::fetch::SyncOptions::default()
+            },
+            jobs,
+            allow_local: self.allow_local,
+            progress,
+        }
+    }
+}
+
+/// `--timeout`'s default, in seconds.
+pub(crate) const DEFAULT_TIMEOUT: u64 = 60;
+
+/// The settings of `audit`, merged once: flags given, else the file's, else
+/// defaults, each with where it came from (for `pinaudit config`).
+#[derive(Debug, Clone)]
+pub(crate) struct Effective {
+    pub(crate) file: Option<PathBuf>,
+    pub(crate) inputs: Setting<Vec<PathBuf>>,
+    pub(crate) fetch: FetchSettings,
+    pub(crate) fail_on: Setting<FailOn>,
+    pub(crate) jobs: Setting<Option<u16>>,
     pub(crate) exclude: Setting<Vec<String>>,
     pub(crate) severity: BTreeMap<Code, Severity>,
     pub(crate) ignores: Vec<Ignore>,
+}
+
+/// The effective settings of `audit`.
+pub(crate) fn effective(args: &AuditArgs, config: &Config) -> Effective {
+    fn given<T: Clone>(v: &[T]) -> Option<Vec<T>> {
+        (!v.is_empty()).then(|| v.to_vec())
+    }
+    Effective {
+        file: config.file.clone(),
+        inputs: config.pick(given(&args.paths), &config.inputs, || {
+            vec![PathBuf::from("pins")]
+        }),
+        fetch: FetchSettings::merge(&args.fetch, config),
+        fail_on: config.pick(args.fail_on, &config.fail_on, || FailOn::Error),
+        jobs: config.pick(args.jobs.map(Some), &config.jobs.map(Some), || None),
+        exclude: config.pick(given(&args.exclude), &config.exclude, Vec::new),
+        severity: config.severity.clone(),
+        ignores: config.ignores.clone(),
+    }
 }
 
 fn fail_on_str(f: FailOn) -> &'static str {
@@ -500,12 +602,13 @@ impl Effective {
             let _ = writeln!(out, "{key} = {value}  # {origin}");
         };
         line("inputs", paths(&self.inputs.value), &self.inputs.origin);
+        let fetch = &self.fetch;
         line(
             "cache",
-            q(&self.cache.value.display().to_string()),
-            &self.cache.origin,
+            q(&fetch.cache.value.display().to_string()),
+            &fetch.cache.origin,
         );
-        line("rewrite", list(&self.rewrite.value), &self.rewrite.origin);
+        line("rewrite", list(&fetch.rewrite.value), &fetch.rewrite.origin);
         line(
             "fail-on",
             q(fail_on_str(self.fail_on.value)),
@@ -519,15 +622,11 @@ impl Effective {
                 &Origin::Default,
             ),
         }
-        line(
-            "timeout",
-            self.timeout.value.to_string(),
-            &self.timeout.origin,
-        );
         for (key, setting) in [
-            ("deadline", &self.deadline),
-            ("max-fetch-mib", &self.max_fetch_mib),
-            ("max-refs-mib", &self.max_refs_mib),
+            ("timeout", &fetch.timeout),
+            ("deadline", &fetch.deadline),
+            ("max-fetch-mib", &fetch.max_fetch_mib),
+            ("max-refs-mib", &fetch.max_refs_mib),
         ] {
             line(key, setting.value.to_string(), &setting.origin);
         }
@@ -599,5 +698,64 @@ mod tests {
         assert_eq!(e.hint.as_deref(), Some("did you mean `hash-mismatch`?"));
         let e = parse("[[ignore]]\ncode = \"hash-mismatch\"\nrecord = \"r\"\n").unwrap_err();
         assert_eq!(e.key.as_deref(), Some("ignore.reason"));
+    }
+
+    #[test]
+    fn the_help_text_defaults_are_the_real_ones() {
+        // `--help` writes these out: the flags have no clap default, so that
+        // the configuration file can fill them.
+        let f = FetchSettings::merge(&no_flags(), &Config::default());
+        assert_eq!(f.timeout.value, 60);
+        assert_eq!(f.deadline.value, 900);
+        assert_eq!(f.max_fetch_mib.value, 4096);
+        assert_eq!(f.max_refs_mib.value, 32);
+        assert_eq!(f.timeout.origin, Origin::Default);
+    }
+
+    fn no_flags() -> FetchArgs {
+        FetchArgs {
+            cache: None,
+            offline: false,
+            rewrite: Vec::new(),
+            allow_local: false,
+            timeout: None,
+            deadline: None,
+            max_fetch_mib: None,
+            max_refs_mib: None,
+            resolve: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn flag_over_file_over_default() {
+        let c = Config::parse(
+            "timeout = 9\ncache = \"c\"\n",
+            Path::new("proj/pinaudit.toml"),
+        )
+        .unwrap();
+        let f = FetchSettings::merge(&no_flags(), &c);
+        assert_eq!(f.timeout.value, 9);
+        assert_eq!(f.cache.value, Path::new("proj/c"));
+        let flags = FetchArgs {
+            timeout: Some(5),
+            cache: Some("x".into()),
+            ..no_flags()
+        };
+        let f = FetchSettings::merge(&flags, &c);
+        assert_eq!((f.timeout.value, f.timeout.origin), (5, Origin::Flag));
+        assert_eq!(f.cache.value, Path::new("x"));
+    }
+
+    #[test]
+    fn the_default_cache_is_beside_the_file_never_the_working_directory() {
+        let c = Config::parse("", Path::new("proj/pinaudit.toml")).unwrap();
+        assert_eq!(c.default_cache(), Path::new("proj/cache"));
+        let c = Config::parse("", Path::new("pinaudit.toml")).unwrap();
+        assert_eq!(c.default_cache(), Path::new("cache"));
+        // No file: the user's cache directory, when there is a home.
+        if let Some(dir) = user_cache_dir() {
+            assert_eq!(Config::default().default_cache(), dir.join("pinaudit"));
+            assert!(dir.is_absolute());
+        }
     }
 }

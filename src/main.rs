@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};
 
-use pinaudit::cli::{Cli, Command, Invocation};
+use pinaudit::cli::{Cli, Command};
 use pinaudit::commands;
 use pinaudit::exit::ExitStatus;
 
@@ -16,22 +16,11 @@ use pinaudit::exit::ExitStatus;
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let parsed = Cli::command()
+    let cli = match Cli::command()
         .try_get_matches()
-        .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
-    let cli = match parsed {
-        Ok((mut cli, m)) => {
-            // Which flags were given, so that they win over pinaudit.toml.
-            if let Some((_, sub)) = m.subcommand() {
-                let inv = Invocation::from_matches(&cli, sub);
-                match &mut cli.command {
-                    Command::Audit(a) => a.invocation = inv,
-                    Command::Config(c) => c.invocation = inv,
-                    _ => {}
-                }
-            }
-            cli
-        }
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
+        Ok(cli) => cli,
         Err(e) => {
             // `--help` and `--version` are answers, not errors; a usage error exits 3,
             // apart from 2 ("retry later").
@@ -44,18 +33,20 @@ fn main() -> ExitCode {
             };
         }
     };
+    // Every command that takes settings reads the same configuration file.
+    let config = cli.config_choice();
     let code = match cli.command {
-        Command::Audit(args) => commands::audit(args),
+        Command::Audit(args) => commands::audit(args, &config),
         Command::Import(args) => commands::import(args),
-        Command::Show(args) => commands::show(args),
+        Command::Show(args) => commands::show(args, &config),
         Command::Explain(args) => commands::explain(args),
-        Command::Pin(args) => commands::pin(args),
-        Command::Merge(args) => commands::merge(args),
+        Command::Pin(args) => commands::pin(args, &config),
+        Command::Merge(args) => commands::merge(args, &config),
         Command::Completions(args) => commands::completions(args),
         Command::Man(args) => pinaudit::man::run(args),
-        Command::Diff(args) => commands::diff(args),
-        Command::Config(args) => commands::config(args),
-        Command::Cache(pinaudit::cli::CacheCommand::Gc(args)) => commands::cache_gc(args),
+        Command::Diff(args) => commands::diff(args, &config),
+        Command::Config(args) => commands::config(args, &config),
+        Command::Cache(pinaudit::cli::CacheCommand::Gc(args)) => commands::cache_gc(args, &config),
     };
     let _ = std::io::stdout().flush();
     code.into()

@@ -47,6 +47,9 @@ pub(crate) fn render(report: &Report, _opts: &super::RenderOptions) -> String {
             data(&message)
         );
     }
+    if let Some(stale) = super::text::stale_line(report) {
+        let _ = writeln!(out, "::notice title=pinaudit::{}", data(&stale));
+    }
     let s = &report.summary;
     let _ = writeln!(
         out,

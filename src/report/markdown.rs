@@ -45,6 +45,9 @@ pub(crate) fn render(report: &Report, _opts: &super::RenderOptions) -> String {
         "{} record(s) · {} source(s), {} unchecked · {} claim(s), {} verified · **{}** error(s) · **{}** warning(s) · **{}** note(s)\n",
         s.records, s.sources, s.unchecked_sources, s.claims, s.verified_claims, s.findings.error, s.findings.warning, s.findings.note
     );
+    if let Some(stale) = super::text::stale_line(report) {
+        let _ = writeln!(out, "⚠️ {stale}\n");
+    }
     for r in &report.records {
         let _ = writeln!(out, "### {}\n", md_code(&r.id));
         let _ = writeln!(out, "File: {}\n", md_code(&r.file));

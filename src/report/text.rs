@@ -199,6 +199,9 @@ pub(crate) fn render(report: &Report, opts: &super::RenderOptions) -> String {
         s.findings.warning,
         s.findings.note
     );
+    if let Some(stale) = stale_line(report) {
+        let _ = writeln!(out, "{}", p.wrap("33", &stale));
+    }
     if s.baseline_findings + s.ignored_findings > 0 {
         let _ = writeln!(
             out,
@@ -225,6 +228,30 @@ pub(crate) fn render(report: &Report, opts: &super::RenderOptions) -> String {
         );
     }
     out
+}
+
+/// The summary's word on sources judged from the cache because their forge
+/// could not be reached: how many, and the oldest sync they stand on, e.g.
+/// "3 source(s) judged from the cache of 2026-11-30: forge unreachable".
+pub(super) fn stale_line(report: &Report) -> Option<String> {
+    let n = report.summary.stale_sources;
+    if n == 0 {
+        return None;
+    }
+    let oldest = report
+        .records
+        .iter()
+        .flat_map(|r| &r.sources)
+        .filter_map(|s| s.stale_since.as_deref())
+        .min()
+        .map(|t| t.get(..10).unwrap_or(t));
+    Some(match oldest {
+        Some(day) => format!(
+            "{n} source(s) judged from the cache of {}: forge unreachable",
+            t(day)
+        ),
+        None => format!("{n} source(s) judged from the cache: forge unreachable"),
+    })
 }
 
 #[cfg(test)]

@@ -27,6 +27,9 @@ one process, and a reader finds the tests of a capability by its name.
   the audit's peak memory measured.
 - [`recheck`]: scheduled re-checks: fingerprints, `diff`, `--baseline`,
   `pinaudit.toml`, ignore-aware input walking, exit status 3.
+- [`one_config`]: one `pinaudit.toml` for every command (found from a
+  subdirectory, no stray `./cache`), unpinned URLs as findings rather than an
+  incomplete audit, stale sources in every summary, `--min-severity`.
 - [`regression`]: one test per defect found in review, named after the defect.
 - [`properties`]: property tests (proptest) of URL parsing, cache paths and redaction.
 - [`matcher_corpus`]: the value matcher against two labelled corpora of real-shaped
@@ -70,6 +73,7 @@ mod import;
 mod large_documents;
 mod matcher_corpus;
 mod net;
+mod one_config;
 mod properties;
 mod recheck;
 mod records;

@@ -225,14 +225,18 @@ impl AuditResult {
             .chain(&self.orphan_findings)
     }
 
-    /// Whether every source was judged and every input read.
+    /// Whether every source was judged and every input read. A source that
+    /// names no full commit is a finding of the record (`unpinned-url`), not
+    /// something a retry could check: it leaves the audit complete.
     pub fn complete(&self) -> bool {
         self.walk_errors.is_empty()
             && !self.unreadable_input
-            && self
-                .records
-                .iter()
-                .all(|r| r.sources.iter().all(|s| !s.is_unchecked()))
+            && self.records.iter().all(|r| {
+                r.sources
+                    .iter()
+                    .enumerate()
+                    .all(|(i, s)| !s.is_unchecked() || r.unpinned(i))
+            })
             && self
                 .records
                 .iter()
@@ -249,6 +253,21 @@ impl AuditResult {
 }
 
 impl RecordResult {
+    /// Whether source `i` went unchecked because it names no full commit, which
+    /// an `unpinned-url` finding about it says.
+    fn unpinned(&self, i: usize) -> bool {
+        let (Some(source), Some(outcome)) = (self.record.sources.get(i), self.sources.get(i))
+        else {
+            return false;
+        };
+        matches!(
+            outcome.state,
+            SourceState::Unchecked(Unchecked::Unresolvable(_))
+        ) && self.findings.iter().any(|f| {
+            f.code == crate::codes::Code::UnpinnedUrl && f.source.as_deref() == Some(&source.id)
+        })
+    }
+
     /// Where each claim, artifact and source stands, by label and id (the first
     /// of a duplicate winning), for [`Positions::of`] on every finding of the
     /// record without a scan per finding (records of 100k figures).

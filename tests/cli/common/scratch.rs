@@ -18,7 +18,7 @@ use tempfile::TempDir;
 use super::run::{run, write_file, Run};
 
 /// The binary with everything pinaudit reads from the environment fixed: no
-/// `PINAUDIT_CACHE`, no `GITHUB_TOKEN`, no `NO_COLOR` (tests that want it set
+/// `PINAUDIT_CACHE` or `XDG_CACHE_HOME`, no `GITHUB_TOKEN`, no `NO_COLOR` (tests that want it set
 /// it), `SOURCE_DATE_EPOCH=0`, a fixed `PINAUDIT_CACHE_KEY` (never the user's
 /// key file), and the machine's git configuration (credential helpers,
 /// `insteadOf` rules) kept out. The timeout makes a hang fail the test instead
@@ -26,6 +26,9 @@ use super::run::{run, write_file, Run};
 pub fn pinaudit() -> Command {
     let mut cmd = Command::cargo_bin("pinaudit").expect("the pinaudit binary is built");
     cmd.env_remove("PINAUDIT_CACHE")
+        // The default cache is the user's when no pinaudit.toml is found: under
+        // the `HOME` a test sets, never the machine's.
+        .env_remove("XDG_CACHE_HOME")
         .env_remove("GITHUB_TOKEN")
         .env_remove("NO_COLOR")
         .env("SOURCE_DATE_EPOCH", "0")
