@@ -1350,7 +1350,13 @@ impl<'r> Session<'r> {
     /// Credentials, and the budget on every transfer.
     fn callbacks(&self) -> RemoteCallbacks<'_> {
         let mut cb = self.auth.callbacks();
-        cb.transfer_progress(|stats| self.budget.allows(stats.received_bytes() as u64));
+        cb.transfer_progress(|stats| {
+            self.budget.allows(
+                stats.received_bytes() as u64,
+                stats.received_objects() as u64,
+                stats.total_objects() as u64,
+            )
+        });
         cb
     }
 
