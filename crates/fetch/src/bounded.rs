@@ -24,7 +24,6 @@
 //! only to public addresses, checked on the addresses connected to
 //! ([`crate::net::lookup`]).
 
-use std::cell::RefCell;
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -153,31 +152,20 @@ impl Budget {
     }
 }
 
-thread_local! {
-    /// The budget of the sync running on this thread: libgit2 calls the
-    /// transport on the thread that asked for the fetch.
-    static CURRENT: RefCell<Option<Arc<Budget>>> = const { RefCell::new(None) };
-}
-
-/// This thread's sync budget, or the defaults' when none is set.
-pub(crate) fn current() -> Arc<Budget> {
-    CURRENT
-        .with(|c| c.borrow().clone())
-        .unwrap_or_else(|| Budget::new(&SyncOptions::default()))
-}
-
-/// Runs `f` with `budget` as this thread's sync budget.
-pub(crate) fn with_budget<R>(budget: &Arc<Budget>, f: impl FnOnce() -> R) -> R {
-    let previous = CURRENT.with(|c| c.replace(Some(budget.clone())));
-    let out = f();
-    CURRENT.with(|c| *c.borrow_mut() = previous);
-    out
-}
-
-/// A stateful `git://` connection: the ref listing and the fetch share it.
-#[derive(Default)]
+/// A stateful `git://` connection: the ref listing and the fetch share it,
+/// within the budget of the sync that made it.
 pub(crate) struct GitSubtransport {
+    budget: Arc<Budget>,
     current: Mutex<Option<TcpStream>>,
+}
+
+impl GitSubtransport {
+    pub(crate) fn new(budget: Arc<Budget>) -> Self {
+        GitSubtransport {
+            budget,
+            current: Mutex::new(None),
+        }
+    }
 }
 
 impl SmartSubtransport for GitSubtransport {
@@ -186,7 +174,7 @@ impl SmartSubtransport for GitSubtransport {
         url: &str,
         action: Service,
     ) -> Result<Box<dyn SmartSubtransportStream>, git2::Error> {
-        let budget = current();
+        let budget = self.budget.clone();
         let mut current = self.current.lock().unwrap_or_else(PoisonError::into_inner);
         let (limit, flag, what) = match action {
             Service::UploadPackLs => (budget.max_ref_bytes, "--max-refs-mib", "refs"),

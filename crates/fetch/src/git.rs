@@ -46,7 +46,7 @@ use git2::{
     Repository, RepositoryInitOptions,
 };
 
-use super::bounded::{with_budget, Budget};
+use super::bounded::Budget;
 use super::classify::{classify, clean_message, local_io_kind, AuthOutcome, FetchError};
 use super::hash::BlobHashCache;
 use super::repo::{CachedRepo, HEAD_REF, OTHER_NS, PINNED_NS};
@@ -506,7 +506,7 @@ fn run_with_retries(
     progress: Option<indicatif::ProgressBar>,
 ) -> Result<SyncReport, FetchError> {
     let budget = Budget::new(opts);
-    with_budget(&budget, || {
+    super::transport::lend(&budget, || {
         retry_loop(repo, fetch_url, wanted, opts, &budget, progress)
     })
 }
