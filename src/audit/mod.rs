@@ -160,6 +160,7 @@ pub(crate) fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
         timeout: opts.timeout,
         max_size: opts.max_web_document_size,
         allow_local: opts.allow_local,
+        deadline: opts.deadline,
     };
     let mut provider = WithWeb::new(git, web, opts.progress);
     run_with(paths, opts, &mut provider)

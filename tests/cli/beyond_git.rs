@@ -601,6 +601,104 @@ mod web {
         run.assert_code(1);
     }
 
+    /// A record `id` citing one document per URL, `page0`, `page1`, …, each
+    /// with its claim.
+    fn pages_pin(id: &str, urls: &[String]) -> Value {
+        let sources: Vec<Value> = urls
+            .iter()
+            .enumerate()
+            .map(|(i, url)| {
+                json!({"id": format!("page{i}"), "url": url, "repository": null,
+                       "revision": null, "path": null, "sha256": sha256_hex(PAGE),
+                       "commit_time": null})
+            })
+            .collect();
+        let claims: Vec<Value> = (0..urls.len())
+            .map(|i| {
+                json!({"label": format!("decode{i}"), "source": format!("page{i}"),
+                       "lines": [3, 3], "value": 2.9, "unit": "tokens/s", "metric": null,
+                       "url": null, "correct": null, "total": null})
+            })
+            .collect();
+        json!({"schema": "pinaudit/pins/v1", "id": id, "title": "pages",
+               "sources": sources, "claims": claims, "artifacts": []})
+    }
+
+    /// The reasons of the `n` sources of record `id`, each asserted unchecked.
+    fn unchecked_reasons(run: &Run, id: &str, n: usize) -> Vec<String> {
+        (0..n)
+            .map(|i| {
+                let s = run.source(id, &format!("page{i}"));
+                assert_eq!(s["status"], "unchecked", "{s:#}");
+                s["reason"].as_str().unwrap_or_default().to_string()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn silent_web_servers_end_at_the_deadline_with_the_other_records_reported() {
+        // Six silent documents on one host (two at a time), each tried four
+        // times at --timeout 3: some 14 s a pair, 45 s for the six without a
+        // deadline. The one that answers sorts first, so it gets a slot.
+        let server = WebServer::start(|req, _| {
+            if req.path.contains("answers") {
+                return Response::ok(PAGE);
+            }
+            Response {
+                stall: Duration::from_secs(120),
+                ..Response::ok(PAGE)
+            }
+        });
+        let ws = Scratch::new();
+        let silent: Vec<String> = (0..6)
+            .map(|i| server.url(&format!("silent{i}.html")))
+            .collect();
+        let bad = ws.write_pin(&pages_pin("silent", &silent));
+        let good = ws.write_pin(&pages_pin("good", &[server.url("a-answers.html")]));
+        let start = Instant::now();
+        let run = ws.audit_with_timeout(3, ["--allow-local", "--deadline", "20", &good, &bad]);
+        let took = start.elapsed();
+        assert_eq!(run.source("good", "page0")["status"], "checked");
+        assert_eq!(run.claim("good", "decode0")["status"], "verified");
+        let reasons = unchecked_reasons(&run, "silent", 6);
+        for why in &reasons {
+            assert!(why.contains("timed out"), "{why}");
+        }
+        let cut = reasons
+            .iter()
+            .filter(|r| r.contains("deadline of 20 s (raise it with --deadline)"))
+            .count();
+        assert!(cut >= 2, "{reasons:#?}");
+        // A hang guard, not a timing claim (45 s and more without the deadline).
+        assert!(took < Duration::from_secs(60), "took {took:?}");
+        eprintln!("six silent documents: {took:?}");
+        assert_eq!(run.summary()["complete"], false);
+    }
+
+    #[test]
+    fn a_retry_after_past_the_deadline_fails_at_once_with_the_reason() {
+        let server = WebServer::start(|_, _| Response::status(429).header("Retry-After", "30"));
+        let ws = Scratch::new();
+        let urls: Vec<String> = (0..4)
+            .map(|i| server.url(&format!("busy{i}.html")))
+            .collect();
+        let file = ws.write_pin(&pages_pin("busy", &urls));
+        let start = Instant::now();
+        let run = ws.audit(["--allow-local", "--deadline", "10", &file]);
+        let took = start.elapsed();
+        for why in unchecked_reasons(&run, "busy", 4) {
+            assert!(
+                why.contains("asked to retry after 30 s, past the deadline of 10 s"),
+                "{why}"
+            );
+        }
+        // Not waited for, not retried: each document asked once.
+        assert_eq!(server.log().len(), 4, "{:#?}", server.log());
+        // A hang guard (4 × 30 s when Retry-After was honoured past the deadline).
+        assert!(took < Duration::from_secs(60), "took {took:?}");
+        eprintln!("four 429s: {took:?}");
+    }
+
     #[test]
     fn oversize_body_is_refused() {
         let server = WebServer::start(|_, _| Response::ok(vec![b'x'; 8192]));

@@ -108,6 +108,47 @@ fn endless_pack(method: &str, _: &str, mut stream: TcpStream, stop: &AtomicBool)
     crate::common::pack::write_endless_pack(&mut stream, stop);
 }
 
+/// The answer to the fetch: a `NAK`, then `write` streams the pack.
+fn serve_pack(
+    method: &str,
+    mut stream: TcpStream,
+    stop: &AtomicBool,
+    write: impl FnOnce(&mut TcpStream, &AtomicBool),
+) {
+    if method == "GET" {
+        let _ = advertise(&mut stream).and_then(|()| stream.write_all(b"0000"));
+        return;
+    }
+    if head(&mut stream, "application/x-git-upload-pack-result").is_err()
+        || stream.write_all(&pkt("NAK\n")).is_err()
+    {
+        return;
+    }
+    write(&mut stream, stop);
+}
+
+/// A valid pack of 8-byte blobs that never ends, announcing 400k objects.
+fn tiny_pack(method: &str, _: &str, stream: TcpStream, stop: &AtomicBool) {
+    serve_pack(method, stream, stop, |s, stop| {
+        crate::common::pack::write_pack_of(s, stop, 400_000, 8);
+    });
+}
+
+/// A valid pack of 4000-byte blobs that never ends, announcing 1M objects
+/// (4 GB: more than a test's deadline lets through).
+fn endless_big_pack(method: &str, _: &str, stream: TcpStream, stop: &AtomicBool) {
+    serve_pack(method, stream, stop, |s, stop| {
+        crate::common::pack::write_pack_of(s, stop, 1_000_000, 4000);
+    });
+}
+
+/// The same, announcing 200M objects (libgit2 takes that count as it stands).
+fn tiny_pack_announcing_many(method: &str, _: &str, stream: TcpStream, stop: &AtomicBool) {
+    serve_pack(method, stream, stop, |s, stop| {
+        crate::common::pack::write_pack_of(s, stop, 200_000_000, 8);
+    });
+}
+
 /// One run of the binary, measured: its report, how long it took, and the
 /// peak resident set of that process alone (`wait4`'s `ru_maxrss`, KiB).
 ///
@@ -183,6 +224,19 @@ fn audit_beside(server: &FakeGitHttp, extra: &[&str]) -> (Run, Duration, u64) {
 
 /// [`audit_beside`] with the bad record sent to the server by `rewrite`.
 fn audit_beside_via(server: &FakeGitHttp, rewrite: &str, extra: &[&str]) -> (Run, Duration, u64) {
+    audit_beside_runs(server, rewrite, extra, 1)
+        .pop()
+        .expect("one run")
+}
+
+/// [`audit_beside_via`] run `runs` times over one cache: after each, the
+/// good record is verified and no mirror was set aside as damaged.
+fn audit_beside_runs(
+    server: &FakeGitHttp,
+    rewrite: &str,
+    extra: &[&str],
+    runs: usize,
+) -> Vec<(Run, Duration, u64)> {
     let (forge, _repo, commit) = forge_with_readme();
     let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
     let ws = Scratch::new();
@@ -203,10 +257,19 @@ fn audit_beside_via(server: &FakeGitHttp, rewrite: &str, extra: &[&str]) -> (Run
     args.extend(extra.iter().map(|s| s.to_string()));
     args.push(good);
     args.push(bad);
-    let (run, took, rss) = run_measured(&ws, &args);
-    assert!(server.connections() > 0, "the fake server was never asked");
-    assert_clean(&run, "good", commit);
-    (run, took, rss)
+    (0..runs)
+        .map(|_| {
+            let (run, took, rss) = run_measured(&ws, &args);
+            assert!(server.connections() > 0, "the fake server was never asked");
+            assert_clean(&run, "good", commit);
+            assert!(
+                !ws.path().join("cache").join("quarantine").exists(),
+                "a mirror was set aside as damaged; stderr:\n{}",
+                run.stderr
+            );
+            (run, took, rss)
+        })
+        .collect()
 }
 
 fn reason(run: &Run) -> String {
@@ -246,6 +309,59 @@ fn an_endless_http_pack_is_cut_off_by_the_byte_budget() {
     let why = reason(&run);
     assert!(why.contains("byte budget"), "{why}");
     assert!(took < Duration::from_secs(20), "took {took:?}");
+    assert!(rss < 200 * MB, "peak RSS {} MiB", rss / MB);
+}
+
+/// Two runs over one cache: each ends at the budget, the good record
+/// verified both times, the aborted mirror never judged damaged.
+fn budget_ends_it_twice(serve: crate::common::fake::Serve, extra: &[&str], says: &str) -> u64 {
+    let server = FakeGitHttp::start(serve);
+    let runs = audit_beside_runs(&server, &server.rewrite("evil"), extra, 2);
+    let mut peak = 0;
+    for (run, took, rss) in runs {
+        let why = reason(&run);
+        assert!(why.contains(says), "{why}");
+        assert!(!why.contains("damaged"), "{why}");
+        // A hang guard, not a timing claim: every case sets --deadline 20.
+        assert!(took < Duration::from_secs(60), "took {took:?}");
+        eprintln!("{why}: {took:?}, peak RSS {} MiB", rss / MB);
+        peak = peak.max(rss);
+    }
+    peak
+}
+
+#[test]
+fn an_endless_pack_of_tiny_objects_ends_at_the_fetch_budget_in_little_memory() {
+    // 400k objects announced fit 64 MiB at the budget's 160 bytes an object;
+    // the bytes received on top of them do not. Before objects counted, the
+    // pack of 8-byte blobs ran to 64 MiB of bytes: 3.3M objects, 400+ MiB.
+    let rss = budget_ends_it_twice(
+        tiny_pack,
+        &["--max-fetch-mib", "64", "--deadline", "20"],
+        "objects in",
+    );
+    assert!(rss < 200 * MB, "peak RSS {} MiB", rss / MB);
+}
+
+#[test]
+fn a_pack_announcing_more_objects_than_the_budget_holds_is_refused_at_its_header() {
+    // 200M objects at the default 4 GiB budget: refused before the first.
+    let rss = budget_ends_it_twice(
+        tiny_pack_announcing_many,
+        &["--deadline", "20"],
+        "announced a pack of 200000000 objects, more than the byte budget of 4096 MiB",
+    );
+    assert!(rss < 200 * MB, "peak RSS {} MiB", rss / MB);
+}
+
+#[test]
+fn an_endless_valid_pack_ends_at_the_deadline_in_little_memory() {
+    // Budgets far beyond the test: the deadline ends it.
+    let rss = budget_ends_it_twice(
+        endless_big_pack,
+        &["--max-fetch-mib", "65536", "--deadline", "3"],
+        "deadline of 3 s",
+    );
     assert!(rss < 200 * MB, "peak RSS {} MiB", rss / MB);
 }
 

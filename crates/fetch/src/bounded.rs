@@ -24,7 +24,6 @@
 //! only to public addresses, checked on the addresses connected to
 //! ([`crate::net::lookup`]).
 
-use std::cell::RefCell;
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -47,6 +46,13 @@ pub(crate) struct Budget {
     pub(crate) public_only: bool,
     tripped: Mutex<Option<String>>,
 }
+
+/// What one object of a pack being fetched costs in memory, in bytes, as the
+/// budget counts it: libgit2's indexer keeps an entry, a slot of its id map
+/// and a pointer per object until the pack is indexed (measured: about 120
+/// bytes an object, a pack of 8-byte blobs growing to 375 MiB resident at 2.9
+/// million objects); the rest is headroom for the map doubling.
+pub(crate) const OBJECT_COST: u64 = 160;
 
 /// The least average rate, in bytes a second, of a server over each
 /// `--timeout` spent waiting for it (see the module docs).
@@ -113,40 +119,53 @@ impl Budget {
         self.max_bytes
     }
 
-    /// Whether a pack transfer may go on after `received` bytes (the
-    /// transfer progress callback; `false` aborts the fetch).
-    pub(crate) fn allows(&self, received: u64) -> bool {
+    /// Whether a pack transfer may go on after `received` bytes and
+    /// `objects` objects of a pack that announced `announced` (the transfer
+    /// progress callback; `false` aborts the fetch).
+    pub(crate) fn allows(&self, received: u64, objects: u64, announced: u64) -> bool {
         self.over_bytes(received, self.max_bytes, "data", "--max-fetch-mib")
+            .or_else(|| self.over_objects(received, objects, announced))
             .or_else(|| self.over_deadline())
             .is_none()
     }
+
+    /// The object side of the pack budget: libgit2's indexer keeps some
+    /// [`OBJECT_COST`] bytes of memory per object until the pack is indexed,
+    /// so a pack of tiny objects costs many times its bytes. The objects'
+    /// memory and the bytes received together stay within `--max-fetch-mib`,
+    /// and a pack whose header announces more objects than the budget could
+    /// ever hold is refused before they arrive.
+    fn over_objects(&self, received: u64, objects: u64, announced: u64) -> Option<String> {
+        let mib = self.max_bytes >> 20;
+        if announced.saturating_mul(OBJECT_COST) > self.max_bytes {
+            return Some(self.trip(format!(
+                "the server announced a pack of {announced} objects, more than the byte budget of {mib} MiB holds at {OBJECT_COST} bytes of index memory an object (raise it with --max-fetch-mib)"
+            )));
+        }
+        let cost = objects.saturating_mul(OBJECT_COST).saturating_add(received);
+        (cost > self.max_bytes).then(|| {
+            self.trip(format!(
+                "the server sent {objects} objects in {} MiB, more than the byte budget of {mib} MiB holds when each object also counts {OBJECT_COST} bytes of index memory (raise it with --max-fetch-mib)",
+                received >> 20
+            ))
+        })
+    }
 }
 
-thread_local! {
-    /// The budget of the sync running on this thread: libgit2 calls the
-    /// transport on the thread that asked for the fetch.
-    static CURRENT: RefCell<Option<Arc<Budget>>> = const { RefCell::new(None) };
-}
-
-/// This thread's sync budget, or the defaults' when none is set.
-pub(crate) fn current() -> Arc<Budget> {
-    CURRENT
-        .with(|c| c.borrow().clone())
-        .unwrap_or_else(|| Budget::new(&SyncOptions::default()))
-}
-
-/// Runs `f` with `budget` as this thread's sync budget.
-pub(crate) fn with_budget<R>(budget: &Arc<Budget>, f: impl FnOnce() -> R) -> R {
-    let previous = CURRENT.with(|c| c.replace(Some(budget.clone())));
-    let out = f();
-    CURRENT.with(|c| *c.borrow_mut() = previous);
-    out
-}
-
-/// A stateful `git://` connection: the ref listing and the fetch share it.
-#[derive(Default)]
+/// A stateful `git://` connection: the ref listing and the fetch share it,
+/// within the budget of the sync that made it.
 pub(crate) struct GitSubtransport {
+    budget: Arc<Budget>,
     current: Mutex<Option<TcpStream>>,
+}
+
+impl GitSubtransport {
+    pub(crate) fn new(budget: Arc<Budget>) -> Self {
+        GitSubtransport {
+            budget,
+            current: Mutex::new(None),
+        }
+    }
 }
 
 impl SmartSubtransport for GitSubtransport {
@@ -155,7 +174,7 @@ impl SmartSubtransport for GitSubtransport {
         url: &str,
         action: Service,
     ) -> Result<Box<dyn SmartSubtransportStream>, git2::Error> {
-        let budget = current();
+        let budget = self.budget.clone();
         let mut current = self.current.lock().unwrap_or_else(PoisonError::into_inner);
         let (limit, flag, what) = match action {
             Service::UploadPackLs => (budget.max_ref_bytes, "--max-refs-mib", "refs"),

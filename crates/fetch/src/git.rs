@@ -46,7 +46,7 @@ use git2::{
     Repository, RepositoryInitOptions,
 };
 
-use super::bounded::{with_budget, Budget};
+use super::bounded::Budget;
 use super::classify::{classify, clean_message, local_io_kind, AuthOutcome, FetchError};
 use super::hash::BlobHashCache;
 use super::repo::{CachedRepo, HEAD_REF, OTHER_NS, PINNED_NS};
@@ -506,7 +506,7 @@ fn run_with_retries(
     progress: Option<indicatif::ProgressBar>,
 ) -> Result<SyncReport, FetchError> {
     let budget = Budget::new(opts);
-    with_budget(&budget, || {
+    super::transport::lend(&budget, || {
         retry_loop(repo, fetch_url, wanted, opts, &budget, progress)
     })
 }
@@ -1350,7 +1350,13 @@ impl<'r> Session<'r> {
     /// Credentials, and the budget on every transfer.
     fn callbacks(&self) -> RemoteCallbacks<'_> {
         let mut cb = self.auth.callbacks();
-        cb.transfer_progress(|stats| self.budget.allows(stats.received_bytes() as u64));
+        cb.transfer_progress(|stats| {
+            self.budget.allows(
+                stats.received_bytes() as u64,
+                stats.received_objects() as u64,
+                stats.total_objects() as u64,
+            )
+        });
         cb
     }
 

@@ -31,7 +31,7 @@ use git2::transport::{Service, SmartSubtransport, SmartSubtransportStream};
 use reqwest::header::{HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, LOCATION, USER_AGENT};
 use reqwest::StatusCode;
 
-use super::bounded::{current, Bounded, Budget, Conn};
+use super::bounded::{Bounded, Budget, Conn};
 
 /// Redirects of the advertisement followed before giving up (as libgit2).
 pub(crate) const MAX_REDIRECTS: usize = 5;
@@ -50,9 +50,11 @@ pub(crate) struct HttpSubtransport {
 }
 
 impl HttpSubtransport {
-    pub(crate) fn new() -> Self {
+    /// A connection within `budget`, the sync's.
+    pub(crate) fn new(budget: Arc<Budget>) -> Self {
         HttpSubtransport {
             shared: Arc::new(Shared {
+                budget,
                 inner: Mutex::new(None),
                 state: Mutex::new(State::default()),
             }),
@@ -61,6 +63,8 @@ impl HttpSubtransport {
 }
 
 struct Shared {
+    /// The limits of the sync this connection belongs to.
+    budget: Arc<Budget>,
     /// Built on the first request, with the sync's budget.
     inner: Mutex<Option<Inner>>,
     state: Mutex<State>,
@@ -128,8 +132,8 @@ impl SmartSubtransport for HttpSubtransport {
         url: &str,
         action: Service,
     ) -> Result<Box<dyn SmartSubtransportStream>, git2::Error> {
-        let budget = current();
-        self.shared.start(url, &budget)?;
+        let budget = self.shared.budget.clone();
+        self.shared.start(url)?;
         let (limit, flag, what) = match action {
             Service::UploadPackLs => (budget.max_ref_bytes(), "--max-refs-mib", "refs"),
             Service::UploadPack => (budget.max_pack_bytes(), "--max-fetch-mib", "data"),
@@ -153,10 +157,10 @@ impl SmartSubtransport for HttpSubtransport {
 
 impl Shared {
     /// Builds the client on the first action, and notes the fetch URL.
-    fn start(&self, url: &str, budget: &Budget) -> Result<(), git2::Error> {
+    fn start(&self, url: &str) -> Result<(), git2::Error> {
         let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
         if inner.is_none() {
-            *inner = Some(build(budget).map_err(git_err)?);
+            *inner = Some(build(&self.budget).map_err(git_err)?);
         }
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         if state.base.is_none() {
@@ -391,7 +395,7 @@ impl Shared {
                 "redirect to `{shown}` refused: it leaves https for plain http"
             )));
         }
-        if current().public_only {
+        if self.budget.public_only {
             let host = to.host_str().unwrap_or("");
             if let Err(pinaudit_core::provider::Skip(why)) = crate::net::refuse_non_public(host) {
                 return Err(io::Error::new(
@@ -618,10 +622,10 @@ mod tests {
 
     #[test]
     fn credentials_go_only_to_the_fetch_urls_own_origin() {
-        let shared = HttpSubtransport::new().shared;
-        let budget = current();
+        let budget = Budget::new(&crate::options::SyncOptions::default());
+        let shared = HttpSubtransport::new(budget).shared;
         shared
-            .start("https://me:p%40ss@Git.Example/o/r.git", &budget)
+            .start("https://me:p%40ss@Git.Example/o/r.git")
             .unwrap();
         let url = |u: &str| reqwest::Url::parse(u).unwrap();
         assert_eq!(

@@ -4,7 +4,12 @@
 //! - One client on one tokio runtime: reqwest (rustls), with retries of 429 and
 //!   5xx by reqwest-retry (exponential backoff); a `Retry-After` the server sends
 //!   is waited for first (up to [`MAX_RETRY_AFTER`]), by a small middleware under
-//!   the retry one.
+//!   the retry one, but never past the deadline: one that would end after it
+//!   fails the document at once, with the reason.
+//! - `--deadline` bounds the whole phase: every document, queued behind its
+//!   host's [`PER_HOST`] slots or in flight, retries included, is done by then
+//!   or fails as past the deadline. All hosts start together, so the deadline
+//!   is the same for each host and for the run.
 //! - `cache/http/<sha256 of the URL>.{json,body}`: the body with its `ETag` and
 //!   `Last-Modified`; a re-check sends `If-None-Match` / `If-Modified-Since`, and
 //!   a `304 Not Modified` costs no body.
@@ -19,7 +24,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use reqwest::header::{ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED, RETRY_AFTER};
 use reqwest::StatusCode;
@@ -48,6 +53,16 @@ pub struct WebOptions {
     pub timeout: Duration,
     pub max_size: u64,
     pub allow_local: bool,
+    /// Longest time the whole web-document phase may take (`--deadline`).
+    pub deadline: Duration,
+}
+
+/// Why a document was not fetched when the phase's deadline came.
+fn past_deadline(deadline: Duration) -> String {
+    format!(
+        "timed out: the web documents took longer than the deadline of {} s (raise it with --deadline)",
+        deadline.as_secs()
+    )
 }
 
 pub use pinaudit_core::provider::web::{is_immutable, web_url, WebDoc};
@@ -153,8 +168,13 @@ fn store(root: &Path, url: &str, doc: &WebDoc) -> std::io::Result<()> {
 }
 
 /// Waits out a `Retry-After` (seconds or an HTTP date) on 429 and 503 before the
-/// retry middleware above it decides to try again.
-struct HonourRetryAfter;
+/// retry middleware above it decides to try again; one that would end past
+/// `ends` fails the request instead (a middleware error, which the retry
+/// middleware does not retry).
+struct HonourRetryAfter {
+    ends: Instant,
+    deadline: Duration,
+}
 
 #[async_trait::async_trait]
 impl Middleware for HonourRetryAfter {
@@ -174,6 +194,15 @@ impl Middleware for HonourRetryAfter {
                 .and_then(retry_after)
             {
                 if wait <= MAX_RETRY_AFTER {
+                    if Instant::now() + wait > self.ends {
+                        return Err(reqwest_middleware::Error::middleware(
+                            std::io::Error::other(format!(
+                                "the server answered `{status}` and asked to retry after {} s, past the deadline of {} s (raise it with --deadline)",
+                                wait.as_secs(),
+                                self.deadline.as_secs()
+                            )),
+                        ));
+                    }
                     tokio::time::sleep(wait).await;
                 }
             }
@@ -202,7 +231,7 @@ fn retry_after(v: &str) -> Option<Duration> {
     Some(Duration::try_from(when - now).unwrap_or(Duration::ZERO))
 }
 
-fn client(opts: &WebOptions) -> Result<ClientWithMiddleware, String> {
+fn client(opts: &WebOptions, ends: Instant) -> Result<ClientWithMiddleware, String> {
     let allow_local = opts.allow_local;
     let redirects = reqwest::redirect::Policy::custom(move |attempt| {
         if attempt.previous().len() >= MAX_REDIRECTS {
@@ -236,7 +265,10 @@ fn client(opts: &WebOptions) -> Result<ClientWithMiddleware, String> {
         .build_with_max_retries(3);
     Ok(ClientBuilder::new(inner)
         .with(RetryTransientMiddleware::new_with_policy(policy))
-        .with(HonourRetryAfter)
+        .with(HonourRetryAfter {
+            ends,
+            deadline: opts.deadline,
+        })
         .build())
 }
 
@@ -407,7 +439,8 @@ pub(crate) fn fetch_all(
             return out;
         }
     };
-    let client = match client(opts) {
+    let ends = Instant::now() + opts.deadline;
+    let client = match client(opts, ends) {
         Ok(c) => c,
         Err(why) => {
             for url in unique {
@@ -442,8 +475,13 @@ pub(crate) fn fetch_all(
                 None => indicatif::ProgressBar::hidden(),
             };
             handles.push(tokio::spawn(async move {
-                let _permit = sem.acquire_owned().await;
-                let r = fetch_one(&client, &url, &opts, &bar).await;
+                let work = async {
+                    let _permit = sem.acquire_owned().await;
+                    fetch_one(&client, &url, &opts, &bar).await
+                };
+                let r = tokio::time::timeout_at(ends.into(), work)
+                    .await
+                    .unwrap_or_else(|_| Err(network(&url, past_deadline(opts.deadline))));
                 bar.finish_and_clear();
                 (url, r)
             }));
