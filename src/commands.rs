@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::audit::{self, Options};
 use crate::cli::{
     AuditArgs, CompletionsArgs, ConfigArgs, DiffArgs, ExplainArgs, FetchArgs, ImportArgs,
-    Invocation, MergeArgs, PinArgs, ShowArgs,
+    Invocation, MergeArgs, PinArgs, ShowArgs, VerifyStatementArgs,
 };
 use crate::config::{effective, Config, Effective};
 use crate::exit::ExitStatus;
@@ -113,7 +113,7 @@ pub fn audit(args: AuditArgs) -> ExitStatus {
     let result = audit::run(&eff.inputs.value, &opts);
     warn_about_run(&result);
     let code = audit::exit_status(&result, eff.fail_on.value);
-    write_report(&args, result, code)
+    write_report(&args, result, code, eff.fail_on.value)
 }
 
 /// The audit's fetch settings and options, flags over `pinaudit.toml`; the exit
@@ -228,7 +228,12 @@ fn warn_about_run(result: &AuditResult) {
 }
 
 /// Writes the report where it was asked for; `code` unless writing it fails.
-fn write_report(args: &AuditArgs, result: AuditResult, code: ExitStatus) -> ExitStatus {
+fn write_report(
+    args: &AuditArgs,
+    result: AuditResult,
+    code: ExitStatus,
+    fail_on: crate::audit::FailOn,
+) -> ExitStatus {
     let to_terminal = args.output.is_none() && args.color.stdout();
     // The result is not used after: its findings move into the report.
     let (report, rest) = report::Report::from_result(result);
@@ -262,6 +267,8 @@ fn write_report(args: &AuditArgs, result: AuditResult, code: ExitStatus) -> Exit
         &report::RenderOptions {
             color: to_terminal && args.format == Format::Text,
             shard: args.shard,
+            fail_on: Some(fail_on),
+            baseline: args.baseline.as_deref(),
         },
     );
     match &args.output {
@@ -522,6 +529,23 @@ pub fn show(args: ShowArgs) -> ExitStatus {
         }
         Err(e) => {
             error(&e.to_string(), e.hint().as_deref());
+            ExitStatus::Incomplete
+        }
+    }
+}
+
+pub fn verify_statement(args: VerifyStatementArgs) -> ExitStatus {
+    match crate::verify_statement::run(&args.statement, &args.paths, &args.cache, args.allow_local)
+    {
+        Ok((text, code)) => {
+            out(&text);
+            code
+        }
+        Err(e) => {
+            error(
+                &e,
+                Some("give a statement written by `pinaudit audit --format in-toto`"),
+            );
             ExitStatus::Incomplete
         }
     }

@@ -55,6 +55,7 @@ fn main() -> ExitCode {
         Command::Man(args) => pinaudit::man::run(args),
         Command::Diff(args) => commands::diff(args),
         Command::Config(args) => commands::config(args),
+        Command::VerifyStatement(args) => commands::verify_statement(args),
         Command::Cache(pinaudit::cli::CacheCommand::Gc(args)) => commands::cache_gc(args),
     };
     let _ = std::io::stdout().flush();

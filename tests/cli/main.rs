@@ -43,6 +43,8 @@ one process, and a reader finds the tests of a capability by its name.
 - [`net`]: git over smart HTTP bounded like `git://` (endless advertisement and
   pack, trickling servers, peak memory), names resolving to loopback refused
   (`--resolve`).
+- [`statement`]: `audit --format in-toto` against the in-toto Statement v1 and
+  predicate schemas, and `verify-statement` naming what changed since.
 - [`verdicts`]: statuses that say what happened: a network blip, side-branch
   drift, bare weight hashes, hints with real values.
 
@@ -78,5 +80,6 @@ mod scale;
 mod security;
 mod show;
 mod speed;
+mod statement;
 mod verdicts;
 mod workflows;
