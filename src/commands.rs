@@ -113,7 +113,7 @@ pub fn audit(args: AuditArgs) -> ExitStatus {
     let result = audit::run(&eff.inputs.value, &opts);
     warn_about_run(&result);
     let code = audit::exit_status(&result, eff.fail_on.value);
-    write_report(&args, result, code, eff.fail_on.value)
+    write_report(&args, result, code, eff.fail_on.value, &eff.cache.value)
 }
 
 /// The audit's fetch settings and options, flags over `pinaudit.toml`; the exit
@@ -233,6 +233,7 @@ fn write_report(
     result: AuditResult,
     code: ExitStatus,
     fail_on: crate::audit::FailOn,
+    cache: &Path,
 ) -> ExitStatus {
     let to_terminal = args.output.is_none() && args.color.stdout();
     // The result is not used after: its findings move into the report.
@@ -261,16 +262,27 @@ fn write_report(
         std::mem::forget((report, rest));
         return code;
     }
-    let text = report::render(
-        &report,
-        args.format,
-        &report::RenderOptions {
-            color: to_terminal && args.format == Format::Text,
-            shard: args.shard,
-            fail_on: Some(fail_on),
-            baseline: args.baseline.as_deref(),
-        },
-    );
+    let text = if args.format == Format::Html {
+        // The proof sheet shows the cited lines with context, read from the cache.
+        let excerpts = report::html::excerpts(&rest, cache, args.fetch.allow_local);
+        report::html::render_with(&report, &excerpts)
+    } else {
+        report::render(
+            &report,
+            args.format,
+            &report::RenderOptions {
+                color: to_terminal && args.format == Format::Text,
+                shard: args.shard,
+                fail_on: Some(match fail_on {
+                    crate::audit::FailOn::Error => "error",
+                    crate::audit::FailOn::Warning => "warning",
+                    crate::audit::FailOn::Note => "note",
+                    crate::audit::FailOn::Never => "never",
+                }),
+                baseline: args.baseline.as_deref(),
+            },
+        )
+    };
     match &args.output {
         Some(path) => {
             if let Err(e) = write_file(path, &text) {

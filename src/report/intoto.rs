@@ -155,15 +155,6 @@ pub(crate) fn document_name(s: &super::SourceReport) -> String {
         .unwrap_or_else(|| s.id.clone())
 }
 
-fn fail_on_name(f: crate::audit::FailOn) -> &'static str {
-    match f {
-        crate::audit::FailOn::Error => "error",
-        crate::audit::FailOn::Warning => "warning",
-        crate::audit::FailOn::Note => "note",
-        crate::audit::FailOn::Never => "never",
-    }
-}
-
 /// Builds the statement of a report. Record files (and the baseline) are read
 /// again to hash them; one that cannot be read has no subject.
 pub(crate) fn statement(report: &Report, opts: &super::RenderOptions) -> Statement {
@@ -264,8 +255,7 @@ pub(crate) fn statement(report: &Report, opts: &super::RenderOptions) -> Stateme
             },
             generated_at: report.generated_at.clone(),
             policy: PolicyEntry {
-                fail_on: fail_on_name(opts.fail_on.unwrap_or(crate::audit::FailOn::Error))
-                    .to_string(),
+                fail_on: opts.fail_on.unwrap_or("error").to_string(),
                 baseline: opts.baseline.map(|p| FileEntry {
                     path: p.display().to_string(),
                     sha256: file_sha256(p),

@@ -16,8 +16,9 @@ pub(crate) struct RenderOptions<'a> {
     pub(crate) color: bool,
     /// The shard the report covers (SARIF names its run after it).
     pub(crate) shard: Option<crate::shard::Shard>,
-    /// `--fail-on` and `--baseline`, which an in-toto statement records.
-    pub(crate) fail_on: Option<crate::audit::FailOn>,
+    /// `--fail-on` (as the flag names it) and `--baseline`, which an in-toto
+    /// statement records.
+    pub(crate) fail_on: Option<&'static str>,
     pub(crate) baseline: Option<&'a std::path::Path>,
 }
 
@@ -46,6 +47,7 @@ formats! {
     Sarif => sarif,
     Github => github,
     InToto => intoto,
+    Html => html,
 }
 
 pub use crate::record::short_rev;

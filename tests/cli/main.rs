@@ -28,6 +28,8 @@ one process, and a reader finds the tests of a capability by its name.
 - [`recheck`]: scheduled re-checks: fingerprints, `diff`, `--baseline`,
   `pinaudit.toml`, ignore-aware input walking, exit status 3.
 - [`regression`]: one test per defect found in review, named after the defect.
+- [`proof_sheet`]: `--format html` read back with an HTML parser: self-contained,
+  every claim with its badge and cited line, hostile text inert.
 - [`properties`]: property tests (proptest) of URL parsing, cache paths and redaction.
 - [`matcher_corpus`]: the value matcher against two labelled corpora of real-shaped
   benchmark documents, with their confusion matrices: one written with the rules
@@ -72,6 +74,7 @@ mod import;
 mod large_documents;
 mod matcher_corpus;
 mod net;
+mod proof_sheet;
 mod properties;
 mod recheck;
 mod records;
