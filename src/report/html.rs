@@ -277,6 +277,8 @@ fn claim_html(out: &mut String, report: &Report, r: &RecordReport, c: &ClaimRepo
     let _ = write!(out, r#"<p class="cite">cites {cited}{href}</p>"#);
     match e {
         Some(e) if !e.cited.is_empty() => out.push_str(&excerpt_html(&e.cited)),
+        // A shifted figure's line is shown below, as where the value stands.
+        _ if c.status == ClaimStatus::Shifted => {}
         _ => {
             if let (Some(n), Some(t)) = (c.found_line.or(c.lines.map(|l| l[0])), &c.line_text) {
                 out.push_str(&excerpt_html(&[ExcerptLine {
@@ -305,6 +307,16 @@ fn claim_html(out: &mut String, report: &Report, r: &RecordReport, c: &ClaimRepo
                 esc(s("reason"))
             );
         }
+    }
+    for f in mine.iter().filter(|f| f.code.as_str() == "line-out-of-range") {
+        let count = f.evidence.get("line_count").and_then(|v| v.as_u64()).unwrap_or(0);
+        let _ = write!(
+            out,
+            r#"<p class="note">The cited line is past the end of the document ({count} line(s)).</p>"#
+        );
+    }
+    if c.status == ClaimStatus::Missing && !mine.iter().any(|f| f.evidence.contains_key("rejected")) {
+        out.push_str(r#"<p class="note">The claimed value is nowhere in the document.</p>"#);
     }
     if c.status == ClaimStatus::Shifted {
         if let Some(n) = c.found_line {
