@@ -81,6 +81,12 @@ pub enum Command {
     Diff(DiffArgs),
     /// Print the effective configuration and where each value came from
     Config(ConfigArgs),
+    /// Check that an in-toto statement's subjects still match the record files
+    /// and the cited documents in the cache
+    #[command(
+        after_help = "Exit status: 0 every subject the same; 1 a record or document changed         (or a given file is not in the statement); 2 something could not be checked (a         document the cache lacks, an unreadable statement); 3 usage error."
+    )]
+    VerifyStatement(VerifyStatementArgs),
     /// Look after the cache: `pinaudit cache gc` deletes the mirror copies an
     /// audit moved aside (an audit never deletes a mirror)
     #[command(subcommand)]
@@ -159,6 +165,22 @@ pub struct ManArgs {
     /// this directory instead
     #[arg(long, value_name = "DIR")]
     pub dir: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyStatementArgs {
+    /// A statement written by `pinaudit audit --format in-toto`
+    #[arg(value_name = "STATEMENT")]
+    pub statement: PathBuf,
+    /// Record files to check against it [default: every record file it names]
+    #[arg(value_name = "PATH")]
+    pub(crate) paths: Vec<PathBuf>,
+    /// Cache directory, read offline [default: `cache/` beside the pinaudit.toml found, else the user's cache directory]
+    #[arg(long, value_name = "DIR", env = "PINAUDIT_CACHE")]
+    pub(crate) cache: Option<PathBuf>,
+    /// Allow file: URLs and local paths among the documents
+    #[arg(long)]
+    pub(crate) allow_local: bool,
 }
 
 #[derive(Debug, Args)]

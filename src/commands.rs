@@ -9,7 +9,7 @@ use std::path::Path;
 use crate::audit::{self, Options};
 use crate::cli::{
     AuditArgs, CompletionsArgs, ConfigArgs, ConfigChoice, DiffArgs, ExplainArgs, ImportArgs,
-    MergeArgs, PinArgs, ShowArgs,
+    MergeArgs, PinArgs, ShowArgs, VerifyStatementArgs,
 };
 use crate::config::{effective, Config, Effective, FetchSettings};
 use crate::exit::ExitStatus;
@@ -114,7 +114,13 @@ pub fn audit(args: AuditArgs, choice: &ConfigChoice) -> ExitStatus {
     let result = audit::run(&eff.inputs.value, &opts);
     warn_about_run(&result);
     let code = audit::exit_status(&result, eff.fail_on.value);
-    write_report(&args, result, code)
+    write_report(
+        &args,
+        result,
+        code,
+        eff.fail_on.value,
+        &eff.fetch.cache.value,
+    )
 }
 
 /// The audit's options from its merged settings; the exit status when a
@@ -220,7 +226,13 @@ fn warn_about_run(result: &AuditResult) {
 }
 
 /// Writes the report where it was asked for; `code` unless writing it fails.
-fn write_report(args: &AuditArgs, result: AuditResult, code: ExitStatus) -> ExitStatus {
+fn write_report(
+    args: &AuditArgs,
+    result: AuditResult,
+    code: ExitStatus,
+    fail_on: crate::audit::FailOn,
+    cache: &Path,
+) -> ExitStatus {
     let to_terminal = args.output.is_none() && args.color.stdout();
     // The result is not used after: its findings move into the report.
     let (mut report, rest) = report::Report::from_result(result);
@@ -254,14 +266,27 @@ fn write_report(args: &AuditArgs, result: AuditResult, code: ExitStatus) -> Exit
         }
         _ => 0,
     };
-    let mut text = report::render(
-        &report,
-        args.format,
-        &report::RenderOptions {
-            color: to_terminal && args.format == Format::Text,
-            shard: args.shard,
-        },
-    );
+    let mut text = if args.format == Format::Html {
+        // The proof sheet shows the cited lines with context, read from the cache.
+        let excerpts = report::html::excerpts(&rest, cache, args.fetch.allow_local);
+        report::html::render_with(&report, &excerpts)
+    } else {
+        report::render(
+            &report,
+            args.format,
+            &report::RenderOptions {
+                color: to_terminal && args.format == Format::Text,
+                shard: args.shard,
+                fail_on: Some(match fail_on {
+                    crate::audit::FailOn::Error => "error",
+                    crate::audit::FailOn::Warning => "warning",
+                    crate::audit::FailOn::Note => "note",
+                    crate::audit::FailOn::Never => "never",
+                }),
+                baseline: args.baseline.as_deref(),
+            },
+        )
+    };
     if hidden > 0 {
         let min = args.min_severity.map_or("", |m| m.severity().as_str());
         let _ = writeln!(
@@ -511,6 +536,26 @@ pub fn show(args: ShowArgs, choice: &ConfigChoice) -> ExitStatus {
         }
         Err(e) => {
             error(&e.to_string(), e.hint().as_deref());
+            ExitStatus::Incomplete
+        }
+    }
+}
+
+pub fn verify_statement(args: VerifyStatementArgs, choice: &ConfigChoice) -> ExitStatus {
+    let cache = match load_config(choice) {
+        Ok(c) => c.pick(args.cache, &c.cache, || c.default_cache()).value,
+        Err(code) => return code,
+    };
+    match crate::verify_statement::run(&args.statement, &args.paths, &cache, args.allow_local) {
+        Ok((text, code)) => {
+            out(&text);
+            code
+        }
+        Err(e) => {
+            error(
+                &e,
+                Some("give a statement written by `pinaudit audit --format in-toto`"),
+            );
             ExitStatus::Incomplete
         }
     }

@@ -22,6 +22,7 @@ pub(crate) mod pin;
 pub mod report;
 pub mod shard;
 pub(crate) mod show;
+pub(crate) mod verify_statement;
 
 pub use pinaudit_core::{check, codes, finding, fingerprint, matcher, record, result, url};
 pub use pinaudit_fetch as fetch;

@@ -46,6 +46,7 @@ fn main() -> ExitCode {
         Command::Man(args) => pinaudit::man::run(args),
         Command::Diff(args) => commands::diff(args, &config),
         Command::Config(args) => commands::config(args, &config),
+        Command::VerifyStatement(args) => commands::verify_statement(args, &config),
         Command::Cache(pinaudit::cli::CacheCommand::Gc(args)) => commands::cache_gc(args, &config),
     };
     let _ = std::io::stdout().flush();

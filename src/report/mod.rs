@@ -11,11 +11,15 @@ pub(crate) use v1::*;
 
 /// How a renderer is asked to render.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct RenderOptions {
+pub(crate) struct RenderOptions<'a> {
     /// Colour for a terminal (only formats meant for one use it).
     pub(crate) color: bool,
     /// The shard the report covers (SARIF names its run after it).
     pub(crate) shard: Option<crate::shard::Shard>,
+    /// `--fail-on` (as the flag names it) and `--baseline`, which an in-toto
+    /// statement records.
+    pub(crate) fail_on: Option<&'static str>,
+    pub(crate) baseline: Option<&'a std::path::Path>,
 }
 
 /// Every output format: one renderer module each, with
@@ -42,6 +46,8 @@ formats! {
     Markdown => markdown,
     Sarif => sarif,
     Github => github,
+    InToto => intoto,
+    Html => html,
 }
 
 pub use crate::record::short_rev;

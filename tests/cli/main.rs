@@ -31,6 +31,8 @@ one process, and a reader finds the tests of a capability by its name.
   subdirectory, no stray `./cache`), unpinned URLs as findings rather than an
   incomplete audit, stale sources in every summary, `--min-severity`.
 - [`regression`]: one test per defect found in review, named after the defect.
+- [`proof_sheet`]: `--format html` read back with an HTML parser: self-contained,
+  every claim with its badge and cited line, hostile text inert.
 - [`properties`]: property tests (proptest) of URL parsing, cache paths and redaction.
 - [`matcher_corpus`]: the value matcher against two labelled corpora of real-shaped
   benchmark documents, with their confusion matrices: one written with the rules
@@ -46,6 +48,8 @@ one process, and a reader finds the tests of a capability by its name.
 - [`net`]: git over smart HTTP bounded like `git://` (endless advertisement and
   pack, trickling servers, peak memory), names resolving to loopback refused
   (`--resolve`).
+- [`statement`]: `audit --format in-toto` against the in-toto Statement v1 and
+  predicate schemas, and `verify-statement` naming what changed since.
 - [`verdicts`]: statuses that say what happened: a network blip, side-branch
   drift, bare weight hashes, hints with real values.
 
@@ -74,6 +78,7 @@ mod large_documents;
 mod matcher_corpus;
 mod net;
 mod one_config;
+mod proof_sheet;
 mod properties;
 mod recheck;
 mod records;
@@ -82,5 +87,6 @@ mod scale;
 mod security;
 mod show;
 mod speed;
+mod statement;
 mod verdicts;
 mod workflows;

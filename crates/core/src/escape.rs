@@ -17,6 +17,7 @@
 //!   `<tag>`, `#`, `*`, `[`, `!` all render as themselves).
 //! - [`md_cell`]: either of the two made fit for a GFM table cell (`|` and `\`
 //!   escaped at the table level, which applies inside code spans too).
+//! - [`html`]: HTML text and attribute values (the proof sheet).
 //!
 //! JSON (and SARIF) go through serde, which escapes by construction. Renderers for
 //! new formats should call these rather than write their own.
@@ -135,6 +136,26 @@ fn closing_run(chars: &[char], from: usize, n: usize) -> Option<usize> {
 /// renders as `|`).
 pub fn md_cell(markdown: &str) -> String {
     markdown.replace('|', "\\|")
+}
+
+/// `s` as HTML text or a quoted attribute value: `&`, `<`, `>`, `"` and `'` as
+/// character references, and every control, escape or bidi character shown as
+/// `\u{…}` as for a terminal (a right-to-left override in a label must not
+/// reorder the verdict beside it).
+pub fn html(s: &str) -> String {
+    let visible = terminal(s);
+    let mut out = String::with_capacity(visible.len() + 8);
+    for c in visible.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
