@@ -1308,18 +1308,19 @@ impl Auth {
     fn callbacks(&self) -> RemoteCallbacks<'_> {
         let mut cb = RemoteCallbacks::new();
         cb.credentials(move |url, username, allowed| self.credentials(url, username, allowed));
-        if let Some((bar, shown)) = &self.progress {
-            cb.transfer_progress(move |p| {
-                bar.set_message(format!(
-                    "{shown}: {}/{} objects, {}",
-                    p.received_objects(),
-                    p.total_objects(),
-                    indicatif::HumanBytes(p.received_bytes() as u64)
-                ));
-                true
-            });
-        }
         cb
+    }
+
+    /// Shows objects and bytes received so far on the remote's progress line.
+    fn show_progress(&self, p: &git2::Progress<'_>) {
+        if let Some((bar, shown)) = &self.progress {
+            bar.set_message(format!(
+                "{shown}: {}/{} objects, {}",
+                p.received_objects(),
+                p.total_objects(),
+                indicatif::HumanBytes(p.received_bytes() as u64)
+            ));
+        }
     }
 }
 
@@ -1347,10 +1348,15 @@ impl<'r> Session<'r> {
         }
     }
 
-    /// Credentials, and the budget on every transfer.
+    /// Credentials, and on every transfer the progress line and the budget.
+    /// libgit2 keeps one transfer-progress callback: a second one set would
+    /// replace the first, so both jobs share this one.
     fn callbacks(&self) -> RemoteCallbacks<'_> {
         let mut cb = self.auth.callbacks();
-        cb.transfer_progress(|stats| self.budget.allows(stats.received_bytes() as u64));
+        cb.transfer_progress(|stats| {
+            self.auth.show_progress(&stats);
+            self.budget.allows(stats.received_bytes() as u64)
+        });
         cb
     }
 
