@@ -508,6 +508,67 @@ fn audit_fix_pins_a_source_that_names_only_a_branch() {
     assert_eq!(after.claim("bare", "decode")["status"], "verified");
 }
 
+/// A source given only as a blob URL (no `repository`, `revision` or `path`) is
+/// located by its URL: the report's source entry, a finding's location, its
+/// hint and its SARIF link all name the repository, the commit and the path.
+#[test]
+fn a_source_given_only_as_a_url_has_its_location() {
+    let (forge, _repo, c) = crate::common::forge::forge_with_readme();
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let ws = Scratch::new();
+    let mut pin = good_pin("bare-url", c);
+    for key in ["repository", "revision", "path", "sha256"] {
+        crate::common::inputs::remove(&mut pin["sources"][0], key);
+    }
+    let file = ws.write_pin(&pin);
+    let run = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
+    let s = run.source("bare-url", "readme");
+    assert_eq!(
+        s["repository"],
+        format!("https://github.com/{NAME}"),
+        "{s:#}"
+    );
+    assert_eq!(s["revision"], c.to_string(), "{s:#}");
+    assert_eq!(s["path"], "README.md", "{s:#}");
+    assert_eq!(run.claim("bare-url", "decode")["status"], "verified");
+    let f = run.only("missing-hash");
+    assert_eq!(
+        f["location"]["repository"],
+        format!("https://github.com/{NAME}")
+    );
+    assert_eq!(f["location"]["revision"], c.to_string());
+    assert_eq!(f["location"]["path"], "README.md");
+    let hint = f["hint"].as_str().unwrap_or_default();
+    let short = &c.to_string()[..7];
+    assert!(
+        hint.contains(&format!("git show {short}:README.md | sha256sum"))
+            && !hint.contains("COMMIT:PATH"),
+        "{hint}"
+    );
+
+    let sarif = ws.run([
+        "audit",
+        "--cache",
+        "cache",
+        "--format",
+        "sarif",
+        "--rewrite",
+        &to_daemon(&daemon),
+        &file,
+    ]);
+    let sarif: Value = serde_json::from_str(&sarif.stdout).expect("SARIF is JSON");
+    let results = assert_valid_sarif(&sarif);
+    let missing = results
+        .iter()
+        .find(|r| r["ruleId"] == "missing-hash")
+        .expect("missing-hash");
+    assert_eq!(
+        missing["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        format!("https://github.com/{NAME}/blob/{c}/README.md"),
+        "{missing:#}"
+    );
+}
+
 // --- Shards and merge --------------------------------------------------------------
 
 #[test]
