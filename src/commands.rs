@@ -502,10 +502,14 @@ pub fn show(args: ShowArgs) -> ExitStatus {
         let (mut out, shown) =
             crate::show::render(&repo, &resolved, args.context, args.max_document_size)?;
         if args.history {
+            // Colour only on a terminal, and never under NO_COLOR.
+            let color = std::io::IsTerminal::is_terminal(&std::io::stdout())
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
             out.push_str(&crate::show::history(
                 &repo,
                 &resolved,
                 args.max_document_size,
+                color,
             )?);
         }
         Ok((out, shown))
