@@ -1722,6 +1722,39 @@ mod tests {
         }
     }
 
+    /// The progress line shows objects and bytes: the budget's callback on the
+    /// same transfer must not replace it.
+    #[test]
+    fn a_cold_fetch_shows_objects_and_bytes_on_the_progress_line() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let origin = Repository::init(dir.path().join("origin")).expect("init");
+        let sig = git2::Signature::now("T", "t@example.invalid").expect("signature");
+        let blob = origin.blob(b"decode: 2.9 tok/s\n").expect("blob");
+        let mut tree = origin.treebuilder(None).expect("treebuilder");
+        tree.insert("notes.md", blob, 0o100644).expect("insert");
+        let tree = origin.find_tree(tree.write().expect("tree")).expect("tree");
+        let commit = origin
+            .commit(Some("HEAD"), &sig, &sig, "notes", &tree, &[])
+            .expect("commit");
+        let url = format!("file://{}", dir.path().join("origin").display());
+        let cache = GitCache::new(dir.path().join("cache"));
+        let bar = indicatif::ProgressBar::hidden();
+        cache
+            .sync_docs(
+                "https://example.invalid/o/r.git",
+                &url,
+                &[(commit, None)],
+                &SyncOptions::default(),
+                Some(bar.clone()),
+            )
+            .expect("sync");
+        let shown = bar.message();
+        assert!(
+            shown.contains(" objects, ") && shown.ends_with('B'),
+            "{shown:?}"
+        );
+    }
+
     #[test]
     fn credentials_are_offered_once() {
         let auth = Auth::new("https://github.com/o/r.git", Some("ghp_t0ken".to_string()));
