@@ -126,6 +126,9 @@ pub struct PinArgs {
     /// Add the source and claim to this pin file (created when missing)
     #[arg(long, value_name = "FILE")]
     pub(crate) into: Option<PathBuf>,
+    /// Write the claim even when its value is not on the cited line
+    #[arg(long)]
+    pub(crate) force: bool,
     /// The largest document read, in bytes (suffixes K, M, G: powers of 1024); a
     /// larger one is refused before it is read
     #[arg(long, value_name = "SIZE", default_value = "50M", value_parser = parse_size)]

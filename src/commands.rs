@@ -516,10 +516,14 @@ pub fn show(args: ShowArgs, choice: &ConfigChoice) -> ExitStatus {
         let (mut out, shown) =
             crate::show::render(&repo, &resolved, args.context, args.max_document_size)?;
         if args.history {
+            // Colour only on a terminal, and never under NO_COLOR.
+            let color = std::io::IsTerminal::is_terminal(&std::io::stdout())
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
             out.push_str(&crate::show::history(
                 &repo,
                 &resolved,
                 args.max_document_size,
+                color,
             )?);
         }
         Ok((out, shown))
@@ -567,19 +571,40 @@ fn fix(args: &AuditArgs, eff: &Effective, opts: &Options) {
     let collected = input::collect(&eff.inputs.value, &opts.walk);
     let cache = crate::fetch::GitCache::new(&eff.fetch.cache.value);
     let plan = eff.fetch.sync_plan(opts.rewrites.clone(), 1, !args.quiet);
-    for file in collected.files.iter().map(|(f, _)| f).filter(|f| {
-        f.extension()
+    let (mut fixed, mut files, mut left) = (0, 0, 0);
+    for file in collected.files.iter().map(|(f, _)| f) {
+        let is_json = file
+            .extension()
             .and_then(|e| e.to_str())
-            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
-    }) {
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+        if !is_json {
+            for c in crate::pin::unfixed_in_record_document(file) {
+                left += 1;
+                note(&format!("left as written: {c}"));
+            }
+            continue;
+        }
         match crate::pin::fix_pin_file(&cache, file, &plan) {
             Ok(changes) => {
+                let before = fixed;
                 for c in changes {
-                    note(&format!("fixed: {c}"));
+                    if c.starts_with("cannot pin") {
+                        left += 1;
+                        note(&format!("left as written: {c}"));
+                    } else {
+                        fixed += 1;
+                        note(&format!("fixed: {c}"));
+                    }
                 }
+                files += usize::from(fixed > before);
             }
             Err(e) => error(&e.to_string(), e.hint().as_deref()),
         }
+    }
+    if !args.quiet {
+        note(&format!(
+            "--fix: {fixed} revision(s) pinned in {files} pin file(s); {left} left as written"
+        ));
     }
 }
 
@@ -596,6 +621,7 @@ pub fn pin(args: PinArgs, choice: &ConfigChoice) -> ExitStatus {
         unit: args.unit.clone(),
         label: args.label.clone(),
         max_document_size: args.max_document_size,
+        force: args.force,
     };
     let outcome = match crate::pin::pin(&cache, &req, &fetch.sync_plan(rewrites, 1, true)) {
         Ok(o) => o,
@@ -609,15 +635,14 @@ pub fn pin(args: PinArgs, choice: &ConfigChoice) -> ExitStatus {
     }
     match &args.into {
         Some(file) => {
-            if let Err(e) = crate::pin::add_to(file, &outcome) {
-                error(&e.to_string(), e.hint().as_deref());
-                return ExitStatus::Incomplete;
-            }
-            note(&format!(
-                "added `{}` to `{}`",
-                outcome.source["id"].as_str().unwrap_or("?"),
-                file.display()
-            ));
+            let id = match crate::pin::add_to(file, &outcome) {
+                Ok(id) => id,
+                Err(e) => {
+                    error(&e.to_string(), e.hint().as_deref());
+                    return ExitStatus::Incomplete;
+                }
+            };
+            note(&format!("added `{id}` to `{}`", file.display()));
         }
         None => {
             let mut fragment = serde_json::Map::new();

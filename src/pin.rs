@@ -50,6 +50,8 @@ pub(crate) struct Request {
     pub(crate) label: Option<String>,
     /// `--max-document-size`: a larger document is refused before it is read.
     pub(crate) max_document_size: u64,
+    /// `--force`: write the claim even when its value is not on the line.
+    pub(crate) force: bool,
 }
 
 /// A URL resolved to the commit its revision names now.
@@ -202,6 +204,9 @@ pub(crate) struct Outcome {
     pub(crate) notes: Vec<String>,
     /// False when a value was given and is not on the line (nor anywhere near).
     pub(crate) value_found: bool,
+    /// The claim's label was made from the source id (no `--label`), so it
+    /// follows the id the source gets in a pin file.
+    pub(crate) default_label: bool,
 }
 
 /// Pins one URL: resolve, fetch, hash, and check the value on the line.
@@ -269,12 +274,16 @@ pub(crate) fn pin(cache: &GitCache, req: &Request, plan: &SyncPlan) -> Result<Ou
                         lines = Lines::single(at).ok();
                     }
                     None => {
-                        value_found = false;
-                        notes.push(format!(
+                        let message = format!(
                             "`{v}` is on no line of `{}` at `{}`",
                             p.path,
                             p.commit.short()
-                        ));
+                        );
+                        if !req.force {
+                            return Err(not_found(message));
+                        }
+                        value_found = false;
+                        notes.push(message);
                     }
                 }
             } else if let (Some(v), Some(l)) = (value, lines) {
@@ -301,13 +310,17 @@ pub(crate) fn pin(cache: &GitCache, req: &Request, plan: &SyncPlan) -> Result<Ou
                     ));
                     lines = Lines::single(now).ok();
                 } else {
-                    value_found = false;
-                    notes.push(format!(
+                    let message = format!(
                         "`{v}` is not on line {} of `{}` at `{}`, nor on any other line",
                         l.first(),
                         p.path,
                         p.commit.short()
-                    ));
+                    );
+                    if !req.force {
+                        return Err(not_found(message));
+                    }
+                    value_found = false;
+                    notes.push(message);
                 }
             }
             let mut url = crate::fetch::redact(&base);
@@ -334,12 +347,135 @@ pub(crate) fn pin(cache: &GitCache, req: &Request, plan: &SyncPlan) -> Result<Ou
         claim,
         notes,
         value_found,
+        default_label: req.label.is_none(),
     })
 }
 
+/// A claim whose value `pin` could not find is not written: it would fail the
+/// first audit, and the person pinning is there to correct it now.
+fn not_found(message: String) -> PinError {
+    input(
+        format!("{message}; no claim written"),
+        "check the value and the line (`pinaudit show URL#LN`), or pass --force to write the claim anyway",
+    )
+}
+
+/// Refuses to write `path` when it is a symbolic link: the new file would
+/// replace the link (or write where it points, outside what was named).
+fn refuse_symlink(path: &Path) -> Result<(), PinError> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => Err(input(
+            format!(
+                "`{}` is a symbolic link; pinaudit does not write through it",
+                path.display()
+            ),
+            "give the pin file itself, not a link to it",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Writes `text` to `path` whole or not at all: into a temporary file beside
+/// it, flushed, then renamed over it, keeping the old file's permissions.
+fn write_whole(path: &Path, text: &str) -> Result<(), PinError> {
+    use std::io::Write as _;
+    let cannot = |e: std::io::Error| {
+        input(
+            format!("cannot write `{}`: {e}", path.display()),
+            "check the path",
+        )
+    };
+    let dir = match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                input(
+                    format!("cannot create `{}`: {e}", dir.display()),
+                    "check the path",
+                )
+            })?;
+            dir
+        }
+        None => Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".pinaudit-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(cannot)?;
+    tmp.write_all(text.as_bytes()).map_err(cannot)?;
+    // A temporary file is private (0600); a pin file is not.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o7777);
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(mode))
+            .map_err(cannot)?;
+    }
+    tmp.as_file().sync_all().map_err(cannot)?;
+    tmp.persist(path).map_err(|e| cannot(e.error))?;
+    Ok(())
+}
+
+/// What names a source's document: (repository, revision, path), the
+/// repository compared as its clone URL in lowercase.
+fn document_key(source: &Value) -> Option<(String, String, String)> {
+    let text = |k: &str| source.get(k).and_then(Value::as_str).map(str::to_string);
+    let from_url = text("url").and_then(|u| forge_url::parse(&u).ok());
+    let repo = text("repository")
+        .and_then(|r| forge_url::parse_repository(&r))
+        .or_else(|| from_url.clone())?
+        .clone_url()
+        .to_ascii_lowercase();
+    let revision = text("revision").or_else(|| {
+        from_url
+            .as_ref()
+            .and_then(|u| u.revision.as_ref())
+            .map(|r| r.as_str().to_string())
+    })?;
+    let path = text("path").or_else(|| from_url.as_ref().and_then(|u| u.path.clone()))?;
+    Some((repo, revision, path))
+}
+
+/// The id the new source `new` gets among `sources`: the id of a source that
+/// names the same document (same repository, revision and path), else its own
+/// id (the document's file name) when free, else the file name after the
+/// repository's name (`bench-README.md`), else that with `-2`, `-3`, ….
+fn source_id(sources: &[Value], new: &Value) -> (String, bool) {
+    let key = document_key(new);
+    if let Some(same) = sources
+        .iter()
+        .find(|s| key.is_some() && document_key(s) == key)
+        .and_then(|s| s["id"].as_str())
+    {
+        return (same.to_string(), true);
+    }
+    let taken = |id: &str| sources.iter().any(|s| s["id"].as_str() == Some(id));
+    let base = new["id"].as_str().unwrap_or("document").to_string();
+    if !taken(&base) {
+        return (base, false);
+    }
+    let repo_name = new["repository"]
+        .as_str()
+        .and_then(forge_url::parse_repository)
+        .and_then(|r| r.repo_path.rsplit('/').next().map(str::to_string))
+        .unwrap_or_else(|| "source".into());
+    let qualified = format!("{repo_name}-{base}");
+    if !taken(&qualified) {
+        return (qualified, false);
+    }
+    let n = (2..)
+        .find(|n| !taken(&format!("{qualified}-{n}")))
+        .unwrap_or(2);
+    (format!("{qualified}-{n}"), false)
+}
+
 /// Adds the fragment to the pin file `into` (created when missing): the source
-/// unless one with its id is there already, and the claim.
-pub(crate) fn add_to(into: &Path, outcome: &Outcome) -> Result<(), PinError> {
+/// unless one naming the same document (repository, revision, path) is there
+/// already, under an id no other source has, and the claim citing it. Returns
+/// the source's id in the file.
+pub(crate) fn add_to(into: &Path, outcome: &Outcome) -> Result<String, PinError> {
+    refuse_symlink(into)?;
     let mut file: Value = match std::fs::read_to_string(into) {
         Ok(text) => serde_json::from_str(&text).map_err(|e| {
             input(
@@ -378,33 +514,35 @@ pub(crate) fn add_to(into: &Path, outcome: &Outcome) -> Result<(), PinError> {
     };
     list(obj, "sources")?;
     list(obj, "claims")?;
+    let mut id = outcome.source["id"]
+        .as_str()
+        .unwrap_or("document")
+        .to_string();
     if let Some(sources) = obj.get_mut("sources").and_then(Value::as_array_mut) {
-        if !sources.iter().any(|s| s["id"] == outcome.source["id"]) {
-            sources.push(outcome.source.clone());
+        let (chosen, existing) = source_id(sources, &outcome.source);
+        if !existing {
+            let mut source = outcome.source.clone();
+            source["id"] = Value::String(chosen.clone());
+            sources.push(source);
         }
+        id = chosen;
     }
     if let (Some(c), Some(claims)) = (
         &outcome.claim,
         obj.get_mut("claims").and_then(Value::as_array_mut),
     ) {
-        claims.push(c.clone());
+        let mut claim = c.clone();
+        claim["source"] = Value::String(id.clone());
+        if outcome.default_label {
+            let line = claim["lines"][0].as_u64().unwrap_or(0);
+            claim["label"] = Value::String(format!("{id} line {line}"));
+        }
+        claims.push(claim);
     }
     let mut text = serde_json::to_string_pretty(&file).unwrap_or_default();
     text.push('\n');
-    if let Some(dir) = into.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| {
-            input(
-                format!("cannot create `{}`: {e}", dir.display()),
-                "check the path",
-            )
-        })?;
-    }
-    std::fs::write(into, text).map_err(|e| {
-        input(
-            format!("cannot write `{}`: {e}", into.display()),
-            "check the path",
-        )
-    })
+    write_whole(into, &text)?;
+    Ok(id)
 }
 
 /// `audit --fix`: rewrites every unpinned URL of the pin file `file` (a branch,
@@ -415,6 +553,7 @@ pub(crate) fn fix_pin_file(
     file: &Path,
     plan: &SyncPlan,
 ) -> Result<Vec<String>, PinError> {
+    refuse_symlink(file)?;
     let text = std::fs::read_to_string(file).map_err(|e| {
         input(
             format!("cannot read `{}`: {e}", file.display()),
@@ -489,14 +628,41 @@ pub(crate) fn fix_pin_file(
     if changes.iter().any(|c| !c.starts_with("cannot pin")) {
         let mut out = serde_json::to_string_pretty(&v).unwrap_or_default();
         out.push('\n');
-        std::fs::write(file, out).map_err(|e| {
-            input(
-                format!("cannot write `{}`: {e}", file.display()),
-                "check the path",
-            )
-        })?;
+        write_whole(file, &out)?;
     }
     Ok(changes)
+}
+
+/// `audit --fix` over a record document (Markdown, YAML, …): it is never
+/// rewritten (its prose and layout are its author's), so each source it would
+/// have pinned is said, with the command that gives the commit.
+pub(crate) fn unfixed_in_record_document(file: &Path) -> Vec<String> {
+    let Some(record) = crate::input::load_found(file).and_then(|i| i.record) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for s in &record.sources {
+        let from_url = s.url.as_deref().and_then(|u| forge_url::parse(u).ok());
+        let moving = match (&s.revision, &from_url) {
+            (Some(Revision::Ref(r)), _) => Some(r.clone()),
+            (_, Some(u)) if !u.is_pinned() => u.revision.as_ref().map(|r| r.as_str().to_string()),
+            _ => None,
+        };
+        let Some(rev) = moving else { continue };
+        let how = match s.url.as_deref() {
+            Some(u) => format!(
+                "pin it with `pinaudit pin '{}'` and write the commit into the document",
+                crate::fetch::redact(u)
+            ),
+            None => "write the commit it names into the document".to_string(),
+        };
+        out.push(format!(
+            "{}: source `{}` cites `{rev}`, not a commit; record documents are never rewritten: {how}",
+            file.display(),
+            s.id
+        ));
+    }
+    out
 }
 
 /// A source whose own `revision` is a branch, tag or short id (whatever its URL

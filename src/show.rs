@@ -8,6 +8,7 @@ use std::path::Path;
 use git2::Oid;
 
 use crate::check::claims::expected;
+use crate::check::upstream::Fate;
 use crate::check::SourceText;
 use crate::fetch::{CachedRepo, FetchError, GitCache};
 use crate::matcher;
@@ -236,7 +237,7 @@ pub(crate) fn render(
     let _ = writeln!(
         out,
         "{} @ {} ({})",
-        t.path,
+        esc(&t.path),
         t.commit.short(),
         crate::fetch::redact(&t.remote)
     );
@@ -260,7 +261,7 @@ pub(crate) fn render(
         let text = doc.line(n).unwrap_or("");
         let cited = n >= r.lines.first() && n <= r.lines.last();
         let mark = if cited { '>' } else { ' ' };
-        let _ = writeln!(out, "{mark} {n:>width$} | {text}");
+        let _ = writeln!(out, "{mark} {n:>width$} | {}", esc(text));
         if let (true, Some(exp)) = (cited, exp.as_ref()) {
             let index = n as usize - 1;
             let found = document.cited(index..index + 1, exp);
@@ -271,8 +272,9 @@ pub(crate) fn render(
                 _ => None,
             };
             if let Some((span, says)) = mark.filter(|(s, _)| text.get(s.clone()).is_some()) {
-                let pad = text[..span.start].chars().count();
-                let len = text[span].chars().count().max(1);
+                // Columns as printed: an escaped character is wider.
+                let pad = esc(&text[..span.start]).chars().count();
+                let len = esc(&text[span]).chars().count().max(1);
                 let _ = writeln!(
                     out,
                     "  {:width$} | {}{} {says}",
@@ -292,15 +294,44 @@ pub(crate) fn render(
             let _ = writeln!(
                 out,
                 "claim `{}` ({}) is not on the cited line(s)",
-                c.label, exp.value
+                esc(&c.label),
+                exp.value
             );
         }
     }
     Ok((out, true))
 }
 
-/// How the cited lines changed from the pin to the head, commit by commit.
-pub(crate) fn history(repo: &CachedRepo, r: &Resolved, max: u64) -> Result<String, ShowError> {
+/// At most this many lines of a cited range are followed through the history.
+const FOLLOWED_LINES: usize = 10;
+
+/// Documents larger than this are not searched for a figure that left its
+/// document (a changed file of the commit that removed its line).
+const SEARCHED_BYTES: u64 = 4 << 20;
+
+/// A cited line followed from the pin to the head.
+struct Followed {
+    /// Its number at the pin.
+    cited: u32,
+    /// Its text at the pin.
+    pinned: String,
+    /// Its number in the followed document now; `None` once it is gone.
+    line: Option<u32>,
+}
+
+/// How the figure fared from the pin to the head, commit by commit: one row per
+/// commit that touched the followed document (short commit, date, author, the
+/// followed line and whether it still carries the value), following the value
+/// when it moves to another line or, when its line is gone, to the line of the
+/// same document or of a file the commit changed that carries it in the same
+/// context; then a word diff of each pinned line against its line at the head.
+/// Every string read from the repository goes through the terminal escape.
+pub(crate) fn history(
+    repo: &CachedRepo,
+    r: &Resolved,
+    max: u64,
+    color: bool,
+) -> Result<String, ShowError> {
     let t = &r.target;
     let mut out = String::new();
     let Some(head) = repo.head() else {
@@ -310,13 +341,13 @@ pub(crate) fn history(repo: &CachedRepo, r: &Resolved, max: u64) -> Result<Strin
         );
         return Ok(out);
     };
-    let read = |commit: Oid| -> Result<Option<SourceText>, ShowError> {
-        check_size(repo, commit, &t.path, max)?;
+    let read = |commit: Oid, path: &str| -> Result<Option<SourceText>, ShowError> {
+        check_size(repo, commit, path, max)?;
         Ok(repo
-            .read_blob(commit, &t.path)?
+            .read_blob(commit, path)?
             .map(|b| SourceText::new(&b.bytes)))
     };
-    let Some(mut current) = read(git_oid(t))? else {
+    let Some(pinned_doc) = read(git_oid(t), &t.path)? else {
         return Ok(out);
     };
     let _ = writeln!(
@@ -326,14 +357,7 @@ pub(crate) fn history(repo: &CachedRepo, r: &Resolved, max: u64) -> Result<Strin
         t.commit.short(),
         &head.to_string()[..7]
     );
-    // Each cited line that exists at the pin, followed through the history:
-    // Some(line number), or None once removed. Lines past the end were never
-    // there to be removed, and a range like L1-L100000000 must not allocate a
-    // slot per cited line.
-    let end = last_line(&current);
-    let mut tracked: Vec<Option<u32>> = (r.lines.first()..=r.lines.last().min(end))
-        .map(Some)
-        .collect();
+    let end = last_line(&pinned_doc);
     if r.lines.last() > end {
         let past = Lines::new(end.saturating_add(1).max(r.lines.first()), r.lines.last())
             .map_or_else(|_| r.lines.to_string(), |l| l.to_string());
@@ -343,70 +367,335 @@ pub(crate) fn history(repo: &CachedRepo, r: &Resolved, max: u64) -> Result<Strin
             t.commit.short()
         );
     }
-    if tracked.is_empty() {
+    let exp = r.claim.as_ref().and_then(expected);
+    // A claim follows the line its value stands on (its first cited line when
+    // the value is not there); a URL, each cited line (the first few of a
+    // long range).
+    let first = r.lines.first();
+    let last = r.lines.last().min(end);
+    let numbers: Vec<u32> = match &exp {
+        Some(e) if first <= last => {
+            let all = pinned_doc.lines();
+            let document = matcher::Document::new(&all, pinned_doc.layout());
+            let found = document.cited(first as usize - 1..last as usize, e).found;
+            vec![found.map_or(first, |(i, _)| i as u32 + 1)]
+        }
+        _ => (first..=last).take(FOLLOWED_LINES).collect(),
+    };
+    if numbers.is_empty() {
         return Ok(out);
     }
-    let commits = repo.path_history(&t.path, git_oid(t), head)?;
-    let mut listed = 0;
-    for commit in commits {
-        let next = read(commit)?;
-        let old = current.lines();
-        let new = next.as_ref().map(|n| n.lines()).unwrap_or_default();
-        let fates = crate::check::upstream::follow(&old, &new);
-        let mut changes = Vec::new();
-        for slot in tracked.iter_mut() {
-            let Some(n) = *slot else { continue };
-            let before = old.get(n as usize - 1).copied().unwrap_or("");
-            match fates.get(n as usize - 1).copied() {
-                Some(crate::check::upstream::Fate::Kept(h)) => *slot = Some(h),
-                Some(crate::check::upstream::Fate::Edited(h)) => {
-                    *slot = Some(h);
-                    let after = new.get(h as usize - 1).copied().unwrap_or("");
-                    if after.trim() != before.trim() {
-                        changes.push(format!("L{h}: {}", after.trim()));
+    let spanned = last.saturating_sub(first) as usize + 1;
+    if exp.is_none() && spanned > FOLLOWED_LINES {
+        let _ = writeln!(
+            out,
+            "  the first {FOLLOWED_LINES} of the {spanned} cited lines are followed"
+        );
+    }
+    let mut followed: Vec<Followed> = numbers
+        .iter()
+        .map(|&n| Followed {
+            cited: n,
+            pinned: pinned_doc.line(n).unwrap_or("").to_string(),
+            line: Some(n),
+        })
+        .collect();
+    let mut path = t.path.clone();
+    let mut current = pinned_doc;
+    let pin = git_oid(t);
+    row(
+        repo,
+        pin,
+        &path,
+        &t.path,
+        &followed,
+        &current,
+        exp.as_ref(),
+        &mut out,
+        " (the pin)",
+    );
+    let mut from = pin;
+    let mut rows = 0;
+    'paths: loop {
+        for commit in repo.path_history(&path, from, head)? {
+            let next = read(commit, &path)?;
+            let old = current.lines();
+            let new = next.as_ref().map(|n| n.lines()).unwrap_or_default();
+            let fates = crate::check::upstream::follow(&old, &new);
+            let mut lost = false;
+            for f in followed.iter_mut() {
+                let Some(n) = f.line else { continue };
+                f.line = match fates.get(n as usize - 1).copied() {
+                    Some(Fate::Kept(h) | Fate::Edited(h)) => Some(h),
+                    _ => next
+                        .as_ref()
+                        .and_then(|doc| refind(doc, &f.pinned, exp.as_ref())),
+                };
+                lost |= f.line.is_none();
+            }
+            // One figure whose line left the document: it may have moved to
+            // another file of the commit.
+            let mut moved = None;
+            if lost && followed.len() == 1 {
+                for other in repo.changed_files(commit)? {
+                    if other == path
+                        || repo.blob_size_at(commit, &other)?.unwrap_or(0) > SEARCHED_BYTES.min(max)
+                    {
+                        continue;
+                    }
+                    let Some(doc) = read(commit, &other)? else {
+                        continue;
+                    };
+                    if let Some(n) = refind(&doc, &followed[0].pinned, exp.as_ref()) {
+                        followed[0].line = Some(n);
+                        moved = Some((other, doc));
+                        break;
                     }
                 }
-                _ => {
-                    *slot = None;
-                    changes.push(format!("L{n} removed (was: {})", before.trim()));
+            }
+            rows += 1;
+            match (moved, next) {
+                (Some((other, doc)), _) => {
+                    path = other;
+                    current = doc;
+                    row(
+                        repo,
+                        commit,
+                        &path,
+                        &t.path,
+                        &followed,
+                        &current,
+                        exp.as_ref(),
+                        &mut out,
+                        "",
+                    );
+                    from = commit;
+                    continue 'paths;
+                }
+                (None, Some(doc)) => {
+                    current = doc;
+                    row(
+                        repo,
+                        commit,
+                        &path,
+                        &t.path,
+                        &followed,
+                        &current,
+                        exp.as_ref(),
+                        &mut out,
+                        "",
+                    );
+                }
+                (None, None) => {
+                    followed.iter_mut().for_each(|f| f.line = None);
+                    row(
+                        repo,
+                        commit,
+                        &path,
+                        &t.path,
+                        &followed,
+                        &current,
+                        exp.as_ref(),
+                        &mut out,
+                        "",
+                    );
+                    let _ = writeln!(out, "      `{}` removed", esc(&path));
+                    break 'paths;
                 }
             }
         }
-        if !changes.is_empty() {
-            listed += 1;
-            let (date, subject) = repo.commit_summary(commit).unwrap_or_default();
-            let _ = writeln!(out, "  {} {} {}", &commit.to_string()[..7], date, subject);
-            for c in changes {
-                let _ = writeln!(out, "      {c}");
-            }
-        }
-        match next {
-            Some(n) => current = n,
-            None => {
-                let _ = writeln!(out, "  {} removed `{}`", &commit.to_string()[..7], t.path);
-                tracked.iter_mut().for_each(|s| *s = None);
-                break;
-            }
-        }
+        break;
     }
-    if listed == 0 {
-        let _ = writeln!(out, "  no commit changed the cited line(s)");
+    if rows == 0 {
+        let _ = writeln!(out, "  no commit touched `{}` after the pin", esc(&path));
     }
     let _ = writeln!(out, "at the head {}:", &head.to_string()[..7]);
-    for (i, slot) in tracked.iter().enumerate() {
-        let cited = r.lines.first().saturating_add(i as u32);
-        match slot {
+    for f in &followed {
+        match f.line {
             Some(n) => {
-                let _ = writeln!(
-                    out,
-                    "  L{cited} is now L{n}: {}",
-                    current.line(*n).unwrap_or("").trim()
+                let at = place(&path, &t.path, n);
+                let now = current.line(n).unwrap_or("");
+                let line = format!(
+                    "  L{} is now {at}: {}",
+                    f.cited,
+                    word_diff(f.pinned.trim(), now.trim(), color)
                 );
+                let _ = writeln!(out, "{}", line.trim_end());
             }
             None => {
-                let _ = writeln!(out, "  L{cited} was removed");
+                let _ = writeln!(
+                    out,
+                    "  L{} was removed (was: {})",
+                    f.cited,
+                    esc(f.pinned.trim())
+                );
             }
         }
     }
     Ok(out)
+}
+
+fn esc(s: &str) -> std::borrow::Cow<'_, str> {
+    crate::report::escape::terminal(s)
+}
+
+/// `L46` in the cited document, `DETAILS.md:L48` in another.
+fn place(path: &str, cited_path: &str, line: u32) -> String {
+    if path == cited_path {
+        format!("L{line}")
+    } else {
+        format!("{}:L{line}", esc(path))
+    }
+}
+
+/// One row of the history: commit, date, author, subject, then where each
+/// followed line stands and what it says of the figure.
+#[allow(clippy::too_many_arguments)]
+fn row(
+    repo: &CachedRepo,
+    commit: Oid,
+    path: &str,
+    cited_path: &str,
+    followed: &[Followed],
+    doc: &SourceText,
+    exp: Option<&matcher::Expected>,
+    out: &mut String,
+    mark: &str,
+) {
+    let (date, subject) = repo.commit_summary(commit).unwrap_or_default();
+    let author = repo.commit_author(commit).unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "  {} {date} {}: {}{mark}",
+        &commit.to_string()[..7],
+        esc(&author),
+        esc(&subject)
+    );
+    let all = doc.lines();
+    let document = matcher::Document::new(&all, doc.layout());
+    for f in followed {
+        let Some(n) = f.line else {
+            let _ = writeln!(out, "      L{} is gone", f.cited);
+            continue;
+        };
+        let text = doc.line(n).unwrap_or("");
+        let says = match exp {
+            Some(e)
+                if document
+                    .cited(n as usize - 1..n as usize, e)
+                    .found
+                    .is_some() =>
+            {
+                format!("carries {}", e.value)
+            }
+            Some(e) => match crate::check::upstream::value_at_head(&f.pinned, text, e) {
+                Some(now) => format!("no longer carries {}: now {}", e.value, esc(&now)),
+                None => format!("no longer carries {}", e.value),
+            },
+            None if text.trim() == f.pinned.trim() => "as pinned".to_string(),
+            None => "edited".to_string(),
+        };
+        let line = format!(
+            "      {} {says}: {}",
+            place(path, cited_path, n),
+            esc(text.trim())
+        );
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
+}
+
+/// The line of `doc` that carries the figure in the context of its pinned line
+/// `pinned` (a claim: a line carrying its value, most like `pinned`, at least
+/// half alike; a URL: the line most like `pinned`, at least four fifths alike),
+/// as a line number.
+fn refind(doc: &SourceText, pinned: &str, exp: Option<&matcher::Expected>) -> Option<u32> {
+    let all = doc.lines();
+    let document = matcher::Document::new(&all, doc.layout());
+    let want = crate::check::excerpt(pinned);
+    let min = if exp.is_some() { 0.5 } else { 0.8 };
+    let mut best: Option<(f32, usize)> = None;
+    for (i, line) in all.iter().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        if let Some(e) = exp {
+            if document.cited(i..i + 1, e).found.is_none() {
+                continue;
+            }
+        }
+        let ratio =
+            similar::TextDiff::from_chars(want.as_str(), crate::check::excerpt(line).as_str())
+                .ratio();
+        if ratio >= min && best.is_none_or(|(b, _)| ratio > b) {
+            best = Some((ratio, i));
+        }
+    }
+    best.map(|(_, i)| i as u32 + 1)
+}
+
+/// A word diff of `old` against `new`: removed words as `[-old-]`, added ones
+/// as `{+new+}`, in red and green on a terminal that takes colour.
+pub(crate) fn word_diff(old: &str, new: &str, color: bool) -> String {
+    use similar::ChangeTag;
+    let diff = similar::TextDiff::from_words(old, new);
+    let mut out = String::new();
+    let mut run: Option<(ChangeTag, String)> = None;
+    let flush = |run: &mut Option<(ChangeTag, String)>, out: &mut String| {
+        let Some((tag, text)) = run.take() else {
+            return;
+        };
+        let text = esc(&text).into_owned();
+        let (open, close, paint) = match tag {
+            ChangeTag::Equal => ("", "", None),
+            ChangeTag::Delete => ("[-", "-]", Some(anstyle::AnsiColor::Red)),
+            ChangeTag::Insert => ("{+", "+}", Some(anstyle::AnsiColor::Green)),
+        };
+        match paint.filter(|_| color) {
+            Some(c) => {
+                let style = anstyle::Style::new().fg_color(Some(c.into()));
+                let _ = write!(out, "{style}{open}{text}{close}{style:#}");
+            }
+            None => {
+                let _ = write!(out, "{open}{text}{close}");
+            }
+        }
+    };
+    for change in diff.iter_all_changes() {
+        let tag = change.tag();
+        let value = change.value();
+        match &mut run {
+            Some((t, text)) if *t == tag => text.push_str(value),
+            _ => {
+                flush(&mut run, &mut out);
+                run = Some((tag, value.to_string()));
+            }
+        }
+    }
+    flush(&mut run, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn word_diff_marks_removed_and_added_words() {
+        assert_eq!(
+            word_diff("| 8K prefill | 79.6 |", "| 8K prefill | 81.2 |", false),
+            "| 8K prefill | [-79.6-]{+81.2+} |"
+        );
+        assert_eq!(
+            word_diff("decode: 2.9 tok/s", "decode: 3.1 tok/s (driver 580)", false),
+            "decode: [-2.9-]{+3.1+} tok/s{+ (driver 580)+}"
+        );
+        assert_eq!(word_diff("same", "same", false), "same");
+        // Control characters from a document are escaped, whatever side.
+        assert_eq!(
+            word_diff("a \u{1b}[31m", "a b", false),
+            "a [-\\u{1b}[31m-]{+b+}"
+        );
+        // On a terminal, the changes are coloured too.
+        assert!(word_diff("a", "b", true).contains("\u{1b}["));
+    }
 }

@@ -553,12 +553,14 @@ fn source_report(s: &Source, o: &SourceOutcome) -> SourceReport {
         SourceState::Absent(what) => (SourceStatus::Absent, Some(what.reason().to_string())),
         SourceState::Unchecked(why) => (SourceStatus::Unchecked, Some(why.to_string())),
     };
+    // A source given only as a URL is located by it.
+    let at = s.located();
     SourceReport {
         id: s.id.clone(),
         url: s.url.clone(),
-        repository: s.repository.clone(),
-        revision: s.revision.as_ref().map(|r| r.to_string()),
-        path: s.path.clone(),
+        repository: at.repository,
+        revision: at.revision.map(|r| r.to_string()),
+        path: at.path,
         status,
         reason,
         sha256: Sha256Pair {

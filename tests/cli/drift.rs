@@ -146,6 +146,13 @@ fn seed_upstream_drift_after_a_later_commit() {
     let f = changed[0];
     assert_eq!(f["severity"], "note");
     assert_eq!(f["source"], "kimi-iq1s-readme");
+    // Its note names the source, not only the document.
+    assert!(
+        f["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("of source `kimi-iq1s-readme`")),
+        "{f:#}"
+    );
     assert_eq!(f["location"]["path"], "README.md");
     assert_eq!(f["location"]["revision"], head.to_string());
     assert_eq!(f["evidence"]["head"], head.to_string());
@@ -181,6 +188,14 @@ fn seed_upstream_drift_after_a_later_commit() {
     assert_eq!(s["evidence"]["pinned_text"], "| 8K prefill | 79.6 |");
     assert_eq!(s["evidence"]["head_line"], 46);
     assert_eq!(s["evidence"]["head_text"], "| 8K prefill | 81.2 |");
+    // The alert says what the figure became, in its message and its evidence.
+    assert_eq!(s["evidence"]["head_value"], "81.2");
+    assert!(
+        s["message"]
+            .as_str()
+            .is_some_and(|m| m.ends_with("no longer carries the value: now 81.2 on L46")),
+        "{s:#}"
+    );
     assert!(
         s["evidence"]["head_numbers"]
             .as_array()

@@ -213,6 +213,12 @@ fn notes_remote() -> (Remote, Oid) {
     (remote, pinned)
 }
 
+/// The heading row of `commit` in the history: short id, date (`days` after
+/// the seed's), the fixture's author and the subject.
+fn row(commit: Oid, days: i64, subject: &str) -> String {
+    format!("  {} {} Fixture: {subject}", short(commit), date(days))
+}
+
 /// `show NOTES_URL --history` of `pinned`, which must succeed.
 fn show_history(work: &Scratch, remote: &Remote, pinned: Oid) -> Run {
     let r = show(work, remote, &[&notes_url(remote, pinned), "--history"]);
@@ -260,16 +266,14 @@ fn history_lists_each_commit_that_edited_the_line_oldest_first() {
         history_part(&r.stdout),
         [
             history_heading("L3", pinned, head),
-            format!(
-                "  {} {} Re-measure decode after the driver update",
-                short(first),
-                date(1)
-            ),
-            "      L3: decode: 3.0 tok/s".to_string(),
-            format!("  {} {} Correct the decode figure", short(second), date(3)),
-            "      L3: decode: 3.1 tok/s (driver 580)".to_string(),
+            row(pinned, 0, "Decode notes (the pin)"),
+            "      L3 as pinned: decode: 2.9 tok/s".to_string(),
+            row(first, 1, "Re-measure decode after the driver update"),
+            "      L3 edited: decode: 3.0 tok/s".to_string(),
+            row(second, 3, "Correct the decode figure"),
+            "      L3 edited: decode: 3.1 tok/s (driver 580)".to_string(),
             format!("at the head {}:", short(head)),
-            "  L3 is now L3: decode: 3.1 tok/s (driver 580)".to_string(),
+            "  L3 is now L3: decode: [-2.9-]{+3.1+} tok/s{+ (driver 580)+}".to_string(),
         ],
         "{}",
         r.stdout
@@ -292,12 +296,15 @@ fn history_follows_a_line_that_lines_inserted_above_moved() {
     );
     let work = Scratch::new();
     let r = show_history(&work, &remote, pinned);
-    // The line moved from 3 to 5, but its text did not change: no commit listed.
+    // The line moved from 3 to 5, its text unchanged.
     assert_eq!(
         history_part(&r.stdout),
         [
             history_heading("L3", pinned, insert),
-            "  no commit changed the cited line(s)".to_string(),
+            row(pinned, 0, "Decode notes (the pin)"),
+            "      L3 as pinned: decode: 2.9 tok/s".to_string(),
+            row(insert, 1, "Say how figures are aggregated"),
+            "      L5 as pinned: decode: 2.9 tok/s".to_string(),
             format!("at the head {}:", short(insert)),
             "  L3 is now L5: decode: 2.9 tok/s".to_string(),
         ],
@@ -317,15 +324,18 @@ fn history_follows_a_line_that_lines_inserted_above_moved() {
         history,
         [
             history_heading("L3", pinned, edit),
-            format!("  {} {} Re-measure decode", short(edit), date(2)),
-            "      L5: decode: 3.0 tok/s".to_string(),
+            row(pinned, 0, "Decode notes (the pin)"),
+            "      L3 as pinned: decode: 2.9 tok/s".to_string(),
+            row(insert, 1, "Say how figures are aggregated"),
+            "      L5 as pinned: decode: 2.9 tok/s".to_string(),
+            row(edit, 2, "Re-measure decode"),
+            "      L5 edited: decode: 3.0 tok/s".to_string(),
             format!("at the head {}:", short(edit)),
-            "  L3 is now L5: decode: 3.0 tok/s".to_string(),
+            "  L3 is now L5: decode: [-2.9-]{+3.0+} tok/s".to_string(),
         ],
         "{}",
         r.stdout
     );
-    assert!(!r.stdout.contains(&short(insert)), "{}", r.stdout);
 }
 
 #[test]
@@ -343,14 +353,12 @@ fn history_says_when_the_line_was_removed() {
         history_part(&r.stdout),
         [
             history_heading("L3", pinned, removed),
-            format!(
-                "  {} {} Drop the unreproducible decode figure",
-                short(removed),
-                date(1)
-            ),
-            "      L3 removed (was: decode: 2.9 tok/s)".to_string(),
+            row(pinned, 0, "Decode notes (the pin)"),
+            "      L3 as pinned: decode: 2.9 tok/s".to_string(),
+            row(removed, 1, "Drop the unreproducible decode figure"),
+            "      L3 is gone".to_string(),
             format!("at the head {}:", short(removed)),
-            "  L3 was removed".to_string(),
+            "  L3 was removed (was: decode: 2.9 tok/s)".to_string(),
         ],
         "{}",
         r.stdout
@@ -381,15 +389,163 @@ fn history_follows_an_edited_line_past_lines_inserted_right_above_it() {
         history_part(&r.stdout),
         [
             history_heading("L3", pinned, edit),
-            format!(
-                "  {} {} Split decode into cold, warm and steady",
-                short(edit),
-                date(1)
-            ),
-            "      L5: decode: 3.1 tok/s".to_string(),
+            row(pinned, 0, "Decode notes (the pin)"),
+            "      L3 as pinned: decode: 2.9 tok/s".to_string(),
+            row(edit, 1, "Split decode into cold, warm and steady"),
+            "      L5 edited: decode: 3.1 tok/s".to_string(),
             format!("at the head {}:", short(edit)),
-            "  L3 is now L5: decode: 3.1 tok/s".to_string(),
+            "  L3 is now L5: decode: [-2.9-]{+3.1+} tok/s".to_string(),
         ],
+        "{}",
+        r.stdout
+    );
+}
+
+/// `pins/notes.json` with the claim `decode` (2.9 on L3 of `notes.md` at
+/// `pinned`), for `show 'pins/notes.json#decode' --history`.
+fn notes_claim(work: &Scratch, remote: &Remote, pinned: Oid) {
+    let pin = json!({
+        "schema": "pinaudit/pins/v1",
+        "id": "notes",
+        "sources": [{
+            "id": "notes",
+            "url": remote.blob_url(pinned, "notes.md"),
+            "repository": remote.github(),
+            "revision": pinned.to_string(),
+            "path": "notes.md",
+        }],
+        "claims": [{"label": "decode", "source": "notes", "lines": [3, 3], "value": 2.9}],
+        "artifacts": [],
+    });
+    work.write("pins/notes.json", pin.to_string());
+}
+
+/// A claim's history says, commit by commit, whether the followed line still
+/// carries the value and, when not, the number in its place.
+#[test]
+fn history_of_a_claim_says_whether_each_commit_kept_the_value() {
+    let (remote, pinned) = notes_remote();
+    let repo = remote.repo();
+    let moved = NOTES.replace(
+        "# Decode notes\n",
+        "# Decode notes\n\nMedians of ten runs.\n",
+    );
+    let insert = repo.commit(
+        &[("notes.md", moved.as_str())],
+        "Say how",
+        SEED_COMMIT_TIME + DAY,
+    );
+    let edit = repo.commit(
+        &[("notes.md", moved.replace("2.9 tok/s", "3.0 tok/s"))],
+        "Re-measure decode",
+        SEED_COMMIT_TIME + 2 * DAY,
+    );
+    let work = Scratch::new();
+    notes_claim(&work, &remote, pinned);
+    let r = show(&work, &remote, &["pins/notes.json#decode", "--history"]);
+    assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
+    assert_eq!(
+        history_part(&r.stdout),
+        [
+            history_heading("L3", pinned, edit),
+            row(pinned, 0, "Decode notes (the pin)"),
+            "      L3 carries 2.9: decode: 2.9 tok/s".to_string(),
+            row(insert, 1, "Say how"),
+            "      L5 carries 2.9: decode: 2.9 tok/s".to_string(),
+            row(edit, 2, "Re-measure decode"),
+            "      L5 no longer carries 2.9: now 3.0: decode: 3.0 tok/s".to_string(),
+            format!("at the head {}:", short(edit)),
+            "  L3 is now L5: decode: [-2.9-]{+3.0+} tok/s".to_string(),
+        ],
+        "{}",
+        r.stdout
+    );
+    // Not a terminal: no colour.
+    assert!(!r.stdout.contains('\u{1b}'), "{:?}", r.stdout);
+}
+
+/// The figure's line leaves `notes.md` and the same commit writes it into
+/// `DETAILS.md`: the history follows it there, and on through that file.
+#[test]
+fn history_follows_the_value_into_another_file() {
+    let (remote, pinned) = notes_remote();
+    let repo = remote.repo();
+    let details = "# Details\n\nSetup: one node.\n\ndecode: 2.9 tok/s (steady)\n";
+    let split = repo.commit(
+        &[
+            (
+                "notes.md",
+                NOTES.replace("decode: 2.9 tok/s\n", "See DETAILS.md.\n"),
+            ),
+            ("DETAILS.md", details.to_string()),
+        ],
+        "Move the figures to DETAILS.md",
+        SEED_COMMIT_TIME + DAY,
+    );
+    let edit = repo.commit(
+        &[("DETAILS.md", details.replace("2.9", "3.2"))],
+        "Re-measure decode",
+        SEED_COMMIT_TIME + 2 * DAY,
+    );
+    // A later commit of notes.md alone is no longer the figure's history.
+    let unrelated = repo.commit(
+        &[(
+            "notes.md",
+            "# Decode notes\n\nSee DETAILS.md for figures.\n",
+        )],
+        "Reword",
+        SEED_COMMIT_TIME + 3 * DAY,
+    );
+    let work = Scratch::new();
+    notes_claim(&work, &remote, pinned);
+    let r = show(&work, &remote, &["pins/notes.json#decode", "--history"]);
+    assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
+    assert_eq!(
+        history_part(&r.stdout),
+        [
+            history_heading("L3", pinned, unrelated),
+            row(pinned, 0, "Decode notes (the pin)"),
+            "      L3 carries 2.9: decode: 2.9 tok/s".to_string(),
+            row(split, 1, "Move the figures to DETAILS.md"),
+            "      DETAILS.md:L5 carries 2.9: decode: 2.9 tok/s (steady)".to_string(),
+            row(edit, 2, "Re-measure decode"),
+            "      DETAILS.md:L5 no longer carries 2.9: now 3.2: decode: 3.2 tok/s (steady)"
+                .to_string(),
+            format!("at the head {}:", short(unrelated)),
+            "  L3 is now DETAILS.md:L5: decode: [-2.9-]{+3.2+} tok/s{+ (steady)+}".to_string(),
+        ],
+        "{}",
+        r.stdout
+    );
+}
+
+/// What the repository says reaches the terminal escaped: a control sequence
+/// in a line, a subject or an author name cannot drive it.
+#[test]
+fn history_escapes_what_the_repository_wrote() {
+    let (remote, pinned) = notes_remote();
+    let head = remote.repo().commit(
+        &[(
+            "notes.md",
+            NOTES.replace("2.9 tok/s", "3.0 \u{1b}[2J tok/s"),
+        )],
+        "Re-measure \u{1b}]8;;https://evil.invalid\u{7}",
+        SEED_COMMIT_TIME + DAY,
+    );
+    let work = Scratch::new();
+    let r = show_history(&work, &remote, pinned);
+    assert!(!r.stdout.contains('\u{1b}'), "{:?}", r.stdout);
+    assert!(!r.stdout.contains('\u{7}'), "{:?}", r.stdout);
+    let history = history_part(&r.stdout);
+    assert_eq!(
+        history[3],
+        row(head, 1, "Re-measure \\u{1b}]8;;https://evil.invalid\\u{7}"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(
+        history.last().unwrap(),
+        "  L3 is now L3: decode: [-2.9-]{+3.0 \\u{1b}[2J+} tok/s",
         "{}",
         r.stdout
     );
@@ -512,10 +668,14 @@ fn history_of_the_drifted_seed() {
       45 | | 32K prefill | 43.9 |
 
     history of L43-L44 from 5092790 to the head 73f4619:
-      73f4619 2026-08-20 Re-measure 8K prefill
-          L46: | 8K prefill | 81.2 |
+      5092790 2026-08-07 Fixture: Benchmarks on three Sparks (the pin)
+          L43 as pinned: | steady decode | ~2.9 tok/s |
+          L44 as pinned: | 8K prefill | 79.6 |
+      73f4619 2026-08-20 Fixture: Re-measure 8K prefill
+          L45 as pinned: | steady decode | ~2.9 tok/s |
+          L46 edited: | 8K prefill | 81.2 |
     at the head 73f4619:
       L43 is now L45: | steady decode | ~2.9 tok/s |
-      L44 is now L46: | 8K prefill | 81.2 |
+      L44 is now L46: | 8K prefill | [-79.6-]{+81.2+} |
     ");
 }

@@ -408,13 +408,225 @@ fn pin_says_where_a_value_that_moved_stands_now() {
     assert_eq!(fragment["sources"][0]["sha256"], sha256_hex(&moved));
     assert_eq!(fragment["claims"][0]["lines"], json!([7, 7]));
 
-    // A value that is nowhere is said so, with exit status 1.
+    // A value that is nowhere is refused as bad input, naming the value and
+    // the line: no claim is printed or written.
     let run = pin_cmd(&ws, &daemon, &[&url, "--line", "5", "--value", "77.7"]);
+    run.assert_code(2);
+    assert!(
+        run.stderr.starts_with("error: ")
+            && run
+                .stderr
+                .contains("`77.7` is not on line 5 of `README.md`")
+            && run
+                .stderr
+                .contains("nor on any other line; no claim written"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("--force"), "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+    let into = pin_cmd(
+        &ws,
+        &daemon,
+        &[
+            &url,
+            "--line",
+            "5",
+            "--value",
+            "77.7",
+            "--into",
+            "pins/nowhere.json",
+        ],
+    );
+    into.assert_code(2);
+    assert!(!ws.path().join("pins/nowhere.json").exists());
+    // Without a line, the same.
+    let run = pin_cmd(&ws, &daemon, &[&url, "--value", "77.7"]);
+    run.assert_code(2);
+    assert!(
+        run.stderr.contains("`77.7` is on no line"),
+        "{}",
+        run.stderr
+    );
+
+    // --force writes it anyway, still saying so, with exit status 1.
+    let run = pin_cmd(
+        &ws,
+        &daemon,
+        &[&url, "--line", "5", "--value", "77.7", "--force"],
+    );
     run.assert_code(1);
     assert!(
         run.stderr.contains("nor on any other line"),
         "{}",
         run.stderr
+    );
+    let fragment: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(fragment["claims"][0]["value"], json!(77.7));
+}
+
+/// Two repositories' `README.md`s pinned into one file are two sources: a source
+/// is the document at (repository, revision, path), not its file name, and
+/// each claim cites its own. Pinning a document already there reuses its source.
+#[test]
+fn pin_into_of_two_readmes_of_two_repositories_gives_two_sources() {
+    let (forge, _repo, c) = crate::common::forge::forge_with_readme();
+    let other = forge.repo("acme/other");
+    let other_readme = README.replace("2.9 tok/s", "3.7 tok/s");
+    let o = other.commit(&[("README.md", other_readme.as_str())], "add results", T0);
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let ws = Scratch::new();
+    let into = |url: &str, value: &str, label: &str| {
+        pin_cmd(
+            &ws,
+            &daemon,
+            &[
+                url,
+                "--value",
+                value,
+                "--unit",
+                "tok/s",
+                "--label",
+                label,
+                "--into",
+                "pins/two.json",
+            ],
+        )
+    };
+    let first = into(
+        &format!("https://github.com/{NAME}/blob/main/README.md#L5"),
+        "2.9",
+        "bench decode",
+    );
+    first.assert_code(0);
+    let second = into(
+        "https://github.com/acme/other/blob/main/README.md#L5",
+        "3.7",
+        "other decode",
+    );
+    second.assert_code(0);
+    assert!(
+        second
+            .stderr
+            .contains("added `other-README.md` to `pins/two.json`"),
+        "{}",
+        second.stderr
+    );
+    // The first document again: its source is reused, not duplicated.
+    let again = into(
+        &format!("https://github.com/{NAME}/blob/{c}/README.md#L6"),
+        "41.3",
+        "bench prefill",
+    );
+    again.assert_code(0);
+    let file: Value =
+        serde_json::from_str(&std::fs::read_to_string(ws.path().join("pins/two.json")).unwrap())
+            .unwrap();
+    let sources = file["sources"].as_array().unwrap();
+    assert_eq!(sources.len(), 2, "{file:#}");
+    assert_eq!(sources[0]["id"], "README.md");
+    assert_eq!(sources[0]["revision"], c.to_string());
+    assert_eq!(sources[1]["id"], "other-README.md");
+    assert_eq!(sources[1]["revision"], o.to_string());
+    assert_eq!(sources[1]["repository"], "https://github.com/acme/other");
+    let cites: Vec<&str> = file["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["source"].as_str().unwrap())
+        .collect();
+    assert_eq!(cites, ["README.md", "other-README.md", "README.md"]);
+
+    let audit = ws.audit(["--rewrite", &to_daemon(&daemon), "pins/two.json"]);
+    audit.assert_code(0);
+    for label in ["bench decode", "other decode", "bench prefill"] {
+        assert_eq!(audit.claim("two", label)["status"], "verified", "{label}");
+    }
+}
+
+/// `pin --into` and `audit --fix` never write through a symbolic link: the
+/// link and the file it points at are left as they were.
+#[cfg(unix)]
+#[test]
+fn pin_into_and_fix_refuse_a_symbolic_link() {
+    let (forge, _repo, c) = crate::common::forge::forge_with_readme();
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let ws = Scratch::new();
+    let mut pin = good_pin("linked", c);
+    pin["sources"][0]["url"] = json!(format!("https://github.com/{NAME}/blob/main/README.md"));
+    let real = ws.write_pin(&pin);
+    let before = std::fs::read_to_string(ws.path().join(&real)).unwrap();
+    std::os::unix::fs::symlink(ws.path().join(&real), ws.path().join("link.json")).unwrap();
+
+    let url = format!("https://github.com/{NAME}/blob/main/README.md#L5");
+    let run = pin_cmd(
+        &ws,
+        &daemon,
+        &[&url, "--value", "2.9", "--into", "link.json"],
+    );
+    run.assert_code(2);
+    assert!(
+        run.stderr
+            .contains("`link.json` is a symbolic link; pinaudit does not write through it"),
+        "{}",
+        run.stderr
+    );
+    let fix = ws.audit(["--fix", "--rewrite", &to_daemon(&daemon), "link.json"]);
+    assert!(fix.stderr.contains("is a symbolic link"), "{}", fix.stderr);
+    assert!(std::fs::symlink_metadata(ws.path().join("link.json"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join(&real)).unwrap(),
+        before
+    );
+}
+
+/// `audit --fix` says what it pinned, and for a record document (never
+/// rewritten) which source it left and how to pin it.
+#[test]
+fn audit_fix_says_what_it_did_and_which_record_document_sources_it_left() {
+    let (forge, _repo, c) = crate::common::forge::forge_with_readme();
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let ws = Scratch::new();
+    let mut pin = good_pin("moving", c);
+    let branch_url = format!("https://github.com/{NAME}/blob/main/README.md");
+    pin["sources"][0]["url"] = json!(branch_url);
+    let file = ws.write_pin(&pin);
+    let doc = format!(
+        "# Decode - Type: Performance report - Original project: https://github.com/{NAME} \
+         - Pinned document: {branch_url} - Source revision: main - Source commit time (not \
+         experiment date): {T0_RFC3339} ## Figures ```json {} ```\n",
+        json!({"figures": [{
+            "label": "decode", "metric": "decode_rate", "value": 2.9, "unit": "tokens/s",
+            "source_line": 5, "evidence_url": format!("{branch_url}#L5"),
+        }]})
+    );
+    ws.write("records/moving.md", &doc);
+    let run = ws.audit([
+        "--fix",
+        "--rewrite",
+        &to_daemon(&daemon),
+        &file,
+        "records/moving.md",
+    ]);
+    assert!(run.stderr.contains("fixed: "), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("left as written: records/moving.md: source `")
+            && run.stderr.contains("cites `main`, not a commit; record documents are never rewritten: pin it with `pinaudit pin '"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("--fix: 1 revision(s) pinned in 1 pin file(s); 1 left as written"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("records/moving.md")).unwrap(),
+        doc
     );
 }
 
@@ -506,6 +718,67 @@ fn audit_fix_pins_a_source_that_names_only_a_branch() {
     );
     after.assert_lacks("unpinned-url");
     assert_eq!(after.claim("bare", "decode")["status"], "verified");
+}
+
+/// A source given only as a blob URL (no `repository`, `revision` or `path`) is
+/// located by its URL: the report's source entry, a finding's location, its
+/// hint and its SARIF link all name the repository, the commit and the path.
+#[test]
+fn a_source_given_only_as_a_url_has_its_location() {
+    let (forge, _repo, c) = crate::common::forge::forge_with_readme();
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let ws = Scratch::new();
+    let mut pin = good_pin("bare-url", c);
+    for key in ["repository", "revision", "path", "sha256"] {
+        crate::common::inputs::remove(&mut pin["sources"][0], key);
+    }
+    let file = ws.write_pin(&pin);
+    let run = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
+    let s = run.source("bare-url", "readme");
+    assert_eq!(
+        s["repository"],
+        format!("https://github.com/{NAME}"),
+        "{s:#}"
+    );
+    assert_eq!(s["revision"], c.to_string(), "{s:#}");
+    assert_eq!(s["path"], "README.md", "{s:#}");
+    assert_eq!(run.claim("bare-url", "decode")["status"], "verified");
+    let f = run.only("missing-hash");
+    assert_eq!(
+        f["location"]["repository"],
+        format!("https://github.com/{NAME}")
+    );
+    assert_eq!(f["location"]["revision"], c.to_string());
+    assert_eq!(f["location"]["path"], "README.md");
+    let hint = f["hint"].as_str().unwrap_or_default();
+    let short = &c.to_string()[..7];
+    assert!(
+        hint.contains(&format!("git show {short}:README.md | sha256sum"))
+            && !hint.contains("COMMIT:PATH"),
+        "{hint}"
+    );
+
+    let sarif = ws.run([
+        "audit",
+        "--cache",
+        "cache",
+        "--format",
+        "sarif",
+        "--rewrite",
+        &to_daemon(&daemon),
+        &file,
+    ]);
+    let sarif: Value = serde_json::from_str(&sarif.stdout).expect("SARIF is JSON");
+    let results = assert_valid_sarif(&sarif);
+    let missing = results
+        .iter()
+        .find(|r| r["ruleId"] == "missing-hash")
+        .expect("missing-hash");
+    assert_eq!(
+        missing["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        format!("https://github.com/{NAME}/blob/{c}/README.md"),
+        "{missing:#}"
+    );
 }
 
 // --- Shards and merge --------------------------------------------------------------

@@ -1308,18 +1308,19 @@ impl Auth {
     fn callbacks(&self) -> RemoteCallbacks<'_> {
         let mut cb = RemoteCallbacks::new();
         cb.credentials(move |url, username, allowed| self.credentials(url, username, allowed));
-        if let Some((bar, shown)) = &self.progress {
-            cb.transfer_progress(move |p| {
-                bar.set_message(format!(
-                    "{shown}: {}/{} objects, {}",
-                    p.received_objects(),
-                    p.total_objects(),
-                    indicatif::HumanBytes(p.received_bytes() as u64)
-                ));
-                true
-            });
-        }
         cb
+    }
+
+    /// Shows objects and bytes received so far on the remote's progress line.
+    fn show_progress(&self, p: &git2::Progress<'_>) {
+        if let Some((bar, shown)) = &self.progress {
+            bar.set_message(format!(
+                "{shown}: {}/{} objects, {}",
+                p.received_objects(),
+                p.total_objects(),
+                indicatif::HumanBytes(p.received_bytes() as u64)
+            ));
+        }
     }
 }
 
@@ -1347,10 +1348,13 @@ impl<'r> Session<'r> {
         }
     }
 
-    /// Credentials, and the budget on every transfer.
+    /// Credentials, and on every transfer the progress line and the budget.
+    /// libgit2 keeps one transfer-progress callback: a second one set would
+    /// replace the first, so both jobs share this one.
     fn callbacks(&self) -> RemoteCallbacks<'_> {
         let mut cb = self.auth.callbacks();
         cb.transfer_progress(|stats| {
+            self.auth.show_progress(&stats);
             self.budget.allows(
                 stats.received_bytes() as u64,
                 stats.received_objects() as u64,
@@ -1720,6 +1724,39 @@ mod tests {
         ] {
             assert_eq!(auth.token_for(asked), None, "{asked}");
         }
+    }
+
+    /// The progress line shows objects and bytes: the budget's callback on the
+    /// same transfer must not replace it.
+    #[test]
+    fn a_cold_fetch_shows_objects_and_bytes_on_the_progress_line() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let origin = Repository::init(dir.path().join("origin")).expect("init");
+        let sig = git2::Signature::now("T", "t@example.invalid").expect("signature");
+        let blob = origin.blob(b"decode: 2.9 tok/s\n").expect("blob");
+        let mut tree = origin.treebuilder(None).expect("treebuilder");
+        tree.insert("notes.md", blob, 0o100644).expect("insert");
+        let tree = origin.find_tree(tree.write().expect("tree")).expect("tree");
+        let commit = origin
+            .commit(Some("HEAD"), &sig, &sig, "notes", &tree, &[])
+            .expect("commit");
+        let url = format!("file://{}", dir.path().join("origin").display());
+        let cache = GitCache::new(dir.path().join("cache"));
+        let bar = indicatif::ProgressBar::hidden();
+        cache
+            .sync_docs(
+                "https://example.invalid/o/r.git",
+                &url,
+                &[(commit, None)],
+                &SyncOptions::default(),
+                Some(bar.clone()),
+            )
+            .expect("sync");
+        let shown = bar.message();
+        assert!(
+            shown.contains(" objects, ") && shown.ends_with('B'),
+            "{shown:?}"
+        );
     }
 
     #[test]

@@ -100,6 +100,41 @@ impl CachedRepo {
         Some((date, commit.summary().unwrap_or("").to_string()))
     }
 
+    /// The author's name of `oid`, for `show --history`.
+    pub fn commit_author(&self, oid: Oid) -> Option<String> {
+        let commit = self.repo.find_commit(oid).ok()?;
+        let author = commit.author();
+        author.name().map(str::to_string)
+    }
+
+    /// The files `oid` adds or changes against its first parent (every file of
+    /// a root commit), in path order: where `show --history` looks for a
+    /// figure whose line left its document.
+    pub fn changed_files(&self, oid: Oid) -> Result<Vec<String>, FetchError> {
+        let commit = self.repo.find_commit(oid).map_err(|e| self.err(&e))?;
+        let tree = commit.tree().map_err(|e| self.err(&e))?;
+        let parent = commit.parent(0).ok().and_then(|p| p.tree().ok());
+        let diff = self
+            .repo
+            .diff_tree_to_tree(parent.as_ref(), Some(&tree), None)
+            .map_err(|e| self.err(&e))?;
+        let mut out: Vec<String> = diff
+            .deltas()
+            .filter(|d| {
+                d.new_file().id() != Oid::zero() && d.new_file().mode() != git2::FileMode::Link
+            })
+            .filter_map(|d| {
+                d.new_file()
+                    .path()
+                    .and_then(|p| p.to_str())
+                    .map(str::to_string)
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
     /// Whether some `refs/heads/*` or `refs/tags/*` reaches commit `oid`.
     ///
     /// One walk over the history of all branches and tags; it stops as soon

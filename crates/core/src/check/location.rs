@@ -6,10 +6,11 @@ use std::path::Path;
 use crate::record::{Claim, Source};
 
 pub(crate) fn source_location(s: &Source) -> Location {
+    let at = s.located();
     Location {
-        repository: s.repository.clone(),
-        revision: s.revision.as_ref().map(|r| r.to_string()),
-        path: s.path.clone(),
+        repository: at.repository,
+        revision: at.revision.map(|r| r.to_string()),
+        path: at.path,
         line: None,
     }
 }
@@ -28,12 +29,13 @@ pub(crate) fn hash_command(s: &Source) -> Option<String> {
         let shown = crate::url::redact(&url);
         return Some(format!("curl -sL {} | sha256sum", shell_quote(&shown)));
     }
-    let rev = s.revision.as_ref()?.to_string();
-    let path = s.path.as_deref()?;
+    let at = s.located();
+    let rev = at.revision?.to_string();
+    let path = at.path?;
     Some(format!(
         "git show {}:{} | sha256sum",
         crate::record::short_rev(&rev),
-        shell_quote(path)
+        shell_quote(&path)
     ))
 }
 

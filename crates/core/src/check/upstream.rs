@@ -425,6 +425,58 @@ struct ValueSuperseded<'a> {
     head_text: Option<String>,
     /// The numbers the head line carries instead.
     head_numbers: Option<Vec<String>>,
+    /// The number the head line gives where the pinned line gave the value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    head_value: Option<String>,
+}
+
+/// The number `head` (a later version of the line `pinned`) gives where `pinned`
+/// gave the claim's value, as written: the one in the same place among the
+/// line's numbers when both lines hold as many, else the one after the same
+/// words (`| 8K prefill | 79.6 |` → `| 8K prefill | 81.2 |`), else the only
+/// number `head` adds. `None` when the value is not on `pinned` or nothing fits.
+pub fn value_at_head(pinned: &str, head: &str, exp: &matcher::Expected) -> Option<String> {
+    let found = matcher::find(pinned, exp)?;
+    let old = matcher::tokens(pinned);
+    let new = matcher::tokens(head);
+    let k = old.iter().position(|t| t.span.start >= found.span.start)?;
+    let text = |line: &str, t: &matcher::NumberToken| line[t.span.clone()].to_string();
+    if old.len() == new.len() {
+        return Some(text(head, &new[k]));
+    }
+    // The words before a number, digits left out, so an edited number in them
+    // does not hide the place.
+    let words = |line: &str, t: &matcher::NumberToken| -> String {
+        let before: String = line[..t.span.start]
+            .chars()
+            .filter(|c| !c.is_ascii_digit())
+            .collect();
+        let before = before.trim_end_matches(['.', ',', '-', ' ', '~']);
+        let tail: Vec<char> = before.chars().rev().take(24).collect();
+        tail.into_iter().rev().collect()
+    };
+    let place = words(pinned, &old[k]);
+    let same_place: Vec<_> = new
+        .iter()
+        .filter(|t| {
+            let w = words(head, t);
+            w == place
+                || (!w.is_empty()
+                    && !place.is_empty()
+                    && (w.ends_with(&place) || place.ends_with(&w)))
+        })
+        .collect();
+    if let [only] = same_place[..] {
+        return Some(text(head, only));
+    }
+    let added: Vec<_> = new
+        .iter()
+        .filter(|n| !old.iter().any(|o| o.text == n.text))
+        .collect();
+    match added[..] {
+        [only] => Some(text(head, only)),
+        _ => None,
+    }
 }
 
 /// What the pinned and head documents say about a source's citations: a pure
@@ -721,8 +773,9 @@ pub fn report(
         };
     };
     let t = r;
+    let repository = s.located().repository;
     let location = |line: Option<u32>| Location {
-        repository: s.repository.clone(),
+        repository: repository.clone(),
         revision: Some(head_id.clone()),
         path: Some(t.path.clone()),
         line,
@@ -800,12 +853,19 @@ pub fn report(
         };
         let head_line = edited.as_ref().map(|(h, _)| *h);
         let head_line_text = edited.as_ref().map(|(_, t)| t.clone());
-        let message = match head_line {
-            Some(h) => format!(
+        let head_value = head_line_text
+            .as_deref()
+            .and_then(|h| value_at_head(pinned_text, h, &exp));
+        let message = match (head_line, &head_value) {
+            (Some(h), Some(now)) => format!(
+                "at the head, L{line} of `{}` (figure `{}`, {}) became L{h} and no longer carries the value: now {now} on L{h}",
+                t.path, c.label, exp.value
+            ),
+            (Some(h), None) => format!(
                 "at the head, L{line} of `{}` (figure `{}`, {}) became L{h} and no longer carries the value",
                 t.path, c.label, exp.value
             ),
-            None => format!(
+            (None, _) => format!(
                 "at the head, L{line} of `{}` carrying figure `{}` ({}) is gone",
                 t.path, c.label, exp.value
             ),
@@ -833,6 +893,7 @@ pub fn report(
                     head_line,
                     head_text: head_line_text,
                     head_numbers: now,
+                    head_value,
                 }),
         );
     }
@@ -845,6 +906,42 @@ pub fn report(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn value_at_head_names_the_number_that_took_the_value_s_place() {
+        let exp = |value| matcher::Expected {
+            value,
+            unit: None,
+            correct: None,
+            total: None,
+            label: None,
+        };
+        // As many numbers on both lines: the one in the same place.
+        assert_eq!(
+            value_at_head(
+                "| 8K prefill | 79.6 |",
+                "| 8K prefill | 81.2 |",
+                &exp("79.6")
+            ),
+            Some("81.2".into())
+        );
+        // A number added before it: the one after the same words.
+        assert_eq!(
+            value_at_head(
+                "decode: 6.84 tok/s",
+                "run 3, decode: 7.35 tok/s",
+                &exp("6.84")
+            ),
+            Some("7.35".into())
+        );
+        // The value was not on the pinned line: nothing to say.
+        assert_eq!(
+            value_at_head("decode: 6.84", "decode: 7.35", &exp("1.5")),
+            None
+        );
+        // Nothing in its place and nothing added.
+        assert_eq!(value_at_head("a 1 b 2", "c 2", &exp("1")), None);
+    }
 
     #[test]
     fn matched_gives_the_ratio_of_the_captured_character_diff() {

@@ -414,7 +414,45 @@ pub struct Source {
     pub at: At,
 }
 
+/// Where a source's document is: repository, revision and path.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Located {
+    pub repository: Option<String>,
+    pub revision: Option<Revision>,
+    pub path: Option<String>,
+}
+
 impl Source {
+    /// The source's repository, revision and path: its own fields, each taken
+    /// from its URL when the record leaves it out, so a source given only as a
+    /// forge URL (`…/blob/COMMIT/PATH`) still has a location in reports, SARIF
+    /// and hints. A web document (a URL no forge grammar reads with a revision
+    /// and a path) has none. The record's own fields stay as written: they, not
+    /// this, are what a finding's fingerprint is made of.
+    pub fn located(&self) -> Located {
+        let own = Located {
+            repository: self.repository.clone(),
+            revision: self.revision.clone(),
+            path: self.path.clone(),
+        };
+        if own.repository.is_some() && own.revision.is_some() && own.path.is_some() {
+            return own;
+        }
+        let Some(u) = self
+            .url
+            .as_deref()
+            .and_then(|u| url::parse(u).ok())
+            .filter(|u| u.revision.is_some() && u.path.is_some())
+        else {
+            return own;
+        };
+        Located {
+            repository: own.repository.or_else(|| Some(u.repository_url())),
+            revision: own.revision.or(u.revision),
+            path: own.path.or(u.path),
+        }
+    }
+
     /// The document path a source cites: its own `path`, else the one its URL names.
     pub fn document_path(&self) -> Option<String> {
         self.path.clone().or_else(|| {
