@@ -3,7 +3,7 @@
 //! report hints, the README table and SARIF rules all read the same words.
 //!
 //! Codes are stable (users grep for them, baselines keep them): never rename one. A new code is one row here, its
-//! check in `check/`, and a test.
+//! check in `check/` (with its evidence struct, which names the code), and a test.
 
 use std::fmt;
 use std::str::FromStr;

@@ -262,6 +262,80 @@ mod tests {
         assert_ne!(fingerprint(&a), fingerprint(&c));
     }
 
+    /// The fingerprint hashes the evidence keys of [`IDENTITY_EVIDENCE`] (a v1
+    /// report read back has nothing else to go by); each evidence struct
+    /// declares its identity fields. They must be the same keys, in the same
+    /// order, or a renamed field would change fingerprints users keep.
+    #[test]
+    fn every_code_declares_the_identity_fields_the_fingerprint_hashes() {
+        use crate::codes::Code;
+        let shapes: Vec<crate::finding::Shape> = crate::check::REGISTRY
+            .iter()
+            .flat_map(|c| c.evidence().iter().copied())
+            .collect();
+        let shapes_of = |code: Code| shapes.iter().filter(move |s| s.codes.contains(&code));
+        for code in Code::ALL {
+            for shape in shapes_of(*code) {
+                let hashed: Vec<&str> = IDENTITY_EVIDENCE
+                    .iter()
+                    .copied()
+                    .filter(|k| shape.fields.contains(k))
+                    .collect();
+                assert_eq!(
+                    shape.identity,
+                    hashed.as_slice(),
+                    "{code}: {} declares identity {:?}, the fingerprint hashes {hashed:?}",
+                    shape.name,
+                    shape.identity
+                );
+                let mut fields = shape.fields.to_vec();
+                fields.sort_unstable();
+                fields.dedup();
+                assert_eq!(fields.len(), shape.fields.len(), "{}", shape.name);
+            }
+        }
+        // Every code but `missing-hash` (no evidence) has a struct.
+        for code in Code::ALL {
+            let has = shapes_of(*code).next().is_some();
+            assert_eq!(has, *code != Code::MissingHash, "{code}");
+        }
+        // The identity of each code, as it was when evidence was a map.
+        let identity = |code: Code| -> Vec<&str> {
+            let mut keys: Vec<&str> = shapes_of(code)
+                .flat_map(|s| s.identity.iter().copied())
+                .collect();
+            keys.sort_unstable();
+            keys.dedup();
+            keys
+        };
+        assert_eq!(identity(Code::InvalidRecord), ["artifact", "recorded"]);
+        assert_eq!(identity(Code::UnpinnedUrl), ["reference"]);
+        assert_eq!(identity(Code::MalformedHash), ["artifact", "recorded"]);
+        assert_eq!(identity(Code::UnpinnedWeights), ["artifact", "kind"]);
+        assert_eq!(identity(Code::UnpinnedRuntime), ["artifact", "kind"]);
+        assert_eq!(identity(Code::RepositoryMissing), ["artifact", "kind"]);
+        assert_eq!(identity(Code::RevisionMissing), ["artifact", "kind"]);
+        assert_eq!(identity(Code::PathMissing), ["artifact", "kind"]);
+        assert_eq!(identity(Code::WeightHashMismatch), ["artifact", "kind"]);
+        assert_eq!(identity(Code::CommitTimeMismatch), ["recorded"]);
+        for code in [
+            Code::UncitedClaim,
+            Code::RevisionConflict,
+            Code::InconsistentValue,
+            Code::RevisionUnreachable,
+            Code::HashMismatch,
+            Code::ManifestMismatch,
+            Code::ManifestUnlisted,
+            Code::LineOutOfRange,
+            Code::ValueMissing,
+            Code::ValueShifted,
+            Code::UpstreamChanged,
+            Code::ValueSuperseded,
+        ] {
+            assert!(identity(code).is_empty(), "{code}");
+        }
+    }
+
     /// Users keep fingerprints in their baselines, so a fingerprint must not
     /// change when the code that computes it, or the evidence behind it, is
     /// reorganised. These were computed by pinaudit 0.1.0 for one finding of every

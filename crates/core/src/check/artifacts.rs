@@ -1,8 +1,49 @@
 //! `unpinned-weights`, `unpinned-runtime`: is what was run named precisely enough
 //! to run it again? One finding per artifact, however many figures name it.
 
-use crate::finding::{Code, Finding};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::finding::{evidence, Code, Finding, Shape};
 use crate::record::{ArtifactKind, Record};
+
+evidence! {
+    /// `unpinned-weights` and `unpinned-runtime` evidence: the artifact, and for
+    /// weights whose model repository could be read, the pin to adopt
+    /// ([`super::weights`] adds it).
+    #[derive(Debug, Serialize, Deserialize)]
+    pub(crate) struct Unpinned for(UnpinnedWeights, UnpinnedRuntime) identity(artifact, kind) {
+        pub(crate) artifact: String,
+        pub(crate) kind: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub(crate) suggested_pin: Option<SuggestedPin>,
+    }
+}
+
+/// The pin an `unpinned-weights` finding suggests: the model repository's head
+/// and the weight files there.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct SuggestedPin {
+    pub(crate) repository: String,
+    pub(crate) revision: String,
+    pub(crate) files: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) manifest_sha256: Option<String>,
+}
+
+/// Artifacts named precisely enough to run again.
+pub(crate) struct Artifacts;
+
+impl super::Check for Artifacts {
+    fn evidence(&self) -> &'static [Shape] {
+        const SHAPES: &[Shape] = &[Shape::of::<Unpinned>()];
+        SHAPES
+    }
+
+    fn record(&self, record: &Record, out: &mut Vec<Finding>) {
+        check(record, out);
+    }
+}
 
 pub fn check(record: &Record, out: &mut Vec<Finding>) {
     for a in &record.artifacts {
@@ -23,10 +64,10 @@ pub fn check(record: &Record, out: &mut Vec<Finding>) {
             ),
             _ => continue,
         };
-        out.push(
-            Finding::new(code, &record.id, message)
-                .with("artifact", a.label.as_str())
-                .with("kind", a.kind.as_str()),
-        );
+        out.push(Finding::new(code, &record.id, message).evidence(Unpinned {
+            artifact: a.label.clone(),
+            kind: a.kind.as_str().to_string(),
+            suggested_pin: None,
+        }));
     }
 }

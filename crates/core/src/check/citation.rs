@@ -3,15 +3,102 @@
 
 use std::collections::HashSet;
 
-use crate::finding::{Code, Finding};
+use serde::Serialize;
+
+use crate::finding::{evidence, Code, Finding, Shape};
 use crate::record::url;
-use crate::record::{Record, Revision, Source};
+use crate::record::{Claim, Record, Revision, Source};
 
 use super::location::{claim_location, source_location};
+
+evidence! {
+    /// `invalid-record` evidence of a record the checks read: the URL, path,
+    /// recorded text or artifact that cannot be read.
+    #[derive(Serialize, Default)]
+    pub(crate) struct InvalidRecord<'a> for(InvalidRecord) identity(artifact, recorded) {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub(crate) url: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub(crate) path: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub(crate) recorded: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub(crate) artifact: Option<&'a str>,
+    }
+}
+
+evidence! {
+    /// `uncited-claim` evidence: the source id a figure names that the record
+    /// does not list.
+    #[derive(Serialize)]
+    pub(crate) struct UncitedClaim<'a> for(UncitedClaim) identity() {
+        source: &'a str,
+    }
+}
+
+evidence! {
+    /// `unpinned-url` evidence: the branch or tag named (none when no revision
+    /// is), the URL (redacted), and the reference that cites it.
+    #[derive(Serialize)]
+    pub(crate) struct UnpinnedUrl<'a> for(UnpinnedUrl) identity(reference) {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        revision: Option<&'a str>,
+        url: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reference: Option<&'a str>,
+    }
+}
+
+evidence! {
+    /// `revision-conflict` evidence: the two commits, where the record declares
+    /// its own (for a figure's URL; `null` when the position is unknown).
+    #[derive(Serialize)]
+    pub(crate) struct RevisionConflict<'a> for(RevisionConflict) identity() {
+        cited_revision: &'a str,
+        declared_revision: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        declared_at: Option<Option<At>>,
+        url: Option<&'a str>,
+    }
+}
+
+/// A position in an input file, in evidence.
+#[derive(Serialize)]
+pub(crate) struct At {
+    line: usize,
+    column: usize,
+}
+
+/// Citations: pinned, readable, and agreeing with the sources they name.
+pub(crate) struct Citation;
+
+impl super::Check for Citation {
+    fn evidence(&self) -> &'static [Shape] {
+        const SHAPES: &[Shape] = &[
+            Shape::of::<InvalidRecord<'static>>(),
+            Shape::of::<UncitedClaim<'static>>(),
+            Shape::of::<UnpinnedUrl<'static>>(),
+            Shape::of::<RevisionConflict<'static>>(),
+        ];
+        SHAPES
+    }
+
+    fn record(&self, record: &Record, out: &mut Vec<Finding>) {
+        check(record, out);
+    }
+}
 
 pub fn check(record: &Record, out: &mut Vec<Finding>) {
     let mut reported: HashSet<String> = HashSet::new();
     duplicates(record, out);
+    sources(record, &mut reported, out);
+    references(record, &mut reported, out);
+    claims(record, &mut reported, out);
+}
+
+/// The sources' URLs and fields; an `unpinned-url` names the source and, when
+/// one figure alone cites it, that figure.
+fn sources(record: &Record, reported: &mut HashSet<String>, out: &mut Vec<Finding>) {
     // An `unpinned-url` names the source and, when one figure alone cites it,
     // that figure, wherever the URL is written (source or figure).
     let mut citing: std::collections::HashMap<&str, Vec<&str>> = Default::default();
@@ -28,7 +115,7 @@ pub fn check(record: &Record, out: &mut Vec<Finding>) {
     for s in &record.sources {
         // A web document's URL follows no forge grammar.
         if crate::provider::web::web_url(s).is_none() {
-            source_urls(record, s, &mut reported, out);
+            source_urls(record, s, reported, out);
         }
         source_fields(record, s, out);
     }
@@ -37,6 +124,10 @@ pub fn check(record: &Record, out: &mut Vec<Finding>) {
             f.claim = f.source.as_deref().and_then(only).map(str::to_string);
         }
     }
+}
+
+/// The record's other references: readable, and pinned to a commit.
+fn references(record: &Record, reported: &mut HashSet<String>, out: &mut Vec<Finding>) {
     for r in &record.references {
         match url::parse(&r.url) {
             Err(e) => out.push(
@@ -45,13 +136,16 @@ pub fn check(record: &Record, out: &mut Vec<Finding>) {
                     &record.id,
                     format!("`{}`: {e}", r.label),
                 )
-                .with("url", r.url.as_str()),
+                .evidence(InvalidRecord {
+                    url: Some(&r.url),
+                    ..InvalidRecord::default()
+                }),
             ),
             Ok(p) => match &p.revision {
                 Some(Revision::Commit(_)) => {}
                 Some(Revision::Ref(rev)) => {
                     if reported.insert(strip_fragment(&r.url)) {
-                        out.push(unpinned(record, &r.url, rev).with("reference", r.label.as_str()));
+                        out.push(unpinned(record, &r.url, rev, Some(&r.label)));
                     }
                 }
                 None => {
@@ -62,14 +156,21 @@ pub fn check(record: &Record, out: &mut Vec<Finding>) {
                                 &record.id,
                                 format!("`{}` (`{}`) names no revision", r.url, r.label),
                             )
-                            .with("url", r.url.as_str())
-                            .with("reference", r.label.as_str()),
+                            .evidence(UnpinnedUrl {
+                                revision: None,
+                                url: &r.url,
+                                reference: Some(&r.label),
+                            }),
                         );
                     }
                 }
             },
         }
     }
+}
+
+/// Each figure: a source, a line, and a URL that agrees with its source.
+fn claims(record: &Record, reported: &mut HashSet<String>, out: &mut Vec<Finding>) {
     let by_id = record.sources_by_id();
     for c in &record.claims {
         let source = c.source.as_deref().and_then(|id| by_id.get(id).copied());
@@ -96,7 +197,7 @@ pub fn check(record: &Record, out: &mut Vec<Finding>) {
                 )
                 .claim(&c.label)
                 .source(id)
-                .with("source", id.as_str()),
+                .evidence(UncitedClaim { source: id }),
             ),
             (Some(id), Some(s), None) => out.push(
                 Finding::new(
@@ -114,71 +215,87 @@ pub fn check(record: &Record, out: &mut Vec<Finding>) {
             ),
             _ => {}
         }
-        let Some(u) = &c.url else { continue };
-        let parsed = match url::parse(u) {
-            Ok(p) => p,
-            // A figure on a web document cites the page, which no forge grammar reads.
-            Err(_) if source.is_some_and(|s| crate::provider::web::web_url(s).is_some()) => {
-                continue;
-            }
-            Err(e) => {
+        if let Some(u) = &c.url {
+            claim_url(record, c, source, u, reported, out);
+        }
+    }
+}
+
+/// A figure's own URL: readable, pinned, and naming its source's revision.
+fn claim_url(
+    record: &Record,
+    c: &Claim,
+    source: Option<&Source>,
+    u: &str,
+    reported: &mut HashSet<String>,
+    out: &mut Vec<Finding>,
+) {
+    let parsed = match url::parse(u) {
+        Ok(p) => p,
+        // A figure on a web document cites the page, which no forge grammar reads.
+        Err(_) if source.is_some_and(|s| crate::provider::web::web_url(s).is_some()) => {
+            return;
+        }
+        Err(e) => {
+            out.push(
+                Finding::new(
+                    Code::InvalidRecord,
+                    &record.id,
+                    format!("figure `{}`: {e}", c.label),
+                )
+                .claim(&c.label)
+                .evidence(InvalidRecord {
+                    url: Some(u),
+                    ..InvalidRecord::default()
+                }),
+            );
+            return;
+        }
+    };
+    let loc = source.map(|s| claim_location(s, c)).unwrap_or_default();
+    if let Some(Revision::Ref(r)) = &parsed.revision {
+        if reported.insert(strip_fragment(u)) {
+            let mut f = unpinned(record, u, r, None).claim(&c.label).at(loc.clone());
+            f.source = source.map(|s| s.id.clone());
+            out.push(f);
+        }
+    }
+    if let (Some(Revision::Commit(cited)), Some(s)) = (&parsed.revision, source) {
+        if let Some(Revision::Commit(declared)) = &s.revision {
+            if cited != declared {
+                // Where the record declares it, so that the reader can see
+                // which of the two to fix; the figure is checked at the
+                // revision it cites (`Record::at_cited_revisions`).
+                let declared_at =
+                    s.at.0
+                        .map(|p| format!(" (line {}, column {})", p.line, p.column));
                 out.push(
                     Finding::new(
-                        Code::InvalidRecord,
+                        Code::RevisionConflict,
                         &record.id,
-                        format!("figure `{}`: {e}", c.label),
+                        format!(
+                            "figure `{}` cites revision `{}` but its source `{}` declares `{}`{}; the figure is checked at `{}`",
+                            c.label,
+                            cited.short(),
+                            s.id,
+                            declared.short(),
+                            declared_at.as_deref().unwrap_or(""),
+                            cited.short()
+                        ),
                     )
                     .claim(&c.label)
-                    .with("url", u.as_str()),
+                    .source(&s.id)
+                    .at(loc)
+                    .evidence(RevisionConflict {
+                        cited_revision: cited.as_str(),
+                        declared_revision: declared.as_str(),
+                        declared_at: Some(s.at.0.map(|p| At {
+                            line: p.line,
+                            column: p.column,
+                        })),
+                        url: Some(u),
+                    }),
                 );
-                continue;
-            }
-        };
-        let loc = source.map(|s| claim_location(s, c)).unwrap_or_default();
-        if let Some(Revision::Ref(r)) = &parsed.revision {
-            if reported.insert(strip_fragment(u)) {
-                let mut f = unpinned(record, u, r).claim(&c.label).at(loc.clone());
-                f.source = source.map(|s| s.id.clone());
-                out.push(f);
-            }
-        }
-        if let (Some(Revision::Commit(cited)), Some(s)) = (&parsed.revision, source) {
-            if let Some(Revision::Commit(declared)) = &s.revision {
-                if cited != declared {
-                    // Where the record declares it, so that the reader can see
-                    // which of the two to fix; the figure is checked at the
-                    // revision it cites (`Record::at_cited_revisions`).
-                    let declared_at =
-                        s.at.0
-                            .map(|p| format!(" (line {}, column {})", p.line, p.column));
-                    out.push(
-                        Finding::new(
-                            Code::RevisionConflict,
-                            &record.id,
-                            format!(
-                                "figure `{}` cites revision `{}` but its source `{}` declares `{}`{}; the figure is checked at `{}`",
-                                c.label,
-                                cited.short(),
-                                s.id,
-                                declared.short(),
-                                declared_at.as_deref().unwrap_or(""),
-                                cited.short()
-                            ),
-                        )
-                        .claim(&c.label)
-                        .source(&s.id)
-                        .at(loc)
-                        .with("cited_revision", cited.as_str())
-                        .with("declared_revision", declared.as_str())
-                        .with(
-                            "declared_at",
-                            s.at.0.map_or(serde_json::Value::Null, |p| {
-                                serde_json::json!({"line": p.line, "column": p.column})
-                            }),
-                        )
-                        .with("url", u.as_str()),
-                    );
-                }
             }
         }
     }
@@ -201,7 +318,10 @@ fn source_urls(
                     format!("source `{}`: {e}", s.id),
                 )
                 .source(&s.id)
-                .with("url", s.url.clone()),
+                .evidence(InvalidRecord {
+                    url: s.url.as_deref(),
+                    ..InvalidRecord::default()
+                }),
             );
             None
         }
@@ -217,7 +337,7 @@ fn source_urls(
             if reported.insert(key) {
                 let shown = s.url.clone().unwrap_or_else(|| format!("revision `{r}`"));
                 out.push(
-                    unpinned(record, &shown, r)
+                    unpinned(record, &shown, r, None)
                         .source(&s.id)
                         .at(source_location(s)),
                 );
@@ -239,15 +359,22 @@ fn source_urls(
                 )
                 .source(&s.id)
                 .at(source_location(s))
-                .with("cited_revision", in_url.as_str())
-                .with("declared_revision", declared.as_str())
-                .with("url", s.url.clone()),
+                .evidence(RevisionConflict {
+                    cited_revision: in_url.as_str(),
+                    declared_revision: declared.as_str(),
+                    declared_at: None,
+                    url: s.url.as_deref(),
+                }),
             );
         }
         (Some(Revision::Commit(_)), Some(Revision::Ref(r))) => {
             if let Some(u) = &s.url {
                 if reported.insert(strip_fragment(u)) {
-                    out.push(unpinned(record, u, r).source(&s.id).at(source_location(s)));
+                    out.push(
+                        unpinned(record, u, r, None)
+                            .source(&s.id)
+                            .at(source_location(s)),
+                    );
                 }
             }
         }
@@ -356,7 +483,10 @@ fn source_fields(record: &Record, s: &Source, out: &mut Vec<Finding>) {
                     format!("source `{}`: document path `{path}` {why}", s.id),
                 )
                 .source(&s.id)
-                .with("path", path.as_str()),
+                .evidence(InvalidRecord {
+                    path: Some(&path),
+                    ..InvalidRecord::default()
+                }),
             );
         }
     }
@@ -372,7 +502,10 @@ fn source_fields(record: &Record, s: &Source, out: &mut Vec<Finding>) {
                     ),
                 )
                 .source(&s.id)
-                .with("recorded", t.as_str()),
+                .evidence(InvalidRecord {
+                    recorded: Some(t),
+                    ..InvalidRecord::default()
+                }),
             );
         }
     }
@@ -398,11 +531,15 @@ fn web_source(record: &Record, s: &Source, url: &str, out: &mut Vec<Finding>) {
             "cite an archived snapshot: `https://web.archive.org/web/<14-digit time>/{shown}`"
         ))
         .source(&s.id)
-        .with("url", shown.as_str()),
+        .evidence(UnpinnedUrl {
+            revision: None,
+            url: &shown,
+            reference: None,
+        }),
     );
 }
 
-fn unpinned(record: &Record, shown: &str, rev: &str) -> Finding {
+fn unpinned(record: &Record, shown: &str, rev: &str, reference: Option<&str>) -> Finding {
     let what = if rev.len() < 40 && !rev.is_empty() && rev.bytes().all(|b| b.is_ascii_hexdigit()) {
         "a short commit id"
     } else {
@@ -417,8 +554,11 @@ fn unpinned(record: &Record, shown: &str, rev: &str) -> Finding {
         "`pinaudit pin '{shown}'` resolves `{rev}` to the commit it names now and prints the pin; \
          `pinaudit audit --fix` rewrites it in a pin file"
     ))
-    .with("revision", rev)
-    .with("url", shown)
+    .evidence(UnpinnedUrl {
+        revision: Some(rev),
+        url: shown,
+        reference,
+    })
 }
 
 fn strip_fragment(u: &str) -> String {

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::finding::{Code, Finding};
+use crate::finding::{evidence, Code, Finding, Shape};
 use crate::matcher::{self, Document, Expected, Match, MatchKind, Rejected};
 use crate::record::{Claim, Record, Source};
 pub use crate::result::{ClaimStatus, Verdict};
@@ -12,34 +12,54 @@ pub use crate::result::{ClaimStatus, Verdict};
 use super::location::{claim_location, show_target};
 use super::{excerpt, SourceText};
 
-/// `line-out-of-range` evidence.
-#[derive(Serialize)]
-struct LineOutOfRange {
-    line_count: usize,
-    /// The line nearest to the citation that carries the value, if any.
-    nearest_line: Option<usize>,
-    nearest_text: Option<String>,
+/// The figures a cited line carries.
+pub(crate) struct Claims;
+
+impl super::Check for Claims {
+    fn evidence(&self) -> &'static [Shape] {
+        const SHAPES: &[Shape] = &[
+            Shape::of::<LineOutOfRange>(),
+            Shape::of::<ValueShifted<'static>>(),
+            Shape::of::<ValueMissing<'static>>(),
+        ];
+        SHAPES
+    }
 }
 
-/// `value-shifted` evidence.
-#[derive(Serialize)]
-struct ValueShifted<'a> {
-    value: &'a str,
-    cited_lines: [u32; 2],
-    nearest_line: usize,
-    nearest_text: String,
-    cited_text: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    rejected: Option<RejectedEvidence<'a>>,
+evidence! {
+    /// `line-out-of-range` evidence.
+    #[derive(Serialize)]
+    pub(crate) struct LineOutOfRange for(LineOutOfRange) identity() {
+        line_count: usize,
+        /// The line nearest to the citation that carries the value, if any.
+        nearest_line: Option<usize>,
+        nearest_text: Option<String>,
+    }
 }
 
-/// `value-missing` evidence.
-#[derive(Serialize)]
-struct ValueMissing<'a> {
-    value: &'a str,
-    cited_text: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    rejected: Option<RejectedEvidence<'a>>,
+evidence! {
+    /// `value-shifted` evidence.
+    #[derive(Serialize)]
+    pub(crate) struct ValueShifted<'a> for(ValueShifted) identity() {
+        value: &'a str,
+        cited_lines: [u32; 2],
+        nearest_line: usize,
+        nearest_text: String,
+        cited_text: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rejected: Option<RejectedEvidence<'a>>,
+    }
+}
+
+evidence! {
+    /// `value-missing` evidence.
+    #[derive(Serialize)]
+    pub(crate) struct ValueMissing<'a> for(ValueMissing) identity() {
+        value: &'a str,
+        cited_text: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rejected: Option<RejectedEvidence<'a>>,
+    }
 }
 
 /// The look-alike a cited line holds, and why it is not the figure.
@@ -155,6 +175,83 @@ pub fn judge(doc: &SourceText, first: usize, last: usize, exp: &Expected) -> Out
     }
 }
 
+type Hit = Option<(usize, Match, String)>;
+
+/// What [`judge_stream`] has seen of one claim so far.
+struct State<'e> {
+    first: usize,
+    last: usize,
+    claim: Option<matcher::Prepared<'e>>,
+    exact: Hit,
+    rounded: Hit,
+    rejected: Option<(u32, Rejected)>,
+    cited_text: String,
+    /// The nearest lines carrying the value exactly and as a rounding the
+    /// figure moved to ([`matcher::Prepared::moved_to`]), before the citation
+    /// (the latest seen) and after it (the first seen).
+    before: [Hit; 2],
+    after: [Hit; 2],
+}
+
+impl State<'_> {
+    /// The claim's outcome in a document of `len` lines, `start..end` being the
+    /// citation clamped to the document.
+    fn outcome(self, start: usize, end: usize, len: usize) -> Outcome {
+        let pick = |b: Hit, a: Hit| match (b, a) {
+            (Some(b), Some(a)) => Some(if start - b.0 <= a.0 + 1 - end { b } else { a }),
+            (b, a) => b.or(a),
+        };
+        let [before_exact, before_rounded] = self.before;
+        let [after_exact, after_rounded] = self.after;
+        let nearest =
+            pick(before_exact, after_exact).or_else(|| pick(before_rounded, after_rounded));
+        let nearest = nearest.map(|(i, m, t)| (i as u32, m, t));
+        if self.last > len {
+            return Outcome::OutOfRange {
+                line_count: len as u32,
+                nearest,
+            };
+        }
+        if let Some((i, m, text)) = self.exact.or(self.rounded) {
+            return Outcome::Cited {
+                index: i as u32,
+                m,
+                text,
+            };
+        }
+        match nearest {
+            Some((index, m, text)) => Outcome::Shifted {
+                index,
+                m,
+                text,
+                cited_text: self.cited_text,
+                rejected: self.rejected,
+            },
+            None => Outcome::Missing {
+                cited_text: self.cited_text,
+                rejected: self.rejected,
+            },
+        }
+    }
+}
+
+/// Each line of the document with its structure, in order.
+fn each_line<R: std::io::Read>(
+    reader: R,
+    mut visit: impl FnMut(usize, &str, &matcher::LineCtx),
+) -> std::io::Result<usize> {
+    let mut stream = matcher::Stream::default();
+    let len = super::for_each_line(reader, |i, bytes| {
+        if let Some((j, line, ctx)) = stream.push(i, &String::from_utf8_lossy(bytes)) {
+            visit(j, &line, &ctx);
+        }
+    })?;
+    if let Some((j, line, ctx)) = stream.finish() {
+        visit(j, &line, &ctx);
+    }
+    Ok(len)
+}
+
 /// [`judge`] for each of `wanted` (1-based first and last cited line, value) in a
 /// document too large to hold, read as a stream from what `open`
 /// gives: one pass reads the cited lines and counts the lines; a second, only
@@ -166,21 +263,6 @@ pub fn judge_stream<R: std::io::Read>(
     mut open: impl FnMut() -> std::io::Result<R>,
     wanted: &[(usize, usize, Expected<'_>)],
 ) -> std::io::Result<Vec<Outcome>> {
-    type Hit = Option<(usize, Match, String)>;
-    struct State<'e> {
-        first: usize,
-        last: usize,
-        claim: Option<matcher::Prepared<'e>>,
-        exact: Hit,
-        rounded: Hit,
-        rejected: Option<(u32, Rejected)>,
-        cited_text: String,
-        /// The nearest lines carrying the value exactly and as a rounding the
-        /// figure moved to ([`matcher::Prepared::moved_to`]), before the citation
-        /// (the latest seen) and after it (the first seen).
-        before: [Hit; 2],
-        after: [Hit; 2],
-    }
     let mut states: Vec<State> = wanted
         .iter()
         .map(|(first, last, exp)| State {
@@ -195,22 +277,6 @@ pub fn judge_stream<R: std::io::Read>(
             after: [None, None],
         })
         .collect();
-    /// Each line of the document with its structure, in order.
-    fn each_line<R: std::io::Read>(
-        reader: R,
-        mut visit: impl FnMut(usize, &str, &matcher::LineCtx),
-    ) -> std::io::Result<usize> {
-        let mut stream = matcher::Stream::default();
-        let len = super::for_each_line(reader, |i, bytes| {
-            if let Some((j, line, ctx)) = stream.push(i, &String::from_utf8_lossy(bytes)) {
-                visit(j, &line, &ctx);
-            }
-        })?;
-        if let Some((j, line, ctx)) = stream.finish() {
-            visit(j, &line, &ctx);
-        }
-        Ok(len)
-    }
     let len = each_line(open()?, |i, line, ctx| {
         for st in states.iter_mut() {
             if i + 1 < st.first || i >= st.last || st.exact.is_some() {
@@ -269,43 +335,7 @@ pub fn judge_stream<R: std::io::Read>(
     Ok(states
         .into_iter()
         .zip(bounds)
-        .map(|(st, (start, end))| {
-            let pick = |b: Hit, a: Hit| match (b, a) {
-                (Some(b), Some(a)) => Some(if start - b.0 <= a.0 + 1 - end { b } else { a }),
-                (b, a) => b.or(a),
-            };
-            let [before_exact, before_rounded] = st.before;
-            let [after_exact, after_rounded] = st.after;
-            let nearest =
-                pick(before_exact, after_exact).or_else(|| pick(before_rounded, after_rounded));
-            let nearest = nearest.map(|(i, m, t)| (i as u32, m, t));
-            if st.last > len {
-                return Outcome::OutOfRange {
-                    line_count: len as u32,
-                    nearest,
-                };
-            }
-            if let Some((i, m, text)) = st.exact.or(st.rounded) {
-                return Outcome::Cited {
-                    index: i as u32,
-                    m,
-                    text,
-                };
-            }
-            match nearest {
-                Some((index, m, text)) => Outcome::Shifted {
-                    index,
-                    m,
-                    text,
-                    cited_text: st.cited_text,
-                    rejected: st.rejected,
-                },
-                None => Outcome::Missing {
-                    cited_text: st.cited_text,
-                    rejected: st.rejected,
-                },
-            }
-        })
+        .map(|(st, (start, end))| st.outcome(start, end, len))
         .collect())
 }
 
@@ -590,28 +620,7 @@ pub fn report(
             line_count,
             nearest,
         } => {
-            out.push(
-                Finding::new(
-                    Code::LineOutOfRange,
-                    &record.id,
-                    format!(
-                        "figure `{}` cites {} but `{}` has {} line(s) at `{}`",
-                        c.label,
-                        lines,
-                        loc.path.as_deref().unwrap_or("?"),
-                        line_count,
-                        short(&loc.revision)
-                    ),
-                )
-                .claim(&c.label)
-                .source(&s.id)
-                .at(loc)
-                .evidence(LineOutOfRange {
-                    line_count: *line_count as usize,
-                    nearest_line: nearest.as_ref().map(|(i, _, _)| *i as usize + 1),
-                    nearest_text: nearest.as_ref().map(|(_, _, t)| t.clone()),
-                }),
-            );
+            out.push(line_out_of_range(record, s, c, loc, *line_count, nearest));
             // The value may still be in the document: say where, as for a shifted one.
             match nearest {
                 Some((i, _, text)) => found_at(*i, text, ClaimStatus::Shifted),
@@ -658,34 +667,14 @@ pub fn report(
             cited_text,
             rejected,
         } => {
-            out.push(
-                Finding::new(
-                    Code::ValueMissing,
-                    &record.id,
-                    format!(
-                        "figure `{}` ({}{}) is nowhere in `{}` at `{}`{}",
-                        c.label,
-                        exp.value,
-                        c.unit.as_deref().map_or(String::new(), |u| format!(" {u}")),
-                        loc.path.as_deref().unwrap_or("?"),
-                        short(&loc.revision),
-                        rejected_note(rejected)
-                    ),
-                )
-                .with_hint(
-                    show_target(&record.file, s, Some(c), lines.first()).map(|t| {
-                        format!("check the figure against the document with `pinaudit show {t}`")
-                    }),
-                )
-                .claim(&c.label)
-                .source(&s.id)
-                .at(loc)
-                .evidence(ValueMissing {
-                    value: exp.value,
-                    cited_text: cited_text.clone(),
-                    rejected: RejectedEvidence::of(rejected),
-                }),
-            );
+            out.push(value_missing(
+                record,
+                s,
+                c,
+                &exp,
+                loc,
+                (cited_text, rejected),
+            ));
             Verdict {
                 status: ClaimStatus::Missing,
                 found_line: None,
@@ -693,6 +682,77 @@ pub fn report(
             }
         }
     }
+}
+
+/// `line-out-of-range`: the cited lines are past the document's end; the line
+/// nearest to them that carries the value, if any.
+fn line_out_of_range(
+    record: &Record,
+    s: &Source,
+    c: &Claim,
+    loc: crate::finding::Location,
+    line_count: u32,
+    nearest: &Option<(u32, Match, String)>,
+) -> Finding {
+    let lines = c.lines.map(|l| l.to_string()).unwrap_or_default();
+    Finding::new(
+        Code::LineOutOfRange,
+        &record.id,
+        format!(
+            "figure `{}` cites {} but `{}` has {} line(s) at `{}`",
+            c.label,
+            lines,
+            loc.path.as_deref().unwrap_or("?"),
+            line_count,
+            short(&loc.revision)
+        ),
+    )
+    .claim(&c.label)
+    .source(&s.id)
+    .at(loc)
+    .evidence(LineOutOfRange {
+        line_count: line_count as usize,
+        nearest_line: nearest.as_ref().map(|(i, _, _)| *i as usize + 1),
+        nearest_text: nearest.as_ref().map(|(_, _, t)| t.clone()),
+    })
+}
+
+/// `value-missing`: the figure is nowhere in the document; what the cited line
+/// says, and the look-alike it holds.
+fn value_missing(
+    record: &Record,
+    s: &Source,
+    c: &Claim,
+    exp: &Expected<'_>,
+    loc: crate::finding::Location,
+    (cited_text, rejected): (&str, &Option<(u32, Rejected)>),
+) -> Finding {
+    let lines = c.lines.map_or(1, |l| l.first());
+    Finding::new(
+        Code::ValueMissing,
+        &record.id,
+        format!(
+            "figure `{}` ({}{}) is nowhere in `{}` at `{}`{}",
+            c.label,
+            exp.value,
+            c.unit.as_deref().map_or(String::new(), |u| format!(" {u}")),
+            loc.path.as_deref().unwrap_or("?"),
+            short(&loc.revision),
+            rejected_note(rejected)
+        ),
+    )
+    .with_hint(
+        show_target(&record.file, s, Some(c), lines)
+            .map(|t| format!("check the figure against the document with `pinaudit show {t}`")),
+    )
+    .claim(&c.label)
+    .source(&s.id)
+    .at(loc)
+    .evidence(ValueMissing {
+        value: exp.value,
+        cited_text: cited_text.to_string(),
+        rejected: RejectedEvidence::of(rejected),
+    })
 }
 
 fn short(rev: &Option<String>) -> &str {

@@ -3,30 +3,62 @@
 
 use serde::Serialize;
 
-use crate::finding::{Code, Finding};
+use crate::finding::{evidence, Code, Finding, Shape};
 use crate::hash::matching_variant;
 use crate::provider::{DocRef, OtherVersion, Snapshot};
 use crate::record::{Record, Recorded, Source};
 
 use super::location::source_location;
 
-/// `path-missing` evidence.
-#[derive(Serialize)]
-struct PathMissing<'a> {
-    path: &'a str,
-    commit: &'a str,
+/// The documents a source cites: there, and with the recorded bytes.
+pub(crate) struct Document;
+
+impl super::Check for Document {
+    fn evidence(&self) -> &'static [Shape] {
+        const SHAPES: &[Shape] = &[
+            Shape::of::<PathMissing<'static>>(),
+            Shape::of::<HashMismatch<'static>>(),
+            Shape::of::<WebHashMismatch<'static>>(),
+        ];
+        SHAPES
+    }
 }
 
-/// `hash-mismatch` evidence.
-#[derive(Serialize)]
-struct HashMismatch<'a> {
-    expected: &'a str,
-    actual: &'a str,
-    git_blob: Option<&'a str>,
-    /// The variant of the document (`crlf`, `bom`, ...) whose hash was recorded.
-    matching_variant: Option<&'static str>,
-    /// The version, at another commit, whose hash was recorded.
-    matching_commit: Option<OtherVersion>,
+evidence! {
+    /// `path-missing` evidence.
+    #[derive(Serialize)]
+    pub(crate) struct PathMissing<'a> for(PathMissing) identity() {
+        path: &'a str,
+        commit: &'a str,
+    }
+}
+
+evidence! {
+    /// `hash-mismatch` evidence.
+    #[derive(Serialize)]
+    pub(crate) struct HashMismatch<'a> for(HashMismatch) identity() {
+        expected: &'a str,
+        actual: &'a str,
+        git_blob: Option<&'a str>,
+        /// The variant of the document (`crlf`, `bom`, ...) whose hash was recorded.
+        matching_variant: Option<&'static str>,
+        /// The version, at another commit, whose hash was recorded.
+        matching_commit: Option<OtherVersion>,
+    }
+}
+
+evidence! {
+    /// `hash-mismatch` evidence of a web document: the URL (redacted) where a
+    /// git document has its blob; no blob, no other version.
+    #[derive(Serialize)]
+    pub(crate) struct WebHashMismatch<'a> for(HashMismatch) identity() {
+        expected: &'a str,
+        actual: &'a str,
+        url: &'a str,
+        git_blob: Option<&'a str>,
+        matching_variant: Option<&'static str>,
+        matching_commit: Option<OtherVersion>,
+    }
 }
 
 /// Judges the document a source cites. `snapshot` is `None` when the path does not
@@ -137,11 +169,13 @@ pub fn check_web(
                 path: Some(shown.clone()),
                 line: None,
             })
-            .with("expected", expected.as_str())
-            .with("actual", actual)
-            .with("url", shown.as_str())
-            .with("git_blob", serde_json::Value::Null)
-            .with("matching_variant", variant)
-            .with("matching_commit", serde_json::Value::Null),
+            .evidence(WebHashMismatch {
+                expected: expected.as_str(),
+                actual,
+                url: &shown,
+                git_blob: None,
+                matching_variant: variant,
+                matching_commit: None,
+            }),
     );
 }

@@ -1,9 +1,39 @@
 //! `malformed-hash`, `missing-hash`: can the recorded digests pin anything down?
 
-use crate::finding::{Code, Finding};
+use serde::Serialize;
+
+use super::citation::InvalidRecord;
+use crate::finding::{evidence, Code, Finding, Shape};
 use crate::record::{Record, Recorded};
 
 use super::location::{hash_command, source_location};
+
+evidence! {
+    /// `malformed-hash` evidence: the text recorded, how many hex digits it has
+    /// (for a sha256), and the artifact it belongs to (none for a source's).
+    #[derive(Serialize)]
+    pub(crate) struct MalformedHash<'a> for(MalformedHash) identity(artifact, recorded) {
+        recorded: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        length: Option<usize>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        artifact: Option<&'a str>,
+    }
+}
+
+/// Recorded digests that can pin something down.
+pub(crate) struct Hashes;
+
+impl super::Check for Hashes {
+    fn evidence(&self) -> &'static [Shape] {
+        const SHAPES: &[Shape] = &[Shape::of::<MalformedHash<'static>>()];
+        SHAPES
+    }
+
+    fn record(&self, record: &Record, out: &mut Vec<Finding>) {
+        check(record, out);
+    }
+}
 
 pub fn check(record: &Record, out: &mut Vec<Finding>) {
     for s in &record.sources {
@@ -22,7 +52,7 @@ pub fn check(record: &Record, out: &mut Vec<Finding>) {
                 .with_hint(hash_command(s).map(|c| format!("record the document's sha256: `{c}`"))),
             ),
             Some(Recorded::Malformed(text)) => out.push(
-                malformed(&record.id, text)
+                malformed(&record.id, text, None)
                     .source(&s.id)
                     .at(source_location(s))
                     .with_hint(hash_command(s).map(|c| format!("recompute the digest: `{c}`"))),
@@ -39,13 +69,16 @@ pub fn check(record: &Record, out: &mut Vec<Finding>) {
                         &record.id,
                         format!("revision `{rev}` of `{}` {why}", a.label),
                     )
-                    .with("recorded", rev.as_str())
-                    .with("artifact", a.label.as_str()),
+                    .evidence(InvalidRecord {
+                        recorded: Some(rev.as_str()),
+                        artifact: Some(a.label.as_str()),
+                        ..InvalidRecord::default()
+                    }),
                 );
             }
         }
         if let Some(Recorded::Malformed(text)) = &a.sha256 {
-            out.push(malformed(&record.id, text).with("artifact", a.label.as_str()));
+            out.push(malformed(&record.id, text, Some(&a.label)));
         }
         if let Some(d) = &a.digest {
             let (algo, hex) = d.split_once(':').unwrap_or(("", d));
@@ -58,8 +91,11 @@ pub fn check(record: &Record, out: &mut Vec<Finding>) {
                         &record.id,
                         format!("image digest `{d}` of `{}` is not of the form `sha256:` and 64 hex digits", a.label),
                     )
-                    .with("recorded", d.as_str())
-                    .with("artifact", a.label.as_str()),
+                    .evidence(MalformedHash {
+                        recorded: d,
+                        length: None,
+                        artifact: Some(&a.label),
+                    }),
                 );
             }
         }
@@ -84,7 +120,7 @@ fn malformed_revision(rev: &str) -> Option<String> {
     None
 }
 
-fn malformed(record: &str, text: &str) -> Finding {
+fn malformed(record: &str, text: &str, artifact: Option<&str>) -> Finding {
     let hex = text.strip_prefix("sha256:").unwrap_or(text);
     let why = if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
         "has characters that are not hex digits".to_string()
@@ -96,6 +132,9 @@ fn malformed(record: &str, text: &str) -> Finding {
         record,
         format!("recorded sha256 `{text}` {why}"),
     )
-    .with("recorded", text)
-    .with("length", hex.len())
+    .evidence(MalformedHash {
+        recorded: text,
+        length: Some(hex.len()),
+        artifact,
+    })
 }

@@ -16,11 +16,11 @@
 
 use std::collections::HashSet;
 
-use serde_json::Value;
+use serde::Serialize;
 
-use crate::finding::{Code, Finding, Location};
+use crate::finding::{evidence, Code, Finding, Location, Shape};
 use crate::hash::matching_variant;
-use crate::provider::{DocRef, Provider};
+use crate::provider::{DocRef, OtherVersion, Provider};
 use crate::record::{Record, Source};
 
 /// One line of a manifest: a file and the sha256 it lists.
@@ -192,6 +192,49 @@ fn join(dir: &str, name: &str) -> String {
     }
 }
 
+/// Checksum manifests beside a cited document.
+pub(crate) struct Manifests;
+
+impl super::Check for Manifests {
+    fn evidence(&self) -> &'static [Shape] {
+        const SHAPES: &[Shape] = &[
+            Shape::of::<ManifestMismatch<'static>>(),
+            Shape::of::<ManifestUnlisted<'static>>(),
+        ];
+        SHAPES
+    }
+}
+
+evidence! {
+    /// `manifest-mismatch` evidence: the entry, what is wrong with it (`missing`
+    /// or `hash`) and, for a hash, what the file has.
+    #[derive(Serialize)]
+    pub(crate) struct ManifestMismatch<'a> for(ManifestMismatch) identity() {
+        manifest: &'a str,
+        path: &'a str,
+        commit: &'a str,
+        expected: &'a str,
+        problem: &'static str,
+        actual: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        git_blob: Option<Option<&'a str>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        matching_variant: Option<Option<&'static str>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        matching_commit: Option<Option<OtherVersion>>,
+    }
+}
+
+evidence! {
+    /// `manifest-unlisted` evidence.
+    #[derive(Serialize)]
+    pub(crate) struct ManifestUnlisted<'a> for(ManifestUnlisted) identity() {
+        manifest: &'a str,
+        commit: &'a str,
+        unlisted: Vec<&'a str>,
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn check_one(
     record: &Record,
@@ -229,10 +272,17 @@ fn check_one(
             Finding::new(Code::ManifestMismatch, &record.id, message)
                 .source(&s.id)
                 .at(location(Some(e.line)))
-                .with("manifest", manifest)
-                .with("path", path.as_str())
-                .with("commit", d.commit.as_str())
-                .with("expected", e.sha256.as_str())
+        };
+        let facts = ManifestMismatch {
+            manifest,
+            path: path.as_str(),
+            commit: d.commit.as_str(),
+            expected: e.sha256.as_str(),
+            problem: "missing",
+            actual: None,
+            git_blob: None,
+            matching_variant: None,
+            matching_commit: None,
         };
         let Ok(snapshot) = provider.snapshot(&at(&path)) else {
             continue;
@@ -244,8 +294,7 @@ fn check_one(
                     e.path
                 ))
                 .hint("drop the entry, or regenerate the manifest from the files as committed")
-                .with("problem", "missing")
-                .with("actual", Value::Null),
+                .evidence(facts),
             );
             continue;
         };
@@ -254,59 +303,88 @@ fn check_one(
         }
         let variant = matching_variant(&file.bytes, &e.sha256);
         let other = provider.hash_elsewhere(&at(&path), &file, &e.sha256);
-        let mut message = format!(
-            "`{manifest}` lists sha256 `{}` for `{}`, the file at `{commit}` has `{}`",
-            e.sha256, e.path, file.sha256
-        );
-        if let Some(v) = variant {
-            message.push_str(&format!("; the listed hash is of the `{v}` variant"));
-        }
-        if let Some(o) = &other {
-            message.push_str(&format!(
-                "; it matches the file at commit `{}`",
-                o.commit.get(..7).unwrap_or(&o.commit)
-            ));
-        }
+        let message = hash_message(manifest, e, commit, &file.sha256, variant, other.as_ref());
         out.push(
             base(message)
                 .hint(format!(
                     "regenerate the entry from the blob: `git show {commit}:{} | sha256sum`",
                     super::location::shell_quote(&path)
                 ))
-                .with("problem", "hash")
-                .with("actual", file.sha256.as_str())
-                .with("git_blob", file.git_blob.clone())
-                .with("matching_variant", variant)
-                .with(
-                    "matching_commit",
-                    other.map_or(Value::Null, |o| serde_json::to_value(o).unwrap_or_default()),
-                ),
+                .evidence(ManifestMismatch {
+                    problem: "hash",
+                    actual: Some(file.sha256.as_str()),
+                    git_blob: Some(file.git_blob.as_deref()),
+                    matching_variant: Some(variant),
+                    matching_commit: Some(other),
+                    ..facts
+                }),
         );
     }
+    out.extend(unlisted(record, s, d, manifest, beside, &listed).map(|f| f.at(location(None))));
+}
+
+/// The message of a `manifest-mismatch` of hashes.
+fn hash_message(
+    manifest: &str,
+    e: &Entry,
+    commit: &str,
+    actual: &str,
+    variant: Option<&str>,
+    other: Option<&OtherVersion>,
+) -> String {
+    let mut message = format!(
+        "`{manifest}` lists sha256 `{}` for `{}`, the file at `{commit}` has `{actual}`",
+        e.sha256, e.path
+    );
+    if let Some(v) = variant {
+        message.push_str(&format!("; the listed hash is of the `{v}` variant"));
+    }
+    if let Some(o) = other {
+        message.push_str(&format!(
+            "; it matches the file at commit `{}`",
+            o.commit.get(..7).unwrap_or(&o.commit)
+        ));
+    }
+    message
+}
+
+/// `manifest-unlisted`: the files beside the manifest that it does not list
+/// (signatures of it and other manifests aside).
+fn unlisted(
+    record: &Record,
+    s: &Source,
+    d: &DocRef,
+    manifest: &str,
+    beside: &[String],
+    listed: &HashSet<String>,
+) -> Option<Finding> {
     let unlisted: Vec<&str> = beside
         .iter()
         .filter(|p| !listed.contains(*p) && *p != manifest && !is_signature(p, manifest))
         .filter(|p| !is_manifest(name_of(p)))
         .map(String::as_str)
         .collect();
-    if !unlisted.is_empty() {
-        let names: Vec<String> = unlisted.iter().map(|p| format!("`{p}`")).collect();
-        out.push(
-            Finding::new(
-                Code::ManifestUnlisted,
-                &record.id,
-                format!(
-                    "`{manifest}` at `{commit}` does not list {} beside it",
-                    names.join(", ")
-                ),
-            )
-            .source(&s.id)
-            .at(location(None))
-            .with("manifest", manifest)
-            .with("commit", d.commit.as_str())
-            .with("unlisted", unlisted),
-        );
+    if unlisted.is_empty() {
+        return None;
     }
+    let names: Vec<String> = unlisted.iter().map(|p| format!("`{p}`")).collect();
+    Some(
+        Finding::new(
+            Code::ManifestUnlisted,
+            &record.id,
+            format!(
+                "`{manifest}` at `{}` does not list {} beside it",
+                d.commit.short(),
+                names.join(", ")
+            ),
+        )
+        .source(&s.id)
+        .evidence(ManifestUnlisted {
+            manifest,
+            commit: d.commit.as_str(),
+            unlisted,
+        }),
+    )
 }
 
 /// `SHA256SUMS.asc`, `.sig`, `.gpg`, `.minisig`: a signature of the manifest.

@@ -17,16 +17,45 @@ pub mod upstream;
 pub mod values;
 pub mod weights;
 
-use crate::finding::Finding;
+use crate::finding::{Finding, Shape};
 use crate::record::Record;
+
+/// A check: one file of this module, with the hooks it answers and the
+/// evidence structs of the codes it raises (zizmor's `Audit` is the model). Each
+/// check registers in one line of [`REGISTRY`]; its codes are rows of
+/// [`crate::codes`].
+///
+/// Only the record hook runs from the registry: the revision, document, claim
+/// and artifact checks need the provider's facts and are called by the audit's
+/// stages.
+pub trait Check: Sync {
+    /// The evidence structs of the findings this check raises.
+    fn evidence(&self) -> &'static [Shape];
+
+    /// The findings a record alone can answer.
+    fn record(&self, _record: &Record, _out: &mut Vec<Finding>) {}
+}
+
+/// Every check, in the order their record findings are listed.
+pub(crate) const REGISTRY: &[&dyn Check] = &[
+    &citation::Citation,
+    &hashes::Hashes,
+    &values::Values,
+    &artifacts::Artifacts,
+    &revision::Revision,
+    &document::Document,
+    &manifests::Manifests,
+    &claims::Claims,
+    &upstream::UpstreamCheck,
+    &weights::Weights,
+];
 
 /// Every check that a record alone can answer, in a fixed order.
 pub fn record_checks(record: &Record) -> Vec<Finding> {
     let mut out = Vec::new();
-    citation::check(record, &mut out);
-    hashes::check(record, &mut out);
-    values::check(record, &mut out);
-    artifacts::check(record, &mut out);
+    for check in REGISTRY {
+        check.record(record, &mut out);
+    }
     out
 }
 

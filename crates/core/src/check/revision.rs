@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
-use crate::finding::{Code, Finding};
+use crate::finding::{evidence, Code, Finding, Shape};
 use crate::provider::{DocRef, FoundBy, RevisionFacts};
 use crate::record::{Record, Source};
 use crate::result::Absence;
@@ -18,36 +18,59 @@ use super::location::source_location;
 /// one finding for it, naming the first source.
 pub type Reported = HashSet<(String, Option<String>, Code)>;
 
-/// `repository-missing` evidence.
-#[derive(Serialize)]
-struct RepositoryMissing<'a> {
-    /// The repository the record cites (redacted).
-    url: String,
-    /// The URL it was fetched from, after `--rewrite`.
-    fetched_from: &'a str,
-    remote_said: &'a str,
+/// The pinned revisions: there, reachable, at the recorded time.
+pub(crate) struct Revision;
+
+impl super::Check for Revision {
+    fn evidence(&self) -> &'static [Shape] {
+        const SHAPES: &[Shape] = &[
+            Shape::of::<RepositoryMissing<'static>>(),
+            Shape::of::<RevisionMissing<'static>>(),
+            Shape::of::<RevisionUnreachable<'static>>(),
+            Shape::of::<CommitTimeMismatch<'static>>(),
+        ];
+        SHAPES
+    }
 }
 
-/// `revision-missing` evidence.
-#[derive(Serialize)]
-struct RevisionMissing<'a> {
-    commit: &'a str,
-    /// Why the server would not give the commit by id, when that was tried.
-    fetch_by_id_error: Option<&'a str>,
+evidence! {
+    /// `repository-missing` evidence.
+    #[derive(Serialize)]
+    pub(crate) struct RepositoryMissing<'a> for(RepositoryMissing) identity() {
+        /// The repository the record cites (redacted).
+        url: String,
+        /// The URL it was fetched from, after `--rewrite`.
+        fetched_from: &'a str,
+        remote_said: &'a str,
+    }
 }
 
-/// `revision-unreachable` evidence.
-#[derive(Serialize)]
-struct RevisionUnreachable<'a> {
-    commit: &'a str,
-    found_by: &'a str,
+evidence! {
+    /// `revision-missing` evidence.
+    #[derive(Serialize)]
+    pub(crate) struct RevisionMissing<'a> for(RevisionMissing) identity() {
+        commit: &'a str,
+        /// Why the server would not give the commit by id, when that was tried.
+        fetch_by_id_error: Option<&'a str>,
+    }
 }
 
-/// `commit-time-mismatch` evidence.
-#[derive(Serialize)]
-struct CommitTimeMismatch<'a> {
-    recorded: &'a str,
-    actual: Option<&'a str>,
+evidence! {
+    /// `revision-unreachable` evidence.
+    #[derive(Serialize)]
+    pub(crate) struct RevisionUnreachable<'a> for(RevisionUnreachable) identity() {
+        commit: &'a str,
+        found_by: &'a str,
+    }
+}
+
+evidence! {
+    /// `commit-time-mismatch` evidence.
+    #[derive(Serialize)]
+    pub(crate) struct CommitTimeMismatch<'a> for(CommitTimeMismatch) identity(recorded) {
+        recorded: &'a str,
+        actual: Option<&'a str>,
+    }
 }
 
 /// Whether the revision is there to read a document from.
@@ -120,54 +143,14 @@ pub fn check(
             commit_time,
         } => {
             if !reachable && first(Code::RevisionUnreachable, Some(&commit)) {
-                let how = match found_by {
-                    FoundBy::Id => "fetched by id",
-                    FoundBy::OtherRefs => "found through a non-branch ref such as a pull request",
-                    FoundBy::Quarantine => {
-                        "carried over from a quarantined copy of the cached mirror"
-                    }
-                    _ => "in the cache",
-                };
-                out.push(
-                    Finding::new(
-                        Code::RevisionUnreachable,
-                        &record.id,
-                        format!(
-                            "commit `{}` exists ({how}) but no branch or tag reaches it",
-                            r.commit.short()
-                        ),
-                    )
-                    .source(&s.id)
-                    .at(loc.clone())
-                    .evidence(RevisionUnreachable {
-                        commit: r.commit.as_str(),
-                        found_by: how,
-                    }),
-                );
+                out.push(unreachable(record, s, r, found_by).at(loc.clone()));
             }
             let actual = commit_time.and_then(|(secs, offset)| rfc3339(secs, offset));
-            if let (Some((secs, _)), Some(recorded)) = (commit_time, &s.commit_time) {
+            if let (Some((secs, offset)), Some(recorded)) = (commit_time, &s.commit_time) {
                 // `None`: unreadable, reported as invalid-record by the record checks.
                 if commit_time_differs(recorded, *secs) == Some(true) {
-                    let offset = commit_time.map_or(0, |(_, o)| o);
-                    let mut message = format!(
-                        "recorded commit time `{recorded}` differs from the committer time `{}` of `{}`",
-                        actual.as_deref().unwrap_or("?"),
-                        r.commit.short()
-                    );
-                    if let Some(apart) = compare_times(recorded, *secs, offset) {
-                        message.push_str(": ");
-                        message.push_str(&apart);
-                    }
-                    out.push(
-                        Finding::new(Code::CommitTimeMismatch, &record.id, message)
-                            .source(&s.id)
-                            .at(loc)
-                            .evidence(CommitTimeMismatch {
-                                recorded,
-                                actual: actual.as_deref(),
-                            }),
-                    );
+                    let times = (recorded.as_str(), *secs, *offset, actual.as_deref());
+                    out.push(time_mismatch(record, s, r, times).at(loc));
                 }
             }
             Established::Present {
@@ -175,6 +158,52 @@ pub fn check(
             }
         }
     }
+}
+
+/// `revision-unreachable`: the commit is there, found some other way than
+/// through a branch or tag.
+fn unreachable(record: &Record, s: &Source, r: &DocRef, found_by: &FoundBy) -> Finding {
+    let how = match found_by {
+        FoundBy::Id => "fetched by id",
+        FoundBy::OtherRefs => "found through a non-branch ref such as a pull request",
+        FoundBy::Quarantine => "carried over from a quarantined copy of the cached mirror",
+        _ => "in the cache",
+    };
+    Finding::new(
+        Code::RevisionUnreachable,
+        &record.id,
+        format!(
+            "commit `{}` exists ({how}) but no branch or tag reaches it",
+            r.commit.short()
+        ),
+    )
+    .source(&s.id)
+    .evidence(RevisionUnreachable {
+        commit: r.commit.as_str(),
+        found_by: how,
+    })
+}
+
+/// `commit-time-mismatch`, of the recorded time against the committer time
+/// (seconds, offset in minutes, and as RFC 3339).
+fn time_mismatch(
+    record: &Record,
+    s: &Source,
+    r: &DocRef,
+    (recorded, secs, offset, actual): (&str, i64, i32, Option<&str>),
+) -> Finding {
+    let mut message = format!(
+        "recorded commit time `{recorded}` differs from the committer time `{}` of `{}`",
+        actual.unwrap_or("?"),
+        r.commit.short()
+    );
+    if let Some(apart) = compare_times(recorded, secs, offset) {
+        message.push_str(": ");
+        message.push_str(&apart);
+    }
+    Finding::new(Code::CommitTimeMismatch, &record.id, message)
+        .source(&s.id)
+        .evidence(CommitTimeMismatch { recorded, actual })
 }
 
 /// Committer time as RFC 3339 in its own offset.

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use similar::{capture_diff_slices, Algorithm, DiffOp};
 
-use crate::finding::{Code, Finding, Location};
+use crate::finding::{evidence, Code, Finding, Location, Shape};
 use crate::matcher;
 use crate::provider::{DocRef, Head};
 use crate::record::{Claim, Record, Source};
@@ -415,19 +415,47 @@ fn matched(a: &[char], b: &[char]) -> usize {
     m.0
 }
 
-/// `value-superseded` evidence.
-#[derive(Serialize)]
-struct ValueSuperseded<'a> {
-    head: &'a str,
-    pinned_line: u32,
-    pinned_text: String,
-    head_line: Option<u32>,
-    head_text: Option<String>,
-    /// The numbers the head line carries instead.
-    head_numbers: Option<Vec<String>>,
-    /// The number the head line gives where the pinned line gave the value.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    head_value: Option<String>,
+/// Cited lines against the head upstream.
+pub(crate) struct UpstreamCheck;
+
+impl super::Check for UpstreamCheck {
+    fn evidence(&self) -> &'static [Shape] {
+        const SHAPES: &[Shape] = &[
+            Shape::of::<UpstreamChanged<'static>>(),
+            Shape::of::<ValueSuperseded<'static>>(),
+        ];
+        SHAPES
+    }
+}
+
+evidence! {
+    /// `upstream-changed` evidence (the cited lines moved in, not copied): the
+    /// head compared with; the branch, when not the default one; whether the
+    /// document is gone at the head; where each cited line stands there.
+    #[derive(Serialize)]
+    pub(crate) struct UpstreamChanged<'a> for(UpstreamChanged) identity() {
+        head: &'a str,
+        branch: Option<&'a str>,
+        removed: bool,
+        cited_lines: Vec<Value>,
+    }
+}
+
+evidence! {
+    /// `value-superseded` evidence.
+    #[derive(Serialize)]
+    pub(crate) struct ValueSuperseded<'a> for(ValueSuperseded) identity() {
+        head: &'a str,
+        pinned_line: u32,
+        pinned_text: String,
+        head_line: Option<u32>,
+        head_text: Option<String>,
+        /// The numbers the head line carries instead.
+        head_numbers: Option<Vec<String>>,
+        /// The number the head line gives where the pinned line gave the value.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        head_value: Option<String>,
+    }
 }
 
 /// The number `head` (a later version of the line `pinned`) gives where `pinned`
@@ -835,14 +863,12 @@ pub fn report(
             )
             .source(&s.id)
             .at(location(None))
-            // `upstream-changed` evidence, key by key (the cited lines moved in,
-            // not copied): the head compared with; the branch, when not the
-            // default one; whether the document is gone at the head; where each
-            // cited line stands there.
-            .with("head", head_id.as_str())
-            .with("branch", head.branch.as_deref())
-            .with("removed", removed)
-            .with("cited_lines", Value::Array(cited_lines)),
+            .evidence(UpstreamChanged {
+                head: head_id.as_str(),
+                branch: head.branch.as_deref(),
+                removed,
+                cited_lines,
+            }),
     );
 
     for ((c, v), gone) in claims.iter().zip(&facts.superseded) {

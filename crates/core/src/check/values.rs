@@ -1,6 +1,8 @@
 //! `inconsistent-value`: a percentage must agree with its own `correct`/`total`.
 
-use crate::finding::{Code, Finding};
+use serde::Serialize;
+
+use crate::finding::{evidence, Code, Finding, Shape};
 use crate::record::{Claim, Record};
 
 use super::location::claim_location;
@@ -9,6 +11,20 @@ use super::location::claim_location;
 /// percentage is also checked as one.
 pub(crate) fn is_percent(unit: Option<&str>) -> bool {
     unit.is_some_and(crate::matcher::is_percent_unit)
+}
+
+/// Figures consistent with their own counts.
+pub(crate) struct Values;
+
+impl super::Check for Values {
+    fn evidence(&self) -> &'static [Shape] {
+        const SHAPES: &[Shape] = &[Shape::of::<InconsistentValue<'static>>()];
+        SHAPES
+    }
+
+    fn record(&self, record: &Record, out: &mut Vec<Finding>) {
+        check(record, out);
+    }
 }
 
 pub fn check(record: &Record, out: &mut Vec<Finding>) {
@@ -27,23 +43,42 @@ pub fn check(record: &Record, out: &mut Vec<Finding>) {
     }
 }
 
+evidence! {
+    /// `inconsistent-value` evidence: the figure as written, its counts, and the
+    /// percentage they give (none when they are no proportion).
+    #[derive(Serialize)]
+    pub(crate) struct InconsistentValue<'a> for(InconsistentValue) identity() {
+        value: &'a str,
+        correct: u64,
+        total: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        expected: Option<String>,
+    }
+}
+
 fn inconsistent(c: &Claim) -> Option<Finding> {
     let (value, correct, total) = (c.value.as_ref()?, c.correct?, c.total?);
     if !is_percent(c.unit.as_deref()) {
         return None;
     }
-    let finding = |why: String| {
+    let finding = |why: String, expected: Option<String>| {
         Finding::new(Code::InconsistentValue, "", why)
             .claim(&c.label)
-            .with("value", value.text())
-            .with("correct", correct)
-            .with("total", total)
+            .evidence(InconsistentValue {
+                value: value.text(),
+                correct,
+                total,
+                expected,
+            })
     };
     if total == 0 || correct > total {
-        return Some(finding(format!(
-            "figure `{}` counts {correct} correct of {total}, which is not a proportion",
-            c.label
-        )));
+        return Some(finding(
+            format!(
+                "figure `{}` counts {correct} correct of {total}, which is not a proportion",
+                c.label
+            ),
+            None,
+        ));
     }
     let exact = correct as f64 * 100.0 / total as f64;
     // The value is right if it is the exact percentage rounded to the digits written:
@@ -53,12 +88,10 @@ fn inconsistent(c: &Claim) -> Option<Finding> {
         return None;
     }
     let expected = format!("{exact:.*}", value.decimals() as usize);
-    Some(
-        finding(format!(
-            "figure `{}` says {}% but {correct}/{total} is {expected}%",
-            c.label,
-            value.text()
-        ))
-        .with("expected", expected),
-    )
+    let why = format!(
+        "figure `{}` says {}% but {correct}/{total} is {expected}%",
+        c.label,
+        value.text()
+    );
+    Some(finding(why, Some(expected)))
 }

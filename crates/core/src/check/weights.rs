@@ -9,7 +9,10 @@
 
 use serde_json::{json, Value};
 
-use crate::finding::{Code, Finding, Location};
+use serde::Serialize;
+
+use super::artifacts::{SuggestedPin, Unpinned};
+use crate::finding::{evidence, Code, Finding, Location, Shape};
 use crate::provider::model::manifest_sha256;
 use crate::provider::{ModelFacts, ModelRef, WeightFile};
 use crate::record::{short_rev, Artifact, Record, Recorded};
@@ -25,6 +28,58 @@ pub(crate) fn files_evidence(files: &[WeightFile]) -> Value {
     )
 }
 
+/// Model weights against their model repository.
+pub(crate) struct Weights;
+
+impl super::Check for Weights {
+    fn evidence(&self) -> &'static [Shape] {
+        const SHAPES: &[Shape] = &[
+            Shape::of::<WeightsAbsent<'static>>(),
+            Shape::of::<WeightPathMissing<'static>>(),
+            Shape::of::<WeightHashMismatch<'static>>(),
+        ];
+        SHAPES
+    }
+}
+
+evidence! {
+    /// `repository-missing` and `revision-missing` evidence of weights: the
+    /// artifact, and the revision that is not there.
+    #[derive(Serialize)]
+    pub(crate) struct WeightsAbsent<'a> for(RepositoryMissing, RevisionMissing) identity(artifact, kind) {
+        artifact: &'a str,
+        kind: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        revision: Option<&'a str>,
+    }
+}
+
+evidence! {
+    /// `path-missing` evidence of weights: the file that is not there (none when
+    /// no weight file at all is), at the commit read.
+    #[derive(Serialize)]
+    pub(crate) struct WeightPathMissing<'a> for(PathMissing) identity(artifact, kind) {
+        artifact: &'a str,
+        kind: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        path: Option<&'a str>,
+        commit: &'a str,
+    }
+}
+
+evidence! {
+    /// `weight-hash-mismatch` evidence.
+    #[derive(Serialize)]
+    pub(crate) struct WeightHashMismatch<'a> for(WeightHashMismatch) identity(artifact, kind) {
+        artifact: &'a str,
+        kind: &'a str,
+        expected: &'a str,
+        commit: &'a str,
+        files: Value,
+        manifest_sha256: String,
+    }
+}
+
 /// Judges one weights artifact against what its model repository holds. An
 /// `unpinned-weights` finding already in `out` for the artifact gains the pin to
 /// adopt: the head commit and each file's path, sha256 and size.
@@ -36,17 +91,9 @@ pub fn check(
     out: &mut Vec<Finding>,
 ) {
     let repository = crate::url::redact(&m.remote);
-    let at = |revision: Option<&str>, path: Option<&str>| Location {
-        repository: Some(repository.clone()),
-        revision: revision.map(str::to_string),
-        path: path.map(str::to_string),
-        line: None,
-    };
-    let base = |code: Code, message: String| {
-        Finding::new(code, &record.id, message)
-            .with("artifact", a.label.as_str())
-            .with("kind", a.kind.as_str())
-    };
+    let at = |revision: Option<&str>, path: Option<&str>| location(&repository, revision, path);
+    let (artifact, kind) = (a.label.as_str(), a.kind.as_str());
+    let base = |code: Code, message: String| Finding::new(code, &record.id, message);
     let named = m.revision.as_ref().map(|r| r.as_str().to_string());
     let (commit, files, missing) = match facts {
         ModelFacts::RepositoryMissing { described } => {
@@ -55,7 +102,12 @@ pub fn check(
                     Code::RepositoryMissing,
                     format!("model repository of weights `{}`: {described}", a.label),
                 )
-                .at(at(named.as_deref(), None)),
+                .at(at(named.as_deref(), None))
+                .evidence(WeightsAbsent {
+                    artifact,
+                    kind,
+                    revision: None,
+                }),
             );
             return;
         }
@@ -70,7 +122,11 @@ pub fn check(
                     ),
                 )
                 .at(at(Some(rev), None))
-                .with("revision", rev),
+                .evidence(WeightsAbsent {
+                    artifact,
+                    kind,
+                    revision: Some(rev),
+                }),
             );
             return;
         }
@@ -92,8 +148,12 @@ pub fn check(
             )
             .hint("list the weight files as they are named at that revision (`git ls-tree -r REV`)")
             .at(at(Some(commit), Some(path)))
-            .with("path", path.as_str())
-            .with("commit", commit.as_str()),
+            .evidence(WeightPathMissing {
+                artifact,
+                kind,
+                path: Some(path),
+                commit,
+            }),
         );
     }
 
@@ -101,6 +161,31 @@ pub fn check(
         suggest_pin(a, &repository, commit, files, out);
     }
 
+    hashes(record, a, &repository, (commit, files, missing), out);
+}
+
+/// Where a weights finding points: the model repository, at a revision, a path.
+fn location(repository: &str, revision: Option<&str>, path: Option<&str>) -> Location {
+    Location {
+        repository: Some(repository.to_string()),
+        revision: revision.map(str::to_string),
+        path: path.map(str::to_string),
+        line: None,
+    }
+}
+
+/// `weight-hash-mismatch` (or `path-missing` when no weight file is there):
+/// the recorded hash against the weight files at the commit read.
+fn hashes(
+    record: &Record,
+    a: &Artifact,
+    repository: &str,
+    (commit, files, missing): (&str, &[WeightFile], &[String]),
+    out: &mut Vec<Finding>,
+) {
+    let (artifact, kind) = (a.label.as_str(), a.kind.as_str());
+    let base = |code: Code, message: String| Finding::new(code, &record.id, message);
+    let at = |revision: Option<&str>, path: Option<&str>| location(repository, revision, path);
     let Some(Recorded::Valid(expected)) = &a.sha256 else {
         return;
     };
@@ -117,7 +202,12 @@ pub fn check(
                 )
                 .hint("name the weight files in the artifact's `files` (paths or globs)")
                 .at(at(Some(commit), None))
-                .with("commit", commit.as_str()),
+                .evidence(WeightPathMissing {
+                    artifact,
+                    kind,
+                    path: None,
+                    commit,
+                }),
             );
         }
         return;
@@ -146,10 +236,14 @@ pub fn check(
             short_rev(commit)
         ))
         .at(at(Some(commit), (files.len() == 1).then(|| files[0].path.as_str())))
-        .with("expected", expected.as_str())
-        .with("commit", commit.as_str())
-        .with("files", files_evidence(files))
-        .with("manifest_sha256", manifest),
+        .evidence(WeightHashMismatch {
+            artifact,
+            kind,
+            expected: expected.as_str(),
+            commit,
+            files: files_evidence(files),
+            manifest_sha256: manifest,
+        }),
     );
 }
 
@@ -161,26 +255,27 @@ fn suggest_pin(
     files: &[WeightFile],
     out: &mut [Finding],
 ) {
-    let Some(f) = out.iter_mut().find(|f| {
-        f.code == Code::UnpinnedWeights
-            && f.evidence.get("artifact").and_then(Value::as_str) == Some(a.label.as_str())
+    let Some((f, mut facts)) = out.iter_mut().find_map(|f| {
+        if f.code != Code::UnpinnedWeights {
+            return None;
+        }
+        let facts = f.evidence_as::<Unpinned>()?;
+        (facts.artifact == a.label).then_some((f, facts))
     }) else {
         return;
     };
-    let mut pin = json!({
-        "repository": repository,
-        "revision": commit,
-        "files": files_evidence(files),
-    });
-    if files.len() > 1 {
-        pin["manifest_sha256"] = manifest_sha256(files).into();
-    }
     let sha = match files {
         [one] => Some(one.sha256.clone()),
         [] => None,
         many => Some(manifest_sha256(many)),
     };
-    f.evidence.insert("suggested_pin".into(), pin);
+    facts.suggested_pin = Some(SuggestedPin {
+        repository: repository.to_string(),
+        revision: commit.to_string(),
+        files: files_evidence(files),
+        manifest_sha256: (files.len() > 1).then(|| manifest_sha256(files)),
+    });
+    f.set_evidence(facts);
     f.hint = Some(match sha {
         Some(sha) => {
             format!("pin the weights at the head: `revision` `{commit}`, `sha256` `{sha}`")

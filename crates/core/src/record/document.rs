@@ -170,57 +170,8 @@ pub fn import(text: &str, file: &Path) -> Imported {
     let lines = LineIndex::new(text);
     let (found, mut issues) = blocks(text, &lines);
     let head = header(text);
-    let mut values: Vec<(usize, Value)> = Vec::new();
-    // Where each block's objects stand, so that sources, figures and artifacts
-    // keep their place in the file.
-    let mut spans: HashMap<usize, (usize, super::spans::Spans)> = HashMap::new();
-    let mut broken: Vec<usize> = Vec::new();
-    for b in &found {
-        match serde_json::from_str::<Value>(b.text) {
-            Ok(v) => {
-                values.push((b.index, v));
-                spans.insert(b.index, (b.offset, super::spans::Spans::scan(b.text)));
-            }
-            // Each broken block is reported up to a cap, then counted: memory
-            // stays small however many a document holds.
-            Err(_) if broken.len() >= MAX_BROKEN_REPORTED => broken.push(b.index),
-            Err(e) => {
-                broken.push(b.index);
-                issues.push(Issue {
-                    block: Some(b.index),
-                    position: Some(file_position(&lines, b, e.line(), e.column())),
-                    pointer: None,
-                    message: format!("not valid JSON: {}", json_error(&e)),
-                });
-            }
-        }
-    }
-    if broken.len() > MAX_BROKEN_REPORTED {
-        let first = broken[MAX_BROKEN_REPORTED];
-        issues.push(Issue {
-            block: Some(first),
-            position: found.iter().find(|b| b.index == first).map(|b| b.start),
-            pointer: None,
-            message: format!(
-                "`{}` more ```json blocks are not valid JSON either (only the first `{MAX_BROKEN_REPORTED}` are reported); skipped",
-                broken.len() - MAX_BROKEN_REPORTED
-            ),
-        });
-    }
-    if found.is_empty() && issues.is_empty() {
-        issues.push(Issue {
-            block: None,
-            position: None,
-            pointer: None,
-            message: "no ```json blocks: nothing to audit in this document".into(),
-        });
-    }
+    let (values, spans) = parse_blocks(&found, &lines, &mut issues);
 
-    let mut walk = Walk::default();
-    for (index, v) in &values {
-        walk.block = *index;
-        walk.visit(v, "");
-    }
     let Walk {
         figures,
         supplemental,
@@ -228,7 +179,7 @@ pub fn import(text: &str, file: &Path) -> Imported {
         profile_urls,
         parent_ids,
         ..
-    } = walk;
+    } = Walk::of(&values);
 
     let at = |block: usize, ptr: &str| -> At {
         At(spans
@@ -244,222 +195,34 @@ pub fn import(text: &str, file: &Path) -> Imported {
 
     let mut reader = Reader::default();
     let mut problems: Vec<(usize, Problem)> = Vec::new();
-    let mut flush = |reader: &mut Reader, block: usize| {
-        problems.extend(reader.problems.drain(..).map(|p| (block, p)));
-    };
 
     // Supplemental sources first: they are the record's own list of documents.
-    let mut sources: Vec<Source> = Vec::new();
     let mut index = SourceIndex::default();
-    for (block, ptr, s) in &supplemental {
-        let Some(id) = reader.text(s, "document_id", ptr) else {
-            reader.problem(ptr, "supplemental source has no `document_id`; skipped");
-            flush(&mut reader, *block);
-            continue;
-        };
-        let pinned_url = reader.string(s, "pinned_url", ptr);
-        let parsed = pinned_url.as_deref().and_then(|u| url::parse(u).ok());
-        let repository = parsed
-            .as_ref()
-            .map(url::ForgeUrl::repository_url)
-            .or_else(|| reader.string(s, "repository", ptr));
-        let source = Source {
-            id,
-            repository,
-            revision: reader
-                .string(s, "revision", ptr)
-                .map(|r| Revision::parse(&r))
-                .or_else(|| parsed.as_ref().and_then(|p| p.revision.clone())),
-            path: reader
-                .string(s, "document_path", ptr)
-                .or_else(|| parsed.as_ref().and_then(|p| p.path.clone())),
-            sha256: reader
-                .string(s, "document_sha256", ptr)
-                .map(|h| Recorded::parse_sha256(&h)),
-            commit_time: reader.string(s, "last_commit_at", ptr),
-            url: pinned_url,
-            at: at(*block, ptr),
-        };
-        flush(&mut reader, *block);
-        if !index.has(&source.id) {
-            index.add(&source, Listed::Supplemental(sources.len()));
-            sources.push(source);
-        }
-    }
+    let sources = supplemental_sources(&supplemental, &mut reader, &mut problems, &at, &mut index);
 
     // Figures: claims, and the sources they cite that no supplemental entry lists.
     let mut claims = Vec::new();
-    let mut cited_sources: Vec<Source> = Vec::new();
+    let mut figs = Figures {
+        head: &head,
+        header_at,
+        index,
+        supplemental: sources,
+        cited: Vec::new(),
+    };
+    let mut flush = |reader: &mut Reader, block: usize| {
+        problems.extend(reader.problems.drain(..).map(|p| (block, p)));
+    };
     for (block, ptr, f) in &figures {
-        let label = reader
-            .text(f, "label", ptr)
-            .or_else(|| reader.text(f, "metric", ptr))
-            .unwrap_or_else(|| format!("figure {}", claims.len() + 1));
-        let evidence_url = reader.string(f, "evidence_url", ptr);
-        let parsed = evidence_url.as_deref().and_then(|u| url::parse(u).ok());
-        let source_line = reader.line(f, "source_line", ptr);
-        let lines = source_line
-            .and_then(|l| Lines::single(l).ok())
-            .or_else(|| parsed.as_ref().and_then(|p| p.lines));
-        let conds = f.get("conditions").and_then(Value::as_object);
-        let cptr = format!("{ptr}/conditions");
-        let correct = reader
-            .count(f, "correct", ptr)
-            .or_else(|| conds.and_then(|c| reader.count(c, "correct", &cptr)));
-        let total = reader
-            .count(f, "total", ptr)
-            .or_else(|| conds.and_then(|c| reader.count(c, "total", &cptr)));
-        let mut source_id = reader.text(f, "source_document_id", ptr);
-        let sha = reader.string(f, "source_document_sha256", ptr);
-
-        // A figure without an id cites the listed source at its URL's document.
-        if let (None, Some(p)) = (&source_id, &parsed) {
-            source_id = index
-                .find_document(p)
-                .map(|at| at.of(&sources, &cited_sources).id.clone());
-        }
-        // A source is a document at a revision: a figure whose id names a source
-        // built from another figure (no supplemental entry declares it) but whose
-        // URL pins another commit cites a source of its own, `ID@SHORT`, rather
-        // than being checked at the other figure's commit.
-        let pinned = parsed
-            .as_ref()
-            .and_then(|p| p.revision.as_ref()?.commit().map(|c| (p, c)));
-        if let (Some(given), Some((p, commit))) = (source_id.clone(), pinned) {
-            if let Some(Listed::Cited(i)) = index.by_id(&given) {
-                let built_at = cited_sources[i]
-                    .revision
-                    .as_ref()
-                    .and_then(Revision::commit);
-                if built_at != Some(commit) {
-                    source_id = Some(match index.find_document(p) {
-                        Some(at) => at.of(&sources, &cited_sources).id.clone(),
-                        None => {
-                            let mut own = format!("{given}@{}", commit.short());
-                            let mut n = 1;
-                            while index.has(&own) {
-                                n += 1;
-                                own = format!("{given}@{}-{n}", commit.short());
-                            }
-                            own
-                        }
-                    });
-                }
-            }
-        }
-        // A cited document no supplemental entry lists is built from the figure's
-        // URL and hash, and from the header's pinned document when it is that one.
-        let id = source_id.clone().or_else(|| {
-            parsed
-                .as_ref()
-                .map(|p| p.path.clone().unwrap_or_else(|| "document".to_string()))
-        });
-        if let Some(id) = id.as_deref().filter(|id| !index.has(id)) {
-            let header = head
-                .pinned_document
-                .as_deref()
-                .and_then(|u| url::parse(u).ok());
-            let header_revision = |h: &url::ForgeUrl| {
-                head.source_revision
-                    .as_deref()
-                    .map(Revision::parse)
-                    .or_else(|| h.revision.clone())
-            };
-            // The header's pinned document is the figure's when their paths agree
-            // and the figure pins no other commit (a figure citing its own
-            // revision is checked at it), or when the figure gives no URL of its
-            // own.
-            let from_header = match (&parsed, header) {
-                (Some(p), Some(h))
-                    if h.repo_path == p.repo_path
-                        && h.path == p.path
-                        && pinned.is_none_or(|(_, c)| {
-                            header_revision(&h).as_ref().and_then(Revision::commit) == Some(c)
-                        }) =>
-                {
-                    Some(h)
-                }
-                (None, h) => h,
-                _ => None,
-            };
-            let built = match (&from_header, &parsed) {
-                (Some(h), _) => Some(Source {
-                    id: id.to_string(),
-                    url: head.pinned_document.clone(),
-                    repository: Some(h.repository_url()),
-                    revision: header_revision(h),
-                    path: h.path.clone(),
-                    sha256: sha.as_deref().map(Recorded::parse_sha256),
-                    commit_time: head.commit_time.clone(),
-                    at: if header_at.0.is_some() {
-                        header_at
-                    } else {
-                        at(*block, ptr)
-                    },
-                }),
-                (None, Some(p)) => Some(Source {
-                    id: id.to_string(),
-                    url: evidence_url
-                        .as_deref()
-                        .map(|u| u.split('#').next().unwrap_or(u).to_string()),
-                    repository: Some(p.repository_url()),
-                    revision: p.revision.clone(),
-                    path: p.path.clone(),
-                    sha256: sha.as_deref().map(Recorded::parse_sha256),
-                    commit_time: None,
-                    at: at(*block, ptr),
-                }),
-                (None, None) => None,
-            };
-            if let Some(s) = built {
-                index.add(&s, Listed::Cited(cited_sources.len()));
-                cited_sources.push(s);
-                source_id = Some(id.to_string());
-            }
-        } else if source_id.is_none() {
-            source_id = id;
-        }
-        // The figure and its source must agree on the document's hash.
-        if let (Some(fig_sha), Some(s)) = (
-            sha.as_deref(),
-            source_id
-                .as_deref()
-                .and_then(|id| index.by_id(id))
-                .map(|at| at.of(&sources, &cited_sources)),
-        ) {
-            if let Some(recorded) = &s.sha256 {
-                if !recorded.text().eq_ignore_ascii_case(fig_sha.trim()) {
-                    reader.problem(
-                        &format!("{ptr}/source_document_sha256"),
-                        format!(
-                            "figure `{label}` records sha256 `{fig_sha}` for `{}`, whose source records `{}`",
-                            s.id,
-                            recorded.text()
-                        ),
-                    );
-                }
-            }
-        }
-        if !f.contains_key("value") {
-            reader.problem(
-                ptr,
-                format!("figure `{label}` has no `value`, so nothing can be checked"),
-            );
-        }
-        claims.push(Claim {
-            label,
-            source: source_id,
-            lines,
-            value: reader.value(f, "value", ptr),
-            unit: reader.string(f, "unit", ptr),
-            metric: reader.string(f, "metric", ptr),
-            url: evidence_url,
-            correct,
-            total,
-            at: at(*block, ptr),
-        });
+        let claim = figs.figure(&mut reader, &at, (*block, ptr, f), claims.len() + 1);
+        claims.push(claim);
         flush(&mut reader, *block);
     }
+    let Figures {
+        index,
+        supplemental: sources,
+        cited: mut cited_sources,
+        ..
+    } = figs;
     // Header-derived sources lead: the pinned document is the record's main source.
     cited_sources.extend(sources);
     let sources = cited_sources;
@@ -467,30 +230,7 @@ pub fn import(text: &str, file: &Path) -> Imported {
     // Test profiles cite documents too. One the record also lists as a source is
     // checked as that source; any other is kept as a reference, so that its pin
     // is still judged.
-    let mut references: Vec<Reference> = Vec::new();
-    let mut referenced: HashSet<&str> = HashSet::new();
-    for (i, (block, ptr, label, u)) in profile_urls.iter().enumerate() {
-        match url::parse(u) {
-            Ok(p) if index.find_document(&p).is_some() => {}
-            Ok(_) => {
-                if referenced.insert(u.as_str()) {
-                    references.push(Reference {
-                        label: label
-                            .clone()
-                            .unwrap_or_else(|| format!("test profile {}", i + 1)),
-                        url: u.clone(),
-                    });
-                }
-            }
-            Err(e) => problems.push((
-                *block,
-                Problem {
-                    pointer: ptr.clone(),
-                    message: e.to_string(),
-                },
-            )),
-        }
-    }
+    let references = references(&profile_urls, &index, &mut problems);
 
     let artifacts = artifacts(&conditions, &mut reader, &at);
     problems.extend(reader.problems.drain(..).map(|p| (0, p)));
@@ -520,6 +260,379 @@ pub fn import(text: &str, file: &Path) -> Imported {
         },
         issues,
     }
+}
+
+/// Where each block's objects stand (its offset in the file and its spans), so
+/// that sources, figures and artifacts keep their place in the file.
+type BlockSpans = HashMap<usize, (usize, super::spans::Spans)>;
+
+/// What the figures of a record document are read against: its header, and the
+/// sources so far (the supplemental list, and those built from figures).
+struct Figures<'h> {
+    head: &'h Header,
+    header_at: At,
+    index: SourceIndex,
+    supplemental: Vec<Source>,
+    cited: Vec<Source>,
+}
+
+impl Figures<'_> {
+    /// The `n`th figure as a claim, with the source it cites found or built.
+    fn figure(
+        &mut self,
+        reader: &mut Reader,
+        at: &dyn Fn(usize, &str) -> At,
+        (block, ptr, f): (usize, &str, &Map<String, Value>),
+        n: usize,
+    ) -> Claim {
+        let here = at(block, ptr);
+        let label = reader
+            .text(f, "label", ptr)
+            .or_else(|| reader.text(f, "metric", ptr))
+            .unwrap_or_else(|| format!("figure {n}"));
+        let evidence_url = reader.string(f, "evidence_url", ptr);
+        let parsed = evidence_url.as_deref().and_then(|u| url::parse(u).ok());
+        let source_line = reader.line(f, "source_line", ptr);
+        let lines = source_line
+            .and_then(|l| Lines::single(l).ok())
+            .or_else(|| parsed.as_ref().and_then(|p| p.lines));
+        let conds = f.get("conditions").and_then(Value::as_object);
+        let cptr = format!("{ptr}/conditions");
+        let correct = reader
+            .count(f, "correct", ptr)
+            .or_else(|| conds.and_then(|c| reader.count(c, "correct", &cptr)));
+        let total = reader
+            .count(f, "total", ptr)
+            .or_else(|| conds.and_then(|c| reader.count(c, "total", &cptr)));
+        let source_id = reader.text(f, "source_document_id", ptr);
+        let sha = reader.string(f, "source_document_sha256", ptr);
+
+        let source_id = self.source_id(source_id, parsed.as_ref());
+        let source_id = self.cite(
+            source_id,
+            parsed.as_ref(),
+            evidence_url.as_deref(),
+            sha.as_deref(),
+            here,
+        );
+        self.agree_on_hash(reader, ptr, &label, sha.as_deref(), source_id.as_deref());
+        if !f.contains_key("value") {
+            reader.problem(
+                ptr,
+                format!("figure `{label}` has no `value`, so nothing can be checked"),
+            );
+        }
+        Claim {
+            label,
+            source: source_id,
+            lines,
+            value: reader.value(f, "value", ptr),
+            unit: reader.string(f, "unit", ptr),
+            metric: reader.string(f, "metric", ptr),
+            url: evidence_url,
+            correct,
+            total,
+            at: here,
+        }
+    }
+
+    /// The source a figure cites by id, or by its URL's document; a figure
+    /// pinning another commit than the source built from another figure gets
+    /// its own.
+    fn source_id(
+        &self,
+        mut source_id: Option<String>,
+        parsed: Option<&url::ForgeUrl>,
+    ) -> Option<String> {
+        // A figure without an id cites the listed source at its URL's document.
+        if let (None, Some(p)) = (&source_id, parsed) {
+            source_id = self
+                .index
+                .find_document(p)
+                .map(|at| at.of(&self.supplemental, &self.cited).id.clone());
+        }
+        // A source is a document at a revision: a figure whose id names a source
+        // built from another figure (no supplemental entry declares it) but whose
+        // URL pins another commit cites a source of its own, `ID@SHORT`, rather
+        // than being checked at the other figure's commit.
+        let pinned = parsed.and_then(|p| p.revision.as_ref()?.commit().map(|c| (p, c)));
+        if let (Some(given), Some((p, commit))) = (source_id.clone(), pinned) {
+            if let Some(Listed::Cited(i)) = self.index.by_id(&given) {
+                let built_at = self.cited[i].revision.as_ref().and_then(Revision::commit);
+                if built_at != Some(commit) {
+                    source_id = Some(match self.index.find_document(p) {
+                        Some(at) => at.of(&self.supplemental, &self.cited).id.clone(),
+                        None => {
+                            let mut own = format!("{given}@{}", commit.short());
+                            let mut n = 1;
+                            while self.index.has(&own) {
+                                n += 1;
+                                own = format!("{given}@{}-{n}", commit.short());
+                            }
+                            own
+                        }
+                    });
+                }
+            }
+        }
+        source_id
+    }
+
+    /// The source a figure cites, built from its URL and hash (or the header's
+    /// pinned document) when no source so far holds it.
+    fn cite(
+        &mut self,
+        mut source_id: Option<String>,
+        parsed: Option<&url::ForgeUrl>,
+        evidence_url: Option<&str>,
+        sha: Option<&str>,
+        here: At,
+    ) -> Option<String> {
+        let pinned = parsed.and_then(|p| p.revision.as_ref()?.commit().map(|c| (p, c)));
+        // A cited document no supplemental entry lists is built from the figure's
+        // URL and hash, and from the header's pinned document when it is that one.
+        let id = source_id.clone().or_else(|| {
+            parsed
+                .as_ref()
+                .map(|p| p.path.clone().unwrap_or_else(|| "document".to_string()))
+        });
+        if let Some(id) = id.as_deref().filter(|id| !self.index.has(id)) {
+            let header = self
+                .head
+                .pinned_document
+                .as_deref()
+                .and_then(|u| url::parse(u).ok());
+            let header_revision = |h: &url::ForgeUrl| {
+                self.head
+                    .source_revision
+                    .as_deref()
+                    .map(Revision::parse)
+                    .or_else(|| h.revision.clone())
+            };
+            // The header's pinned document is the figure's when their paths agree
+            // and the figure pins no other commit (a figure citing its own
+            // revision is checked at it), or when the figure gives no URL of its
+            // own.
+            let from_header = match (&parsed, header) {
+                (Some(p), Some(h))
+                    if h.repo_path == p.repo_path
+                        && h.path == p.path
+                        && pinned.is_none_or(|(_, c)| {
+                            header_revision(&h).as_ref().and_then(Revision::commit) == Some(c)
+                        }) =>
+                {
+                    Some(h)
+                }
+                (None, h) => h,
+                _ => None,
+            };
+            let built = match (&from_header, &parsed) {
+                (Some(h), _) => Some(Source {
+                    id: id.to_string(),
+                    url: self.head.pinned_document.clone(),
+                    repository: Some(h.repository_url()),
+                    revision: header_revision(h),
+                    path: h.path.clone(),
+                    sha256: sha.map(Recorded::parse_sha256),
+                    commit_time: self.head.commit_time.clone(),
+                    at: if self.header_at.0.is_some() {
+                        self.header_at
+                    } else {
+                        here
+                    },
+                }),
+                (None, Some(p)) => Some(Source {
+                    id: id.to_string(),
+                    url: evidence_url.map(|u| u.split('#').next().unwrap_or(u).to_string()),
+                    repository: Some(p.repository_url()),
+                    revision: p.revision.clone(),
+                    path: p.path.clone(),
+                    sha256: sha.map(Recorded::parse_sha256),
+                    commit_time: None,
+                    at: here,
+                }),
+                (None, None) => None,
+            };
+            if let Some(s) = built {
+                self.index.add(&s, Listed::Cited(self.cited.len()));
+                self.cited.push(s);
+                source_id = Some(id.to_string());
+            }
+        } else if source_id.is_none() {
+            source_id = id;
+        }
+        source_id
+    }
+
+    /// A problem when the figure's hash is not its source's.
+    fn agree_on_hash(
+        &self,
+        reader: &mut Reader,
+        ptr: &str,
+        label: &str,
+        sha: Option<&str>,
+        source_id: Option<&str>,
+    ) {
+        // The figure and its source must agree on the document's hash.
+        if let (Some(fig_sha), Some(s)) = (
+            sha,
+            source_id
+                .and_then(|id| self.index.by_id(id))
+                .map(|at| at.of(&self.supplemental, &self.cited)),
+        ) {
+            if let Some(recorded) = &s.sha256 {
+                if !recorded.text().eq_ignore_ascii_case(fig_sha.trim()) {
+                    reader.problem(
+                        &format!("{ptr}/source_document_sha256"),
+                        format!(
+                            "figure `{label}` records sha256 `{fig_sha}` for `{}`, whose source records `{}`",
+                            s.id,
+                            recorded.text()
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Test profiles' URLs that no source holds, as references (one per URL).
+fn references(
+    profile_urls: &[(usize, String, Option<String>, String)],
+    index: &SourceIndex,
+    problems: &mut Vec<(usize, Problem)>,
+) -> Vec<Reference> {
+    let mut references: Vec<Reference> = Vec::new();
+    let mut referenced: HashSet<&str> = HashSet::new();
+    for (i, (block, ptr, label, u)) in profile_urls.iter().enumerate() {
+        match url::parse(u) {
+            Ok(p) if index.find_document(&p).is_some() => {}
+            Ok(_) => {
+                if referenced.insert(u.as_str()) {
+                    references.push(Reference {
+                        label: label
+                            .clone()
+                            .unwrap_or_else(|| format!("test profile {}", i + 1)),
+                        url: u.clone(),
+                    });
+                }
+            }
+            Err(e) => problems.push((
+                *block,
+                Problem {
+                    pointer: ptr.clone(),
+                    message: e.to_string(),
+                },
+            )),
+        }
+    }
+    references
+}
+
+/// The ```json blocks parsed as JSON, and where their objects stand; a broken
+/// block is an issue (the first [`MAX_BROKEN_REPORTED`] one by one, the rest
+/// counted in one), and so is a document without blocks.
+fn parse_blocks(
+    found: &[Block<'_>],
+    lines: &LineIndex<'_>,
+    issues: &mut Vec<Issue>,
+) -> (Vec<(usize, Value)>, BlockSpans) {
+    let mut values: Vec<(usize, Value)> = Vec::new();
+    // Where each block's objects stand, so that sources, figures and artifacts
+    // keep their place in the file.
+    let mut spans: BlockSpans = HashMap::new();
+    let mut broken: Vec<usize> = Vec::new();
+    for b in found {
+        match serde_json::from_str::<Value>(b.text) {
+            Ok(v) => {
+                values.push((b.index, v));
+                spans.insert(b.index, (b.offset, super::spans::Spans::scan(b.text)));
+            }
+            // Each broken block is reported up to a cap, then counted: memory
+            // stays small however many a document holds.
+            Err(_) if broken.len() >= MAX_BROKEN_REPORTED => broken.push(b.index),
+            Err(e) => {
+                broken.push(b.index);
+                issues.push(Issue {
+                    block: Some(b.index),
+                    position: Some(file_position(lines, b, e.line(), e.column())),
+                    pointer: None,
+                    message: format!("not valid JSON: {}", json_error(&e)),
+                });
+            }
+        }
+    }
+    if broken.len() > MAX_BROKEN_REPORTED {
+        let first = broken[MAX_BROKEN_REPORTED];
+        issues.push(Issue {
+            block: Some(first),
+            position: found.iter().find(|b| b.index == first).map(|b| b.start),
+            pointer: None,
+            message: format!(
+                "`{}` more ```json blocks are not valid JSON either (only the first `{MAX_BROKEN_REPORTED}` are reported); skipped",
+                broken.len() - MAX_BROKEN_REPORTED
+            ),
+        });
+    }
+    if found.is_empty() && issues.is_empty() {
+        issues.push(Issue {
+            block: None,
+            position: None,
+            pointer: None,
+            message: "no ```json blocks: nothing to audit in this document".into(),
+        });
+    }
+    (values, spans)
+}
+
+/// The supplemental sources, each added to the index (the first of an id wins).
+fn supplemental_sources(
+    supplemental: &[(usize, String, &Map<String, Value>)],
+    reader: &mut Reader,
+    problems: &mut Vec<(usize, Problem)>,
+    at: &dyn Fn(usize, &str) -> At,
+    index: &mut SourceIndex,
+) -> Vec<Source> {
+    let mut flush = |reader: &mut Reader, block: usize| {
+        problems.extend(reader.problems.drain(..).map(|p| (block, p)));
+    };
+    let mut sources: Vec<Source> = Vec::new();
+    for (block, ptr, s) in supplemental {
+        let Some(id) = reader.text(s, "document_id", ptr) else {
+            reader.problem(ptr, "supplemental source has no `document_id`; skipped");
+            flush(reader, *block);
+            continue;
+        };
+        let pinned_url = reader.string(s, "pinned_url", ptr);
+        let parsed = pinned_url.as_deref().and_then(|u| url::parse(u).ok());
+        let repository = parsed
+            .as_ref()
+            .map(url::ForgeUrl::repository_url)
+            .or_else(|| reader.string(s, "repository", ptr));
+        let source = Source {
+            id,
+            repository,
+            revision: reader
+                .string(s, "revision", ptr)
+                .map(|r| Revision::parse(&r))
+                .or_else(|| parsed.as_ref().and_then(|p| p.revision.clone())),
+            path: reader
+                .string(s, "document_path", ptr)
+                .or_else(|| parsed.as_ref().and_then(|p| p.path.clone())),
+            sha256: reader
+                .string(s, "document_sha256", ptr)
+                .map(|h| Recorded::parse_sha256(&h)),
+            commit_time: reader.string(s, "last_commit_at", ptr),
+            url: pinned_url,
+            at: at(*block, ptr),
+        };
+        flush(reader, *block);
+        if !index.has(&source.id) {
+            index.add(&source, Listed::Supplemental(sources.len()));
+            sources.push(source);
+        }
+    }
+    sources
 }
 
 /// A figure carries a value and says what it measures or where it comes from;
@@ -632,6 +745,16 @@ struct Walk<'v> {
 }
 
 impl<'v> Walk<'v> {
+    /// The walk over every parsed block, in order.
+    fn of(values: &'v [(usize, Value)]) -> Walk<'v> {
+        let mut walk = Walk::default();
+        for (index, v) in values {
+            walk.block = *index;
+            walk.visit(v, "");
+        }
+        walk
+    }
+
     fn visit(&mut self, v: &'v Value, ptr: &str) {
         match v {
             Value::Array(items) => {

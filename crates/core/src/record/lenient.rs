@@ -175,7 +175,7 @@ impl Form for Lines {
         let parsed = match v {
             Value::Null => return Ok(None),
             Value::Number(_) => match read_line(v)? {
-                Some(l) => Lines::single(l),
+                Some(l) => Lines::single(l).map_err(|e| e.to_string()),
                 None => return Ok(None),
             },
             Value::Array(items) if (1..=2).contains(&items.len()) => {
@@ -185,7 +185,7 @@ impl Form for Lines {
                     nums.last().copied().flatten(),
                 ) {
                     (Some(a), Some(b)) if a <= u64::from(MAX_LINE) && b <= u64::from(MAX_LINE) => {
-                        Lines::new(a as u32, b as u32)
+                        Lines::new(a as u32, b as u32).map_err(|e| e.to_string())
                     }
                     _ => Err(format!("expected line numbers from 1 to {MAX_LINE}")),
                 }

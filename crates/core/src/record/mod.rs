@@ -147,25 +147,32 @@ pub struct Lines {
     last: u32,
 }
 
+/// Why two numbers are no line range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum LinesError {
+    #[error("line numbers start at 1")]
+    Zero,
+    #[error("range ends (`{last}`) before it starts (`{first}`)")]
+    Reversed { first: u32, last: u32 },
+    #[error("line `{last}` is past the largest accepted line ({MAX_LINE})")]
+    PastLargest { last: u32 },
+}
+
 impl Lines {
-    pub fn new(first: u32, last: u32) -> Result<Lines, String> {
+    pub fn new(first: u32, last: u32) -> Result<Lines, LinesError> {
         if first == 0 {
-            return Err("line numbers start at 1".into());
+            return Err(LinesError::Zero);
         }
         if last < first {
-            return Err(format!(
-                "range ends (`{last}`) before it starts (`{first}`)"
-            ));
+            return Err(LinesError::Reversed { first, last });
         }
         if last > MAX_LINE {
-            return Err(format!(
-                "line `{last}` is past the largest accepted line ({MAX_LINE})"
-            ));
+            return Err(LinesError::PastLargest { last });
         }
         Ok(Lines { first, last })
     }
 
-    pub fn single(line: u32) -> Result<Lines, String> {
+    pub fn single(line: u32) -> Result<Lines, LinesError> {
         Lines::new(line, line)
     }
 
@@ -179,8 +186,8 @@ impl Lines {
 }
 
 impl TryFrom<(u32, u32)> for Lines {
-    type Error = String;
-    fn try_from((a, b): (u32, u32)) -> Result<Self, String> {
+    type Error = LinesError;
+    fn try_from((a, b): (u32, u32)) -> Result<Self, LinesError> {
         Lines::new(a, b)
     }
 }
