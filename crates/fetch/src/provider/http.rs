@@ -457,20 +457,19 @@ pub(crate) fn fetch_all(
     out
 }
 
-/// A provider that also fetches web documents: everything else goes to `inner`
-/// (the git cache), so an audit stays one pipeline over both.
-pub struct WithWeb<P> {
-    pub inner: P,
+/// The web as a provider of documents: it fetches the [`super::Target::Web`]
+/// targets, each URL once, and answers [`super::Web`] questions; the git cache
+/// beside it in the router answers the rest, so an audit stays one pipeline.
+pub struct WebProvider {
     opts: WebOptions,
     progress: bool,
     /// Shared with forks: fetched once, read by every checking thread.
     docs: Arc<HashMap<String, Result<WebDoc, Arc<FetchError>>>>,
 }
 
-impl<P> WithWeb<P> {
-    pub fn new(inner: P, opts: WebOptions, progress: bool) -> Self {
-        WithWeb {
-            inner,
+impl WebProvider {
+    pub fn new(opts: WebOptions, progress: bool) -> Self {
+        WebProvider {
             opts,
             progress,
             docs: Arc::new(HashMap::new()),
@@ -478,19 +477,32 @@ impl<P> WithWeb<P> {
     }
 }
 
-impl<P: super::Provider> super::Provider for WithWeb<P> {
-    fn prefetch(&mut self, refs: &[&super::DocRef]) {
-        self.inner.prefetch(refs);
+impl super::Provider for WebProvider {
+    fn prefetch(&mut self, targets: &[&super::Target]) {
+        let urls: Vec<String> = targets
+            .iter()
+            .filter_map(|t| match t {
+                super::Target::Web(url) => Some(url.clone()),
+                _ => None,
+            })
+            .collect();
+        self.docs = Arc::new(fetch_all(&urls, &self.opts, self.progress));
     }
 
-    fn prefetch_with_models(&mut self, refs: &[&super::DocRef], models: &[&super::ModelRef]) {
-        self.inner.prefetch_with_models(refs, models);
+    fn fork(&self) -> Option<Box<dyn super::Provider>> {
+        Some(Box::new(WebProvider {
+            opts: self.opts.clone(),
+            progress: false,
+            docs: self.docs.clone(),
+        }))
     }
 
-    fn prefetch_web(&mut self, urls: &[String]) {
-        self.docs = Arc::new(fetch_all(urls, &self.opts, self.progress));
+    fn web(&self) -> Option<&dyn super::Web> {
+        Some(self)
     }
+}
 
+impl super::Web for WebProvider {
     fn web(&self, url: &str) -> Result<WebDoc, super::Unchecked> {
         match self.docs.get(url) {
             Some(Ok(doc)) => Ok(doc.clone()),
@@ -503,96 +515,6 @@ impl<P: super::Provider> super::Provider for WithWeb<P> {
                 "not fetched".into(),
             ))),
         }
-    }
-
-    fn failures(&self) -> Vec<(String, Arc<FetchError>)> {
-        self.inner.failures()
-    }
-
-    fn stale(&self) -> Vec<(String, Arc<FetchError>)> {
-        self.inner.stale()
-    }
-
-    fn stale_since(&self, r: &super::DocRef) -> Option<String> {
-        self.inner.stale_since(r)
-    }
-
-    fn revision(&self, r: &super::DocRef) -> Result<super::RevisionFacts, super::Unchecked> {
-        self.inner.revision(r)
-    }
-
-    fn snapshot(&self, r: &super::DocRef) -> Result<Option<super::Snapshot>, super::Unchecked> {
-        self.inner.snapshot(r)
-    }
-
-    fn hash_elsewhere(
-        &self,
-        r: &super::DocRef,
-        pinned: &super::Snapshot,
-        expected: &str,
-    ) -> Option<super::OtherVersion> {
-        self.inner.hash_elsewhere(r, pinned, expected)
-    }
-
-    fn head(&self, r: &super::DocRef) -> Option<super::Head> {
-        self.inner.head(r)
-    }
-
-    fn files(&self, r: &super::DocRef) -> Option<Vec<(String, u64)>> {
-        self.inner.files(r)
-    }
-
-    fn model(&self, m: &super::ModelRef) -> Result<super::ModelFacts, super::Unchecked> {
-        self.inner.model(m)
-    }
-
-    fn snapshot_lazy(
-        &self,
-        r: &super::DocRef,
-    ) -> Result<Option<super::Snapshot>, super::Unchecked> {
-        self.inner.snapshot_lazy(r)
-    }
-
-    fn load(
-        &self,
-        r: &super::DocRef,
-        snapshot: &mut super::Snapshot,
-    ) -> Result<(), super::Unchecked> {
-        self.inner.load(r, snapshot)
-    }
-
-    fn open<'a>(
-        &'a self,
-        r: &super::DocRef,
-        snapshot: &'a super::Snapshot,
-    ) -> Result<Box<dyn std::io::Read + 'a>, super::Unchecked> {
-        self.inner.open(r, snapshot)
-    }
-
-    fn matching_variant(
-        &self,
-        r: &super::DocRef,
-        pinned: &super::Snapshot,
-        expected: &str,
-    ) -> Option<&'static str> {
-        self.inner.matching_variant(r, pinned, expected)
-    }
-
-    fn check_memo(&self) -> Option<&dyn pinaudit_core::memo::CheckMemo> {
-        self.inner.check_memo()
-    }
-
-    fn drift_memo(&self) -> Option<&dyn pinaudit_core::memo::DriftMemo> {
-        self.inner.drift_memo()
-    }
-
-    fn fork(&self) -> Option<Box<dyn super::Provider + Send>> {
-        Some(Box::new(WithWeb {
-            inner: self.inner.fork()?,
-            opts: self.opts.clone(),
-            progress: false,
-            docs: self.docs.clone(),
-        }))
     }
 }
 
