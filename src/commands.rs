@@ -482,7 +482,7 @@ fn sync_plan(
         },
         jobs: 1,
         allow_local: f.allow_local,
-        progress,
+        progress: crate::progress::terminal(progress),
     }
 }
 

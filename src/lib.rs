@@ -18,6 +18,7 @@ pub mod input;
 pub mod merge;
 pub mod par;
 pub(crate) mod pin;
+pub(crate) mod progress;
 pub mod report;
 pub mod shard;
 pub(crate) mod show;

@@ -138,6 +138,7 @@ pub(crate) fn timestamp() -> String {
 /// Runs the audit over input paths, with the registered providers (the git
 /// cache, the web).
 pub(crate) fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
+    let progress = crate::progress::terminal(opts.progress);
     let plan = SyncPlan {
         rewrites: opts.rewrites.clone(),
         sync: SyncOptions {
@@ -151,7 +152,7 @@ pub(crate) fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
         },
         jobs: opts.jobs,
         allow_local: opts.allow_local,
-        progress: opts.progress,
+        progress: progress.clone(),
     };
     let web = WebOptions {
         cache: opts.cache.clone(),
@@ -165,7 +166,7 @@ pub(crate) fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
         plan,
         max_document_size: opts.max_document_size,
         web,
-        progress: opts.progress,
+        progress,
     });
     run_with(paths, opts, &mut providers)
 }

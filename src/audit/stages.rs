@@ -219,7 +219,7 @@ pub(crate) fn check(planned: Vec<Planned>, provider: &Router, opts: &Options) ->
     let documents: usize = planned.iter().map(|p| p.sources.len()).sum();
     // Offline, checking reads only the cache and is over at once: no bar, as for
     // fetching.
-    let bar = checking_bar(documents as u64, opts.progress && !opts.offline);
+    let bar = crate::progress::checking(documents as u64, opts.progress && !opts.offline);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     // A manifest is judged once per revision, by the first record that cites it:
     // with --manifests, records are checked in input order on one thread.
@@ -296,25 +296,6 @@ pub(crate) fn check(planned: Vec<Planned>, provider: &Router, opts: &Options) ->
     bar.finish_and_clear();
     done.sort_by_key(|(i, _)| *i);
     done.into_iter().map(|(_, r)| r).collect()
-}
-
-/// The overall bar of documents checked: only on a terminal, only
-/// when progress is wanted (not `--quiet`), only ever on stderr.
-fn checking_bar(len: u64, wanted: bool) -> indicatif::ProgressBar {
-    use std::io::IsTerminal;
-    if !wanted || len == 0 || !std::io::stderr().is_terminal() {
-        return indicatif::ProgressBar::hidden();
-    }
-    let bar = indicatif::ProgressBar::with_draw_target(
-        Some(len),
-        indicatif::ProgressDrawTarget::stderr(),
-    );
-    if let Ok(style) =
-        indicatif::ProgressStyle::with_template("{bar:30} checked {pos}/{len} documents")
-    {
-        bar.set_style(style);
-    }
-    bar
 }
 
 fn check_record(

@@ -225,7 +225,7 @@ impl GitCache {
         fetch_url: &str,
         docs: &[(Oid, Option<String>)],
         opts: &SyncOptions,
-        progress: Option<indicatif::ProgressBar>,
+        progress: Option<std::sync::Arc<dyn crate::progress::Line>>,
     ) -> Result<SyncReport, FetchError> {
         let mut wanted: Vec<Oid> = Vec::with_capacity(docs.len());
         for (oid, _) in docs {
@@ -503,7 +503,7 @@ fn run_with_retries(
     fetch_url: &str,
     wanted: &[Oid],
     opts: &SyncOptions,
-    progress: Option<indicatif::ProgressBar>,
+    progress: Option<std::sync::Arc<dyn crate::progress::Line>>,
 ) -> Result<SyncReport, FetchError> {
     let budget = Budget::new(opts);
     with_budget(&budget, || {
@@ -517,7 +517,7 @@ fn retry_loop(
     wanted: &[Oid],
     opts: &SyncOptions,
     budget: &Budget,
-    progress: Option<indicatif::ProgressBar>,
+    progress: Option<std::sync::Arc<dyn crate::progress::Line>>,
 ) -> Result<SyncReport, FetchError> {
     let mut wait = RETRY_BACKOFF;
     let mut tries = 0;
@@ -1235,7 +1235,7 @@ struct Auth {
     asked: Cell<bool>,
     attempts: Cell<u32>,
     /// The remote's progress line, and its name as shown there.
-    progress: Option<(indicatif::ProgressBar, String)>,
+    progress: Option<(std::sync::Arc<dyn crate::progress::Line>, String)>,
 }
 
 impl Auth {
@@ -1310,11 +1310,11 @@ impl Auth {
         cb.credentials(move |url, username, allowed| self.credentials(url, username, allowed));
         if let Some((bar, shown)) = &self.progress {
             cb.transfer_progress(move |p| {
-                bar.set_message(format!(
+                bar.message(format!(
                     "{shown}: {}/{} objects, {}",
                     p.received_objects(),
                     p.total_objects(),
-                    indicatif::HumanBytes(p.received_bytes() as u64)
+                    crate::progress::human_bytes(p.received_bytes() as u64)
                 ));
                 true
             });

@@ -252,7 +252,7 @@ async fn fetch_one(
     client: &ClientWithMiddleware,
     url: &str,
     opts: &WebOptions,
-    bar: &indicatif::ProgressBar,
+    bar: Option<&dyn crate::progress::Line>,
 ) -> Result<WebDoc, FetchError> {
     let parsed = reqwest::Url::parse(url).map_err(|e| network(url, format!("not a URL: {e}")))?;
     if let Some(why) = refused(&parsed, opts.allow_local) {
@@ -316,11 +316,13 @@ async fn fetch_one(
                     return Err(too_big(url, opts.max_size));
                 }
                 bytes.extend_from_slice(&chunk);
-                bar.set_message(format!(
-                    "{}: {}",
-                    pinaudit_core::url::redact(url),
-                    indicatif::HumanBytes(bytes.len() as u64)
-                ));
+                if let Some(bar) = bar {
+                    bar.message(format!(
+                        "{}: {}",
+                        pinaudit_core::url::redact(url),
+                        crate::progress::human_bytes(bytes.len() as u64)
+                    ));
+                }
             }
             Ok(None) => break,
             Err(e) => return Err(network(url, describe(&e))),
@@ -343,7 +345,7 @@ fn too_big(url: &str, max: u64) -> FetchError {
         url,
         format!(
             "the document is larger than `{}` (raise --max-document-size)",
-            indicatif::HumanBytes(max)
+            crate::progress::human_bytes(max)
         ),
     )
 }
@@ -369,7 +371,7 @@ fn describe(e: &dyn std::error::Error) -> String {
 pub(crate) fn fetch_all(
     urls: &[String],
     opts: &WebOptions,
-    progress: bool,
+    progress: Option<&Arc<dyn crate::progress::Progress>>,
 ) -> HashMap<String, Result<WebDoc, Arc<FetchError>>> {
     let mut out = HashMap::new();
     let mut unique: Vec<String> = urls.to_vec();
@@ -416,9 +418,9 @@ pub(crate) fn fetch_all(
             return out;
         }
     };
-    let multi = (progress && std::io::IsTerminal::is_terminal(&std::io::stderr())).then(|| {
-        indicatif::MultiProgress::with_draw_target(indicatif::ProgressDrawTarget::stderr())
-    });
+    if let Some(p) = progress {
+        p.fetching_web();
+    }
     let mut hosts: HashMap<String, Arc<tokio::sync::Semaphore>> = HashMap::new();
     runtime.block_on(async {
         let mut handles = Vec::new();
@@ -433,18 +435,13 @@ pub(crate) fn fetch_all(
                 .clone();
             let client = client.clone();
             let opts = opts.clone();
-            let bar = match &multi {
-                Some(m) => {
-                    let b = m.add(indicatif::ProgressBar::new_spinner());
-                    b.set_message(pinaudit_core::url::redact(&url));
-                    b
-                }
-                None => indicatif::ProgressBar::hidden(),
-            };
+            let bar = progress.map(|p| p.web_document(&pinaudit_core::url::redact(&url)));
             handles.push(tokio::spawn(async move {
                 let _permit = sem.acquire_owned().await;
-                let r = fetch_one(&client, &url, &opts, &bar).await;
-                bar.finish_and_clear();
+                let r = fetch_one(&client, &url, &opts, bar.as_deref()).await;
+                if let Some(bar) = bar {
+                    bar.finish();
+                }
                 (url, r)
             }));
         }
@@ -462,13 +459,14 @@ pub(crate) fn fetch_all(
 /// beside it in the router answers the rest, so an audit stays one pipeline.
 pub struct WebProvider {
     opts: WebOptions,
-    progress: bool,
+    /// Who is told how fetching goes; `None`: nobody watches.
+    progress: Option<Arc<dyn crate::progress::Progress>>,
     /// Shared with forks: fetched once, read by every checking thread.
     docs: Arc<HashMap<String, Result<WebDoc, Arc<FetchError>>>>,
 }
 
 impl WebProvider {
-    pub fn new(opts: WebOptions, progress: bool) -> Self {
+    pub fn new(opts: WebOptions, progress: Option<Arc<dyn crate::progress::Progress>>) -> Self {
         WebProvider {
             opts,
             progress,
@@ -486,13 +484,13 @@ impl super::Provider for WebProvider {
                 _ => None,
             })
             .collect();
-        self.docs = Arc::new(fetch_all(&urls, &self.opts, self.progress));
+        self.docs = Arc::new(fetch_all(&urls, &self.opts, self.progress.as_ref()));
     }
 
     fn fork(&self) -> Option<Box<dyn super::Provider>> {
         Some(Box::new(WebProvider {
             opts: self.opts.clone(),
-            progress: false,
+            progress: None,
             docs: self.docs.clone(),
         }))
     }

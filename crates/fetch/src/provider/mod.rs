@@ -18,8 +18,9 @@ pub struct Setup {
     pub max_document_size: u64,
     /// How web documents are fetched.
     pub web: http::WebOptions,
-    /// Show progress (only ever on a terminal).
-    pub progress: bool,
+    /// Who is told how fetching web documents goes (syncing remotes is told
+    /// through `plan`); `None`: nobody watches.
+    pub progress: Option<std::sync::Arc<dyn crate::progress::Progress>>,
 }
 
 /// The providers of an audit, registered in the order their answers are
