@@ -521,7 +521,7 @@ impl FetchSettings {
             },
             jobs,
             allow_local: self.allow_local,
-            progress,
+            progress: crate::progress::terminal(progress),
         }
     }
 }

@@ -19,6 +19,7 @@ pub mod man;
 pub mod merge;
 pub mod par;
 pub(crate) mod pin;
+pub(crate) mod progress;
 pub mod report;
 pub mod shard;
 pub(crate) mod show;

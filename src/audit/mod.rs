@@ -1,8 +1,9 @@
 //! The audit pipeline, as named stages ([`stages`]): load the inputs, plan which
-//! documents they cite, prefetch them through a [`Provider`], check each record,
+//! documents they cite, prefetch them through the registered providers (a [`Router`]), check each record,
 //! finish with what made the audit incomplete. The result is domain data
 //! ([`AuditResult`]); reports are built from it elsewhere.
 
+mod document;
 mod policy;
 mod stages;
 
@@ -12,11 +13,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use crate::exit::ExitStatus;
-use crate::fetch::{GitCache, Rewrite, SyncOptions};
+use crate::fetch::{Rewrite, SyncOptions};
 use crate::finding::Severity;
-use crate::provider::git::GitProvider;
-use crate::provider::http::{WebOptions, WithWeb};
-use crate::provider::Provider;
+use crate::provider::http::WebOptions;
+use crate::provider::{self, Router};
 use crate::result::AuditResult;
 use crate::sources::SyncPlan;
 
@@ -135,8 +135,10 @@ pub(crate) fn timestamp() -> String {
         .unwrap_or_default()
 }
 
-/// Runs the audit over input paths, with the git cache as the provider.
+/// Runs the audit over input paths, with the registered providers (the git
+/// cache, the web).
 pub(crate) fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
+    let progress = crate::progress::terminal(opts.progress);
     let plan = SyncPlan {
         rewrites: opts.rewrites.clone(),
         sync: SyncOptions {
@@ -150,10 +152,8 @@ pub(crate) fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
         },
         jobs: opts.jobs,
         allow_local: opts.allow_local,
-        progress: opts.progress,
+        progress: progress.clone(),
     };
-    let git = GitProvider::new(GitCache::new(&opts.cache), plan)
-        .with_max_document_size(opts.max_document_size);
     let web = WebOptions {
         cache: opts.cache.clone(),
         offline: opts.offline,
@@ -162,16 +162,18 @@ pub(crate) fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
         allow_local: opts.allow_local,
         deadline: opts.deadline,
     };
-    let mut provider = WithWeb::new(git, web, opts.progress);
-    run_with(paths, opts, &mut provider)
+    let mut providers = provider::register(provider::Setup {
+        cache: opts.cache.clone(),
+        plan,
+        max_document_size: opts.max_document_size,
+        web,
+        progress,
+    });
+    run_with(paths, opts, &mut providers)
 }
 
-/// Runs the audit with any provider: load, plan, prefetch, check, finish.
-pub(crate) fn run_with(
-    paths: &[PathBuf],
-    opts: &Options,
-    provider: &mut dyn Provider,
-) -> AuditResult {
+/// Runs the audit with any providers: load, plan, prefetch, check, finish.
+pub(crate) fn run_with(paths: &[PathBuf], opts: &Options, provider: &mut Router) -> AuditResult {
     // Reading pin files, fingerprints and the report use at most `--jobs` workers.
     crate::par::limit(opts.jobs);
     let mut loaded = stages::load(paths, &opts.walk);

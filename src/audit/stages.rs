@@ -7,7 +7,9 @@ use crate::check::revision::{self, Established};
 use crate::check::{self, claims, document, manifests, upstream, weights, SourceText};
 use crate::finding::{Code, Finding};
 use crate::input::{self, WalkError};
-use crate::provider::{http, model, DocRef, ModelFacts, ModelRef, Provider, Unchecked};
+use crate::provider::{
+    model, web, DocRef, ModelFacts, Models, Router, Snapshot, Target, Unchecked,
+};
 use crate::record::{Claim, Record, Source};
 use crate::result::{
     Absence, ArtifactOutcome, AuditResult, RecordResult, RemoteFailure, SourceOutcome, SourceState,
@@ -15,6 +17,7 @@ use crate::result::{
 };
 use crate::sources::{self, Skip};
 
+use super::document::Document;
 use super::Options;
 
 /// The inputs, read: records with their record-level findings, and the rest.
@@ -135,15 +138,24 @@ pub(crate) fn load(paths: &[PathBuf], walk: &input::WalkOptions) -> Loaded {
     }
 }
 
-/// A record with the document each of its sources cites (or why none can be).
+/// A record with what each of its sources and artifacts asks to be fetched.
 pub(crate) struct Planned {
     pub(crate) record: Record,
     pub(crate) findings: Vec<Finding>,
-    pub(crate) docs: Vec<Result<DocRef, Skip>>,
+    /// One target per source, in source order.
+    pub(crate) sources: Vec<Target>,
     /// Per artifact, the model repository its weights are read from, if it names one.
-    pub(crate) models: Vec<Option<Result<ModelRef, Skip>>>,
-    /// Per source, the web document it cites when it cites no git document.
-    pub(crate) web: Vec<Option<String>>,
+    pub(crate) artifacts: Vec<Option<Target>>,
+}
+
+impl Planned {
+    /// The first git remote the record cites (the key its records are grouped by).
+    fn first_remote(&self) -> Option<&str> {
+        self.sources.iter().find_map(|t| match t {
+            Target::Git(d) => Some(d.remote.as_str()),
+            _ => None,
+        })
+    }
 }
 
 /// Works out, for every source, which document at which revision it cites.
@@ -151,54 +163,49 @@ pub(crate) fn plan(records: Vec<(Record, Vec<Finding>)>, allow_local: bool) -> V
     records
         .into_iter()
         .map(|(record, findings)| {
-            let docs = record
+            let sources = record
                 .sources
                 .iter()
-                .map(|s| sources::resolve(s, allow_local))
+                .map(|s| source_target(s, allow_local))
                 .collect();
-            let models = record
+            let artifacts = record
                 .artifacts
                 .iter()
-                .map(|a| model::resolve(a, allow_local))
-                .collect();
-            let web = record
-                .sources
-                .iter()
-                .zip(&docs)
-                .map(|(s, d): (&Source, &Result<DocRef, Skip>)| {
-                    d.is_err().then(|| http::web_url(s)).flatten()
+                .map(|a| {
+                    model::resolve(a, allow_local)
+                        .map(|m| m.map_or_else(Target::Unfetchable, Target::Model))
                 })
                 .collect();
             Planned {
                 record,
                 findings,
-                docs,
-                models,
-                web,
+                sources,
+                artifacts,
             }
         })
         .collect()
 }
 
-/// Gets every cited document in one go: one sync per repository.
-pub(crate) fn prefetch(planned: &[Planned], provider: &mut dyn Provider) {
-    let wanted: Vec<&DocRef> = planned
+/// What a source cites: a git document, else a web document, else nothing that
+/// can be fetched (and why not).
+fn source_target(s: &Source, allow_local: bool) -> Target {
+    match sources::resolve(s, allow_local) {
+        Ok(d) => Target::Git(d),
+        Err(skip) => match web::web_url(s) {
+            Some(url) => Target::Web(url),
+            None => Target::Unfetchable(skip),
+        },
+    }
+}
+
+/// Gets every cited document in one go: one sync per repository, one request
+/// per URL.
+pub(crate) fn prefetch(planned: &[Planned], provider: &mut Router) {
+    let targets: Vec<&Target> = planned
         .iter()
-        .flat_map(|p| &p.docs)
-        .filter_map(|d| d.as_ref().ok())
+        .flat_map(|p| p.sources.iter().chain(p.artifacts.iter().flatten()))
         .collect();
-    let models: Vec<&ModelRef> = planned
-        .iter()
-        .flat_map(|p| &p.models)
-        .filter_map(|m| m.as_ref()?.as_ref().ok())
-        .collect();
-    provider.prefetch_with_models(&wanted, &models);
-    let urls: Vec<String> = planned
-        .iter()
-        .flat_map(|p| &p.web)
-        .filter_map(|u| u.clone())
-        .collect();
-    provider.prefetch_web(&urls);
+    provider.prefetch(&targets);
 }
 
 /// Checks every record against what the provider holds.
@@ -208,15 +215,11 @@ pub(crate) fn prefetch(planned: &[Planned], provider: &mut dyn Provider) {
 /// diffing are CPU work. Records of one repository go to one worker, so each
 /// repository's objects are read by one thread; results come back in input
 /// order, so the report does not depend on the number of workers.
-pub(crate) fn check(
-    planned: Vec<Planned>,
-    provider: &dyn Provider,
-    opts: &Options,
-) -> Vec<RecordResult> {
-    let documents: usize = planned.iter().map(|p| p.docs.len()).sum();
+pub(crate) fn check(planned: Vec<Planned>, provider: &Router, opts: &Options) -> Vec<RecordResult> {
+    let documents: usize = planned.iter().map(|p| p.sources.len()).sum();
     // Offline, checking reads only the cache and is over at once: no bar, as for
     // fetching.
-    let bar = checking_bar(documents as u64, opts.progress && !opts.offline);
+    let bar = crate::progress::checking(documents as u64, opts.progress && !opts.offline);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     // A manifest is judged once per revision, by the first record that cites it:
     // with --manifests, records are checked in input order on one thread.
@@ -225,7 +228,7 @@ pub(crate) fn check(
     } else {
         opts.jobs.min(cores).min(planned.len())
     };
-    let forks: Option<Vec<Box<dyn Provider + Send>>> = if workers > 1 {
+    let forks: Option<Vec<Router>> = if workers > 1 {
         (0..workers).map(|_| provider.fork()).collect()
     } else {
         None
@@ -235,7 +238,7 @@ pub(crate) fn check(
         let out = planned
             .into_iter()
             .map(|p| {
-                let n = p.docs.len() as u64;
+                let n = p.sources.len() as u64;
                 let result = check_record(p, provider, opts, &mut manifests_seen);
                 bar.inc(n);
                 result
@@ -248,17 +251,13 @@ pub(crate) fn check(
     // the least loaded worker (cost ~ sources).
     let mut groups: Vec<(String, Vec<(usize, Planned)>)> = Vec::new();
     for (i, p) in planned.into_iter().enumerate() {
-        let key = p
-            .docs
-            .iter()
-            .find_map(|d| d.as_ref().ok().map(|d| d.remote.clone()))
-            .unwrap_or_default();
+        let key = p.first_remote().unwrap_or_default().to_string();
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, g)) => g.push((i, p)),
             None => groups.push((key, vec![(i, p)])),
         }
     }
-    let weight = |g: &[(usize, Planned)]| g.iter().map(|(_, p)| p.docs.len() + 1).sum::<usize>();
+    let weight = |g: &[(usize, Planned)]| g.iter().map(|(_, p)| p.sources.len() + 1).sum::<usize>();
     groups.sort_by(|a, b| weight(&b.1).cmp(&weight(&a.1)).then_with(|| a.0.cmp(&b.0)));
     let mut shares: Vec<(usize, Vec<(usize, Planned)>)> =
         (0..forks.len()).map(|_| (0, Vec::new())).collect();
@@ -280,8 +279,8 @@ pub(crate) fn check(
                     share
                         .into_iter()
                         .map(|(i, p)| {
-                            let n = p.docs.len() as u64;
-                            let result = check_record(p, &*fork, opts, &mut manifests_seen);
+                            let n = p.sources.len() as u64;
+                            let result = check_record(p, &fork, opts, &mut manifests_seen);
                             bar.inc(n);
                             (i, result)
                         })
@@ -299,37 +298,17 @@ pub(crate) fn check(
     done.into_iter().map(|(_, r)| r).collect()
 }
 
-/// The overall bar of documents checked: only on a terminal, only
-/// when progress is wanted (not `--quiet`), only ever on stderr.
-fn checking_bar(len: u64, wanted: bool) -> indicatif::ProgressBar {
-    use std::io::IsTerminal;
-    if !wanted || len == 0 || !std::io::stderr().is_terminal() {
-        return indicatif::ProgressBar::hidden();
-    }
-    let bar = indicatif::ProgressBar::with_draw_target(
-        Some(len),
-        indicatif::ProgressDrawTarget::stderr(),
-    );
-    if let Ok(style) =
-        indicatif::ProgressStyle::with_template("{bar:30} checked {pos}/{len} documents")
-    {
-        bar.set_style(style);
-    }
-    bar
-}
-
 fn check_record(
     p: Planned,
-    provider: &dyn Provider,
+    provider: &Router,
     opts: &Options,
     manifests_seen: &mut manifests::Seen,
 ) -> RecordResult {
     let Planned {
         record: r,
         mut findings,
-        docs,
-        models,
-        web,
+        sources,
+        artifacts,
     } = p;
     let from = findings.len();
     let mut verdicts: Vec<Verdict> = r.claims.iter().map(|_| Verdict::unchecked()).collect();
@@ -337,7 +316,7 @@ fn check_record(
     let mut reported = revision::Reported::new();
     let mut notices = Vec::new();
     let mut citing = Citing::new(&r);
-    for (index, (s, doc)) in r.sources.iter().zip(&docs).enumerate() {
+    for (index, (s, target)) in r.sources.iter().zip(&sources).enumerate() {
         let cited = citing.take(s, index);
         let mut source = SourceCheck {
             r: &r,
@@ -348,16 +327,19 @@ fn check_record(
             findings: &mut findings,
             notices: &mut notices,
         };
-        let outcome = match doc {
-            Ok(d) => source.git(d, opts, &mut reported, manifests_seen),
-            Err(skip) => match &web[index] {
-                Some(url) => check_web(&r, s, url, &cited, provider, &mut verdicts, &mut findings),
-                None => SourceOutcome::unchecked(Unchecked::Unresolvable(skip.clone())),
-            },
+        let outcome = match target {
+            Target::Git(d) => source.git(d, opts, &mut reported, manifests_seen),
+            Target::Web(url) => source.web(url),
+            Target::Model(_) => SourceOutcome::unchecked(Unchecked::Unresolvable(Skip(
+                "a model repository is not a document".into(),
+            ))),
+            Target::Unfetchable(skip) => {
+                SourceOutcome::unchecked(Unchecked::Unresolvable(skip.clone()))
+            }
         };
         outcomes.push(outcome);
     }
-    let artifacts = check_weights(&r, &models, provider, &mut findings);
+    let artifacts = check_weights(&r, &artifacts, provider.models(), &mut findings);
     let shown = r.file.display().to_string();
     for f in &mut findings[from..] {
         f.file = Some(shown.clone());
@@ -408,12 +390,12 @@ impl<'r> Citing<'r> {
     }
 }
 
-/// One git source of a record being checked, with the claims that cite it.
+/// One source of a record being checked, with the claims that cite it.
 struct SourceCheck<'a> {
     r: &'a Record,
     s: &'a Source,
     cited: &'a [usize],
-    provider: &'a dyn Provider,
+    provider: &'a Router,
     verdicts: &'a mut Vec<Verdict>,
     findings: &'a mut Vec<Finding>,
     /// What the manifest check says of itself (manifests not read, and why).
@@ -421,8 +403,8 @@ struct SourceCheck<'a> {
 }
 
 impl SourceCheck<'_> {
-    /// The source's outcome: the pinned revision, the document at it, the cited
-    /// claims on it and its drift at the head.
+    /// The outcome of a git source: the pinned revision, the document at it, the
+    /// manifests beside it, the cited claims on it and its drift at the head.
     fn git(
         &mut self,
         d: &DocRef,
@@ -430,52 +412,42 @@ impl SourceCheck<'_> {
         reported: &mut revision::Reported,
         manifests_seen: &mut manifests::Seen,
     ) -> SourceOutcome {
-        let (mut snapshot, commit_time) = match self.pinned(d, reported) {
+        let (snapshot, commit_time) = match self.pinned(d, reported) {
             Ok(pinned) => pinned,
             Err(outcome) => return *outcome,
         };
         if opts.manifests {
-            let (r, s) = (self.r, self.s);
-            let bounds = manifests::Bounds {
-                max_size: opts.max_document_size,
-                max_count: manifests::MAX_MANIFESTS,
-            };
-            let said = manifests::check(
-                r,
-                s,
-                d,
-                self.provider,
-                bounds,
-                manifests_seen,
-                self.findings,
-            );
-            self.notices.extend(said);
+            self.manifests(d, opts, manifests_seen);
         }
-        let git_blob = snapshot.git_blob.clone();
-        let mut text: Option<SourceText> = None;
-        let mark = self.findings.len();
-        if let Err(why) = self.claims(d, &mut snapshot, &mut text) {
-            // The document could not be read after all: the source is unchecked.
-            self.findings.truncate(mark);
-            for &i in self.cited {
-                self.verdicts[i] = Verdict::unchecked();
-            }
-            return SourceOutcome::unchecked(why);
+        let mut doc = Document::new(self.provider.documents(), d, snapshot);
+        if let Err(outcome) = self.claims(&mut doc) {
+            return *outcome;
         }
-        let upstream = if opts.no_upstream {
-            None
-        } else {
-            self.upstream(d, &mut snapshot, &mut text)
+        let upstream = match opts.no_upstream {
+            true => None,
+            false => self.upstream(d, &mut doc),
         };
+        let snapshot = doc.into_snapshot();
         SourceOutcome {
             state: SourceState::Checked,
             sha256: Some(snapshot.sha256),
-            git_blob,
+            git_blob: snapshot.git_blob,
             commit_time,
             upstream,
-            stale_since: self.provider.stale_since(d),
+            stale_since: self.provider.revisions().stale_since(d),
             web: None,
         }
+    }
+
+    /// The checksum manifests beside the cited document (`--manifests`).
+    fn manifests(&mut self, d: &DocRef, opts: &Options, seen: &mut manifests::Seen) {
+        let bounds = manifests::Bounds {
+            max_size: opts.max_document_size,
+            max_count: manifests::MAX_MANIFESTS,
+        };
+        let docs = self.provider.documents();
+        let said = manifests::check(self.r, self.s, d, docs, bounds, seen, self.findings);
+        self.notices.extend(said);
     }
 
     /// The document at the pinned revision (its bytes possibly unread) and the
@@ -485,16 +457,17 @@ impl SourceCheck<'_> {
         &mut self,
         d: &DocRef,
         reported: &mut revision::Reported,
-    ) -> Result<(crate::provider::Snapshot, Option<String>), Box<SourceOutcome>> {
-        let (r, s, provider) = (self.r, self.s, self.provider);
+    ) -> Result<(Snapshot, Option<String>), Box<SourceOutcome>> {
+        let (r, s) = (self.r, self.s);
+        let (revisions, docs) = (self.provider.revisions(), self.provider.documents());
         let unchecked = |why| Box::new(SourceOutcome::unchecked(why));
-        let facts = provider.revision(d).map_err(unchecked)?;
+        let facts = revisions.revision(d).map_err(unchecked)?;
         let commit_time = match revision::check(r, s, d, &facts, reported, self.findings) {
             Established::Absent(what) => {
                 // No document to read: the cited values stay unchecked, the finding is
                 // the source's.
                 return Err(Box::new(SourceOutcome {
-                    stale_since: provider.stale_since(d),
+                    stale_since: revisions.stale_since(d),
                     ..SourceOutcome::absent(what, s.commit_time.clone())
                 }));
             }
@@ -502,20 +475,14 @@ impl SourceCheck<'_> {
         };
         // The bytes are read only when a check needs them: a re-check of a blob
         // whose answers are remembered reads nothing.
-        let snapshot = provider.snapshot_lazy(d).map_err(unchecked)?;
+        let snapshot = docs.snapshot_lazy(d).map_err(unchecked)?;
         document::check(
             r,
             s,
             d,
             snapshot.as_ref(),
-            |expected| {
-                let pinned = snapshot.as_ref()?;
-                provider.matching_variant(d, pinned, expected)
-            },
-            |expected| {
-                let pinned = snapshot.as_ref()?;
-                provider.hash_elsewhere(d, pinned, expected)
-            },
+            |expected| docs.matching_variant(d, snapshot.as_ref()?, expected),
+            |expected| docs.hash_elsewhere(d, snapshot.as_ref()?, expected),
             self.findings,
         );
         let commit_time = commit_time.or_else(|| s.commit_time.clone());
@@ -523,79 +490,52 @@ impl SourceCheck<'_> {
             Some(snapshot) => Ok((snapshot, commit_time)),
             // No document at the commit: nothing to read the cited values from.
             None => Err(Box::new(SourceOutcome {
-                stale_since: provider.stale_since(d),
+                stale_since: revisions.stale_since(d),
                 ..SourceOutcome::absent(Absence::Path, commit_time)
             })),
         }
     }
 
-    /// Judges every cited claim on the document, from the memo when it holds the
-    /// answer; an error when the document cannot be read after all.
-    fn claims(
-        &mut self,
-        d: &DocRef,
-        snapshot: &mut crate::provider::Snapshot,
-        text: &mut Option<SourceText>,
-    ) -> Result<(), Unchecked> {
-        let (r, s, provider) = (self.r, self.s, self.provider);
-        let memo = provider.check_memo();
-        let git_blob = snapshot.git_blob.clone();
-        // A document too large to hold: every claim judged in one streamed pass.
-        let mut judged: Option<HashMap<usize, claims::Outcome>> = None;
+    /// Judges every cited claim on the document; when the document cannot be
+    /// read after all, the source's outcome: unchecked, its findings on the
+    /// claims withdrawn.
+    fn claims(&mut self, doc: &mut Document) -> Result<(), Box<SourceOutcome>> {
+        let (r, s) = (self.r, self.s);
+        let mark = self.findings.len();
         for &i in self.cited {
-            let c = &r.claims[i];
-            let key = memo
-                .zip(git_blob.as_deref())
-                .and_then(|(_, b)| claims::memo_key(b, c));
-            let known = memo
-                .zip(key.as_ref())
-                .and_then(|(m, k)| claims::remembered(m, k, c));
-            let outcome = match known {
-                Some(o) => o,
-                None => {
-                    let (Some(lines), Some(exp)) = (c.lines, claims::expected(c)) else {
-                        continue;
-                    };
-                    let o = if snapshot.streamed {
-                        streamed_outcome(provider, d, snapshot, r, self.cited, i, &mut judged)?
-                    } else {
-                        let doc = text_of(provider, d, snapshot, text)?;
-                        claims::judge(doc, lines.first() as usize, lines.last() as usize, &exp)
-                    };
-                    if let (Some(m), Some(k)) = (memo, key) {
-                        claims::remember(m, k, &o);
+            let outcome = match doc.outcome(r, self.cited, i) {
+                Ok(Some(o)) => o,
+                Ok(None) => continue,
+                Err(why) => {
+                    self.findings.truncate(mark);
+                    for &i in self.cited {
+                        self.verdicts[i] = Verdict::unchecked();
                     }
-                    o
+                    return Err(Box::new(SourceOutcome::unchecked(why)));
                 }
             };
-            self.verdicts[i] = claims::report(r, s, c, &outcome, self.findings);
+            self.verdicts[i] = claims::report(r, s, &r.claims[i], &outcome, self.findings);
         }
         Ok(())
     }
 
     /// The source at the head it is compared with, when there is one; `None` also
     /// when the cache cannot give the head's document (no drift to tell).
-    fn upstream(
-        &mut self,
-        d: &DocRef,
-        snapshot: &mut crate::provider::Snapshot,
-        text: &mut Option<SourceText>,
-    ) -> Option<crate::result::Upstream> {
-        let (r, s, provider) = (self.r, self.s, self.provider);
-        let mut head = provider.head(d)?;
+    fn upstream(&mut self, d: &DocRef, doc: &mut Document) -> Option<crate::result::Upstream> {
+        let r = self.r;
+        let mut head = self.provider.heads().head(d)?;
         let mine: Vec<(&Claim, &Verdict)> = self
             .cited
             .iter()
             .map(|&i| (&r.claims[i], &self.verdicts[i]))
             .collect();
-        let facts = if head.unchanged {
-            None
-        } else {
-            Some(drift_facts(provider, d, snapshot, text, &mut head, &mine).ok()?)
+        let facts = match head.unchanged {
+            true => None,
+            false => Some(doc.drift(&mut head, &mine).ok()?),
         };
         Some(upstream::report(
             r,
-            s,
+            self.s,
             d,
             &head,
             &mine,
@@ -603,39 +543,32 @@ impl SourceCheck<'_> {
             self.findings,
         ))
     }
-}
 
-/// Checks a source that cites a web document: its hash and its cited
-/// lines, read from the body as served.
-fn check_web(
-    r: &Record,
-    s: &Source,
-    url: &str,
-    cited: &[usize],
-    provider: &dyn Provider,
-    verdicts: &mut [Verdict],
-    findings: &mut Vec<Finding>,
-) -> SourceOutcome {
-    let doc = match provider.web(url) {
-        Ok(doc) => doc,
-        Err(why) => return SourceOutcome::unchecked(why),
-    };
-    document::check_web(r, s, url, &doc.bytes, &doc.sha256, findings);
-    let text = SourceText::new(&doc.bytes);
-    for &i in cited {
-        verdicts[i] = claims::check(r, s, &r.claims[i], &text, findings);
-    }
-    SourceOutcome {
-        state: SourceState::Checked,
-        sha256: Some(doc.sha256),
-        git_blob: None,
-        commit_time: None,
-        upstream: None,
-        stale_since: None,
-        web: Some(WebValidators {
-            etag: doc.etag,
-            last_modified: doc.last_modified,
-        }),
+    /// The outcome of a source that cites a web document: its hash and its
+    /// cited lines, read from the body as served.
+    fn web(&mut self, url: &str) -> SourceOutcome {
+        let (r, s) = (self.r, self.s);
+        let doc = match self.provider.web().web(url) {
+            Ok(doc) => doc,
+            Err(why) => return SourceOutcome::unchecked(why),
+        };
+        document::check_web(r, s, url, &doc.bytes, &doc.sha256, self.findings);
+        let text = SourceText::new(&doc.bytes);
+        for &i in self.cited {
+            self.verdicts[i] = claims::check(r, s, &r.claims[i], &text, self.findings);
+        }
+        SourceOutcome {
+            state: SourceState::Checked,
+            sha256: Some(doc.sha256),
+            git_blob: None,
+            commit_time: None,
+            upstream: None,
+            stale_since: None,
+            web: Some(WebValidators {
+                etag: doc.etag,
+                last_modified: doc.last_modified,
+            }),
+        }
     }
 }
 
@@ -643,13 +576,13 @@ fn check_web(
 /// judges them; returns what was read, for the report.
 fn check_weights(
     r: &Record,
-    models: &[Option<Result<ModelRef, Skip>>],
-    provider: &dyn Provider,
+    targets: &[Option<Target>],
+    models: &dyn Models,
     findings: &mut Vec<Finding>,
 ) -> Vec<ArtifactOutcome> {
     let mut out = Vec::new();
-    for (a, m) in r.artifacts.iter().zip(models) {
-        let Some(m) = m else {
+    for (a, target) in r.artifacts.iter().zip(targets) {
+        let Some(target) = target else {
             continue;
         };
         let mut outcome = ArtifactOutcome {
@@ -659,10 +592,13 @@ fn check_weights(
             files: Vec::new(),
             unchecked: None,
         };
-        let facts = m
-            .as_ref()
-            .map_err(|skip| Unchecked::Unresolvable(skip.clone()))
-            .and_then(|m| Ok((m, provider.model(m)?)));
+        let facts = match target {
+            Target::Model(m) => models.model(m).map(|facts| (m, facts)),
+            Target::Unfetchable(skip) => Err(Unchecked::Unresolvable(skip.clone())),
+            _ => Err(Unchecked::Unresolvable(Skip(
+                "an artifact's weights are read from a model repository".into(),
+            ))),
+        };
         match facts {
             Ok((m, facts)) => {
                 weights::check(r, a, m, &facts, findings);
@@ -678,186 +614,8 @@ fn check_weights(
     out
 }
 
-/// The pinned document's text, read (once) when a check needs it.
-fn text_of<'t>(
-    provider: &dyn Provider,
-    d: &DocRef,
-    snapshot: &mut crate::provider::Snapshot,
-    text: &'t mut Option<SourceText>,
-) -> Result<&'t SourceText, Unchecked> {
-    if text.is_none() {
-        provider.load(d, snapshot)?;
-        // The bytes become the text without a copy: one copy of a large document.
-        // A line index that can't be allocated is this source's problem, not an
-        // abort of the run.
-        *text = Some(
-            SourceText::try_from_bytes(std::mem::take(&mut snapshot.bytes))
-                .map_err(|why| Unchecked::Unresolvable(crate::sources::Skip(why)))?,
-        );
-    }
-    text.as_ref().ok_or(Unchecked::NotCached)
-}
-
-/// What the pinned and head documents say about the cited lines: remembered by
-/// (pinned blob, head blob, citations) when the provider keeps a memo, else
-/// read from both documents (then remembered).
-fn drift_facts(
-    provider: &dyn Provider,
-    d: &DocRef,
-    snapshot: &mut crate::provider::Snapshot,
-    text: &mut Option<SourceText>,
-    head: &mut crate::provider::Head,
-    mine: &[(&Claim, &Verdict)],
-) -> Result<upstream::Facts, Unchecked> {
-    let memo = provider.check_memo();
-    let pinned_blob = snapshot.git_blob.clone();
-    let head_blob = match &head.document {
-        Some(doc) => doc.git_blob.clone().map(Some),
-        None => Some(None),
-    };
-    let key = match (memo, pinned_blob.as_deref(), &head_blob) {
-        (Some(_), Some(p), Some(h)) => Some(upstream::facts_key(p, h.as_deref(), mine)),
-        _ => None,
-    };
-    if let (Some(m), Some(k)) = (memo, key.as_ref()) {
-        match m.peek(k, |raw| upstream::decode_facts(raw, mine)) {
-            Some(Some(facts)) => return Ok(facts),
-            // Unsound for these citations: never trusted, recomputed.
-            Some(None) => m.forget(k),
-            None => {}
-        }
-    }
-    if snapshot.streamed || head.document.as_ref().is_some_and(|doc| doc.streamed) {
-        let facts = drift_by_lookup(provider, d, snapshot, text, head, mine)?;
-        if let (Some(m), Some(k)) = (memo, key) {
-            m.put(k, upstream::encode_facts(&facts));
-        }
-        return Ok(facts);
-    }
-    let head_text = match head.document.as_mut() {
-        Some(doc) => {
-            provider.load(d, doc)?;
-            Some(SourceText::new(&doc.bytes))
-        }
-        None => None,
-    };
-    let pinned = text_of(provider, d, snapshot, text)?;
-    let drift = provider.drift_memo().zip(pinned_blob.as_deref());
-    let head_blob = head
-        .document
-        .as_ref()
-        .and_then(|doc| doc.git_blob.as_deref());
-    let facts = upstream::facts(pinned, head_text.as_ref(), head_blob, mine, drift);
-    if let (Some(m), Some(k)) = (memo, key) {
-        m.put(k, upstream::encode_facts(&facts));
-    }
-    Ok(facts)
-}
-
-/// The outcome of claim `i` of `r` in a streamed document: all of `cited`
-/// (the claims citing it) are judged in the first call, in one pass over it
-/// (two when a value is not on its cited lines), and kept in `judged`.
-fn streamed_outcome(
-    provider: &dyn Provider,
-    d: &DocRef,
-    snapshot: &crate::provider::Snapshot,
-    r: &Record,
-    cited: &[usize],
-    i: usize,
-    judged: &mut Option<HashMap<usize, claims::Outcome>>,
-) -> Result<claims::Outcome, Unchecked> {
-    if judged.is_none() {
-        let (ids, wanted): (Vec<usize>, Vec<_>) = cited
-            .iter()
-            .filter_map(|&k| {
-                let c = &r.claims[k];
-                let (Some(lines), Some(exp)) = (c.lines, claims::expected(c)) else {
-                    return None;
-                };
-                Some((k, (lines.first() as usize, lines.last() as usize, exp)))
-            })
-            .unzip();
-        let mut open_failed = None;
-        let outcomes = claims::judge_stream(
-            || {
-                provider.open(d, snapshot).map_err(|why| {
-                    open_failed = Some(why);
-                    std::io::Error::other("the document could not be opened")
-                })
-            },
-            &wanted,
-        );
-        let outcomes = match outcomes {
-            Ok(o) => o,
-            Err(e) => {
-                return Err(open_failed
-                    .take()
-                    .unwrap_or_else(|| crate::provider::read_failed(&d.remote, e)))
-            }
-        };
-        *judged = Some(ids.into_iter().zip(outcomes).collect());
-    }
-    judged
-        .as_ref()
-        .and_then(|j| j.get(&i).cloned())
-        .ok_or(Unchecked::NotCached)
-}
-
-/// [`upstream::facts_by_lookup`] for a source whose pinned or head document is
-/// too large to hold: the wanted pinned lines are read (streamed when the
-/// pinned document is), then looked up by text while the head's lines go by.
-fn drift_by_lookup(
-    provider: &dyn Provider,
-    d: &DocRef,
-    snapshot: &mut crate::provider::Snapshot,
-    text: &mut Option<SourceText>,
-    head: &mut crate::provider::Head,
-    mine: &[(&Claim, &Verdict)],
-) -> Result<upstream::Facts, Unchecked> {
-    let failed = |e| crate::provider::read_failed(&d.remote, e);
-    let wanted = upstream::wanted_lines(mine);
-    let mut old = std::collections::BTreeMap::new();
-    let old_len = if snapshot.streamed {
-        let reader = provider.open(d, snapshot)?;
-        check::for_each_line(reader, |i, bytes| {
-            let n = i as u32 + 1;
-            if wanted.contains(&n) {
-                old.insert(n, String::from_utf8_lossy(bytes).into_owned());
-            }
-        })
-        .map_err(failed)?
-    } else {
-        let pinned = text_of(provider, d, snapshot, text)?;
-        for &n in &wanted {
-            if let Some(line) = pinned.line(n) {
-                old.insert(n, line.to_string());
-            }
-        }
-        pinned.len()
-    };
-    let mut lookup = upstream::Lookup::new(&old);
-    match head.document.as_mut() {
-        None => {}
-        Some(doc) if doc.streamed => {
-            let reader = provider.open(d, doc)?;
-            check::for_each_line(reader, |i, bytes| lookup.see(i, bytes)).map_err(failed)?;
-        }
-        Some(doc) => {
-            provider.load(d, doc)?;
-            for (i, line) in SourceText::new(&doc.bytes).lines().iter().enumerate() {
-                lookup.see(i, line.as_bytes());
-            }
-        }
-    }
-    Ok(upstream::facts_by_lookup(&old, old_len, &lookup, mine))
-}
-
 /// Gathers what made the audit incomplete beside the records.
-pub(crate) fn finish(
-    rest: Rest,
-    records: Vec<RecordResult>,
-    provider: &dyn Provider,
-) -> AuditResult {
+pub(crate) fn finish(rest: Rest, records: Vec<RecordResult>, provider: &Router) -> AuditResult {
     let remote_failures = provider
         .failures()
         .into_iter()

@@ -225,7 +225,7 @@ impl GitCache {
         fetch_url: &str,
         docs: &[(Oid, Option<String>)],
         opts: &SyncOptions,
-        progress: Option<indicatif::ProgressBar>,
+        progress: Option<std::sync::Arc<dyn crate::progress::Line>>,
     ) -> Result<SyncReport, FetchError> {
         let mut wanted: Vec<Oid> = Vec::with_capacity(docs.len());
         for (oid, _) in docs {
@@ -503,7 +503,7 @@ fn run_with_retries(
     fetch_url: &str,
     wanted: &[Oid],
     opts: &SyncOptions,
-    progress: Option<indicatif::ProgressBar>,
+    progress: Option<std::sync::Arc<dyn crate::progress::Line>>,
 ) -> Result<SyncReport, FetchError> {
     let budget = Budget::new(opts);
     super::transport::lend(&budget, || {
@@ -517,7 +517,7 @@ fn retry_loop(
     wanted: &[Oid],
     opts: &SyncOptions,
     budget: &Budget,
-    progress: Option<indicatif::ProgressBar>,
+    progress: Option<std::sync::Arc<dyn crate::progress::Line>>,
 ) -> Result<SyncReport, FetchError> {
     let mut wait = RETRY_BACKOFF;
     let mut tries = 0;
@@ -1235,7 +1235,7 @@ struct Auth {
     asked: Cell<bool>,
     attempts: Cell<u32>,
     /// The remote's progress line, and its name as shown there.
-    progress: Option<(indicatif::ProgressBar, String)>,
+    progress: Option<(std::sync::Arc<dyn crate::progress::Line>, String)>,
 }
 
 impl Auth {
@@ -1314,11 +1314,11 @@ impl Auth {
     /// Shows objects and bytes received so far on the remote's progress line.
     fn show_progress(&self, p: &git2::Progress<'_>) {
         if let Some((bar, shown)) = &self.progress {
-            bar.set_message(format!(
+            bar.message(format!(
                 "{shown}: {}/{} objects, {}",
                 p.received_objects(),
                 p.total_objects(),
-                indicatif::HumanBytes(p.received_bytes() as u64)
+                crate::progress::human_bytes(p.received_bytes() as u64)
             ));
         }
     }
@@ -1742,17 +1742,27 @@ mod tests {
             .expect("commit");
         let url = format!("file://{}", dir.path().join("origin").display());
         let cache = GitCache::new(dir.path().join("cache"));
-        let bar = indicatif::ProgressBar::hidden();
+        /// A progress line that keeps the last message it was told.
+        #[derive(Default)]
+        struct Recorded(std::sync::Mutex<String>);
+        impl crate::progress::Line for Recorded {
+            fn message(&self, message: String) {
+                *self.0.lock().unwrap_or_else(|e| e.into_inner()) = message;
+            }
+            fn inc(&self, _: u64) {}
+            fn finish(&self) {}
+        }
+        let line = std::sync::Arc::new(Recorded::default());
         cache
             .sync_docs(
                 "https://example.invalid/o/r.git",
                 &url,
                 &[(commit, None)],
                 &SyncOptions::default(),
-                Some(bar.clone()),
+                Some(line.clone() as std::sync::Arc<dyn crate::progress::Line>),
             )
             .expect("sync");
-        let shown = bar.message();
+        let shown = line.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
         assert!(
             shown.contains(" objects, ") && shown.ends_with('B'),
             "{shown:?}"

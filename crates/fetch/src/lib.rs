@@ -33,6 +33,7 @@ pub mod lfs;
 pub mod net;
 mod options;
 mod pageout;
+pub mod progress;
 pub mod provider;
 pub mod repo;
 pub mod rewrite;

@@ -2,11 +2,9 @@
 //! one sync per repository however many records cite it, run concurrently.
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::IsTerminal;
 use std::sync::Arc;
 
 use git2::Oid;
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::rewrite::resolve_fetch_url;
 use crate::{apply_rewrites, FetchError, GitCache, Rewrite, SyncOptions, SyncReport};
@@ -81,13 +79,14 @@ pub fn git_oid(r: &DocRef) -> Oid {
 }
 
 /// How to reach the remotes.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct SyncPlan {
     pub rewrites: Vec<Rewrite>,
     pub sync: SyncOptions,
     pub jobs: usize,
     pub allow_local: bool,
-    pub progress: bool,
+    /// Who is told how syncing goes; `None`: nobody watches.
+    pub progress: Option<Arc<dyn crate::progress::Progress>>,
 }
 
 /// The sync options for `remote` fetched from `fetch_url`: connections go only
@@ -141,7 +140,9 @@ pub(crate) fn sync_all_with(
     if wanted.is_empty() {
         return HashMap::new();
     }
-    let (multi, bar) = progress_bar(wanted.len() as u64, plan.progress && !plan.sync.offline);
+    // Offline, syncing reads only the cache and is over at once: nothing shown.
+    let progress = plan.progress.as_ref().filter(|_| !plan.sync.offline);
+    let bar = progress.map(|p| p.syncing(wanted.len() as u64));
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(plan.jobs.clamp(1, 4))
         .max_blocking_threads(plan.jobs.max(1))
@@ -180,11 +181,13 @@ pub(crate) fn sync_all_with(
             let sem = semaphore.clone();
             let bar = bar.clone();
             // One line per remote being fetched, under the overall bar.
-            let line = multi.as_ref().map(|m| remote_line(m, &remote));
+            let line = progress.map(|p| p.remote(&crate::redact(&remote)));
             handles.push(tokio::spawn(async move {
                 let _permit = sem.acquire_owned().await;
                 let shown = crate::redact(&remote);
-                bar.set_message(shown.clone());
+                if let Some(bar) = &bar {
+                    bar.message(shown.clone());
+                }
                 let result = match fetch {
                     Err(refused) => Err(FetchError::Git {
                         url: shown,
@@ -220,9 +223,11 @@ pub(crate) fn sync_all_with(
                     }
                 };
                 if let Some(line) = line {
-                    line.finish_and_clear();
+                    line.finish();
                 }
-                bar.inc(1);
+                if let Some(bar) = &bar {
+                    bar.inc(1);
+                }
                 if let Ok(report) = &result {
                     warn_about(&shown_remote(&remote), report);
                 }
@@ -237,7 +242,9 @@ pub(crate) fn sync_all_with(
         }
         out
     });
-    bar.finish_and_clear();
+    if let Some(bar) = &bar {
+        bar.finish();
+    }
     // Don't wait for a worker abandoned at its deadline.
     runtime.shutdown_background();
     results
@@ -272,34 +279,6 @@ fn warn_about(remote: &str, report: &SyncReport) {
             pinaudit_core::escape::terminal(name)
         );
     }
-}
-
-/// The overall bar, and the set of lines it heads; hidden (and no set) off a
-/// terminal or when not wanted.
-fn progress_bar(len: u64, wanted: bool) -> (Option<MultiProgress>, ProgressBar) {
-    if !wanted || !std::io::stderr().is_terminal() {
-        return (None, ProgressBar::hidden());
-    }
-    let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
-    let bar = multi.add(ProgressBar::new(len));
-    if let Ok(style) =
-        ProgressStyle::with_template("{spinner} fetching {pos}/{len} repositories {wide_msg}")
-    {
-        bar.set_style(style);
-    }
-    bar.enable_steady_tick(std::time::Duration::from_millis(120));
-    (Some(multi), bar)
-}
-
-/// A line for one remote being fetched: its name, then objects and bytes received.
-fn remote_line(multi: &MultiProgress, remote: &str) -> ProgressBar {
-    let line = multi.add(ProgressBar::new_spinner());
-    if let Ok(style) = ProgressStyle::with_template("  {spinner} {wide_msg}") {
-        line.set_style(style);
-    }
-    line.set_message(crate::redact(remote));
-    line.enable_steady_tick(std::time::Duration::from_millis(120));
-    line
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ use serde::Serialize;
 
 use crate::finding::{evidence, Code, Finding, Location, Shape};
 use crate::hash::matching_variant;
-use crate::provider::{DocRef, OtherVersion, Provider};
+use crate::provider::{DocRef, Documents, OtherVersion};
 use crate::record::{Record, Source};
 
 /// One line of a manifest: a file and the sha256 it lists.
@@ -134,7 +134,7 @@ pub fn check(
     record: &Record,
     s: &Source,
     d: &DocRef,
-    provider: &dyn Provider,
+    provider: &dyn Documents,
     bounds: Bounds,
     seen: &mut Seen,
     out: &mut Vec<Finding>,
@@ -240,7 +240,7 @@ fn check_one(
     record: &Record,
     s: &Source,
     d: &DocRef,
-    provider: &dyn Provider,
+    provider: &dyn Documents,
     dir: &str,
     manifest: &str,
     beside: &[String],

@@ -1,11 +1,13 @@
 //! The snapshot seam: where cited documents come from.
 //!
-//! Checks never talk to a cache, a remote or git2. They ask a [`Provider`] for the
-//! facts of a pinned revision ([`RevisionFacts`]), for the document at it
-//! ([`Snapshot`]) and for the same document at the head ([`Head`]). The git cache is
-//! the first provider ([`git::GitProvider`]); documents over HTTPS and model weights
-//! by LFS pointer come in as further providers behind the same trait, not as second
-//! pipelines.
+//! Checks never talk to a cache, a remote or git2. Planning turns each source and
+//! artifact of a record into a [`Target`]; a [`Router`] hands the targets to the
+//! registered [`Provider`]s to fetch, then answers each kind of question from the
+//! first provider that serves it, through small traits: the facts of a pinned
+//! revision ([`Revisions`]), the document at it ([`Documents`]), the same document
+//! at the head ([`Heads`]), model weights by LFS pointer ([`Models`]) and web
+//! documents ([`Web`]). The git cache serves the first four, the web provider the
+//! last; a new provider (an archive of documents) implements only what it serves.
 //!
 //! A provider distinguishes what the *source* says ("the commit is not in the
 //! repository": a fact for a finding) from what went wrong with the *tool* ("the
@@ -76,7 +78,7 @@ pub enum RevisionFacts {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Snapshot {
     /// The document's bytes; empty until read when `loaded` is false (see
-    /// [`Provider::load`]).
+    /// [`Documents::load`]).
     pub bytes: Vec<u8>,
     /// Whether `bytes` holds the document. A provider may leave the bytes of a
     /// blob whose sha256 it knows unread: checks whose answers are remembered
@@ -88,7 +90,7 @@ pub struct Snapshot {
     pub git_blob: Option<String>,
     /// Whether the document is too large to hold (over
     /// the fetcher's streaming threshold): its bytes are never loaded,
-    /// checks read it as a stream through [`Provider::open`] (issues 12, 13).
+    /// checks read it as a stream through [`Documents::open`].
     pub streamed: bool,
 }
 
@@ -113,7 +115,7 @@ pub struct Head {
     /// Whether the head holds the very same document (same commit or same blob).
     pub unchanged: bool,
     /// The document at the head; `None` when the path is gone there. Its bytes
-    /// may be unread (and its sha256 empty): see [`Provider::load`].
+    /// may be unread (and its sha256 empty): see [`Documents::load`].
     pub document: Option<Snapshot>,
 }
 
@@ -172,39 +174,40 @@ pub fn read_failed(remote: &str, e: std::io::Error) -> Unchecked {
     }
 }
 
-/// Where cited documents come from (see the module docs).
-pub trait Provider {
-    /// Gets everything `refs` need onto disk: one sync per repository, however many
-    /// documents cite it. Failures are kept and answered per document later.
-    fn prefetch(&mut self, refs: &[&DocRef]);
+/// What one source (or one artifact) of a record asks to be fetched, as the
+/// planner worked it out: the router hands every target to every provider, and
+/// each takes the kinds it serves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A document at a pinned revision of a git remote.
+    Git(DocRef),
+    /// A web document, by its URL (fragment dropped).
+    Web(String),
+    /// The weight files of a model repository.
+    Model(ModelRef),
+    /// Why the source cannot be fetched at all.
+    Unfetchable(Skip),
+}
 
-    /// Remotes that could not be synced, with the reason, in a stable order.
-    fn failures(&self) -> Vec<(String, Arc<FetchError>)>;
-
-    /// Remotes that could not be reached but whose cached copy stood in for them.
-    fn stale(&self) -> Vec<(String, Arc<FetchError>)>;
-
-    /// When the cached copy standing in for `r`'s unreachable remote was last in
-    /// step with it (RFC 3339); `None` when the remote answered this run.
-    fn stale_since(&self, r: &DocRef) -> Option<String>;
-
+/// The facts of pinned revisions (see [`RevisionFacts`]).
+pub trait Revisions {
     /// The facts of the pinned revision.
     fn revision(&self, r: &DocRef) -> Result<RevisionFacts, Unchecked>;
 
+    /// When the cached copy standing in for `r`'s unreachable remote was last in
+    /// step with it (RFC 3339); `None` when the remote answered this run.
+    fn stale_since(&self, _r: &DocRef) -> Option<String> {
+        None
+    }
+}
+
+/// The documents at pinned revisions, and what is remembered of them.
+pub trait Documents {
     /// The document at the pinned revision; `Ok(None)` when the path does not exist
     /// there.
     fn snapshot(&self, r: &DocRef) -> Result<Option<Snapshot>, Unchecked>;
 
-    /// The version of the document, at another commit, whose bytes (or a variant
-    /// of them) have the sha256 `expected`.
-    fn hash_elsewhere(&self, r: &DocRef, pinned: &Snapshot, expected: &str)
-        -> Option<OtherVersion>;
-
-    /// The document at the head it is compared with, or `None` when there is no
-    /// head to compare with.
-    fn head(&self, r: &DocRef) -> Option<Head>;
-
-    /// [`Provider::snapshot`], but the bytes may be left unread (`loaded` false)
+    /// [`Documents::snapshot`], but the bytes may be left unread (`loaded` false)
     /// when the provider knows the document's sha256 without them.
     fn snapshot_lazy(&self, r: &DocRef) -> Result<Option<Snapshot>, Unchecked> {
         self.snapshot(r)
@@ -250,6 +253,23 @@ pub trait Provider {
         crate::hash::matching_variant(&read.bytes, expected)
     }
 
+    /// The version of the document, at another commit, whose bytes (or a variant
+    /// of them) have the sha256 `expected`.
+    fn hash_elsewhere(
+        &self,
+        _r: &DocRef,
+        _pinned: &Snapshot,
+        _expected: &str,
+    ) -> Option<OtherVersion> {
+        None
+    }
+
+    /// Every file in the tree at `r`'s commit (symbolic links aside), with its
+    /// size in bytes, in path order; `None` when they cannot be listed.
+    fn files(&self, _r: &DocRef) -> Option<Vec<(String, u64)>> {
+        None
+    }
+
     /// Where what checks derived from documents is remembered, when this
     /// provider keeps it (the git cache does, in `CACHE/checks.store`).
     fn check_memo(&self) -> Option<&dyn crate::memo::CheckMemo> {
@@ -261,40 +281,173 @@ pub trait Provider {
     fn drift_memo(&self) -> Option<&dyn crate::memo::DriftMemo> {
         None
     }
+}
+
+/// The cited documents at the heads they are compared with.
+pub trait Heads {
+    /// The document at the head it is compared with, or `None` when there is no
+    /// head to compare with.
+    fn head(&self, r: &DocRef) -> Option<Head>;
+}
+
+/// Model repositories, read by their Git LFS pointers.
+pub trait Models {
+    /// The weight files of `m` at its revision (the head when it names none), by
+    /// their Git LFS pointers.
+    fn model(&self, m: &ModelRef) -> Result<ModelFacts, Unchecked>;
+}
+
+/// Web documents.
+pub trait Web {
+    /// A web document fetched by [`Provider::prefetch`].
+    fn web(&self, url: &str) -> Result<self::web::WebDoc, Unchecked>;
+}
+
+/// One provider of cited documents, registered in a [`Router`]: it fetches the
+/// [`Target`]s it serves and answers through the small traits it implements
+/// (an archive of documents need not serve heads or models).
+pub trait Provider: Send {
+    /// Gets everything the targets this provider serves need onto disk, each
+    /// remote or URL once however many sources cite it; ignores the others.
+    /// Failures are kept and answered per source later.
+    fn prefetch(&mut self, targets: &[&Target]);
+
+    /// Remotes that could not be fetched, with the reason, in a stable order.
+    fn failures(&self) -> Vec<(String, Arc<FetchError>)> {
+        Vec::new()
+    }
+
+    /// Remotes that could not be reached but whose cached copy stood in for them.
+    fn stale(&self) -> Vec<(String, Arc<FetchError>)> {
+        Vec::new()
+    }
 
     /// A provider for another thread that answers exactly as this one does (its
     /// own handles on the same cache, sharing the same stores), when this one can
     /// make one. The check stage runs records on forks in parallel.
-    fn fork(&self) -> Option<Box<dyn Provider + Send>> {
+    fn fork(&self) -> Option<Box<dyn Provider>>;
+
+    fn revisions(&self) -> Option<&dyn Revisions> {
         None
     }
-
-    /// [`Self::prefetch`], together with the model repositories whose weights are
-    /// read: still one sync per repository. A provider that reads no
-    /// model repositories only prefetches the documents.
-    fn prefetch_with_models(&mut self, refs: &[&DocRef], _models: &[&ModelRef]) {
-        self.prefetch(refs);
-    }
-
-    /// Fetches the web documents `urls` cite, each once.
-    fn prefetch_web(&mut self, _urls: &[String]) {}
-
-    /// A web document fetched by [`Self::prefetch_web`].
-    fn web(&self, url: &str) -> Result<self::web::WebDoc, Unchecked> {
-        Err(Unchecked::Unresolvable(Skip(format!(
-            "this provider does not fetch web documents (`{}`)",
-            crate::url::redact(url)
-        ))))
-    }
-
-    /// Every file in the tree at `r`'s commit (symbolic links aside), with its
-    /// size in bytes, in path order; `None` when they cannot be listed.
-    fn files(&self, _r: &DocRef) -> Option<Vec<(String, u64)>> {
+    fn documents(&self) -> Option<&dyn Documents> {
         None
     }
+    fn heads(&self) -> Option<&dyn Heads> {
+        None
+    }
+    fn models(&self) -> Option<&dyn Models> {
+        None
+    }
+    fn web(&self) -> Option<&dyn Web> {
+        None
+    }
+}
 
-    /// The weight files of `m` at its revision (the head when it names none), by
-    /// their Git LFS pointers.
+/// The providers of an audit, in the order they were registered: each question
+/// goes to the first provider that answers that kind of question; a kind that
+/// no provider answers is answered by [`Missing`].
+#[derive(Default)]
+pub struct Router {
+    providers: Vec<Box<dyn Provider>>,
+}
+
+impl Router {
+    pub fn new() -> Router {
+        Router::default()
+    }
+
+    /// Registers `provider` after those already registered.
+    pub fn with(mut self, provider: impl Provider + 'static) -> Router {
+        self.providers.push(Box::new(provider));
+        self
+    }
+
+    /// Every provider fetches what it serves of `targets`, in registration order.
+    pub fn prefetch(&mut self, targets: &[&Target]) {
+        for p in &mut self.providers {
+            p.prefetch(targets);
+        }
+    }
+
+    /// Every provider's failures, in registration order.
+    pub fn failures(&self) -> Vec<(String, Arc<FetchError>)> {
+        self.providers.iter().flat_map(|p| p.failures()).collect()
+    }
+
+    /// Every provider's stale remotes, in registration order.
+    pub fn stale(&self) -> Vec<(String, Arc<FetchError>)> {
+        self.providers.iter().flat_map(|p| p.stale()).collect()
+    }
+
+    /// A router of every provider's fork; `None` when one cannot fork.
+    pub fn fork(&self) -> Option<Router> {
+        let providers: Option<Vec<Box<dyn Provider>>> =
+            self.providers.iter().map(|p| p.fork()).collect();
+        Some(Router {
+            providers: providers?,
+        })
+    }
+
+    pub fn revisions(&self) -> &dyn Revisions {
+        self.providers
+            .iter()
+            .find_map(|p| p.revisions())
+            .unwrap_or(&Missing)
+    }
+    pub fn documents(&self) -> &dyn Documents {
+        self.providers
+            .iter()
+            .find_map(|p| p.documents())
+            .unwrap_or(&Missing)
+    }
+    pub fn heads(&self) -> &dyn Heads {
+        self.providers
+            .iter()
+            .find_map(|p| p.heads())
+            .unwrap_or(&Missing)
+    }
+    pub fn models(&self) -> &dyn Models {
+        self.providers
+            .iter()
+            .find_map(|p| p.models())
+            .unwrap_or(&Missing)
+    }
+    pub fn web(&self) -> &dyn Web {
+        self.providers
+            .iter()
+            .find_map(|p| p.web())
+            .unwrap_or(&Missing)
+    }
+}
+
+/// The answer to a kind of question no registered provider answers: every
+/// source asking it is unchecked, with the reason.
+pub struct Missing;
+
+fn not_served(what: &str) -> Unchecked {
+    Unchecked::Unresolvable(Skip(format!("no provider {what}")))
+}
+
+impl Revisions for Missing {
+    fn revision(&self, _r: &DocRef) -> Result<RevisionFacts, Unchecked> {
+        Err(not_served("reads git revisions"))
+    }
+}
+
+impl Documents for Missing {
+    fn snapshot(&self, _r: &DocRef) -> Result<Option<Snapshot>, Unchecked> {
+        Err(not_served("reads git documents"))
+    }
+}
+
+impl Heads for Missing {
+    fn head(&self, _r: &DocRef) -> Option<Head> {
+        None
+    }
+}
+
+impl Models for Missing {
     fn model(&self, m: &ModelRef) -> Result<ModelFacts, Unchecked> {
         Err(Unchecked::Unresolvable(Skip(format!(
             "this provider does not read model repositories (`{}`)",
@@ -303,81 +456,11 @@ pub trait Provider {
     }
 }
 
-/// A forked provider is a provider: wrappers (the web provider around the git
-/// cache) fork by forking what they wrap.
-impl Provider for Box<dyn Provider + Send> {
-    fn prefetch(&mut self, refs: &[&DocRef]) {
-        (**self).prefetch(refs)
-    }
-    fn failures(&self) -> Vec<(String, Arc<FetchError>)> {
-        (**self).failures()
-    }
-    fn stale(&self) -> Vec<(String, Arc<FetchError>)> {
-        (**self).stale()
-    }
-    fn stale_since(&self, r: &DocRef) -> Option<String> {
-        (**self).stale_since(r)
-    }
-    fn revision(&self, r: &DocRef) -> Result<RevisionFacts, Unchecked> {
-        (**self).revision(r)
-    }
-    fn snapshot(&self, r: &DocRef) -> Result<Option<Snapshot>, Unchecked> {
-        (**self).snapshot(r)
-    }
-    fn hash_elsewhere(
-        &self,
-        r: &DocRef,
-        pinned: &Snapshot,
-        expected: &str,
-    ) -> Option<OtherVersion> {
-        (**self).hash_elsewhere(r, pinned, expected)
-    }
-    fn head(&self, r: &DocRef) -> Option<Head> {
-        (**self).head(r)
-    }
-    fn snapshot_lazy(&self, r: &DocRef) -> Result<Option<Snapshot>, Unchecked> {
-        (**self).snapshot_lazy(r)
-    }
-    fn load(&self, r: &DocRef, snapshot: &mut Snapshot) -> Result<(), Unchecked> {
-        (**self).load(r, snapshot)
-    }
-    fn open<'a>(
-        &'a self,
-        r: &DocRef,
-        snapshot: &'a Snapshot,
-    ) -> Result<Box<dyn std::io::Read + 'a>, Unchecked> {
-        (**self).open(r, snapshot)
-    }
-    fn matching_variant(
-        &self,
-        r: &DocRef,
-        pinned: &Snapshot,
-        expected: &str,
-    ) -> Option<&'static str> {
-        (**self).matching_variant(r, pinned, expected)
-    }
-    fn check_memo(&self) -> Option<&dyn crate::memo::CheckMemo> {
-        (**self).check_memo()
-    }
-    fn drift_memo(&self) -> Option<&dyn crate::memo::DriftMemo> {
-        (**self).drift_memo()
-    }
-    fn fork(&self) -> Option<Box<dyn Provider + Send>> {
-        (**self).fork()
-    }
-    fn prefetch_with_models(&mut self, refs: &[&DocRef], models: &[&ModelRef]) {
-        (**self).prefetch_with_models(refs, models)
-    }
-    fn prefetch_web(&mut self, urls: &[String]) {
-        (**self).prefetch_web(urls)
-    }
+impl Web for Missing {
     fn web(&self, url: &str) -> Result<self::web::WebDoc, Unchecked> {
-        (**self).web(url)
-    }
-    fn files(&self, r: &DocRef) -> Option<Vec<(String, u64)>> {
-        (**self).files(r)
-    }
-    fn model(&self, m: &ModelRef) -> Result<ModelFacts, Unchecked> {
-        (**self).model(m)
+        Err(Unchecked::Unresolvable(Skip(format!(
+            "this provider does not fetch web documents (`{}`)",
+            crate::url::redact(url)
+        ))))
     }
 }

@@ -1,4 +1,5 @@
-//! The git cache as a [`Provider`]: one bare mirror per remote, synced once per run.
+//! The git cache as a [`Provider`] of revisions, documents, heads and models: one
+//! bare mirror per remote, synced once per run.
 
 use std::cell::{OnceCell, RefCell};
 use std::collections::{HashMap, HashSet};
@@ -7,8 +8,8 @@ use std::sync::Arc;
 use git2::Oid;
 
 use super::{
-    model, DocRef, Head, ModelFacts, ModelRef, OtherVersion, Provider, RevisionFacts, Snapshot,
-    Unchecked, WeightFile,
+    model, DocRef, Documents, Head, Heads, ModelFacts, ModelRef, Models, OtherVersion, Provider,
+    RevisionFacts, Revisions, Snapshot, Target, Unchecked, WeightFile,
 };
 use crate::sources::{self, SyncPlan};
 use crate::stream::STREAM_THRESHOLD;
@@ -494,12 +495,10 @@ fn tool(r: &DocRef, error: FetchError) -> Unchecked {
     }
 }
 
-impl Provider for GitProvider {
-    fn prefetch(&mut self, refs: &[&DocRef]) {
-        self.prefetch_with_models(refs, &[]);
-    }
-
-    fn prefetch_with_models(&mut self, refs: &[&DocRef], models: &[&ModelRef]) {
+impl GitProvider {
+    /// Syncs the remotes of the git documents and of the model repositories:
+    /// one sync per repository, however many sources cite it.
+    fn prefetch_git(&mut self, refs: &[&DocRef], models: &[&ModelRef]) {
         // Before the first git2 call (`Oid::from_str` included): OpenSSL's
         // start-up loads the CA bundle only when a remote may be reached over TLS.
         let urls: Vec<String> = refs
@@ -541,6 +540,26 @@ impl Provider for GitProvider {
             self.remotes.insert(remote, opened.map_err(Arc::new));
         }
     }
+}
+
+impl Provider for GitProvider {
+    fn prefetch(&mut self, targets: &[&Target]) {
+        let refs: Vec<&DocRef> = targets
+            .iter()
+            .filter_map(|t| match t {
+                Target::Git(d) => Some(d),
+                _ => None,
+            })
+            .collect();
+        let models: Vec<&ModelRef> = targets
+            .iter()
+            .filter_map(|t| match t {
+                Target::Model(m) => Some(m),
+                _ => None,
+            })
+            .collect();
+        self.prefetch_git(&refs, &models);
+    }
 
     fn failures(&self) -> Vec<(String, Arc<FetchError>)> {
         let mut out: Vec<(String, Arc<FetchError>)> = self
@@ -558,6 +577,49 @@ impl Provider for GitProvider {
         out
     }
 
+    fn fork(&self) -> Option<Box<dyn Provider>> {
+        let mut remotes = HashMap::with_capacity(self.remotes.len());
+        for (name, r) in &self.remotes {
+            let forked = match r {
+                Ok(remote) => Ok(Remote::new(
+                    remote.sync.clone(),
+                    self.cache.open(name).ok()?,
+                    remote.stale_since.clone(),
+                )),
+                Err(e) => Err(e.clone()),
+            };
+            remotes.insert(name.clone(), forked);
+        }
+        Some(Box::new(GitProvider {
+            cache: self.cache.clone(),
+            plan: self.plan.clone(),
+            hashes: self.hashes.clone(),
+            drift: self.drift.clone(),
+            checks: self.checks.clone(),
+            remotes,
+            stale: self.stale.clone(),
+            snapshots: RefCell::default(),
+            snapshot_bytes: std::cell::Cell::new(0),
+            persist: false,
+            max_document_size: self.max_document_size,
+        }))
+    }
+
+    fn revisions(&self) -> Option<&dyn Revisions> {
+        Some(self)
+    }
+    fn documents(&self) -> Option<&dyn Documents> {
+        Some(self)
+    }
+    fn heads(&self) -> Option<&dyn Heads> {
+        Some(self)
+    }
+    fn models(&self) -> Option<&dyn Models> {
+        Some(self)
+    }
+}
+
+impl Revisions for GitProvider {
     fn stale_since(&self, r: &DocRef) -> Option<String> {
         self.remote(r).ok()?.stale_since.clone()
     }
@@ -618,7 +680,9 @@ impl Provider for GitProvider {
             commit_time: remote.commit_time(oid),
         })
     }
+}
 
+impl Documents for GitProvider {
     fn snapshot(&self, r: &DocRef) -> Result<Option<Snapshot>, Unchecked> {
         let (remote, oid) = self.at(r)?;
         // Many sources cite one blob: read (inflate, verify, hash) it once a run.
@@ -817,34 +881,14 @@ impl Provider for GitProvider {
         Ok(self.blob_reader(r, &remote.repo, id)?)
     }
 
-    fn fork(&self) -> Option<Box<dyn Provider + Send>> {
-        let mut remotes = HashMap::with_capacity(self.remotes.len());
-        for (name, r) in &self.remotes {
-            let forked = match r {
-                Ok(remote) => Ok(Remote::new(
-                    remote.sync.clone(),
-                    self.cache.open(name).ok()?,
-                    remote.stale_since.clone(),
-                )),
-                Err(e) => Err(e.clone()),
-            };
-            remotes.insert(name.clone(), forked);
-        }
-        Some(Box::new(GitProvider {
-            cache: self.cache.clone(),
-            plan: self.plan.clone(),
-            hashes: self.hashes.clone(),
-            drift: self.drift.clone(),
-            checks: self.checks.clone(),
-            remotes,
-            stale: self.stale.clone(),
-            snapshots: RefCell::default(),
-            snapshot_bytes: std::cell::Cell::new(0),
-            persist: false,
-            max_document_size: self.max_document_size,
-        }))
+    fn files(&self, r: &DocRef) -> Option<Vec<(String, u64)>> {
+        let (remote, oid) = self.at(r).ok()?;
+        let files = remote.repo.files_at(oid).ok()?;
+        Some(files.into_iter().map(|(p, _, size)| (p, size)).collect())
     }
+}
 
+impl Heads for GitProvider {
     fn head(&self, r: &DocRef) -> Option<Head> {
         let (remote, oid) = self.at(r).ok()?;
         let repo = &remote.repo;
@@ -908,7 +952,7 @@ impl Provider for GitProvider {
                 if head_blob.is_some_and(|b| !self.fits(repo, b)) {
                     return None;
                 }
-                // Read only when a check needs it ([`Provider::load`]).
+                // Read only when a check needs it ([`Documents::load`]).
                 let document = head_blob.map(|b| Snapshot {
                     sha256: self.hashes.known(b).unwrap_or_default(),
                     git_blob: Some(b.to_string()),
@@ -931,12 +975,9 @@ impl Provider for GitProvider {
             document,
         })
     }
-    fn files(&self, r: &DocRef) -> Option<Vec<(String, u64)>> {
-        let (remote, oid) = self.at(r).ok()?;
-        let files = remote.repo.files_at(oid).ok()?;
-        Some(files.into_iter().map(|(p, _, size)| (p, size)).collect())
-    }
+}
 
+impl Models for GitProvider {
     fn model(&self, m: &ModelRef) -> Result<ModelFacts, Unchecked> {
         let as_doc = |commit| DocRef {
             remote: m.remote.clone(),

@@ -284,7 +284,7 @@ async fn fetch_one(
     client: &ClientWithMiddleware,
     url: &str,
     opts: &WebOptions,
-    bar: &indicatif::ProgressBar,
+    bar: Option<&dyn crate::progress::Line>,
 ) -> Result<WebDoc, FetchError> {
     let parsed = reqwest::Url::parse(url).map_err(|e| network(url, format!("not a URL: {e}")))?;
     if let Some(why) = refused(&parsed, opts.allow_local) {
@@ -348,11 +348,13 @@ async fn fetch_one(
                     return Err(too_big(url, opts.max_size));
                 }
                 bytes.extend_from_slice(&chunk);
-                bar.set_message(format!(
-                    "{}: {}",
-                    pinaudit_core::url::redact(url),
-                    indicatif::HumanBytes(bytes.len() as u64)
-                ));
+                if let Some(bar) = bar {
+                    bar.message(format!(
+                        "{}: {}",
+                        pinaudit_core::url::redact(url),
+                        crate::progress::human_bytes(bytes.len() as u64)
+                    ));
+                }
             }
             Ok(None) => break,
             Err(e) => return Err(network(url, describe(&e))),
@@ -375,7 +377,7 @@ fn too_big(url: &str, max: u64) -> FetchError {
         url,
         format!(
             "the document is larger than `{}` (raise --max-document-size)",
-            indicatif::HumanBytes(max)
+            crate::progress::human_bytes(max)
         ),
     )
 }
@@ -401,7 +403,7 @@ fn describe(e: &dyn std::error::Error) -> String {
 pub(crate) fn fetch_all(
     urls: &[String],
     opts: &WebOptions,
-    progress: bool,
+    progress: Option<&Arc<dyn crate::progress::Progress>>,
 ) -> HashMap<String, Result<WebDoc, Arc<FetchError>>> {
     let mut out = HashMap::new();
     let mut unique: Vec<String> = urls.to_vec();
@@ -449,66 +451,80 @@ pub(crate) fn fetch_all(
             return out;
         }
     };
-    let multi = (progress && std::io::IsTerminal::is_terminal(&std::io::stderr())).then(|| {
-        indicatif::MultiProgress::with_draw_target(indicatif::ProgressDrawTarget::stderr())
-    });
-    let mut hosts: HashMap<String, Arc<tokio::sync::Semaphore>> = HashMap::new();
+    if let Some(p) = progress {
+        p.fetching_web();
+    }
+    // Per host, [`PER_HOST`] lanes take the host's URLs from one queue in order,
+    // so documents start in a known order whatever the scheduler does (a silent
+    // host delays its own documents, never those listed before them).
+    let mut hosts: Vec<(String, std::collections::VecDeque<String>)> = Vec::new();
+    for url in unique {
+        let host = ::url::Url::parse(&url)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_string))
+            .unwrap_or_default();
+        match hosts.iter_mut().find(|(h, _)| *h == host) {
+            Some((_, queue)) => queue.push_back(url),
+            None => hosts.push((host, std::collections::VecDeque::from([url]))),
+        }
+    }
     runtime.block_on(async {
         let mut handles = Vec::new();
-        for url in unique {
-            let host = ::url::Url::parse(&url)
-                .ok()
-                .and_then(|u| u.host_str().map(str::to_string))
-                .unwrap_or_default();
-            let sem = hosts
-                .entry(host)
-                .or_insert_with(|| Arc::new(tokio::sync::Semaphore::new(PER_HOST)))
-                .clone();
-            let client = client.clone();
-            let opts = opts.clone();
-            let bar = match &multi {
-                Some(m) => {
-                    let b = m.add(indicatif::ProgressBar::new_spinner());
-                    b.set_message(pinaudit_core::url::redact(&url));
-                    b
-                }
-                None => indicatif::ProgressBar::hidden(),
-            };
-            handles.push(tokio::spawn(async move {
-                let work = async {
-                    let _permit = sem.acquire_owned().await;
-                    fetch_one(&client, &url, &opts, &bar).await
-                };
-                let r = tokio::time::timeout_at(ends.into(), work)
-                    .await
-                    .unwrap_or_else(|_| Err(network(&url, past_deadline(opts.deadline))));
-                bar.finish_and_clear();
-                (url, r)
-            }));
+        for (_, queue) in hosts {
+            let queue = Arc::new(std::sync::Mutex::new(queue));
+            for _ in 0..PER_HOST {
+                let queue = queue.clone();
+                let client = client.clone();
+                let opts = opts.clone();
+                let progress = progress.cloned();
+                handles.push(tokio::spawn(async move {
+                    let mut done = Vec::new();
+                    loop {
+                        let next = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
+                        let Some(url) = next else { break };
+                        let bar = progress
+                            .as_ref()
+                            .map(|p| p.web_document(&pinaudit_core::url::redact(&url)));
+                        let r = tokio::time::timeout_at(
+                            ends.into(),
+                            fetch_one(&client, &url, &opts, bar.as_deref()),
+                        )
+                        .await
+                        .unwrap_or_else(|_| Err(network(&url, past_deadline(opts.deadline))));
+                        if let Some(bar) = bar {
+                            bar.finish();
+                        }
+                        done.push((url, r));
+                    }
+                    done
+                }));
+            }
         }
         for h in handles {
-            if let Ok((url, r)) = h.await {
-                out.insert(url, r.map_err(Arc::new));
+            if let Ok(done) = h.await {
+                for (url, r) in done {
+                    out.insert(url, r.map_err(Arc::new));
+                }
             }
         }
     });
     out
 }
 
-/// A provider that also fetches web documents: everything else goes to `inner`
-/// (the git cache), so an audit stays one pipeline over both.
-pub struct WithWeb<P> {
-    pub inner: P,
+/// The web as a provider of documents: it fetches the [`super::Target::Web`]
+/// targets, each URL once, and answers [`super::Web`] questions; the git cache
+/// beside it in the router answers the rest, so an audit stays one pipeline.
+pub struct WebProvider {
     opts: WebOptions,
-    progress: bool,
+    /// Who is told how fetching goes; `None`: nobody watches.
+    progress: Option<Arc<dyn crate::progress::Progress>>,
     /// Shared with forks: fetched once, read by every checking thread.
     docs: Arc<HashMap<String, Result<WebDoc, Arc<FetchError>>>>,
 }
 
-impl<P> WithWeb<P> {
-    pub fn new(inner: P, opts: WebOptions, progress: bool) -> Self {
-        WithWeb {
-            inner,
+impl WebProvider {
+    pub fn new(opts: WebOptions, progress: Option<Arc<dyn crate::progress::Progress>>) -> Self {
+        WebProvider {
             opts,
             progress,
             docs: Arc::new(HashMap::new()),
@@ -516,19 +532,32 @@ impl<P> WithWeb<P> {
     }
 }
 
-impl<P: super::Provider> super::Provider for WithWeb<P> {
-    fn prefetch(&mut self, refs: &[&super::DocRef]) {
-        self.inner.prefetch(refs);
+impl super::Provider for WebProvider {
+    fn prefetch(&mut self, targets: &[&super::Target]) {
+        let urls: Vec<String> = targets
+            .iter()
+            .filter_map(|t| match t {
+                super::Target::Web(url) => Some(url.clone()),
+                _ => None,
+            })
+            .collect();
+        self.docs = Arc::new(fetch_all(&urls, &self.opts, self.progress.as_ref()));
     }
 
-    fn prefetch_with_models(&mut self, refs: &[&super::DocRef], models: &[&super::ModelRef]) {
-        self.inner.prefetch_with_models(refs, models);
+    fn fork(&self) -> Option<Box<dyn super::Provider>> {
+        Some(Box::new(WebProvider {
+            opts: self.opts.clone(),
+            progress: None,
+            docs: self.docs.clone(),
+        }))
     }
 
-    fn prefetch_web(&mut self, urls: &[String]) {
-        self.docs = Arc::new(fetch_all(urls, &self.opts, self.progress));
+    fn web(&self) -> Option<&dyn super::Web> {
+        Some(self)
     }
+}
 
+impl super::Web for WebProvider {
     fn web(&self, url: &str) -> Result<WebDoc, super::Unchecked> {
         match self.docs.get(url) {
             Some(Ok(doc)) => Ok(doc.clone()),
@@ -541,96 +570,6 @@ impl<P: super::Provider> super::Provider for WithWeb<P> {
                 "not fetched".into(),
             ))),
         }
-    }
-
-    fn failures(&self) -> Vec<(String, Arc<FetchError>)> {
-        self.inner.failures()
-    }
-
-    fn stale(&self) -> Vec<(String, Arc<FetchError>)> {
-        self.inner.stale()
-    }
-
-    fn stale_since(&self, r: &super::DocRef) -> Option<String> {
-        self.inner.stale_since(r)
-    }
-
-    fn revision(&self, r: &super::DocRef) -> Result<super::RevisionFacts, super::Unchecked> {
-        self.inner.revision(r)
-    }
-
-    fn snapshot(&self, r: &super::DocRef) -> Result<Option<super::Snapshot>, super::Unchecked> {
-        self.inner.snapshot(r)
-    }
-
-    fn hash_elsewhere(
-        &self,
-        r: &super::DocRef,
-        pinned: &super::Snapshot,
-        expected: &str,
-    ) -> Option<super::OtherVersion> {
-        self.inner.hash_elsewhere(r, pinned, expected)
-    }
-
-    fn head(&self, r: &super::DocRef) -> Option<super::Head> {
-        self.inner.head(r)
-    }
-
-    fn files(&self, r: &super::DocRef) -> Option<Vec<(String, u64)>> {
-        self.inner.files(r)
-    }
-
-    fn model(&self, m: &super::ModelRef) -> Result<super::ModelFacts, super::Unchecked> {
-        self.inner.model(m)
-    }
-
-    fn snapshot_lazy(
-        &self,
-        r: &super::DocRef,
-    ) -> Result<Option<super::Snapshot>, super::Unchecked> {
-        self.inner.snapshot_lazy(r)
-    }
-
-    fn load(
-        &self,
-        r: &super::DocRef,
-        snapshot: &mut super::Snapshot,
-    ) -> Result<(), super::Unchecked> {
-        self.inner.load(r, snapshot)
-    }
-
-    fn open<'a>(
-        &'a self,
-        r: &super::DocRef,
-        snapshot: &'a super::Snapshot,
-    ) -> Result<Box<dyn std::io::Read + 'a>, super::Unchecked> {
-        self.inner.open(r, snapshot)
-    }
-
-    fn matching_variant(
-        &self,
-        r: &super::DocRef,
-        pinned: &super::Snapshot,
-        expected: &str,
-    ) -> Option<&'static str> {
-        self.inner.matching_variant(r, pinned, expected)
-    }
-
-    fn check_memo(&self) -> Option<&dyn pinaudit_core::memo::CheckMemo> {
-        self.inner.check_memo()
-    }
-
-    fn drift_memo(&self) -> Option<&dyn pinaudit_core::memo::DriftMemo> {
-        self.inner.drift_memo()
-    }
-
-    fn fork(&self) -> Option<Box<dyn super::Provider + Send>> {
-        Some(Box::new(WithWeb {
-            inner: self.inner.fork()?,
-            opts: self.opts.clone(),
-            progress: false,
-            docs: self.docs.clone(),
-        }))
     }
 }
 

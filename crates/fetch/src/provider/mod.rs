@@ -1,8 +1,35 @@
-//! The providers of cited documents: the git cache ([`git::GitProvider`]) and web
-//! documents over HTTP(S) around it ([`http::WithWeb`]). The traits and the types
-//! they answer in are the core crate's, re-exported here.
+//! The providers of cited documents, each registered in the core's
+//! [`Router`]: the git cache ([`git::GitProvider`]) and web documents over
+//! HTTP(S) ([`http::WebProvider`]). The traits and the types they answer in are
+//! the core crate's, re-exported here.
 
 pub mod git;
 pub mod http;
 
 pub use pinaudit_core::provider::*;
+
+/// What the providers of an audit are built from.
+pub struct Setup {
+    /// The cache directory.
+    pub cache: std::path::PathBuf,
+    /// How git remotes are synced.
+    pub plan: crate::sources::SyncPlan,
+    /// The largest git document read, in bytes (`--max-document-size`).
+    pub max_document_size: u64,
+    /// How web documents are fetched.
+    pub web: http::WebOptions,
+    /// Who is told how fetching web documents goes (syncing remotes is told
+    /// through `plan`); `None`: nobody watches.
+    pub progress: Option<std::sync::Arc<dyn crate::progress::Progress>>,
+}
+
+/// The providers of an audit, registered in the order their answers are
+/// preferred: each kind of question goes to the first provider that answers it.
+/// A new provider is its own module here and one line below.
+pub fn register(setup: Setup) -> Router {
+    let git = git::GitProvider::new(crate::GitCache::new(&setup.cache), setup.plan)
+        .with_max_document_size(setup.max_document_size);
+    Router::new()
+        .with(git)
+        .with(http::WebProvider::new(setup.web, setup.progress))
+}
