@@ -232,41 +232,16 @@ fn write_report(args: &AuditArgs, result: AuditResult, code: ExitStatus) -> Exit
     let to_terminal = args.output.is_none() && args.color.stdout();
     // The result is not used after: its findings move into the report.
     let (report, rest) = report::Report::from_result(result);
-    if args.format == Format::Json {
-        // Streamed rather than built whole first: a 20,000-citation report is
-        // 34 MB, and holding it cost page faults as well as memory.
-        match &args.output {
-            Some(path) => {
-                if let Err(e) = write_file_with(path, |w| report::json::write(&report, w)) {
-                    error(
-                        &format!("cannot write the report to `{}`: {e}", path.display()),
-                        None,
-                    );
-                    return ExitStatus::Incomplete;
-                }
-            }
-            None => {
-                let stdout = std::io::stdout();
-                let mut w = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-                // As with `out`: a closed pipe is the reader's choice, not an error.
-                let _ = report::json::write(&report, &mut w).and_then(|()| w.flush());
-            }
-        }
-        // As below: the process ends right after this.
-        std::mem::forget((report, rest));
-        return code;
-    }
-    let text = report::render(
-        &report,
-        args.format,
-        &report::RenderOptions {
-            color: to_terminal && args.format == Format::Text,
-            shard: args.shard,
-        },
-    );
+    let opts = report::RenderOptions {
+        color: to_terminal && args.format == Format::Text,
+        shard: args.shard,
+    };
+    // Streamed as it is rendered, never built whole first: a 100,000-record
+    // report is hundreds of megabytes.
+    let fill = |w: &mut dyn Write| report::write(&report, args.format, &opts, w);
     match &args.output {
         Some(path) => {
-            if let Err(e) = write_file(path, &text) {
+            if let Err(e) = write_output(path, fill) {
                 error(
                     &format!("cannot write the report to `{}`: {e}", path.display()),
                     None,
@@ -275,13 +250,50 @@ fn write_report(args: &AuditArgs, result: AuditResult, code: ExitStatus) -> Exit
             }
         }
         None => {
-            out(&text);
+            let stdout = std::io::stdout();
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+            // As with `out`: a closed pipe is the reader's choice, not an error.
+            let _ = fill(&mut w);
         }
     }
     // The process ends right after this: freeing every record, finding and the
     // report piece by piece took a fifth of a 20,000-citation re-check.
-    std::mem::forget((report, rest, text));
+    std::mem::forget((report, rest));
     code
+}
+
+/// Writes an `--output` target. A regular file (or a path with nothing there yet)
+/// is replaced whole, as [`write_file`] does; anything else that exists
+/// (`/dev/stdout`, a FIFO, a character device, a socket) is written as a stream
+/// and never replaced. A symbolic link is followed: the file it leads to is
+/// replaced (the link stays a link) or streamed; a link that leads nowhere is
+/// refused. `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` and `/proc/…` always
+/// stream: they name a descriptor already open, whatever it leads to.
+fn write_output(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let descriptor = ["/dev/stdout", "/dev/stderr", "/dev/fd/", "/proc/"]
+        .iter()
+        .any(|p| path.starts_with(p));
+    match std::fs::metadata(path) {
+        Ok(m) if descriptor || !(m.is_file() || m.is_dir()) => {
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .truncate(m.is_file())
+                .open(path)?;
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, &file);
+            fill(&mut w)?;
+            w.flush()
+        }
+        Ok(m) if m.is_file() => write_file_with(&std::fs::canonicalize(path)?, fill),
+        Err(e) if std::fs::symlink_metadata(path).is_ok() => Err(std::io::Error::new(
+            e.kind(),
+            format!("it is a symbolic link to nothing reachable ({e})"),
+        )),
+        // Nothing there yet, or a directory (which the rename refuses).
+        _ => write_file_with(path, fill),
+    }
 }
 
 /// Writes `text` to `path` whole or not at all: into a temporary file beside it,
@@ -295,7 +307,7 @@ fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
 /// (a large JSON report is streamed into the file, never held whole).
 fn write_file_with(
     path: &Path,
-    fill: impl FnOnce(&mut std::io::BufWriter<&std::fs::File>) -> std::io::Result<()>,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     let dir = match path.parent().filter(|d| !d.as_os_str().is_empty()) {
         Some(dir) => {
@@ -621,7 +633,7 @@ pub fn merge(args: MergeArgs) -> ExitStatus {
     text.push('\n');
     match &args.output {
         Some(path) => {
-            if let Err(e) = write_file(path, &text) {
+            if let Err(e) = write_output(path, |w| w.write_all(text.as_bytes())) {
                 error(
                     &format!("cannot write the report to `{}`: {e}", path.display()),
                     None,

@@ -23,8 +23,7 @@ fn property(s: &str) -> String {
     data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-pub(crate) fn render(report: &Report, _opts: &super::RenderOptions) -> String {
-    let mut out = String::new();
+pub(crate) fn write(report: &Report, _opts: &super::RenderOptions, out: &mut super::Out) {
     for f in &report.findings {
         let command = match f.severity {
             Severity::Error => "error",
@@ -59,7 +58,6 @@ pub(crate) fn render(report: &Report, _opts: &super::RenderOptions) -> String {
         s.findings.note,
         if s.complete { "" } else { "; incomplete" }
     );
-    out
 }
 
 #[cfg(test)]
