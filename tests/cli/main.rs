@@ -14,6 +14,8 @@ one process, and a reader finds the tests of a capability by its name.
   codes, the offline audit of the seed, exit statuses.
 - [`import`]: `pinaudit import` and the pin files it writes (`pins/schema.json`).
 - [`formats`]: the text, markdown and JSON reports, `--output`, colour.
+- [`outputs`]: `--output` into anything (`/dev/stdout`, a FIFO, a character
+  device, a symbolic link), and hostile strings inert in every output.
 - [`explain`]: `pinaudit explain CODE`.
 - [`git_sources`]: fetching pinned revisions over `git daemon`, smart HTTP and
   `file://`, and the source-level findings of audits over them.
@@ -70,6 +72,7 @@ mod import;
 mod large_documents;
 mod matcher_corpus;
 mod net;
+mod outputs;
 mod properties;
 mod recheck;
 mod records;
