@@ -13,22 +13,26 @@ use crate::cli::{
 use crate::config::{effective, Config, Effective};
 use crate::exit::ExitStatus;
 use crate::finding::Code;
+use crate::report::escape::terminal_lines;
 use crate::report::{self, Format};
 use crate::result::AuditResult;
 use crate::{explain, input, record};
 
 /// Prints an error the way every pinaudit message looks: `error: …` then `hint: …`.
+/// Messages quote records, paths and servers' words: controls, bidi, zero-width
+/// and tag characters in them are shown as `\u{…}`, line breaks kept.
 pub(crate) fn error(message: &str, hint: Option<&str>) {
     let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "error: {message}");
+    let _ = writeln!(err, "error: {}", terminal_lines(message));
     if let Some(h) = hint {
-        let _ = writeln!(err, "  hint: {h}");
+        let _ = writeln!(err, "  hint: {}", terminal_lines(h));
     }
 }
 
-/// Writes to stderr, ignoring a closed pipe (`print!` would panic on one).
+/// Writes to stderr, ignoring a closed pipe (`print!` would panic on one), and
+/// escaped as [`error`] is.
 fn note(text: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "{text}");
+    let _ = writeln!(std::io::stderr().lock(), "{}", terminal_lines(text));
 }
 
 /// Writes to stdout, ignoring a closed pipe (`pinaudit … | head` must not panic).
@@ -460,7 +464,7 @@ fn sanitize(id: &str) -> String {
 pub fn explain(args: ExplainArgs) -> ExitStatus {
     match args.code.parse::<Code>() {
         Ok(code) => {
-            out(&explain::render(code));
+            out(&terminal_lines(&explain::render(code)));
             ExitStatus::Clean
         }
         Err(()) => {
@@ -719,7 +723,7 @@ pub fn cache_gc(args: crate::cli::CacheGcArgs) -> ExitStatus {
             ExitStatus::Clean
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            error(&e.to_string(), None);
             ExitStatus::Incomplete
         }
     }

@@ -13,6 +13,7 @@ use crate::fetch::{CachedRepo, FetchError, GitCache};
 use crate::matcher;
 use crate::provider::DocRef;
 use crate::record::{url, Claim, Lines, Revision};
+use crate::report::escape::terminal as esc;
 use crate::sources::{self, git_oid, SyncPlan};
 
 /// What `show` was pointed at, resolved.
@@ -236,9 +237,9 @@ pub(crate) fn render(
     let _ = writeln!(
         out,
         "{} @ {} ({})",
-        t.path,
+        esc(&t.path),
         t.commit.short(),
-        crate::fetch::redact(&t.remote)
+        esc(&crate::fetch::redact(&t.remote))
     );
     if r.lines.first() as usize > doc.len() {
         let _ = writeln!(
@@ -260,7 +261,7 @@ pub(crate) fn render(
         let text = doc.line(n).unwrap_or("");
         let cited = n >= r.lines.first() && n <= r.lines.last();
         let mark = if cited { '>' } else { ' ' };
-        let _ = writeln!(out, "{mark} {n:>width$} | {text}");
+        let _ = writeln!(out, "{mark} {n:>width$} | {}", esc(text));
         if let (true, Some(exp)) = (cited, exp.as_ref()) {
             let index = n as usize - 1;
             let found = document.cited(index..index + 1, exp);
@@ -271,14 +272,16 @@ pub(crate) fn render(
                 _ => None,
             };
             if let Some((span, says)) = mark.filter(|(s, _)| text.get(s.clone()).is_some()) {
-                let pad = text[..span.start].chars().count();
-                let len = text[span].chars().count().max(1);
+                // Under the line as printed: escaped characters are wider.
+                let pad = esc(&text[..span.start]).chars().count();
+                let len = esc(&text[span]).chars().count().max(1);
                 let _ = writeln!(
                     out,
-                    "  {:width$} | {}{} {says}",
+                    "  {:width$} | {}{} {}",
                     "",
                     " ".repeat(pad),
                     "^".repeat(len),
+                    esc(&says)
                 );
             }
         }
@@ -292,7 +295,8 @@ pub(crate) fn render(
             let _ = writeln!(
                 out,
                 "claim `{}` ({}) is not on the cited line(s)",
-                c.label, exp.value
+                esc(&c.label),
+                exp.value
             );
         }
     }
@@ -375,15 +379,26 @@ pub(crate) fn history(repo: &CachedRepo, r: &Resolved, max: u64) -> Result<Strin
         if !changes.is_empty() {
             listed += 1;
             let (date, subject) = repo.commit_summary(commit).unwrap_or_default();
-            let _ = writeln!(out, "  {} {} {}", &commit.to_string()[..7], date, subject);
+            let _ = writeln!(
+                out,
+                "  {} {} {}",
+                &commit.to_string()[..7],
+                esc(&date),
+                esc(&subject)
+            );
             for c in changes {
-                let _ = writeln!(out, "      {c}");
+                let _ = writeln!(out, "      {}", esc(&c));
             }
         }
         match next {
             Some(n) => current = n,
             None => {
-                let _ = writeln!(out, "  {} removed `{}`", &commit.to_string()[..7], t.path);
+                let _ = writeln!(
+                    out,
+                    "  {} removed `{}`",
+                    &commit.to_string()[..7],
+                    esc(&t.path)
+                );
                 tracked.iter_mut().for_each(|s| *s = None);
                 break;
             }
@@ -400,7 +415,7 @@ pub(crate) fn history(repo: &CachedRepo, r: &Resolved, max: u64) -> Result<Strin
                 let _ = writeln!(
                     out,
                     "  L{cited} is now L{n}: {}",
-                    current.line(*n).unwrap_or("").trim()
+                    esc(current.line(*n).unwrap_or("").trim())
                 );
             }
             None => {
