@@ -31,7 +31,9 @@ import sys
 import tempfile
 import time
 
-BIN = os.environ.get("PINAUDIT_BIN", "target/release/pinaudit")
+BIN = os.environ.get(
+    "PINAUDIT_BIN",
+    os.path.join(os.environ.get("CARGO_TARGET_DIR", "target"), "release", "pinaudit"))
 
 
 def env(key, default):
@@ -135,11 +137,11 @@ def measure(cmd):
         p = subprocess.run(["/usr/bin/time", "-o", usage.name, "-f", "%M"] + cmd,
                            stdout=subprocess.DEVNULL, stderr=err)
         wall = time.perf_counter() - start
+        if p.returncode not in (0, 1, 2):
+            err.seek(0)
+            sys.stderr.write(err.read().decode(errors="replace"))
+            raise RuntimeError(f"{cmd[:3]} exited {p.returncode}")
         rss = int(usage.read().split()[-1]) / 1024
-    if p.returncode not in (0, 1, 2):
-        err.seek(0)
-        sys.stderr.write(err.read().decode(errors="replace"))
-        raise RuntimeError(f"{cmd[:3]} exited {p.returncode}")
     return wall, rss
 
 
