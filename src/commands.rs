@@ -2,7 +2,6 @@
 //! stdout carries only the report (or what the command prints); everything else
 //! goes to stderr.
 
-use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 
@@ -14,22 +13,26 @@ use crate::cli::{
 use crate::config::{effective, Config, Effective, FetchSettings};
 use crate::exit::ExitStatus;
 use crate::finding::Code;
+use crate::report::escape::terminal_lines;
 use crate::report::{self, Format};
 use crate::result::AuditResult;
 use crate::{explain, input, record};
 
 /// Prints an error the way every pinaudit message looks: `error: …` then `hint: …`.
+/// Messages quote records, paths and servers' words: controls, bidi, zero-width
+/// and tag characters in them are shown as `\u{…}`, line breaks kept.
 pub(crate) fn error(message: &str, hint: Option<&str>) {
     let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "error: {message}");
+    let _ = writeln!(err, "error: {}", terminal_lines(message));
     if let Some(h) = hint {
-        let _ = writeln!(err, "  hint: {h}");
+        let _ = writeln!(err, "  hint: {}", terminal_lines(h));
     }
 }
 
-/// Writes to stderr, ignoring a closed pipe (`print!` would panic on one).
+/// Writes to stderr, ignoring a closed pipe (`print!` would panic on one), and
+/// escaped as [`error`] is.
 fn note(text: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "{text}");
+    let _ = writeln!(std::io::stderr().lock(), "{}", terminal_lines(text));
 }
 
 /// Writes to stdout, ignoring a closed pipe (`pinaudit … | head` must not panic).
@@ -236,67 +239,47 @@ fn write_report(
     let to_terminal = args.output.is_none() && args.color.stdout();
     // The result is not used after: its findings move into the report.
     let (mut report, rest) = report::Report::from_result(result);
-    if args.format == Format::Json {
-        // Streamed rather than built whole first: a 20,000-citation report is
-        // 34 MB, and holding it cost page faults as well as memory.
-        match &args.output {
-            Some(path) => {
-                if let Err(e) = write_file_with(path, |w| report::json::write(&report, w)) {
-                    error(
-                        &format!("cannot write the report to `{}`: {e}", path.display()),
-                        None,
-                    );
-                    return ExitStatus::Incomplete;
-                }
-            }
-            None => {
-                let stdout = std::io::stdout();
-                let mut w = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-                // As with `out`: a closed pipe is the reader's choice, not an error.
-                let _ = report::json::write(&report, &mut w).and_then(|()| w.flush());
-            }
-        }
-        // As below: the process ends right after this.
-        std::mem::forget((report, rest));
-        return code;
-    }
     let hidden = match args.min_severity {
         Some(min) if matches!(args.format, Format::Text | Format::Github) => {
             below(&mut report, min.severity())
         }
         _ => 0,
     };
-    let mut text = if args.format == Format::Html {
-        // The proof sheet shows the cited lines with context, read from the cache.
-        let excerpts = report::html::excerpts(&rest, cache, args.fetch.allow_local);
-        report::html::render_with(&report, &excerpts)
-    } else {
-        report::render(
-            &report,
-            args.format,
-            &report::RenderOptions {
-                color: to_terminal && args.format == Format::Text,
-                shard: args.shard,
-                fail_on: Some(match fail_on {
-                    crate::audit::FailOn::Error => "error",
-                    crate::audit::FailOn::Warning => "warning",
-                    crate::audit::FailOn::Note => "note",
-                    crate::audit::FailOn::Never => "never",
-                }),
-                baseline: args.baseline.as_deref(),
-            },
-        )
+    let opts = report::RenderOptions {
+        color: to_terminal && args.format == Format::Text,
+        shard: args.shard,
+        fail_on: Some(match fail_on {
+            crate::audit::FailOn::Error => "error",
+            crate::audit::FailOn::Warning => "warning",
+            crate::audit::FailOn::Note => "note",
+            crate::audit::FailOn::Never => "never",
+        }),
+        baseline: args.baseline.as_deref(),
     };
-    if hidden > 0 {
-        let min = args.min_severity.map_or("", |m| m.severity().as_str());
-        let _ = writeln!(
-            text,
-            "{hidden} finding(s) below {min} not shown (--min-severity; the counts above include them)"
-        );
-    }
+    // The proof sheet shows the cited lines with context, read from the cache.
+    let excerpts = (args.format == Format::Html)
+        .then(|| report::html::excerpts(&rest, cache, args.fetch.allow_local));
+    // Streamed as it is rendered, never built whole first: a 100,000-record
+    // report is hundreds of megabytes.
+    let fill = |w: &mut dyn Write| -> std::io::Result<()> {
+        match &excerpts {
+            Some(excerpts) => {
+                w.write_all(report::html::render_with(&report, excerpts).as_bytes())?
+            }
+            None => report::write(&report, args.format, &opts, w)?,
+        }
+        if hidden > 0 {
+            let min = args.min_severity.map_or("", |m| m.severity().as_str());
+            writeln!(
+                w,
+                "{hidden} finding(s) below {min} not shown (--min-severity; the counts above include them)"
+            )?;
+        }
+        w.flush()
+    };
     match &args.output {
         Some(path) => {
-            if let Err(e) = write_file(path, &text) {
+            if let Err(e) = write_output(path, fill) {
                 error(
                     &format!("cannot write the report to `{}`: {e}", path.display()),
                     None,
@@ -305,12 +288,15 @@ fn write_report(
             }
         }
         None => {
-            out(&text);
+            let stdout = std::io::stdout();
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+            // As with `out`: a closed pipe is the reader's choice, not an error.
+            let _ = fill(&mut w);
         }
     }
     // The process ends right after this: freeing every record, finding and the
     // report piece by piece took a fifth of a 20,000-citation re-check.
-    std::mem::forget((report, rest, text));
+    std::mem::forget((report, rest));
     code
 }
 
@@ -320,6 +306,40 @@ fn below(report: &mut report::Report, min: crate::finding::Severity) -> usize {
     let before = report.findings.len();
     report.findings.retain(|f| f.severity >= min);
     before - report.findings.len()
+}
+
+/// Writes an `--output` target. A regular file (or a path with nothing there yet)
+/// is replaced whole, as [`write_file`] does; anything else that exists
+/// (`/dev/stdout`, a FIFO, a character device, a socket) is written as a stream
+/// and never replaced. A symbolic link is followed: the file it leads to is
+/// replaced (the link stays a link) or streamed; a link that leads nowhere is
+/// refused. `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` and `/proc/…` always
+/// stream: they name a descriptor already open, whatever it leads to.
+fn write_output(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let descriptor = ["/dev/stdout", "/dev/stderr", "/dev/fd/", "/proc/"]
+        .iter()
+        .any(|p| path.starts_with(p));
+    match std::fs::metadata(path) {
+        Ok(m) if descriptor || !(m.is_file() || m.is_dir()) => {
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .truncate(m.is_file())
+                .open(path)?;
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, &file);
+            fill(&mut w)?;
+            w.flush()
+        }
+        Ok(m) if m.is_file() => write_file_with(&std::fs::canonicalize(path)?, fill),
+        Err(e) if std::fs::symlink_metadata(path).is_ok() => Err(std::io::Error::new(
+            e.kind(),
+            format!("it is a symbolic link to nothing reachable ({e})"),
+        )),
+        // Nothing there yet, or a directory (which the rename refuses).
+        _ => write_file_with(path, fill),
+    }
 }
 
 /// Writes `text` to `path` whole or not at all: into a temporary file beside it,
@@ -333,7 +353,7 @@ fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
 /// (a large JSON report is streamed into the file, never held whole).
 fn write_file_with(
     path: &Path,
-    fill: impl FnOnce(&mut std::io::BufWriter<&std::fs::File>) -> std::io::Result<()>,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     let dir = match path.parent().filter(|d| !d.as_os_str().is_empty()) {
         Some(dir) => {
@@ -486,7 +506,7 @@ fn sanitize(id: &str) -> String {
 pub fn explain(args: ExplainArgs) -> ExitStatus {
     match args.code.parse::<Code>() {
         Ok(code) => {
-            out(&explain::render(code));
+            out(&terminal_lines(&explain::render(code)));
             ExitStatus::Clean
         }
         Err(()) => {
@@ -678,7 +698,7 @@ pub fn merge(args: MergeArgs, choice: &ConfigChoice) -> ExitStatus {
     text.push('\n');
     match &args.output {
         Some(path) => {
-            if let Err(e) = write_file(path, &text) {
+            if let Err(e) = write_output(path, |w| w.write_all(text.as_bytes())) {
                 error(
                     &format!("cannot write the report to `{}`: {e}", path.display()),
                     None,
@@ -757,7 +777,7 @@ pub fn cache_gc(args: crate::cli::CacheGcArgs, choice: &ConfigChoice) -> ExitSta
             ExitStatus::Clean
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            error(&e.to_string(), None);
             ExitStatus::Incomplete
         }
     }

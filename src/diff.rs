@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::finding::Severity;
+use crate::report::escape::{md_cell, md_code, md_text, terminal as t};
 use crate::report::v1::{FindingReport, RecordReport, Tool};
 
 pub(crate) const SCHEMA: &str = "pinaudit/diff/v1";
@@ -401,13 +402,14 @@ pub(crate) fn render(d: &Diff, format: DiffFormat, color: bool) -> String {
     }
 }
 
-fn marks(f: &FindingReport) -> String {
+/// Why a finding does not count, if it does not; `reason` escapes the reason.
+fn marks(f: &FindingReport, reason: impl Fn(&str) -> String) -> String {
     let mut m = String::new();
     if f.baseline {
         m.push_str(" (baseline)");
     }
     if let Some(i) = &f.ignored {
-        let _ = write!(m, " (ignored: {})", i.reason);
+        let _ = write!(m, " (ignored: {})", reason(&i.reason));
     }
     m
 }
@@ -424,7 +426,7 @@ fn render_text(d: &Diff, color: bool) -> String {
     // As wide as the widest change shown.
     let width = if d.not_rechecked.is_empty() { 9 } else { 14 };
     for (record, list) in d.by_record() {
-        let _ = writeln!(out, "{record}");
+        let _ = writeln!(out, "{}", t(record));
         for (kind, f) in list {
             // Padded before painting, so columns line up on visible width.
             let label = paint(kind.style(), &format!("{:<width$}", kind.as_str()));
@@ -433,8 +435,8 @@ fn render_text(d: &Diff, color: bool) -> String {
                 "  {label} {}[{}] {}{}",
                 f.severity,
                 f.code,
-                f.message,
-                marks(f)
+                t(&f.message),
+                marks(f, |r| t(r).into_owned())
             );
         }
         out.push('\n');
@@ -456,8 +458,9 @@ fn render_text(d: &Diff, color: bool) -> String {
     out
 }
 
+/// Prose in a table cell: inert Markdown on one line (see [`crate::report::escape`]).
 fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+    md_cell(&md_text(s))
 }
 
 fn render_markdown(d: &Diff) -> String {
@@ -479,7 +482,7 @@ fn render_markdown(d: &Diff) -> String {
     }
     out.push_str("\n\n");
     for (record, list) in d.by_record() {
-        let _ = writeln!(out, "### `{}`\n", cell(record));
+        let _ = writeln!(out, "### {}\n", md_code(record));
         let _ = writeln!(out, "| change | severity | code | message |");
         let _ = writeln!(out, "|---|---|---|---|");
         for (kind, f) in list {
@@ -490,7 +493,7 @@ fn render_markdown(d: &Diff) -> String {
                 f.severity,
                 f.code,
                 cell(&f.message),
-                cell(&marks(f))
+                md_cell(&marks(f, md_text))
             );
         }
         out.push('\n');

@@ -239,7 +239,7 @@ pub(crate) fn render(
         "{} @ {} ({})",
         esc(&t.path),
         t.commit.short(),
-        crate::fetch::redact(&t.remote)
+        esc(&crate::fetch::redact(&t.remote))
     );
     if r.lines.first() as usize > doc.len() {
         let _ = writeln!(
@@ -277,10 +277,11 @@ pub(crate) fn render(
                 let len = esc(&text[span]).chars().count().max(1);
                 let _ = writeln!(
                     out,
-                    "  {:width$} | {}{} {says}",
+                    "  {:width$} | {}{} {}",
                     "",
                     " ".repeat(pad),
                     "^".repeat(len),
+                    esc(&says)
                 );
             }
         }

@@ -4,18 +4,18 @@
 //! line and column, so that a plain `run: pinaudit audit --format github`
 //! annotates the pull request without an upload step. Escaping follows the
 //! runner's rules (actions/toolkit `command.ts`): in the message `%`, CR and LF;
-//! in properties also `:` and `,`.
+//! in properties also `:` and `,`; before them, every control, bidi, zero-width
+//! and tag character is shown as `\u{…}`, as in the terminal.
 
 use std::fmt::Write;
 
 use super::Report;
 use crate::finding::Severity;
 
-/// Escapes a command's message.
+/// Escapes a command's message: controls, bidi, zero-width and tag characters
+/// made visible, then the runner's escapes ([`super::escape::github`]).
 fn data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
+    super::escape::github(s)
 }
 
 /// Escapes a command property's value.
@@ -23,8 +23,7 @@ fn property(s: &str) -> String {
     data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-pub(crate) fn render(report: &Report, _opts: &super::RenderOptions) -> String {
-    let mut out = String::new();
+pub(crate) fn write(report: &Report, _opts: &super::RenderOptions, out: &mut super::Out) {
     for f in &report.findings {
         let command = match f.severity {
             Severity::Error => "error",
@@ -62,7 +61,6 @@ pub(crate) fn render(report: &Report, _opts: &super::RenderOptions) -> String {
         s.findings.note,
         if s.complete { "" } else { "; incomplete" }
     );
-    out
 }
 
 #[cfg(test)]

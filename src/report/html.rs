@@ -246,7 +246,13 @@ fn ev<'a>(f: &'a super::FindingReport, key: &str) -> Option<&'a str> {
     f.evidence.get(key).and_then(|v| v.as_str())
 }
 
-fn claim_html(out: &mut String, report: &Report, r: &RecordReport, c: &ClaimReport, e: Option<&ClaimExcerpt>) {
+fn claim_html(
+    out: &mut String,
+    findings: &[&super::FindingReport],
+    r: &RecordReport,
+    c: &ClaimReport,
+    e: Option<&ClaimExcerpt>,
+) {
     let _ = write!(
         out,
         r#"<article class="claim"><div class="claim-head"><h3>{}</h3>{}</div><p class="value">claimed {}</p>"#,
@@ -290,8 +296,9 @@ fn claim_html(out: &mut String, report: &Report, r: &RecordReport, c: &ClaimRepo
             }
         }
     }
-    let mine: Vec<_> = report
-        .findings_of(r)
+    let mine: Vec<_> = findings
+        .iter()
+        .copied()
         .filter(|f| f.claim.as_deref() == Some(c.label.as_str()))
         .collect();
     // A look-alike the cited line holds, and why it is not the figure.
@@ -461,7 +468,8 @@ pub(crate) fn render_with(report: &Report, excerpts: &Excerpts) -> String {
         s.unchecked_sources,
         s.stale_sources,
     );
-    for (ri, r) in report.records.iter().enumerate() {
+    let grouped = report.findings_by_record();
+    for (ri, (r, mine)) in report.records.iter().zip(&grouped.records).enumerate() {
         let _ = write!(
             out,
             r#"<section class="record"><h2>{}</h2><p class="file">{}</p>"#,
@@ -469,23 +477,24 @@ pub(crate) fn render_with(report: &Report, excerpts: &Excerpts) -> String {
             esc(&r.file)
         );
         for (ci, c) in r.claims.iter().enumerate() {
-            claim_html(&mut out, report, r, c, excerpts.get(&(ri, ci)));
+            claim_html(&mut out, mine, r, c, excerpts.get(&(ri, ci)));
         }
-        let mine: Vec<_> = report.findings_of(r).collect();
-        findings_html(&mut out, &mine);
+        findings_html(&mut out, mine);
         sources_html(&mut out, r);
         out.push_str("</section>");
     }
-    let orphans: Vec<_> = report.orphan_findings().collect();
+    let orphans = &grouped.orphans;
     if !orphans.is_empty() {
         out.push_str(r#"<section class="record"><h2>Unreadable inputs</h2>"#);
-        findings_html(&mut out, &orphans);
+        findings_html(&mut out, orphans);
         out.push_str("</section>");
     }
     out.push_str("</main></body></html>\n");
     out
 }
 
-pub(crate) fn render(report: &Report, _opts: &super::RenderOptions) -> String {
-    render_with(report, &Excerpts::new())
+/// The proof sheet without context lines (each figure shows its report line);
+/// `audit` reads the context from the cache and calls [`render_with`].
+pub(crate) fn write(report: &Report, _opts: &super::RenderOptions, out: &mut super::Out) {
+    out.push_str(&render_with(report, &Excerpts::new()));
 }

@@ -271,9 +271,9 @@ pub(crate) fn statement(report: &Report, opts: &super::RenderOptions) -> Stateme
     }
 }
 
-pub(crate) fn render(report: &Report, opts: &super::RenderOptions) -> String {
-    let mut text = serde_json::to_string_pretty(&statement(report, opts))
-        .expect("a statement of strings and numbers serialises");
-    text.push('\n');
-    text
+pub(crate) fn write(report: &Report, opts: &super::RenderOptions, out: &mut super::Out) {
+    match serde_json::to_writer_pretty(out.io(), &statement(report, opts)) {
+        Ok(()) => out.push('\n'),
+        Err(e) => out.fail(e.into()),
+    }
 }

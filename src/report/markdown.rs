@@ -24,9 +24,8 @@ fn not_counted(f: &super::FindingReport) -> String {
     }
 }
 
-pub(crate) fn render(report: &Report, _opts: &super::RenderOptions) -> String {
+pub(crate) fn write(report: &Report, _opts: &super::RenderOptions, out: &mut super::Out) {
     let s = &report.summary;
-    let mut out = String::new();
     // Baseline and ignored findings don't make the verdict, as they don't make the
     // exit status.
     let worst = report.worst();
@@ -48,7 +47,8 @@ pub(crate) fn render(report: &Report, _opts: &super::RenderOptions) -> String {
     if let Some(stale) = super::text::stale_line(report) {
         let _ = writeln!(out, "⚠️ {stale}\n");
     }
-    for r in &report.records {
+    let grouped = report.findings_by_record();
+    for (r, mine) in report.records.iter().zip(&grouped.records) {
         let _ = writeln!(out, "### {}\n", md_code(&r.id));
         let _ = writeln!(out, "File: {}\n", md_code(&r.file));
         if !r.claims.is_empty() {
@@ -109,7 +109,6 @@ pub(crate) fn render(report: &Report, _opts: &super::RenderOptions) -> String {
             }
             let _ = writeln!(out, "\n</details>\n");
         }
-        let mine: Vec<_> = report.findings_of(r).collect();
         if !mine.is_empty() {
             let _ = writeln!(out, "| severity | code | finding | fix |");
             let _ = writeln!(out, "|---|---|---|---|");
@@ -133,7 +132,7 @@ pub(crate) fn render(report: &Report, _opts: &super::RenderOptions) -> String {
             out.push('\n');
         }
     }
-    let orphans: Vec<_> = report.orphan_findings().collect();
+    let orphans = &grouped.orphans;
     if !orphans.is_empty() {
         let _ = writeln!(out, "### Unreadable inputs\n");
         for f in orphans {
@@ -147,5 +146,4 @@ pub(crate) fn render(report: &Report, _opts: &super::RenderOptions) -> String {
         }
         out.push('\n');
     }
-    out
 }

@@ -122,7 +122,7 @@ fn claim_line(c: &ClaimReport, url: Option<String>, p: &Paint) -> String {
     line
 }
 
-fn finding_lines(f: &FindingReport, p: &Paint, out: &mut String) {
+fn finding_lines(f: &FindingReport, p: &Paint, out: &mut super::Out) {
     let _ = write!(
         out,
         "    {}[{}] {}",
@@ -151,10 +151,10 @@ fn finding_lines(f: &FindingReport, p: &Paint, out: &mut String) {
     let _ = writeln!(out, "      hint: {}", t(&f.hint));
 }
 
-pub(crate) fn render(report: &Report, opts: &super::RenderOptions) -> String {
+pub(crate) fn write(report: &Report, opts: &super::RenderOptions, out: &mut super::Out) {
     let p = Paint(opts.color);
-    let mut out = String::new();
-    for r in &report.records {
+    let grouped = report.findings_by_record();
+    for (r, mine) in report.records.iter().zip(&grouped.records) {
         let _ = writeln!(out, "{}  ({})", t(&r.id), t(&r.file));
         if !r.sources.is_empty() {
             let _ = writeln!(out, "  sources");
@@ -168,21 +168,20 @@ pub(crate) fn render(report: &Report, opts: &super::RenderOptions) -> String {
                 let _ = writeln!(out, "{}", claim_line(c, r.claim_url(c), &p));
             }
         }
-        let mine: Vec<_> = report.findings_of(r).collect();
         if !mine.is_empty() {
             let _ = writeln!(out, "  findings");
             for f in mine {
-                finding_lines(f, &p, &mut out);
+                finding_lines(f, &p, out);
             }
         }
         out.push('\n');
     }
     // Findings of inputs that yielded no record (an unreadable file).
-    let orphans: Vec<_> = report.orphan_findings().collect();
+    let orphans = &grouped.orphans;
     if !orphans.is_empty() {
         let _ = writeln!(out, "unreadable inputs");
         for f in orphans {
-            finding_lines(f, &p, &mut out);
+            finding_lines(f, &p, out);
         }
         out.push('\n');
     }
@@ -227,7 +226,6 @@ pub(crate) fn render(report: &Report, opts: &super::RenderOptions) -> String {
             )
         );
     }
-    out
 }
 
 /// The summary's word on sources judged from the cache because their forge

@@ -280,24 +280,38 @@ impl Report {
         }
     }
 
-    /// The findings about one record, in report order.
-    pub(crate) fn findings_of<'a>(
-        &'a self,
-        r: &'a RecordReport,
-    ) -> impl Iterator<Item = &'a FindingReport> + 'a {
-        self.findings.iter().filter(move |f| {
-            f.record == r.id && f.file.as_deref().is_none_or(|file| file == r.file)
-        })
-    }
-
-    /// Findings of inputs that yielded no record (an unreadable file).
-    pub(crate) fn orphan_findings(&self) -> impl Iterator<Item = &FindingReport> + '_ {
-        self.findings.iter().filter(|f| {
-            !self
-                .records
-                .iter()
-                .any(|r| r.id == f.record && f.file.as_deref().is_none_or(|file| file == r.file))
-        })
+    /// The findings of each record (`[i]` for `records[i]`, in report order) and
+    /// those of inputs that yielded no record (an unreadable file), in one pass
+    /// over the findings: a renderer asking record by record went through every
+    /// finding for every record, quadratic in a large report.
+    ///
+    /// A finding belongs to the records with its id, and if it names a file, to
+    /// the one read from that file (record ids need not be unique).
+    pub(crate) fn findings_by_record(&self) -> FindingsByRecord<'_> {
+        use std::collections::HashMap;
+        let mut by_id: HashMap<&str, Vec<usize>> = HashMap::with_capacity(self.records.len());
+        let mut by_file: HashMap<(&str, &str), Vec<usize>> =
+            HashMap::with_capacity(self.records.len());
+        for (i, r) in self.records.iter().enumerate() {
+            by_id.entry(r.id.as_str()).or_default().push(i);
+            by_file
+                .entry((r.id.as_str(), r.file.as_str()))
+                .or_default()
+                .push(i);
+        }
+        let mut records = vec![Vec::new(); self.records.len()];
+        let mut orphans = Vec::new();
+        for f in &self.findings {
+            let owners = match f.file.as_deref() {
+                Some(file) => by_file.get(&(f.record.as_str(), file)),
+                None => by_id.get(f.record.as_str()),
+            };
+            match owners {
+                Some(owners) => owners.iter().for_each(|&i| records[i].push(f)),
+                None => orphans.push(f),
+            }
+        }
+        FindingsByRecord { records, orphans }
     }
 
     /// The most severe finding that counts (not baseline, not ignored), if any.
@@ -308,6 +322,14 @@ impl Report {
             .map(|f| f.severity)
             .max()
     }
+}
+
+/// A report's findings grouped by record ([`Report::findings_by_record`]).
+pub(crate) struct FindingsByRecord<'a> {
+    /// The findings of `records[i]`, in report order.
+    pub(crate) records: Vec<Vec<&'a FindingReport>>,
+    /// Findings of inputs that yielded no record, in report order.
+    pub(crate) orphans: Vec<&'a FindingReport>,
 }
 
 /// Where a finding points, as v1 writes it.

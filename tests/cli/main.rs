@@ -14,6 +14,8 @@ one process, and a reader finds the tests of a capability by its name.
   codes, the offline audit of the seed, exit statuses.
 - [`import`]: `pinaudit import` and the pin files it writes (`pins/schema.json`).
 - [`formats`]: the text, markdown and JSON reports, `--output`, colour.
+- [`outputs`]: `--output` into anything (`/dev/stdout`, a FIFO, a character
+  device, a symbolic link), and hostile strings inert in every output.
 - [`explain`]: `pinaudit explain CODE`.
 - [`git_sources`]: fetching pinned revisions over `git daemon`, smart HTTP and
   `file://`, and the source-level findings of audits over them.
@@ -78,6 +80,7 @@ mod large_documents;
 mod matcher_corpus;
 mod net;
 mod one_config;
+mod outputs;
 mod proof_sheet;
 mod properties;
 mod recheck;

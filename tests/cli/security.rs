@@ -356,7 +356,7 @@ fn hostile_labels_render_inertly_in_every_format() {
 
 /// `line` without its Markdown code spans (CommonMark: a run of n backticks opens
 /// a span that the next run of exactly n backticks closes).
-fn outside_code_spans(line: &str) -> String {
+pub(crate) fn outside_code_spans(line: &str) -> String {
     let chars: Vec<char> = line.chars().collect();
     let run_at = |i: usize| chars[i..].iter().take_while(|&&c| c == '`').count();
     let mut out = String::new();

@@ -7,8 +7,12 @@
 //! by an unclosed `<!--` used to hide every finding of a CI job summary, and raw
 //! ANSI escapes in a label repainted the terminal.
 //!
-//! - [`terminal`]: control, escape and bidirectional-override characters shown as
-//!   `\u{…}` (a tab stays a tab: it moves the cursor but can't rewrite a line).
+//! - [`terminal`]: C0 and C1 control characters, DEL, escapes, bidirectional
+//!   controls (U+061C, U+200E/F, U+202A–202E, U+2066–2069), line and paragraph
+//!   separators, zero-width characters (U+200B–200D, U+2060, U+FEFF) and tag
+//!   characters (U+E0000–E007F) shown as `\u{…}` (a tab stays a tab: it moves
+//!   the cursor but can't rewrite a line); [`terminal_lines`] keeps line breaks.
+//!   Used by the text report, `show`, `diff`, the github format and stderr.
 //! - [`md_code`]: a Markdown inline code span whose fence is longer than any
 //!   backtick run inside it, on one line.
 //! - [`md_text`]: Markdown prose on one line whose code spans stay code spans
@@ -19,18 +23,39 @@
 //!   escaped at the table level, which applies inside code spans too).
 //! - [`html`]: HTML text and attribute values (the proof sheet).
 //!
-//! JSON (and SARIF) go through serde, which escapes by construction. Renderers for
+//! - [`github`]: a workflow command's message, as [`terminal`] and then the
+//!   runner's own escapes.
+//!
+//! JSON (and SARIF) go through serde, which escapes what JSON needs (`"`, `\`,
+//! C0 controls) and keeps the rest as written: a JSON report is data, and a
+//! consumer must get the record's own bytes back (fingerprints and `diff` compare
+//! them). What shows those strings to a person escapes them itself. Renderers for
 //! new formats should call these rather than write their own.
 
 use std::borrow::Cow;
 use std::fmt::Write;
 
-/// Whether `c` must not reach a terminal or a one-line Markdown string as itself.
-fn is_hostile(c: char) -> bool {
+/// Whether `c` must not reach a terminal or a one-line Markdown string as itself:
+/// C0 and C1 controls and DEL (`char::is_control`) but a tab, which moves the
+/// cursor and can't rewrite a line.
+pub fn is_hostile(c: char) -> bool {
     (c.is_control() && c != '\t')
-        // Bidirectional overrides and isolates reorder what follows them
-        // ("trojan source"), and line/paragraph separators break lines.
-        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}')
+        // Bidirectional marks, embeddings, overrides and isolates reorder what
+        // follows them ("trojan source"), the Arabic letter mark included;
+        // line/paragraph separators break lines.
+        || matches!(
+            c,
+            '\u{061c}'
+                | '\u{200e}'
+                | '\u{200f}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{2028}'
+                | '\u{2029}'
+        )
+        // Zero-width characters and tag characters are invisible: they make two
+        // strings that look alike differ, or smuggle text past a reader.
+        || matches!(c, '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}' | '\u{e0000}'..='\u{e007f}')
 }
 
 /// `s` for a terminal: every control, escape or bidi character as `\u{…}`.
@@ -47,6 +72,16 @@ pub fn terminal(s: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// `s` for a terminal, line by line: as [`terminal`], but each line break stays
+/// one (for messages of several lines, such as an error and its hint).
+pub fn terminal_lines(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(|c| c != '\n' && is_hostile(c)) {
+        return Cow::Borrowed(s);
+    }
+    let lines: Vec<Cow<'_, str>> = s.split('\n').map(terminal).collect();
+    Cow::Owned(lines.join("\n"))
 }
 
 /// `s` as a Markdown inline code span on one line: `` `a` ``, ``` ``a`b`` ```.
@@ -128,6 +163,26 @@ fn closing_run(chars: &[char], from: usize, n: usize) -> Option<usize> {
     None
 }
 
+/// `s` as the message of a GitHub Actions workflow command (`::error ...::MSG`):
+/// every hostile character as `\u{…}` but line breaks, then the runner's escapes
+/// (`%`, CR, LF: actions/toolkit `command.ts`), so a message of several lines
+/// stays one command.
+pub fn github(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '\r' => out.push_str("%0D"),
+            '\n' => out.push_str("%0A"),
+            c if is_hostile(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// Markdown from [`md_code`] or [`md_text`], made fit for a GFM table cell.
 ///
 /// GFM splits a row at every `|` not written `\|`, code spans included, and then
@@ -168,6 +223,46 @@ mod tests {
         assert_eq!(terminal("tab\there"), "tab\there");
         assert_eq!(terminal("x\u{202e}y"), "x\\u{202e}y");
         assert!(matches!(terminal("plain ✅"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn invisible_and_reordering_characters_are_shown() {
+        for c in [
+            '\u{85}',
+            '\u{9b}',
+            '\u{7f}',
+            '\u{061c}',
+            '\u{200b}',
+            '\u{200d}',
+            '\u{2060}',
+            '\u{feff}',
+            '\u{e0001}',
+            '\u{e007f}',
+            '\u{2066}',
+            '\u{2069}',
+        ] {
+            let shown = terminal(&format!("a{c}b")).into_owned();
+            assert_eq!(shown, format!("a\\u{{{:x}}}b", c as u32));
+            assert!(!md_text(&format!("a{c}b")).contains(c));
+            assert!(!md_code(&format!("a{c}b")).contains(c));
+            assert!(!github(&format!("a{c}b")).contains(c));
+        }
+        // Visible letters beside them are untouched.
+        assert!(matches!(terminal("é ü 中 ✅ \u{e9}"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn lines_keep_their_breaks() {
+        assert_eq!(
+            terminal_lines("error: a\u{1b}[2J\n  hint: b\u{202e}"),
+            "error: a\\u{1b}[2J\n  hint: b\\u{202e}"
+        );
+        assert!(matches!(terminal_lines("a\n\tb"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn github_messages_are_one_command() {
+        assert_eq!(github("50% a\r\nb\u{1b}"), "50%25 a%0D%0Ab\\u{1b}");
     }
 
     #[test]

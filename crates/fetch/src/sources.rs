@@ -127,14 +127,16 @@ pub(crate) fn sync_all_with(
             }
         }
     }
+    // A set beside the lists: looking each target up in its remote's list made
+    // many distinct documents of one repository quadratic.
+    let mut seen: std::collections::HashSet<(&str, Oid, &str)> = Default::default();
     for t in targets {
         let Ok(oid) = Oid::from_str(t.commit.as_str()) else {
             continue;
         };
-        let list = wanted.entry(t.remote.clone()).or_default();
-        let doc = (oid, Some(t.path.clone()));
-        if !list.contains(&doc) {
-            list.push(doc);
+        if seen.insert((t.remote.as_str(), oid, t.path.as_str())) {
+            let list = wanted.entry(t.remote.clone()).or_default();
+            list.push((oid, Some(t.path.clone())));
         }
     }
     if wanted.is_empty() {
