@@ -366,6 +366,10 @@ pub(crate) struct FetchArgs {
     /// Most MiB one repository's sync may receive (an endless pack is cut off) [default: 4096]
     #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1048576))]
     pub(crate) max_fetch_mib: Option<u64>,
+    /// Most objects one repository's sync may receive (a pack of tiny objects costs
+    /// memory per object, not per byte) [default: 1000000]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
+    pub(crate) max_fetch_objects: Option<u64>,
     /// Most MiB a server's ref advertisement may take (an endless one is cut off) [default: 32]
     #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=65536))]
     pub(crate) max_refs_mib: Option<u64>,

@@ -186,6 +186,7 @@ fn audit_options(args: &AuditArgs, eff: &Effective) -> Result<Options, ExitStatu
         },
         deadline: std::time::Duration::from_secs(fetch.deadline.value),
         max_fetch_bytes: fetch.max_fetch_mib.value << 20,
+        max_fetch_objects: fetch.max_fetch_objects.value,
         max_ref_bytes: fetch.max_refs_mib.value << 20,
         ..Options::new(&fetch.cache.value)
     })

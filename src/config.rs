@@ -1,6 +1,6 @@
 //! `pinaudit.toml`: the settings a scheduled re-check would otherwise
 //! repeat on every call (inputs, cache, rewrite rules, `fail-on`, jobs, timeout,
-//! the fetch budgets `deadline`, `max-fetch-mib` and `max-refs-mib`, exclude
+//! the fetch budgets `deadline`, `max-fetch-mib`, `max-fetch-objects` and `max-refs-mib`, exclude
 //! globs), per-code severity overrides, and ignores with a reason.
 //!
 //! The file is found by walking up from the current directory (or named with
@@ -33,6 +33,7 @@ const KEYS: &[&str] = &[
     "timeout",
     "deadline",
     "max-fetch-mib",
+    "max-fetch-objects",
     "max-refs-mib",
     "exclude",
     "severity",
@@ -55,6 +56,7 @@ struct File {
     timeout: Option<Spanned<u64>>,
     deadline: Option<Spanned<u64>>,
     max_fetch_mib: Option<Spanned<u64>>,
+    max_fetch_objects: Option<Spanned<u64>>,
     max_refs_mib: Option<Spanned<u64>>,
     exclude: Option<Vec<String>>,
     #[serde(default)]
@@ -143,6 +145,7 @@ pub(crate) struct Config {
     pub(crate) timeout: Option<u64>,
     pub(crate) deadline: Option<u64>,
     pub(crate) max_fetch_mib: Option<u64>,
+    pub(crate) max_fetch_objects: Option<u64>,
     pub(crate) max_refs_mib: Option<u64>,
     pub(crate) exclude: Option<Vec<String>>,
     pub(crate) severity: BTreeMap<Code, Severity>,
@@ -241,6 +244,12 @@ impl At<'_> {
             (&file.timeout, "timeout", 3600, " seconds"),
             (&file.deadline, "deadline", 86_400, " seconds"),
             (&file.max_fetch_mib, "max-fetch-mib", 1_048_576, " MiB"),
+            (
+                &file.max_fetch_objects,
+                "max-fetch-objects",
+                1_000_000_000,
+                " objects",
+            ),
             (&file.max_refs_mib, "max-refs-mib", 65_536, " MiB"),
         ];
         for (value, key, most, unit) in bounded {
@@ -376,6 +385,7 @@ impl Config {
             timeout: file.timeout.map(Spanned::into_inner),
             deadline: file.deadline.map(Spanned::into_inner),
             max_fetch_mib: file.max_fetch_mib.map(Spanned::into_inner),
+            max_fetch_objects: file.max_fetch_objects.map(Spanned::into_inner),
             max_refs_mib: file.max_refs_mib.map(Spanned::into_inner),
             exclude: file.exclude,
             severity,
@@ -472,6 +482,7 @@ pub(crate) struct FetchSettings {
     pub(crate) timeout: Setting<u64>,
     pub(crate) deadline: Setting<u64>,
     pub(crate) max_fetch_mib: Setting<u64>,
+    pub(crate) max_fetch_objects: Setting<u64>,
     pub(crate) max_refs_mib: Setting<u64>,
     pub(crate) offline: bool,
     pub(crate) allow_local: bool,
@@ -490,6 +501,9 @@ impl FetchSettings {
             }),
             max_fetch_mib: c.pick(f.max_fetch_mib, &c.max_fetch_mib, || {
                 crate::fetch::DEFAULT_MAX_FETCH_BYTES >> 20
+            }),
+            max_fetch_objects: c.pick(f.max_fetch_objects, &c.max_fetch_objects, || {
+                crate::fetch::DEFAULT_MAX_FETCH_OBJECTS
             }),
             max_refs_mib: c.pick(f.max_refs_mib, &c.max_refs_mib, || {
                 crate::fetch::DEFAULT_MAX_REF_BYTES >> 20
@@ -516,6 +530,7 @@ impl FetchSettings {
                 timeout,
                 deadline: std::time::Duration::from_secs(self.deadline.value),
                 max_fetch_bytes: self.max_fetch_mib.value << 20,
+                max_fetch_objects: self.max_fetch_objects.value,
                 max_ref_bytes: self.max_refs_mib.value << 20,
                 ..crate::fetch::SyncOptions::default()
             },
@@ -626,6 +641,7 @@ impl Effective {
             ("timeout", &fetch.timeout),
             ("deadline", &fetch.deadline),
             ("max-fetch-mib", &fetch.max_fetch_mib),
+            ("max-fetch-objects", &fetch.max_fetch_objects),
             ("max-refs-mib", &fetch.max_refs_mib),
         ] {
             line(key, setting.value.to_string(), &setting.origin);
@@ -708,6 +724,7 @@ mod tests {
         assert_eq!(f.timeout.value, 60);
         assert_eq!(f.deadline.value, 900);
         assert_eq!(f.max_fetch_mib.value, 4096);
+        assert_eq!(f.max_fetch_objects.value, 1_000_000);
         assert_eq!(f.max_refs_mib.value, 32);
         assert_eq!(f.timeout.origin, Origin::Default);
     }
@@ -721,6 +738,7 @@ mod tests {
             timeout: None,
             deadline: None,
             max_fetch_mib: None,
+            max_fetch_objects: None,
             max_refs_mib: None,
             resolve: Vec::new(),
         }

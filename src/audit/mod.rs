@@ -51,6 +51,8 @@ pub(crate) struct Options {
     pub(crate) deadline: Duration,
     /// Most bytes one repository's sync may receive.
     pub(crate) max_fetch_bytes: u64,
+    /// Most objects one repository's sync may receive.
+    pub(crate) max_fetch_objects: u64,
     /// Most bytes a git:// ref advertisement may take.
     pub(crate) max_ref_bytes: u64,
 }
@@ -75,6 +77,7 @@ impl Options {
             walk: crate::input::WalkOptions::default(),
             deadline: crate::fetch::DEFAULT_DEADLINE,
             max_fetch_bytes: crate::fetch::DEFAULT_MAX_FETCH_BYTES,
+            max_fetch_objects: crate::fetch::DEFAULT_MAX_FETCH_OBJECTS,
             max_ref_bytes: crate::fetch::DEFAULT_MAX_REF_BYTES,
         }
     }
@@ -147,6 +150,7 @@ pub(crate) fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
             timeout: opts.timeout,
             deadline: opts.deadline,
             max_fetch_bytes: opts.max_fetch_bytes,
+            max_fetch_objects: opts.max_fetch_objects,
             max_ref_bytes: opts.max_ref_bytes,
             ..SyncOptions::default()
         },

@@ -348,8 +348,20 @@ fn a_pack_announcing_more_objects_than_the_budget_holds_is_refused_at_its_header
     // 200M objects at the default 4 GiB budget: refused before the first.
     let rss = budget_ends_it_twice(
         tiny_pack_announcing_many,
-        &["--deadline", "20"],
+        &["--deadline", "20", "--max-fetch-objects", "1000000000"],
         "announced a pack of 200000000 objects, more than the byte budget of 4096 MiB",
+    );
+    assert!(rss < 200 * MB, "peak RSS {} MiB", rss / MB);
+}
+
+#[test]
+fn a_pack_of_tiny_objects_ends_at_the_default_object_budget_under_200_mb() {
+    // With every budget at its default, the object budget (1M objects, some
+    // 120 MiB of index memory) ends a pack of tiny objects whatever its bytes.
+    let rss = budget_ends_it_twice(
+        tiny_pack_announcing_many,
+        &["--deadline", "20"],
+        "announced a pack of 200000000 objects, more than the object budget of 1000000 (raise it with --max-fetch-objects)",
     );
     assert!(rss < 200 * MB, "peak RSS {} MiB", rss / MB);
 }

@@ -39,6 +39,7 @@ pub(crate) struct Budget {
     pub(crate) deadline: Instant,
     deadline_secs: u64,
     max_bytes: u64,
+    max_objects: u64,
     max_ref_bytes: u64,
     pub(crate) idle: Duration,
     pub(crate) connect: Duration,
@@ -64,6 +65,7 @@ impl Budget {
             deadline: Instant::now() + opts.deadline,
             deadline_secs: opts.deadline.as_secs(),
             max_bytes: opts.max_fetch_bytes,
+            max_objects: opts.max_fetch_objects,
             max_ref_bytes: opts.max_ref_bytes,
             idle: opts.timeout,
             connect: opts.connect_timeout,
@@ -136,6 +138,14 @@ impl Budget {
     /// and a pack whose header announces more objects than the budget could
     /// ever hold is refused before they arrive.
     fn over_objects(&self, received: u64, objects: u64, announced: u64) -> Option<String> {
+        let most = self.max_objects;
+        if announced > most || objects > most {
+            return Some(self.trip(format!(
+                "the server {} a pack of {} objects, more than the object budget of {most} (raise it with --max-fetch-objects)",
+                if announced > most { "announced" } else { "sent" },
+                announced.max(objects)
+            )));
+        }
         let mib = self.max_bytes >> 20;
         if announced.saturating_mul(OBJECT_COST) > self.max_bytes {
             return Some(self.trip(format!(

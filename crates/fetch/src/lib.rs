@@ -49,7 +49,10 @@ pub use git::{FoundBy, GitCache, SyncReport, WantedStatus};
 pub use hash::{
     matching_variant, sha256_hex, stream_sha256, stream_variant_hashes, variants, BlobHashCache,
 };
-pub use options::{SyncOptions, DEFAULT_DEADLINE, DEFAULT_MAX_FETCH_BYTES, DEFAULT_MAX_REF_BYTES};
+pub use options::{
+    SyncOptions, DEFAULT_DEADLINE, DEFAULT_MAX_FETCH_BYTES, DEFAULT_MAX_FETCH_OBJECTS,
+    DEFAULT_MAX_REF_BYTES,
+};
 pub use pinaudit_core::error::{describe, FetchError};
 pub use repo::{Blob, CachedRepo, PathVersion};
 pub use rewrite::{apply_rewrites, Rewrite, RewriteError};

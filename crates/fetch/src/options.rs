@@ -23,6 +23,10 @@ pub struct SyncOptions {
     /// Most bytes one repository's sync may receive in packs (`--max-fetch-mib`):
     /// an endless pack is cut off instead of filling memory and disk.
     pub max_fetch_bytes: u64,
+    /// Most objects one repository's sync may receive (`--max-fetch-objects`):
+    /// libgit2's indexer keeps memory per object, so a pack of tiny objects
+    /// costs many times its bytes; this bounds memory by the pack's shape.
+    pub max_fetch_objects: u64,
     /// Most bytes a `git://` server's ref advertisement may take
     /// (`--max-refs-mib`): an endless one is cut off before it fills memory.
     pub max_ref_bytes: u64,
@@ -38,6 +42,10 @@ pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(900);
 /// Default of [`SyncOptions::max_fetch_bytes`] (4 GiB): above any benchmark
 /// repository's history pinaudit has met, far below a disk.
 pub const DEFAULT_MAX_FETCH_BYTES: u64 = 4 << 30;
+/// Default of [`SyncOptions::max_fetch_objects`] (1 million): some 120 MiB of
+/// index memory; the benchmark repositories pinaudit has met hold tens of
+/// thousands of objects, the largest forge repositories several millions.
+pub const DEFAULT_MAX_FETCH_OBJECTS: u64 = 1_000_000;
 /// Default of [`SyncOptions::max_ref_bytes`] (32 MiB, some 400 000 refs): the
 /// largest forge repositories advertise a few MiB.
 pub const DEFAULT_MAX_REF_BYTES: u64 = 32 << 20;
@@ -51,6 +59,7 @@ impl Default for SyncOptions {
             max_other_refs: 200,
             deadline: DEFAULT_DEADLINE,
             max_fetch_bytes: DEFAULT_MAX_FETCH_BYTES,
+            max_fetch_objects: DEFAULT_MAX_FETCH_OBJECTS,
             max_ref_bytes: DEFAULT_MAX_REF_BYTES,
             public_only: false,
         }
