@@ -23,13 +23,15 @@ impl Paint {
         self.wrap(code, s.as_str())
     }
 
-    /// A link: an OSC 8 hyperlink showing `text` on a terminal that takes colour,
-    /// else the plain URL, which terminals and logs make clickable themselves.
-    fn link(&self, url: &str, text: &str) -> String {
+    /// A link to the pinned line: the URL itself, as an OSC 8 hyperlink on a
+    /// terminal that takes colour, else plain. Its text is the URL either way, so
+    /// a terminal without OSC 8 (and a log) still shows and links the right line.
+    fn link(&self, url: &str) -> String {
+        let url = t(url);
         if self.0 {
-            format!("\x1b]8;;{url}\x1b\\{text}\x1b]8;;\x1b\\")
+            format!("\x1b]8;;{url}\x1b\\{url}\x1b]8;;\x1b\\")
         } else {
-            url.to_string()
+            url.into_owned()
         }
     }
 
@@ -108,8 +110,7 @@ fn claim_line(c: &ClaimReport, url: Option<String>, p: &Paint) -> String {
     };
     let cited = format!("{}{lines}", t(c.source.as_deref().unwrap_or("?")));
     let cited = match url {
-        Some(u) if p.0 => p.link(&u, &cited),
-        Some(u) => format!("{cited}  {}", t(&u)),
+        Some(u) => format!("{cited}  {}", p.link(&u)),
         None => cited,
     };
     let mut line = format!("    {status} {}  {value}{unit}  {cited}", t(&c.label));
@@ -143,7 +144,7 @@ fn finding_lines(f: &FindingReport, p: &Paint, out: &mut super::Out) {
         let repo = loc.repository.as_deref().unwrap_or("");
         let shown = format!("{} {}@{}{line}", t(repo), t(path), t(short(Some(rev))));
         let shown = match f.web_url() {
-            Some(url) => p.link(&url, &shown),
+            Some(url) => p.link(&url),
             None => shown,
         };
         let _ = writeln!(out, "      --> {shown}");
@@ -257,12 +258,12 @@ mod tests {
     use super::Paint;
 
     #[test]
-    fn links_are_osc8_on_a_colour_terminal_and_plain_urls_elsewhere() {
+    fn links_show_the_pinned_url_as_osc8_on_a_colour_terminal_and_plain_elsewhere() {
         let url = "https://github.com/o/r/blob/abc/README.md#L5";
         assert_eq!(
-            Paint(true).link(url, "o/r README.md@abc#L5"),
-            format!("\x1b]8;;{url}\x1b\\o/r README.md@abc#L5\x1b]8;;\x1b\\")
+            Paint(true).link(url),
+            format!("\x1b]8;;{url}\x1b\\{url}\x1b]8;;\x1b\\")
         );
-        assert_eq!(Paint(false).link(url, "shown"), url);
+        assert_eq!(Paint(false).link(url), url);
     }
 }
