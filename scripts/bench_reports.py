@@ -147,7 +147,7 @@ def measure(cmd):
 
 def audit(pins, cache, daemon, fmt="json", output=None, offline=False):
     cmd = [BIN, "audit", "--quiet", "--format", fmt, "--cache", cache,
-           "--rewrite", f"https://github.com/={daemon}bench/", pins]
+           "--rewrite", f"https://github.com/={daemon}", pins]
     if output:
         cmd += ["--output", output]
     if offline:
@@ -181,6 +181,13 @@ def main():
                     out = os.path.join(root, f"report.{fmt}")
                     times[fmt] = measure(audit(pins, cache, d.url(), fmt, out, True))
                     size = os.path.getsize(out) / 2**20
+                    if fmt == "json":
+                        # A corpus nothing was checked in measures nothing.
+                        with open(out) as f:
+                            summary = json.load(f)["summary"]
+                        if summary["unchecked_sources"]:
+                            print(f"   error: {summary['unchecked_sources']} source(s) unchecked")
+                            ok = False
                     print(f"   {fmt:<9} {times[fmt][0]:7.2f} s  peak {times[fmt][1]:7.0f} MiB"
                           f"  ({size:.0f} MiB report)")
                 if "json" in times:

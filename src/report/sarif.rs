@@ -173,6 +173,22 @@ impl Serialize for Results<'_> {
     }
 }
 
+/// The run's one invocation: whether the audit was complete, and when a forge
+/// could not be reached and the cache stood in, a warning notification saying so
+/// ("3 source(s) judged from the cache of 2026-11-30: forge unreachable") and the
+/// count in its properties, as every format's summary says it.
+fn invocation(report: &Report) -> Value {
+    let mut invocation = json!({"executionSuccessful": report.summary.complete});
+    if let Some(stale) = super::text::stale_line(report) {
+        invocation["toolExecutionNotifications"] = json!([{
+            "level": "warning",
+            "message": {"text": stale},
+        }]);
+        invocation["properties"] = json!({"staleSources": report.summary.stale_sources});
+    }
+    json!([invocation])
+}
+
 pub(crate) fn write(report: &Report, opts: &super::RenderOptions, out: &mut super::Out) {
     let rules: Vec<Value> = Code::ALL.iter().map(|c| rule(*c)).collect();
     let mut driver = json!({
@@ -192,9 +208,7 @@ pub(crate) fn write(report: &Report, opts: &super::RenderOptions, out: &mut supe
             automation_details: json!({"id": automation_id(opts.shard)}),
             column_kind: "unicodeCodePoints",
             results: Results(report),
-            invocations: json!([{
-                "executionSuccessful": report.summary.complete,
-            }]),
+            invocations: invocation(report),
         }],
     };
     let written = serde_json::to_writer_pretty(out.io(), &log)

@@ -256,6 +256,18 @@ fn a_warm_run_with_the_forge_stopped_says_what_the_cache_judged() {
         "{}",
         github.stdout
     );
+    let sarif = text(&["--format", "sarif", &good]);
+    sarif.assert_code(0);
+    let log: serde_json::Value = serde_json::from_str(&sarif.stdout).expect("SARIF is JSON");
+    let invocation = &log["runs"][0]["invocations"][0];
+    assert_eq!(invocation["properties"]["staleSources"], 1, "{invocation}");
+    let note = invocation["toolExecutionNotifications"][0]["message"]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        note.starts_with("1 source(s) judged from the cache of "),
+        "{invocation}"
+    );
     let json = ws.audit(["--rewrite", &rw, &good]);
     assert_eq!(json.summary()["stale_sources"], 1);
     json.assert_code(0);
