@@ -233,6 +233,13 @@ impl ColorChoice {
     }
 }
 
+/// What `show` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ShowFormat {
+    Text,
+    Html,
+}
+
 #[derive(Debug, Args)]
 pub struct ShowArgs {
     /// A pinned URL with a line anchor (…/blob/COMMIT/README.md#L43), or PINFILE#CLAIM-LABEL
@@ -244,6 +251,10 @@ pub struct ShowArgs {
     /// List each commit from the pin to the head that changed the cited lines
     #[arg(long)]
     pub(crate) history: bool,
+    /// Output format: `text`, or with `--history` `html` (one self-contained page:
+    /// the timeline as a table and the figure's value per commit as a chart)
+    #[arg(long, value_enum, default_value_t = ShowFormat::Text)]
+    pub(crate) format: ShowFormat,
     /// The largest document read, in bytes (suffixes K, M, G: powers of 1024); a
     /// larger one is refused before it is read
     #[arg(long, value_name = "SIZE", default_value = "50M", value_parser = parse_size)]

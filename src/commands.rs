@@ -522,6 +522,13 @@ pub fn explain(args: ExplainArgs) -> ExitStatus {
 }
 
 pub fn show(args: ShowArgs, choice: &ConfigChoice) -> ExitStatus {
+    if args.format == crate::cli::ShowFormat::Html && !args.history {
+        error(
+            "`show --format html` draws the figure's history",
+            Some("add `--history`"),
+        );
+        return ExitStatus::Usage;
+    }
     let (fetch, rewrites) = match fetch_settings(&args.fetch, choice) {
         Ok(s) => s,
         Err(code) => return code,
@@ -540,12 +547,13 @@ pub fn show(args: ShowArgs, choice: &ConfigChoice) -> ExitStatus {
             // Colour only on a terminal, and never under NO_COLOR.
             let color = std::io::IsTerminal::is_terminal(&std::io::stdout())
                 && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-            out.push_str(&crate::show::history(
-                &repo,
-                &resolved,
-                args.max_document_size,
-                color,
-            )?);
+            let (text, timeline) =
+                crate::show::history(&repo, &resolved, args.max_document_size, color)?;
+            if args.format == crate::cli::ShowFormat::Html {
+                // The page stands alone: the cited lines are in its table.
+                return Ok((crate::show_html::page(&resolved, &timeline), shown));
+            }
+            out.push_str(&text);
         }
         Ok((out, shown))
     };

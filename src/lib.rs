@@ -23,6 +23,7 @@ pub(crate) mod progress;
 pub mod report;
 pub mod shard;
 pub(crate) mod show;
+pub(crate) mod show_html;
 pub(crate) mod verify_statement;
 
 pub use pinaudit_core::{check, codes, finding, fingerprint, matcher, record, result, url};

@@ -310,6 +310,51 @@ const FOLLOWED_LINES: usize = 10;
 /// document (a changed file of the commit that removed its line).
 const SEARCHED_BYTES: u64 = 4 << 20;
 
+/// The figure's history as [`history`] followed it, for a renderer that draws it
+/// ([`crate::show_html`]): the same facts the text timeline prints.
+#[derive(Debug, Default)]
+pub(crate) struct Timeline {
+    /// The claimed value, when the target is a claim.
+    pub(crate) value: Option<String>,
+    /// The pin's short commit and the head's.
+    pub(crate) pin: String,
+    pub(crate) head: String,
+    /// The cited document's path.
+    pub(crate) path: String,
+    /// One row per commit, the pin first.
+    pub(crate) rows: Vec<Row>,
+    /// Each followed line at the head: its cited number, where it stands (`None`:
+    /// removed), its pinned text and its text at the head.
+    pub(crate) at_head: Vec<(u32, Option<String>, String, String)>,
+}
+
+/// One commit of a [`Timeline`].
+#[derive(Debug)]
+pub(crate) struct Row {
+    pub(crate) commit: String,
+    pub(crate) date: String,
+    pub(crate) author: String,
+    pub(crate) subject: String,
+    /// The followed lines there.
+    pub(crate) lines: Vec<RowLine>,
+}
+
+/// One followed line in a [`Row`].
+#[derive(Debug)]
+pub(crate) struct RowLine {
+    pub(crate) cited: u32,
+    /// `L5`, `DETAILS.md:L48`; `None` once the line is gone.
+    pub(crate) place: Option<String>,
+    pub(crate) text: String,
+    /// What the line says of the figure (`carries 2.9`, `no longer carries 2.9`…).
+    pub(crate) says: String,
+    /// Whether it still carries the claimed value (claims only).
+    pub(crate) carries: Option<bool>,
+    /// The number the line gives for the figure there: the claimed value while
+    /// it carries it, else the number in its place, when one is.
+    pub(crate) number: Option<String>,
+}
+
 /// A cited line followed from the pin to the head.
 struct Followed {
     /// Its number at the pin.
@@ -332,15 +377,16 @@ pub(crate) fn history(
     r: &Resolved,
     max: u64,
     color: bool,
-) -> Result<String, ShowError> {
+) -> Result<(String, Timeline), ShowError> {
     let t = &r.target;
     let mut out = String::new();
+    let mut tl = Timeline::default();
     let Some(head) = repo.head() else {
         let _ = writeln!(
             out,
             "\nhistory: the default-branch head is not known (run without --offline once)"
         );
-        return Ok(out);
+        return Ok((out, tl));
     };
     let read = |commit: Oid, path: &str| -> Result<Option<SourceText>, ShowError> {
         check_size(repo, commit, path, max)?;
@@ -349,8 +395,11 @@ pub(crate) fn history(
             .map(|b| SourceText::new(&b.bytes)))
     };
     let Some(pinned_doc) = read(git_oid(t), &t.path)? else {
-        return Ok(out);
+        return Ok((out, tl));
     };
+    tl.pin = t.commit.short().to_string();
+    tl.head = head.to_string()[..7].to_string();
+    tl.path = t.path.clone();
     let _ = writeln!(
         out,
         "\nhistory of {} from {} to the head {}:",
@@ -369,6 +418,7 @@ pub(crate) fn history(
         );
     }
     let exp = r.claim.as_ref().and_then(expected);
+    tl.value = exp.as_ref().map(|e| e.value.to_string());
     // A claim follows the line its value stands on (its first cited line when
     // the value is not there); a URL, each cited line (the first few of a
     // long range).
@@ -384,7 +434,7 @@ pub(crate) fn history(
         _ => (first..=last).take(FOLLOWED_LINES).collect(),
     };
     if numbers.is_empty() {
-        return Ok(out);
+        return Ok((out, tl));
     }
     let spanned = last.saturating_sub(first) as usize + 1;
     if exp.is_none() && spanned > FOLLOWED_LINES {
@@ -412,7 +462,7 @@ pub(crate) fn history(
         &followed,
         &current,
         exp.as_ref(),
-        &mut out,
+        (&mut out, &mut tl),
         " (the pin)",
     );
     let mut from = pin;
@@ -467,7 +517,7 @@ pub(crate) fn history(
                         &followed,
                         &current,
                         exp.as_ref(),
-                        &mut out,
+                        (&mut out, &mut tl),
                         "",
                     );
                     from = commit;
@@ -483,7 +533,7 @@ pub(crate) fn history(
                         &followed,
                         &current,
                         exp.as_ref(),
-                        &mut out,
+                        (&mut out, &mut tl),
                         "",
                     );
                 }
@@ -497,7 +547,7 @@ pub(crate) fn history(
                         &followed,
                         &current,
                         exp.as_ref(),
-                        &mut out,
+                        (&mut out, &mut tl),
                         "",
                     );
                     let _ = writeln!(out, "      `{}` removed", esc(&path));
@@ -516,6 +566,12 @@ pub(crate) fn history(
             Some(n) => {
                 let at = place(&path, &t.path, n);
                 let now = current.line(n).unwrap_or("");
+                tl.at_head.push((
+                    f.cited,
+                    Some(at.clone()),
+                    f.pinned.trim().to_string(),
+                    now.trim().to_string(),
+                ));
                 let line = format!(
                     "  L{} is now {at}: {}",
                     f.cited,
@@ -524,6 +580,8 @@ pub(crate) fn history(
                 let _ = writeln!(out, "{}", line.trim_end());
             }
             None => {
+                tl.at_head
+                    .push((f.cited, None, f.pinned.trim().to_string(), String::new()));
                 let _ = writeln!(
                     out,
                     "  L{} was removed (was: {})",
@@ -533,7 +591,7 @@ pub(crate) fn history(
             }
         }
     }
-    Ok(out)
+    Ok((out, tl))
 }
 
 fn esc(s: &str) -> std::borrow::Cow<'_, str> {
@@ -560,11 +618,18 @@ fn row(
     followed: &[Followed],
     doc: &SourceText,
     exp: Option<&matcher::Expected>,
-    out: &mut String,
+    (out, tl): (&mut String, &mut Timeline),
     mark: &str,
 ) {
     let (date, subject) = repo.commit_summary(commit).unwrap_or_default();
     let author = repo.commit_author(commit).unwrap_or_default();
+    let mut row = Row {
+        commit: commit.to_string()[..7].to_string(),
+        date: date.clone(),
+        author: author.clone(),
+        subject: subject.clone(),
+        lines: Vec::new(),
+    };
     let _ = writeln!(
         out,
         "  {} {date} {}: {}{mark}",
@@ -577,9 +642,18 @@ fn row(
     for f in followed {
         let Some(n) = f.line else {
             let _ = writeln!(out, "      L{} is gone", f.cited);
+            row.lines.push(RowLine {
+                cited: f.cited,
+                place: None,
+                text: String::new(),
+                says: "gone".to_string(),
+                carries: None,
+                number: None,
+            });
             continue;
         };
         let text = doc.line(n).unwrap_or("");
+        let (mut carries, mut number) = (None, None);
         let says = match exp {
             Some(e)
                 if document
@@ -587,15 +661,31 @@ fn row(
                     .found
                     .is_some() =>
             {
+                (carries, number) = (Some(true), Some(e.value.to_string()));
                 format!("carries {}", e.value)
             }
-            Some(e) => match crate::check::upstream::value_at_head(&f.pinned, text, e) {
-                Some(now) => format!("no longer carries {}: now {}", e.value, esc(&now)),
-                None => format!("no longer carries {}", e.value),
-            },
+            Some(e) => {
+                carries = Some(false);
+                match crate::check::upstream::value_at_head(&f.pinned, text, e) {
+                    Some(now) => {
+                        let says = format!("no longer carries {}: now {}", e.value, esc(&now));
+                        number = Some(now);
+                        says
+                    }
+                    None => format!("no longer carries {}", e.value),
+                }
+            }
             None if text.trim() == f.pinned.trim() => "as pinned".to_string(),
             None => "edited".to_string(),
         };
+        row.lines.push(RowLine {
+            cited: f.cited,
+            place: Some(place(path, cited_path, n)),
+            text: text.trim().to_string(),
+            says: says.clone(),
+            carries,
+            number,
+        });
         let line = format!(
             "      {} {says}: {}",
             place(path, cited_path, n),
@@ -603,6 +693,7 @@ fn row(
         );
         let _ = writeln!(out, "{}", line.trim_end());
     }
+    tl.rows.push(row);
 }
 
 /// The line of `doc` that carries the figure in the context of its pinned line
@@ -638,13 +729,8 @@ fn refind(doc: &SourceText, pinned: &str, exp: Option<&matcher::Expected>) -> Op
 /// as `{+new+}`, in red and green on a terminal that takes colour.
 pub(crate) fn word_diff(old: &str, new: &str, color: bool) -> String {
     use similar::ChangeTag;
-    let diff = similar::TextDiff::from_words(old, new);
     let mut out = String::new();
-    let mut run: Option<(ChangeTag, String)> = None;
-    let flush = |run: &mut Option<(ChangeTag, String)>, out: &mut String| {
-        let Some((tag, text)) = run.take() else {
-            return;
-        };
+    for (tag, text) in word_changes(old, new) {
         let text = esc(&text).into_owned();
         let (open, close, paint) = match tag {
             ChangeTag::Equal => ("", "", None),
@@ -660,20 +746,21 @@ pub(crate) fn word_diff(old: &str, new: &str, color: bool) -> String {
                 let _ = write!(out, "{open}{text}{close}");
             }
         }
-    };
+    }
+    out
+}
+
+/// `old` against `new` word by word: runs of kept, removed and added text.
+pub(crate) fn word_changes(old: &str, new: &str) -> Vec<(similar::ChangeTag, String)> {
+    let diff = similar::TextDiff::from_words(old, new);
+    let mut runs: Vec<(similar::ChangeTag, String)> = Vec::new();
     for change in diff.iter_all_changes() {
-        let tag = change.tag();
-        let value = change.value();
-        match &mut run {
-            Some((t, text)) if *t == tag => text.push_str(value),
-            _ => {
-                flush(&mut run, &mut out);
-                run = Some((tag, value.to_string()));
-            }
+        match runs.last_mut() {
+            Some((t, text)) if *t == change.tag() => text.push_str(change.value()),
+            _ => runs.push((change.tag(), change.value().to_string())),
         }
     }
-    flush(&mut run, &mut out);
-    out
+    runs
 }
 
 #[cfg(test)]

@@ -140,7 +140,7 @@ pub(crate) fn excerpts(
     out
 }
 
-const STYLE: &str = r#"
+pub(crate) const STYLE: &str = r#"
 :root{--fg:#1b1f24;--muted:#4a5360;--line:#d0d7de;--bg:#ffffff;--band:#f3f5f8}
 *{box-sizing:border-box}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:var(--fg);background:var(--bg)}

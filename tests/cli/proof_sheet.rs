@@ -11,7 +11,7 @@ use crate::common::scratch::Scratch;
 use crate::common::seed::Remote;
 use crate::demo::{copy_dir, repo_root};
 
-fn sel(s: &str) -> Selector {
+pub(crate) fn sel(s: &str) -> Selector {
     Selector::parse(s).expect("a selector")
 }
 
@@ -21,7 +21,7 @@ fn text_of(e: scraper::ElementRef<'_>) -> String {
 
 /// Parses `page`, failing on any parse error; asserts that it is
 /// self-contained and returns it.
-fn parse_self_contained(page: &str) -> Html {
+pub(crate) fn parse_self_contained(page: &str) -> Html {
     let doc = Html::parse_document(page);
     assert!(doc.errors.is_empty(), "parse errors: {:#?}", doc.errors);
     for tag in [

@@ -464,6 +464,62 @@ fn history_of_a_claim_says_whether_each_commit_kept_the_value() {
     assert!(!r.stdout.contains('\u{1b}'), "{:?}", r.stdout);
 }
 
+/// `--history --format html`: one self-contained page, the figure's value per
+/// commit as a chart (a circle while the line carries it, a square after), the
+/// timeline as a table, the word diff as `<del>`/`<ins>`; the repository's text,
+/// a hostile commit subject among it, stays text. The text timeline is unchanged.
+#[test]
+fn history_as_html_draws_the_value_per_commit() {
+    use crate::proof_sheet::{parse_self_contained, sel};
+    let (remote, pinned) = notes_remote();
+    let repo = remote.repo();
+    let edit = repo.commit(
+        &[("notes.md", NOTES.replace("2.9 tok/s", "3.0 tok/s"))],
+        "Re-measure <img src=x> \u{202e}decode",
+        SEED_COMMIT_TIME + DAY,
+    );
+    let work = Scratch::new();
+    notes_claim(&work, &remote, pinned);
+    let r = show(
+        &work,
+        &remote,
+        &["pins/notes.json#decode", "--history", "--format", "html"],
+    );
+    assert_eq!(r.code(), 0, "stderr:\n{}", r.stderr);
+    let doc = parse_self_contained(&r.stdout);
+    assert_eq!(doc.select(&sel("svg")).count(), 1, "{}", r.stdout);
+    // The pin carries the value (a circle), the edit no longer does (a square).
+    assert_eq!(doc.select(&sel("svg circle")).count(), 1, "{}", r.stdout);
+    assert_eq!(doc.select(&sel("svg rect")).count(), 1, "{}", r.stdout);
+    let rows: Vec<String> = doc
+        .select(&sel("tbody tr"))
+        .map(|e| e.text().collect::<String>())
+        .collect();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert!(rows[0].contains("carries 2.9"), "{rows:?}");
+    assert!(
+        rows[1].contains("no longer carries 2.9: now 3.0"),
+        "{rows:?}"
+    );
+    assert!(rows[1].contains(&short(edit)), "{rows:?}");
+    // The hostile subject is text, its bidi control made visible.
+    assert!(rows[1].contains("<img src=x>"), "{rows:?}");
+    assert!(!r.stdout.contains('\u{202e}'));
+    let del: Vec<String> = doc.select(&sel("del")).map(|e| e.inner_html()).collect();
+    let ins: Vec<String> = doc.select(&sel("ins")).map(|e| e.inner_html()).collect();
+    assert_eq!(
+        (del, ins),
+        (vec!["2.9".to_string()], vec!["3.0".to_string()])
+    );
+    // Without --history there is nothing to draw: a usage error.
+    let bare = show(
+        &work,
+        &remote,
+        &["pins/notes.json#decode", "--format", "html"],
+    );
+    assert_eq!(bare.code(), 3, "{}", bare.stderr);
+}
+
 /// The figure's line leaves `notes.md` and the same commit writes it into
 /// `DETAILS.md`: the history follows it there, and on through that file.
 #[test]
