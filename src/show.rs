@@ -505,54 +505,41 @@ pub(crate) fn history(
                 }
             }
             rows += 1;
-            match (moved, next) {
+            // Where the figure went decides what the row reads and where the
+            // walk goes next: on in another file, on here, or to its end.
+            let (moved, gone) = match (moved, next) {
                 (Some((other, doc)), _) => {
                     path = other;
                     current = doc;
-                    row(
-                        repo,
-                        commit,
-                        &path,
-                        &t.path,
-                        &followed,
-                        &current,
-                        exp.as_ref(),
-                        (&mut out, &mut tl),
-                        "",
-                    );
-                    from = commit;
-                    continue 'paths;
+                    (true, false)
                 }
                 (None, Some(doc)) => {
                     current = doc;
-                    row(
-                        repo,
-                        commit,
-                        &path,
-                        &t.path,
-                        &followed,
-                        &current,
-                        exp.as_ref(),
-                        (&mut out, &mut tl),
-                        "",
-                    );
+                    (false, false)
                 }
                 (None, None) => {
                     followed.iter_mut().for_each(|f| f.line = None);
-                    row(
-                        repo,
-                        commit,
-                        &path,
-                        &t.path,
-                        &followed,
-                        &current,
-                        exp.as_ref(),
-                        (&mut out, &mut tl),
-                        "",
-                    );
-                    let _ = writeln!(out, "      `{}` removed", esc(&path));
-                    break 'paths;
+                    (false, true)
                 }
+            };
+            row(
+                repo,
+                commit,
+                &path,
+                &t.path,
+                &followed,
+                &current,
+                exp.as_ref(),
+                (&mut out, &mut tl),
+                "",
+            );
+            if moved {
+                from = commit;
+                continue 'paths;
+            }
+            if gone {
+                let _ = writeln!(out, "      `{}` removed", esc(&path));
+                break 'paths;
             }
         }
         break;
