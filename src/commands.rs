@@ -617,12 +617,15 @@ fn fix(args: &AuditArgs, eff: &Effective, opts: &Options) {
             Ok(changes) => {
                 let before = fixed;
                 for c in changes {
-                    if c.starts_with("cannot pin") {
-                        left += 1;
-                        note(&format!("left as written: {c}"));
-                    } else {
-                        fixed += 1;
-                        note(&format!("fixed: {c}"));
+                    match c {
+                        crate::pin::Fix::Left(c) => {
+                            left += 1;
+                            note(&format!("left as written: {c}"));
+                        }
+                        crate::pin::Fix::Pinned(c) => {
+                            fixed += 1;
+                            note(&format!("fixed: {c}"));
+                        }
                     }
                 }
                 files += usize::from(fixed > before);

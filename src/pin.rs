@@ -548,11 +548,19 @@ pub(crate) fn add_to(into: &Path, outcome: &Outcome) -> Result<String, PinError>
 /// `audit --fix`: rewrites every unpinned URL of the pin file `file` (a branch,
 /// tag or short id where a full commit belongs) to the commit it names now, in
 /// place. Returns one line per change. Record documents are never rewritten.
+/// What `audit --fix` did to one entry of a pin file, or why it left it.
+pub(crate) enum Fix {
+    /// A moving revision replaced by its commit.
+    Pinned(String),
+    /// A moving revision it could not resolve, left as written.
+    Left(String),
+}
+
 pub(crate) fn fix_pin_file(
     cache: &GitCache,
     file: &Path,
     plan: &SyncPlan,
-) -> Result<Vec<String>, PinError> {
+) -> Result<Vec<Fix>, PinError> {
     refuse_symlink(file)?;
     let text = std::fs::read_to_string(file).map_err(|e| {
         input(
@@ -569,7 +577,7 @@ pub(crate) fn fix_pin_file(
     let mut changes = Vec::new();
     // Each moving revision is resolved once, however many entries name it.
     let mut resolved: std::collections::HashMap<String, Option<Pinned>> = Default::default();
-    let mut pin_url = |u: &str, changes: &mut Vec<String>| -> Option<Pinned> {
+    let mut pin_url = |u: &str, changes: &mut Vec<Fix>| -> Option<Pinned> {
         let parsed = forge_url::parse(u).ok()?;
         if parsed.is_pinned() || parsed.revision.is_none() {
             return None;
@@ -580,7 +588,10 @@ pub(crate) fn fix_pin_file(
             .or_insert_with(|| match resolve(cache, u, plan) {
                 Ok((p, _)) => Some(p),
                 Err(e) => {
-                    changes.push(format!("cannot pin `{}`: {e}", crate::fetch::redact(u)));
+                    changes.push(Fix::Left(format!(
+                        "cannot pin `{}`: {e}",
+                        crate::fetch::redact(u)
+                    )));
                     None
                 }
             })
@@ -610,13 +621,13 @@ pub(crate) fn fix_pin_file(
                 .and_then(Value::as_str)
                 .unwrap_or("?")
                 .to_string();
-            changes.push(format!(
+            changes.push(Fix::Pinned(format!(
                 "{}: {key} `{what}`: `{}` -> `{}` ({} names it now)",
                 file.display(),
                 crate::fetch::redact(&u),
                 crate::fetch::redact(&new),
                 p.was
-            ));
+            )));
             e["url"] = Value::String(new);
             // A source's own revision follows its URL when it named the same ref.
             if key == "sources" && e.get("revision").and_then(Value::as_str) == Some(p.was.as_str())
@@ -625,7 +636,7 @@ pub(crate) fn fix_pin_file(
             }
         }
     }
-    if changes.iter().any(|c| !c.starts_with("cannot pin")) {
+    if changes.iter().any(|c| matches!(c, Fix::Pinned(_))) {
         let mut out = serde_json::to_string_pretty(&v).unwrap_or_default();
         out.push('\n');
         write_whole(file, &out)?;
@@ -672,7 +683,7 @@ fn fix_source_revision(
     plan: &SyncPlan,
     file: &Path,
     e: &mut Value,
-    changes: &mut Vec<String>,
+    changes: &mut Vec<Fix>,
 ) {
     let Some(rev) = e
         .get("revision")
@@ -714,13 +725,13 @@ fn fix_source_revision(
     });
     match resolved {
         Ok(oid) => {
-            changes.push(format!(
+            changes.push(Fix::Pinned(format!(
                 "{}: sources `{id}`: revision `{rev}` -> `{oid}` ({rev} names it now)",
                 file.display()
-            ));
+            )));
             e["revision"] = Value::String(oid.to_string());
         }
-        Err(err) => changes.push(format!("cannot pin source `{id}`: {err}")),
+        Err(err) => changes.push(Fix::Left(format!("cannot pin source `{id}`: {err}"))),
     }
 }
 
