@@ -45,7 +45,6 @@ pub(crate) fn out(text: &str) {
 /// Also installs the `--resolve` pins: both say where connections go, and every
 /// command that connects reads its rules here first.
 fn rewrites(f: &FetchSettings) -> Result<Vec<crate::fetch::Rewrite>, ExitStatus> {
-    crate::net::set_pins(f.resolve.clone());
     f.rewrite
         .value
         .iter()

@@ -110,6 +110,7 @@ pub(crate) fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
         max_size: opts.max_web_document_size,
         allow_local: plan.allow_local,
         deadline: plan.sync.deadline,
+        network: plan.sync.network.clone(),
     };
     let mut providers = provider::register(provider::Setup {
         cache: opts.cache.clone(),

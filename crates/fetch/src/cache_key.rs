@@ -19,6 +19,11 @@
 //!   is refused.
 //! - failing both, a key of this run alone, with a warning: nothing remembered
 //!   in earlier runs is trusted, and nothing remembered now will be next time.
+//!
+//! The key is worked out once per process ([`current`]): it is the user's (the
+//! environment's or the key file's), the same for every command, and the key
+//! file is read (or created) once. [`set`] lets a program that uses the cache in
+//! process choose the key instead.
 
 use std::fs;
 use std::io::{Read, Write};

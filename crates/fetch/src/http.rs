@@ -483,7 +483,7 @@ fn build(budget: &Budget) -> Result<Inner, String> {
     let mut builder = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(budget.connect)
-        .dns_resolver(crate::net::Resolver::new(budget.public_only));
+        .dns_resolver(budget.network.resolver(budget.public_only));
     for cert in super::tls::extra_roots() {
         builder = builder.add_root_certificate(cert);
     }

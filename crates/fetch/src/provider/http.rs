@@ -55,6 +55,8 @@ pub struct WebOptions {
     pub allow_local: bool,
     /// Longest time the whole web-document phase may take (`--deadline`).
     pub deadline: Duration,
+    /// Where connections go: the command's `--resolve` pins.
+    pub network: crate::net::Network,
 }
 
 /// Why a document was not fetched when the phase's deadline came.
@@ -257,7 +259,7 @@ fn client(opts: &WebOptions, ends: Instant) -> Result<ClientWithMiddleware, Stri
         .redirect(redirects)
         // Names that resolve to loopback, private or metadata addresses are
         // refused on the addresses reqwest connects to (`crate::net`).
-        .dns_resolver(crate::net::Resolver::new(!opts.allow_local))
+        .dns_resolver(opts.network.resolver(!opts.allow_local))
         .build()
         .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
     let policy = ExponentialBackoff::builder()
