@@ -52,6 +52,7 @@ use super::hash::BlobHashCache;
 use super::repo::{CachedRepo, HEAD_REF, OTHER_NS, PINNED_NS};
 use super::transport::register as register_git_transport;
 use super::url::{cache_relpath, redact, LOCK_SUFFIX};
+use crate::NetworkCause;
 
 /// Refspecs of the mirror: every branch and tag, forced, under the same name.
 const MIRROR_SPECS: [&str; 2] = ["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"];
@@ -525,13 +526,10 @@ fn retry_loop(
         let mut session = Session::new(repo, fetch_url, budget);
         session.auth.progress = progress.clone().map(|bar| (bar, session.shown_url.clone()));
         match session.run(wanted, opts) {
-            Err(FetchError::Network { reason, .. })
-                if tries < NETWORK_RETRIES
-                    && !reason.contains("timed out")
-                    && !reason.contains("budget")
-                    && !reason.contains(crate::net::REFUSED_MARK)
-                    && std::time::Instant::now() + wait < budget.deadline =>
-            {
+            Err(FetchError::Network {
+                cause: NetworkCause::Unreachable,
+                ..
+            }) if tries < NETWORK_RETRIES && std::time::Instant::now() + wait < budget.deadline => {
                 tries += 1;
                 std::thread::sleep(wait);
                 wait *= 2;
@@ -1378,6 +1376,7 @@ impl<'r> Session<'r> {
             return FetchError::Network {
                 url: self.shown_url.clone(),
                 reason,
+                cause: NetworkCause::Limit,
             };
         }
         // A full disk or a permission problem in the cache is not the network's.

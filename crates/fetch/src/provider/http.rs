@@ -275,9 +275,14 @@ fn client(opts: &WebOptions, ends: Instant) -> Result<ClientWithMiddleware, Stri
 }
 
 fn network(url: &str, reason: impl Into<String>) -> FetchError {
+    failed(url, reason, crate::NetworkCause::Unreachable)
+}
+
+fn failed(url: &str, reason: impl Into<String>, cause: crate::NetworkCause) -> FetchError {
     FetchError::Network {
         url: pinaudit_core::url::redact(url),
         reason: reason.into(),
+        cause,
     }
 }
 
@@ -375,12 +380,13 @@ async fn fetch_one(
 }
 
 fn too_big(url: &str, max: u64) -> FetchError {
-    network(
+    failed(
         url,
         format!(
             "the document is larger than `{}` (raise --max-document-size)",
             crate::progress::human_bytes(max)
         ),
+        crate::NetworkCause::Limit,
     )
 }
 
@@ -492,7 +498,13 @@ pub(crate) fn fetch_all(
                             fetch_one(&client, &url, &opts, bar.as_deref()),
                         )
                         .await
-                        .unwrap_or_else(|_| Err(network(&url, past_deadline(opts.deadline))));
+                        .unwrap_or_else(|_| {
+                            Err(failed(
+                                &url,
+                                past_deadline(opts.deadline),
+                                crate::NetworkCause::Limit,
+                            ))
+                        });
                         if let Some(bar) = bar {
                             bar.finish();
                         }
