@@ -578,7 +578,7 @@ pub fn verify_statement(args: VerifyStatementArgs, choice: &ConfigChoice) -> Exi
         }
         Err(e) => {
             error(
-                &e,
+                &e.to_string(),
                 Some("give a statement written by `pinaudit audit --format in-toto`"),
             );
             ExitStatus::Incomplete
