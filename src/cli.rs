@@ -410,7 +410,7 @@ pub struct ExplainArgs {
 }
 
 /// A size in bytes: a number, optionally with `K`, `M` or `G` (powers of 1024).
-fn parse_size(s: &str) -> Result<u64, String> {
+fn parse_size(s: &str) -> Result<u64, SizeError> {
     let t = s.trim();
     let (digits, unit) = match t.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
         Some((i, _)) => t.split_at(i),
@@ -418,17 +418,33 @@ fn parse_size(s: &str) -> Result<u64, String> {
     };
     let n: u64 = digits
         .parse()
-        .map_err(|_| format!("`{s}` is not a size (e.g. `50M`, `1048576`)"))?;
+        .map_err(|_| SizeError::NotASize(s.to_string()))?;
     let scale: u64 = match unit.to_ascii_uppercase().trim_end_matches(['B', 'I']) {
         "" => 1,
         "K" => 1 << 10,
         "M" => 1 << 20,
         "G" => 1 << 30,
-        _ => return Err(format!("`{s}`: unknown size unit `{unit}` (use K, M or G)")),
+        _ => {
+            return Err(SizeError::UnknownUnit {
+                size: s.to_string(),
+                unit: unit.to_string(),
+            })
+        }
     };
     n.checked_mul(scale)
         .filter(|&b| b > 0)
-        .ok_or_else(|| format!("`{s}` is not a usable size"))
+        .ok_or_else(|| SizeError::Unusable(s.to_string()))
+}
+
+/// Why a `SIZE` argument can't be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum SizeError {
+    #[error("`{0}` is not a size (e.g. `50M`, `1048576`)")]
+    NotASize(String),
+    #[error("`{size}`: unknown size unit `{unit}` (use K, M or G)")]
+    UnknownUnit { size: String, unit: String },
+    #[error("`{0}` is not a usable size")]
+    Unusable(String),
 }
 
 #[cfg(test)]

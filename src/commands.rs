@@ -16,6 +16,7 @@ use crate::finding::Code;
 use crate::report::escape::terminal_lines;
 use crate::report::{self, Format};
 use crate::result::AuditResult;
+use crate::sources::SyncPlan;
 use crate::{explain, input, record};
 
 /// Prints an error the way every pinaudit message looks: `error: …` then `hint: …`.
@@ -44,7 +45,6 @@ pub(crate) fn out(text: &str) {
 /// Also installs the `--resolve` pins: both say where connections go, and every
 /// command that connects reads its rules here first.
 fn rewrites(f: &FetchSettings) -> Result<Vec<crate::fetch::Rewrite>, ExitStatus> {
-    crate::net::set_pins(f.resolve.clone());
     f.rewrite
         .value
         .iter()
@@ -158,9 +158,10 @@ fn audit_options(args: &AuditArgs, eff: &Effective) -> Result<Options, ExitStatu
         },
         None => None,
     };
+    let jobs = eff.jobs.value.map_or_else(audit::default_jobs, usize::from);
     Ok(Options {
-        offline: fetch.offline,
-        rewrites,
+        cache: fetch.cache.value.clone(),
+        plan: fetch.sync_plan(rewrites, jobs, !args.quiet),
         no_upstream: args.no_upstream,
         manifests: args.manifests,
         max_document_size: args
@@ -169,10 +170,6 @@ fn audit_options(args: &AuditArgs, eff: &Effective) -> Result<Options, ExitStatu
         max_web_document_size: args
             .max_document_size
             .unwrap_or(crate::provider::http::DEFAULT_MAX_SIZE),
-        jobs: eff.jobs.value.map_or_else(audit::default_jobs, usize::from),
-        allow_local: fetch.allow_local,
-        timeout: std::time::Duration::from_secs(fetch.timeout.value),
-        progress: !args.quiet,
         shard: args.shard,
         policy: audit::Policy {
             baseline,
@@ -184,11 +181,6 @@ fn audit_options(args: &AuditArgs, eff: &Effective) -> Result<Options, ExitStatu
             no_ignore: args.no_ignore,
             only,
         },
-        deadline: std::time::Duration::from_secs(fetch.deadline.value),
-        max_fetch_bytes: fetch.max_fetch_mib.value << 20,
-        max_fetch_objects: fetch.max_fetch_objects.value,
-        max_ref_bytes: fetch.max_refs_mib.value << 20,
-        ..Options::new(&fetch.cache.value)
     })
 }
 
@@ -586,7 +578,7 @@ pub fn verify_statement(args: VerifyStatementArgs, choice: &ConfigChoice) -> Exi
         }
         Err(e) => {
             error(
-                &e,
+                &e.to_string(),
                 Some("give a statement written by `pinaudit audit --format in-toto`"),
             );
             ExitStatus::Incomplete
@@ -599,7 +591,10 @@ pub fn verify_statement(args: VerifyStatementArgs, choice: &ConfigChoice) -> Exi
 fn fix(args: &AuditArgs, eff: &Effective, opts: &Options) {
     let collected = input::collect(&eff.inputs.value, &opts.walk);
     let cache = crate::fetch::GitCache::new(&eff.fetch.cache.value);
-    let plan = eff.fetch.sync_plan(opts.rewrites.clone(), 1, !args.quiet);
+    let plan = SyncPlan {
+        jobs: 1,
+        ..opts.plan.clone()
+    };
     let (mut fixed, mut files, mut left) = (0, 0, 0);
     for file in collected.files.iter().map(|(f, _)| f) {
         let is_json = file

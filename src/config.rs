@@ -532,6 +532,7 @@ impl FetchSettings {
                 max_fetch_bytes: self.max_fetch_mib.value << 20,
                 max_fetch_objects: self.max_fetch_objects.value,
                 max_ref_bytes: self.max_refs_mib.value << 20,
+                network: crate::net::Network::new(self.resolve.clone()),
                 ..crate::fetch::SyncOptions::default()
             },
             jobs,

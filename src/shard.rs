@@ -24,11 +24,9 @@ pub(crate) struct Shard {
 }
 
 impl Shard {
-    pub(crate) fn new(k: u32, n: u32) -> Result<Shard, String> {
+    pub(crate) fn new(k: u32, n: u32) -> Result<Shard, ShardError> {
         if n == 0 || k == 0 || k > n {
-            return Err(format!(
-                "shard `{k}/{n}` does not exist: K counts from 1 to N"
-            ));
+            return Err(ShardError::NoSuchShard { k, n });
         }
         Ok(Shard { k, n })
     }
@@ -44,17 +42,21 @@ impl Shard {
     }
 }
 
+/// Why `--shard K/N` names no shard.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum ShardError {
+    #[error("`{0}` is not K/N (e.g. `1/4`)")]
+    NotKOfN(String),
+    #[error("shard `{k}/{n}` does not exist: K counts from 1 to N")]
+    NoSuchShard { k: u32, n: u32 },
+}
+
 impl FromStr for Shard {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Shard, String> {
-        let (k, n) = s
-            .split_once('/')
-            .ok_or_else(|| format!("`{s}` is not K/N (e.g. `1/4`)"))?;
-        let num = |x: &str| {
-            x.trim()
-                .parse::<u32>()
-                .map_err(|_| format!("`{s}` is not K/N (e.g. `1/4`)"))
-        };
+    type Err = ShardError;
+    fn from_str(s: &str) -> Result<Shard, ShardError> {
+        let not = || ShardError::NotKOfN(s.to_string());
+        let (k, n) = s.split_once('/').ok_or_else(not)?;
+        let num = |x: &str| x.trim().parse::<u32>().map_err(|_| not());
         Shard::new(num(k)?, num(n)?)
     }
 }

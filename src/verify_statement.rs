@@ -25,23 +25,46 @@ pub(crate) enum Check {
     Unchecked(String),
 }
 
+/// Why a file is not a statement this command can check.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum StatementError {
+    #[error("cannot read `{}`: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("`{}` is not a pinaudit in-toto statement: {source}", path.display())]
+    NotAStatement {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    /// Another kind of statement (its type and predicate type, made inert for
+    /// a terminal).
+    #[error("`{}` is a `{kind}` statement with predicate `{predicate}`; expected `{STATEMENT_TYPE}` with `{PREDICATE_TYPE}`", path.display())]
+    OtherKind {
+        path: PathBuf,
+        kind: String,
+        predicate: String,
+    },
+}
+
 /// Reads and checks a statement's envelope; the error says why it is not one.
-pub(crate) fn read(path: &Path) -> Result<Statement, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-    let st: Statement = serde_json::from_str(&text).map_err(|e| {
-        format!(
-            "`{}` is not a pinaudit in-toto statement: {e}",
-            path.display()
-        )
+pub(crate) fn read(path: &Path) -> Result<Statement, StatementError> {
+    let text = std::fs::read_to_string(path).map_err(|source| StatementError::Read {
+        path: path.to_path_buf(),
+        source,
     })?;
+    let st: Statement =
+        serde_json::from_str(&text).map_err(|source| StatementError::NotAStatement {
+            path: path.to_path_buf(),
+            source,
+        })?;
     if st.type_ != STATEMENT_TYPE || st.predicate_type != PREDICATE_TYPE {
-        return Err(format!(
-            "`{}` is a `{}` statement with predicate `{}`; expected `{STATEMENT_TYPE}` with `{PREDICATE_TYPE}`",
-            path.display(),
-            crate::report::escape::terminal(&st.type_),
-            crate::report::escape::terminal(&st.predicate_type),
-        ));
+        return Err(StatementError::OtherKind {
+            path: path.to_path_buf(),
+            kind: crate::report::escape::terminal(&st.type_).to_string(),
+            predicate: crate::report::escape::terminal(&st.predicate_type).to_string(),
+        });
     }
     Ok(st)
 }
@@ -188,7 +211,7 @@ pub(crate) fn run(
     paths: &[PathBuf],
     cache: &Path,
     allow_local: bool,
-) -> Result<(String, ExitStatus), String> {
+) -> Result<(String, ExitStatus), StatementError> {
     let st = read(statement)?;
     let cache = GitCache::new(cache);
     let mut checks = record_checks(&st, paths);

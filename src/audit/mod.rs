@@ -10,10 +10,8 @@ mod stages;
 pub use policy::{Ignore, Policy};
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 pub use crate::exit::ExitStatus;
-use crate::fetch::{Rewrite, SyncOptions};
 use crate::finding::Severity;
 use crate::provider::http::WebOptions;
 use crate::provider::{self, Router};
@@ -21,11 +19,14 @@ use crate::result::AuditResult;
 use crate::sources::SyncPlan;
 
 /// What `audit` was asked to do, beyond the inputs.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub(crate) struct Options {
     pub(crate) cache: PathBuf,
-    pub(crate) offline: bool,
-    pub(crate) rewrites: Vec<Rewrite>,
+    /// How remotes are reached, held once: rewrites, `--offline`, timeouts, the
+    /// budgets of each sync, `--jobs`, `--allow-local`, and the progress
+    /// observer (`None`: no progress is drawn). Web fetching reads the same
+    /// values.
+    pub(crate) plan: SyncPlan,
     pub(crate) no_upstream: bool,
     /// Verify checksum manifests at each cited revision (`--manifests`).
     pub(crate) manifests: bool,
@@ -35,52 +36,12 @@ pub(crate) struct Options {
     /// The largest web document read, in bytes (`--max-document-size` too, with
     /// a smaller default: web documents are still read whole).
     pub(crate) max_web_document_size: u64,
-    pub(crate) jobs: usize,
-    pub(crate) allow_local: bool,
-    /// Network timeout: the longest wait for a connection or for any answer.
-    pub(crate) timeout: Duration,
-    /// Show a progress bar (only ever on a terminal).
-    pub(crate) progress: bool,
     /// Audit only the records of this shard (`--shard K/N`).
     pub(crate) shard: Option<crate::shard::Shard>,
     /// Severity overrides, ignores and baseline, applied as the audit finishes.
     pub(crate) policy: Policy,
     /// How input directories are walked.
     pub(crate) walk: crate::input::WalkOptions,
-    /// Longest time one repository's sync may take in all.
-    pub(crate) deadline: Duration,
-    /// Most bytes one repository's sync may receive.
-    pub(crate) max_fetch_bytes: u64,
-    /// Most objects one repository's sync may receive.
-    pub(crate) max_fetch_objects: u64,
-    /// Most bytes a git:// ref advertisement may take.
-    pub(crate) max_ref_bytes: u64,
-}
-
-impl Options {
-    /// Defaults for a cache directory: network on, upstream checks on.
-    pub(crate) fn new(cache: impl Into<PathBuf>) -> Options {
-        Options {
-            cache: cache.into(),
-            offline: false,
-            rewrites: Vec::new(),
-            no_upstream: false,
-            manifests: false,
-            max_document_size: crate::provider::git::DEFAULT_MAX_SIZE,
-            max_web_document_size: crate::provider::http::DEFAULT_MAX_SIZE,
-            jobs: default_jobs(),
-            allow_local: false,
-            timeout: Duration::from_secs(60),
-            progress: false,
-            shard: None,
-            policy: Policy::default(),
-            walk: crate::input::WalkOptions::default(),
-            deadline: crate::fetch::DEFAULT_DEADLINE,
-            max_fetch_bytes: crate::fetch::DEFAULT_MAX_FETCH_BYTES,
-            max_fetch_objects: crate::fetch::DEFAULT_MAX_FETCH_OBJECTS,
-            max_ref_bytes: crate::fetch::DEFAULT_MAX_REF_BYTES,
-        }
-    }
 }
 
 /// Concurrent repositories by default: fetching waits on the network more than on
@@ -141,37 +102,22 @@ pub(crate) fn timestamp() -> String {
 /// Runs the audit over input paths, with the registered providers (the git
 /// cache, the web).
 pub(crate) fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
-    let progress = crate::progress::terminal(opts.progress);
-    let plan = SyncPlan {
-        rewrites: opts.rewrites.clone(),
-        sync: SyncOptions {
-            offline: opts.offline,
-            connect_timeout: opts.timeout.min(std::time::Duration::from_secs(30)),
-            timeout: opts.timeout,
-            deadline: opts.deadline,
-            max_fetch_bytes: opts.max_fetch_bytes,
-            max_fetch_objects: opts.max_fetch_objects,
-            max_ref_bytes: opts.max_ref_bytes,
-            ..SyncOptions::default()
-        },
-        jobs: opts.jobs,
-        allow_local: opts.allow_local,
-        progress: progress.clone(),
-    };
+    let plan = &opts.plan;
     let web = WebOptions {
         cache: opts.cache.clone(),
-        offline: opts.offline,
-        timeout: opts.timeout,
+        offline: plan.sync.offline,
+        timeout: plan.sync.timeout,
         max_size: opts.max_web_document_size,
-        allow_local: opts.allow_local,
-        deadline: opts.deadline,
+        allow_local: plan.allow_local,
+        deadline: plan.sync.deadline,
+        network: plan.sync.network.clone(),
     };
     let mut providers = provider::register(provider::Setup {
         cache: opts.cache.clone(),
-        plan,
+        plan: plan.clone(),
         max_document_size: opts.max_document_size,
         web,
-        progress,
+        progress: plan.progress.clone(),
     });
     run_with(paths, opts, &mut providers)
 }
@@ -179,7 +125,7 @@ pub(crate) fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
 /// Runs the audit with any providers: load, plan, prefetch, check, finish.
 pub(crate) fn run_with(paths: &[PathBuf], opts: &Options, provider: &mut Router) -> AuditResult {
     // Reading pin files, fingerprints and the report use at most `--jobs` workers.
-    crate::par::limit(opts.jobs);
+    crate::par::limit(opts.plan.jobs);
     let mut loaded = stages::load(paths, &opts.walk);
     if let Some(shard) = opts.shard {
         // Before planning, so that no other shard's repository is fetched.
@@ -189,7 +135,7 @@ pub(crate) fn run_with(paths: &[PathBuf], opts: &Options, provider: &mut Router)
             .retain(|f| shard.holds_key(&format!("file:{}", f.file.as_deref().unwrap_or(""))));
         rest.unreadable_input = !rest.orphan_findings.is_empty();
     }
-    let planned = stages::plan(loaded.records, opts.allow_local);
+    let planned = stages::plan(loaded.records, opts.plan.allow_local);
     stages::prefetch(&planned, provider);
     let records = stages::check(planned, provider, opts);
     let mut result = stages::finish(loaded.rest, records, provider);

@@ -219,14 +219,17 @@ pub(crate) fn check(planned: Vec<Planned>, provider: &Router, opts: &Options) ->
     let documents: usize = planned.iter().map(|p| p.sources.len()).sum();
     // Offline, checking reads only the cache and is over at once: no bar, as for
     // fetching.
-    let bar = crate::progress::checking(documents as u64, opts.progress && !opts.offline);
+    let bar = crate::progress::checking(
+        documents as u64,
+        opts.plan.progress.is_some() && !opts.plan.sync.offline,
+    );
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     // A manifest is judged once per revision, by the first record that cites it:
     // with --manifests, records are checked in input order on one thread.
     let workers = if opts.manifests {
         1
     } else {
-        opts.jobs.min(cores).min(planned.len())
+        opts.plan.jobs.min(cores).min(planned.len())
     };
     let forks: Option<Vec<Router>> = if workers > 1 {
         (0..workers).map(|_| provider.fork()).collect()

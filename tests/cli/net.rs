@@ -641,7 +641,7 @@ fn a_git_protocol_name_resolving_to_loopback_is_refused() {
         .next()
         .and_then(|p| p.trim_end_matches('/').parse().ok())
         .expect("a port");
-    pinaudit::net::set_pins(vec![format!("gitforge.test:{port}:127.0.0.1")
+    let network = pinaudit::net::Network::new(vec![format!("gitforge.test:{port}:127.0.0.1")
         .parse()
         .expect("a pin")]);
     let url = format!("git://gitforge.test:{port}/acme/bench.git");
@@ -650,6 +650,7 @@ fn a_git_protocol_name_resolving_to_loopback_is_refused() {
     let cache = GitCache::new(ws.path());
     let public_only = SyncOptions {
         public_only: true,
+        network: network.clone(),
         ..SyncOptions::default()
     };
     let err = cache
@@ -659,7 +660,15 @@ fn a_git_protocol_name_resolving_to_loopback_is_refused() {
     assert!(err.to_string().contains("not a public host"), "{err}");
     assert!(!cache.repo_path(&url).exists());
     let report = cache
-        .sync(&url, &url, &[commit], &SyncOptions::default())
+        .sync(
+            &url,
+            &url,
+            &[commit],
+            &SyncOptions {
+                network,
+                ..SyncOptions::default()
+            },
+        )
         .expect("allowed");
     assert!(report.is_present(commit));
 }

@@ -34,6 +34,8 @@ pub enum FetchError {
         url: String,
         /// What failed.
         reason: String,
+        /// Why, as the advice and the retries go by it.
+        cause: NetworkCause,
     },
     /// The remote asked for credentials and none (or no valid ones) were
     /// available. GitHub answers this way for private repositories *and* for
@@ -113,6 +115,26 @@ pub enum FetchError {
     },
 }
 
+/// Why the network failed: decided where the failure is made (a limit of the
+/// sync tripping) or where libgit2's or reqwest's message first comes in, so
+/// nothing after reads the words of a reason to know what happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NetworkCause {
+    /// The remote could not be reached or stopped answering (refused, reset,
+    /// DNS, TLS, HTTP 5xx): worth a retry.
+    Unreachable,
+    /// No answer within `--timeout`: a retry would wait as long again.
+    TimedOut,
+    /// A limit of the run cut it off (`--deadline`, `--max-fetch-mib`,
+    /// `--max-fetch-objects`, `--max-refs-mib`, `--max-document-size`): the
+    /// reason names the flag that raises it.
+    Limit,
+    /// The host leads to this machine or its network and was refused before
+    /// any connection ([`REFUSED_MARK`]).
+    Refused,
+}
+
 /// The words of a network refusal of a host that leads to this machine or its
 /// network: the resolver and the source planner both say it, and [`FetchError::hint`]
 /// recognises it.
@@ -146,15 +168,17 @@ impl FetchError {
                  elsewhere configure a git credential helper"
                     .to_string(),
             ),
-            FetchError::Network { reason, .. }
-                if reason.contains("--deadline") || reason.contains("--max-") =>
-            {
-                Some(
-                    "the server sent too much or too slowly; if you trust it, raise the limit named above"
-                        .to_string(),
-                )
-            }
-            FetchError::Network { reason, .. } if reason.contains(REFUSED_MARK) => Some(
+            FetchError::Network {
+                cause: NetworkCause::Limit,
+                ..
+            } => Some(
+                "the server sent too much or too slowly; if you trust it, raise the limit named above"
+                    .to_string(),
+            ),
+            FetchError::Network {
+                cause: NetworkCause::Refused,
+                ..
+            } => Some(
                 "the host leads to this machine or its network; pass --allow-local only if you trust the record"
                     .to_string(),
             ),
@@ -224,7 +248,7 @@ pub fn local_io_kind(message: &str) -> Option<std::io::ErrorKind> {
 pub fn describe(e: &FetchError, remote: &str) -> String {
     let (url, reason) = match e {
         FetchError::RepositoryMissing { url, reason }
-        | FetchError::Network { url, reason }
+        | FetchError::Network { url, reason, .. }
         | FetchError::Authentication { url, reason }
         | FetchError::Git { url, reason } => (url, reason),
         FetchError::NotCached { .. } => return "not in cache".to_string(),
@@ -284,5 +308,26 @@ mod tests {
         assert!(damaged.to_string().starts_with("cache damaged:"));
         assert!(damaged.is_unavailable());
         assert!(!damaged.hint().unwrap_or_default().contains("delete"));
+    }
+
+    /// The advice goes by the cause, never by the words of the reason.
+    #[test]
+    fn network_advice_goes_by_the_cause() {
+        let failed = |reason: &str, cause| FetchError::Network {
+            url: "git://h/x".into(),
+            reason: reason.into(),
+            cause,
+        };
+        let limit = failed("the server sent more data (raise it)", NetworkCause::Limit);
+        assert!(limit.hint().unwrap_or_default().contains("raise the limit"));
+        let refused = failed("host `h` refused", NetworkCause::Refused);
+        assert!(refused.hint().unwrap_or_default().contains("--allow-local"));
+        // Words that look like a limit do not make one.
+        let down = failed("see --deadline in the docs", NetworkCause::Unreachable);
+        assert!(down
+            .hint()
+            .unwrap_or_default()
+            .contains("check the network"));
+        assert!(down.is_unavailable() && limit.is_unavailable());
     }
 }

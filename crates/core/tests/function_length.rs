@@ -1,5 +1,6 @@
-//! No function of the core crate is longer than 100 lines, outside tests and the
-//! matcher's tables (state machines whose arms read as one table).
+//! No function of the core crate or of the fetch crate is longer than 100
+//! lines, outside tests and the matcher's tables (state machines whose arms
+//! read as one table).
 //!
 //! A function's length is the lines from its `fn` line to its closing brace;
 //! comments, strings and character literals are blanked before braces are
@@ -22,6 +23,14 @@ const ALLOWED: &[&str] = &[
     "matcher.rs::scan_at",
     // Another change rewords its findings; split after it lands.
     "check/upstream.rs::report",
+];
+
+/// The same for the fetch crate (`crates/fetch/src`).
+const FETCH_ALLOWED: &[&str] = &[
+    // Not split yet: the sync engine, being rewritten to stream its results.
+    "sources.rs::sync_all_with",
+    // Not split yet: the web documents' fetch loop.
+    "provider/http.rs::fetch_all",
 ];
 
 /// The text with comments, strings and character literals replaced by spaces,
@@ -225,17 +234,17 @@ fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
-#[test]
-fn no_function_over_100_lines() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+/// Fails on a function of `src` over [`LIMIT`] lines not in `allowed`, and
+/// on an entry of `allowed` that is no longer long.
+fn hold_to_the_limit(src: &Path, allowed: &[&str]) {
     let mut files = Vec::new();
-    walk(&src, &mut files);
+    walk(src, &mut files);
     let mut long = Vec::new();
     let mut seen = Vec::new();
     for file in &files {
         let text = std::fs::read_to_string(file).expect("read");
         let rel = file
-            .strip_prefix(&src)
+            .strip_prefix(src)
             .expect("under src")
             .to_string_lossy()
             .replace('\\', "/");
@@ -244,7 +253,7 @@ fn no_function_over_100_lines() {
             if length <= LIMIT {
                 continue;
             }
-            if ALLOWED.contains(&id.as_str()) {
+            if allowed.contains(&id.as_str()) {
                 seen.push(id);
             } else {
                 long.push(format!("{rel}:{line} `{name}` is {length} lines"));
@@ -253,17 +262,29 @@ fn no_function_over_100_lines() {
     }
     assert!(
         long.is_empty(),
-        "functions over {LIMIT} lines (split them):\n{}",
+        "functions over {LIMIT} lines in `{}` (split them):\n{}",
+        src.display(),
         long.join("\n")
     );
-    let stale: Vec<&&str> = ALLOWED
+    let stale: Vec<&&str> = allowed
         .iter()
         .filter(|a| !seen.iter().any(|s| s == **a))
         .collect();
     assert!(
         stale.is_empty(),
-        "allowed but no longer long (drop them from ALLOWED): {stale:?}"
+        "allowed but no longer long (drop them from the list): {stale:?}"
     );
+}
+
+#[test]
+fn no_function_over_100_lines() {
+    hold_to_the_limit(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), ALLOWED);
+}
+
+#[test]
+fn no_function_of_the_fetch_crate_over_100_lines() {
+    let fetch = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fetch/src");
+    hold_to_the_limit(&fetch, FETCH_ALLOWED);
 }
 
 #[test]

@@ -22,7 +22,7 @@
 //!
 //! Connections a record leads to (not a `--rewrite` target the user chose) go
 //! only to public addresses, checked on the addresses connected to
-//! ([`crate::net::lookup`]).
+//! ([`crate::net::Network::lookup`]).
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
@@ -45,6 +45,8 @@ pub(crate) struct Budget {
     pub(crate) connect: Duration,
     /// Connect only to public addresses (a record's own host, no --allow-local).
     pub(crate) public_only: bool,
+    /// Where connections go (the command's `--resolve` pins).
+    pub(crate) network: crate::net::Network,
     tripped: Mutex<Option<String>>,
 }
 
@@ -70,6 +72,7 @@ impl Budget {
             idle: opts.timeout,
             connect: opts.connect_timeout,
             public_only: opts.public_only,
+            network: opts.network.clone(),
             tripped: Mutex::new(None),
         })
     }
@@ -232,7 +235,10 @@ fn connect(url: &str, budget: &Budget) -> Result<TcpStream, git2::Error> {
         .ok_or_else(|| git2::Error::from_str("the git URL names no host"))?;
     let port = parsed.port().unwrap_or(9418);
     // The addresses checked are the ones connected to: no gap between them.
-    let addrs = crate::net::lookup(host, port, budget.public_only).map_err(io_to_git)?;
+    let addrs = budget
+        .network
+        .lookup(host, port, budget.public_only)
+        .map_err(io_to_git)?;
     let mut last = None;
     let mut stream = None;
     for addr in addrs {

@@ -19,6 +19,11 @@
 //!   is refused.
 //! - failing both, a key of this run alone, with a warning: nothing remembered
 //!   in earlier runs is trusted, and nothing remembered now will be next time.
+//!
+//! The key is worked out once per process ([`current`]): it is the user's (the
+//! environment's or the key file's), the same for every command, and the key
+//! file is read (or created) once. [`set`] lets a program that uses the cache in
+//! process choose the key instead.
 
 use std::fs;
 use std::io::{Read, Write};
@@ -101,7 +106,7 @@ pub fn current() -> &'static CacheKey {
                 why => {
                     let why = match why {
                         Some(Err(e)) => e,
-                        _ => "neither HOME nor XDG_STATE_HOME is set".to_string(),
+                        _ => KeyError::NoStateDirectory,
                     };
                     eprintln!(
                         "warning: no cache key ({why}); answers remembered in the cache are not trusted this run, and this run's are not kept for the next (set {ENV}, or make the key file's directory writable)"
@@ -127,20 +132,53 @@ pub fn key_file() -> Option<PathBuf> {
     Some(state.join("pinaudit").join(FILE))
 }
 
-fn fresh_secret() -> Result<[u8; 32], String> {
+/// Why the key file gave no key.
+#[derive(Debug, thiserror::Error)]
+pub enum KeyError {
+    #[error("neither HOME nor XDG_STATE_HOME is set")]
+    NoStateDirectory,
+    #[error("no random source: {0}")]
+    NoRandom(getrandom::Error),
+    #[error("can't create `{}`: {source}", dir.display())]
+    CreateDirectory {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("can't write in `{}`: {source}", dir.display())]
+    WriteIn {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("can't write `{}`: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("can't read `{}`: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("`{}` appeared empty", path.display())]
+    AppearedEmpty { path: PathBuf },
+    #[error("`{}` is empty", path.display())]
+    Empty { path: PathBuf },
+    /// A key others may read authenticates nothing.
+    #[error("`{}` is not a private file of this user (it must be a regular file, mode 0600)", path.display())]
+    NotPrivate { path: PathBuf },
+}
+
+fn fresh_secret() -> Result<[u8; 32], KeyError> {
     let mut secret = [0u8; 32];
-    getrandom::fill(&mut secret).map_err(|e| format!("no random source: {e}"))?;
+    getrandom::fill(&mut secret).map_err(KeyError::NoRandom)?;
     Ok(secret)
 }
 
 /// The key in the file at `path`, created (0600, in a 0700 directory) when
 /// there is none. Two runs creating it at once agree on the first one written.
-fn load_or_create(path: &Path) -> Result<CacheKey, String> {
-    let shown = path.display();
-    match read_key_file(path) {
-        Ok(Some(key)) => return Ok(key),
-        Ok(None) => {}
-        Err(e) => return Err(e),
+fn load_or_create(path: &Path) -> Result<CacheKey, KeyError> {
+    if let Some(key) = read_key_file(path)? {
+        return Ok(key);
     }
     let dir = path.parent().unwrap_or(Path::new("."));
     {
@@ -149,33 +187,47 @@ fn load_or_create(path: &Path) -> Result<CacheKey, String> {
             .recursive(true)
             .mode(0o700)
             .create(dir)
-            .map_err(|e| format!("can't create `{}`: {e}", dir.display()))?;
+            .map_err(|source| KeyError::CreateDirectory {
+                dir: dir.to_path_buf(),
+                source,
+            })?;
     }
     let secret = fresh_secret()?;
     let hex: String = secret.iter().map(|b| format!("{b:02x}")).collect();
+    let write = |source| KeyError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
     // A new file of a random name, 0600, that can't be a planted link.
     let mut tmp = tempfile::Builder::new()
         .prefix(".cache.key.")
         .tempfile_in(dir)
-        .map_err(|e| format!("can't write in `{}`: {e}", dir.display()))?;
+        .map_err(|source| KeyError::WriteIn {
+            dir: dir.to_path_buf(),
+            source,
+        })?;
     tmp.write_all(format!("{hex}\n").as_bytes())
         .and_then(|()| tmp.flush())
-        .map_err(|e| format!("can't write `{shown}`: {e}"))?;
+        .map_err(write)?;
     match tmp.persist_noclobber(path) {
         Ok(_) => Ok(CacheKey::from_secret(hex.as_bytes())),
-        Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => {
-            read_key_file(path)?.ok_or_else(|| format!("`{shown}` appeared empty"))
-        }
-        Err(e) => Err(format!("can't write `{shown}`: {}", e.error)),
+        Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => read_key_file(path)?
+            .ok_or_else(|| KeyError::AppearedEmpty {
+                path: path.to_path_buf(),
+            }),
+        Err(e) => Err(write(e.error)),
     }
 }
 
 /// The key in the file at `path`; `None` when there is no such file. A file
 /// that is a link, not regular, not this user's or readable by others is
 /// refused: a key others can read authenticates nothing.
-fn read_key_file(path: &Path) -> Result<Option<CacheKey>, String> {
+fn read_key_file(path: &Path) -> Result<Option<CacheKey>, KeyError> {
     use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
-    let shown = path.display();
+    let read = |source| KeyError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
     let file = fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
@@ -183,25 +235,23 @@ fn read_key_file(path: &Path) -> Result<Option<CacheKey>, String> {
     let file = match file {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("can't read `{shown}`: {e}")),
+        Err(e) => return Err(read(e)),
     };
-    let meta = file
-        .metadata()
-        .map_err(|e| format!("can't read `{shown}`: {e}"))?;
+    let meta = file.metadata().map_err(read)?;
     // SAFETY: geteuid only reads the process's credentials.
     let me = unsafe { libc::geteuid() };
     if !meta.is_file() || meta.uid() != me || meta.mode() & 0o077 != 0 {
-        return Err(format!(
-            "`{shown}` is not a private file of this user (it must be a regular file, mode 0600)"
-        ));
+        return Err(KeyError::NotPrivate {
+            path: path.to_path_buf(),
+        });
     }
     let mut text = String::new();
-    file.take(4096)
-        .read_to_string(&mut text)
-        .map_err(|e| format!("can't read `{shown}`: {e}"))?;
+    file.take(4096).read_to_string(&mut text).map_err(read)?;
     let secret = text.trim();
     if secret.is_empty() {
-        return Err(format!("`{shown}` is empty"));
+        return Err(KeyError::Empty {
+            path: path.to_path_buf(),
+        });
     }
     Ok(Some(CacheKey::from_secret(secret.as_bytes())))
 }
@@ -239,7 +289,8 @@ mod tests {
         assert_eq!(first.mac(&[b"x"]), again.mac(&[b"x"]), "the same key");
         fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).expect("chmod");
         let err = load_or_create(&path).expect_err("readable by others");
-        assert!(err.contains("0600"), "{err}");
+        assert!(matches!(err, KeyError::NotPrivate { .. }), "{err}");
+        assert!(err.to_string().contains("0600"), "{err}");
         fs::remove_file(&path).expect("rm");
         std::os::unix::fs::symlink(dir.path().join("elsewhere"), &path).expect("symlink");
         assert!(load_or_create(&path).is_err(), "a planted link is refused");

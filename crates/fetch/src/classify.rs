@@ -2,7 +2,7 @@
 //! strings with a class and a code, so the mapping lives here, in one place, next
 //! to the messages it produced in tests.
 
-pub(crate) use pinaudit_core::error::{local_io_kind, FetchError};
+pub(crate) use pinaudit_core::error::{local_io_kind, FetchError, NetworkCause};
 use pinaudit_core::url::redact_text;
 
 /// What we know about the credential callback when an operation failed.
@@ -72,7 +72,15 @@ pub(crate) fn classify(
     ) || matches!(err.class(), git2::ErrorClass::Os | git2::ErrorClass::Ssl)
         || network_words.iter().any(|w| lower.contains(w))
     {
-        return FetchError::Network { url, reason };
+        // libgit2 hands over words only: they are read here, once.
+        let cause = if lower.contains(crate::net::REFUSED_MARK) {
+            NetworkCause::Refused
+        } else if lower.contains("timed out") {
+            NetworkCause::TimedOut
+        } else {
+            NetworkCause::Unreachable
+        };
+        return FetchError::Network { url, reason, cause };
     }
 
     FetchError::Git { url, reason }
@@ -156,6 +164,33 @@ mod tests {
             &[],
         );
         assert!(matches!(got, FetchError::Network { .. }), "{got:?}");
+    }
+
+    /// What a network failure was is decided here, from libgit2's words, once:
+    /// the retries and the advice read the cause.
+    #[test]
+    fn a_network_failure_knows_its_cause() {
+        let cause = |msg: &str| match classify(
+            &err(ErrorCode::GenericError, ErrorClass::Net, msg),
+            "git://h/x",
+            AuthOutcome::default(),
+            &[],
+        ) {
+            FetchError::Network { cause, .. } => cause,
+            other => panic!("not a network failure: {other:?}"),
+        };
+        assert_eq!(
+            cause("failed to connect to 127.0.0.1: Connection refused"),
+            NetworkCause::Unreachable
+        );
+        assert_eq!(
+            cause("failed to connect to h: timed out"),
+            NetworkCause::TimedOut
+        );
+        assert_eq!(
+            cause("host `h` refused: it resolves to a loopback address (`127.0.0.1`), not a public host (records may only name public hosts; pass --allow-local to fetch from it)"),
+            NetworkCause::Refused
+        );
     }
 
     #[test]

@@ -52,6 +52,7 @@ use super::hash::BlobHashCache;
 use super::repo::{CachedRepo, HEAD_REF, OTHER_NS, PINNED_NS};
 use super::transport::register as register_git_transport;
 use super::url::{cache_relpath, redact, LOCK_SUFFIX};
+use crate::NetworkCause;
 
 /// Refspecs of the mirror: every branch and tag, forced, under the same name.
 const MIRROR_SPECS: [&str; 2] = ["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"];
@@ -236,12 +237,7 @@ impl GitCache {
         let wanted = &wanted[..];
         let path = self.repo_path(remote);
         if opts.offline {
-            let cached = self.open(remote)?;
-            let repo = open_mirror(&path)?;
-            if let Some(reason) = self.damage_unless_verified(&path, &path, &repo, docs) {
-                return Err(FetchError::CacheDamaged { path, reason });
-            }
-            return Ok(offline_report(&cached, path, wanted));
+            return self.sync_offline(remote, path, docs, wanted);
         }
 
         apply_timeouts(opts);
@@ -250,19 +246,8 @@ impl GitCache {
         let _lock = lock_beside(&path)?;
         // Why the mirror in place failed its check, when it did: it is then
         // fetched afresh beside it and moved aside only once that succeeded,
-        // never deleted (issue "A bad record never costs the cache").
-        let mut damaged = None;
-        if fs::symlink_metadata(&path).is_ok() {
-            check_owned(&path, remote, true)?;
-            clean_temporary_packs(&path);
-            damaged = match open_mirror(&path) {
-                Ok(repo) => self.damage_unless_verified(&path, &path, &repo, docs),
-                Err(FetchError::CacheDamaged { reason, .. }) => Some(reason),
-                // Not proof of damage (permissions, the environment): the
-                // mirror stays as it is, and the error says what failed.
-                Err(e) => return Err(e),
-            };
-        }
+        // never deleted.
+        let damaged = self.damage_in_place(&path, remote, docs)?;
         let (repo, scratch) = match damaged {
             Some(_) => {
                 self.verified.forget(&self.verified_key(&path));
@@ -299,17 +284,76 @@ impl GitCache {
             }
         });
         drop(repo);
-        let mut report = match (result, scratch) {
-            (Ok(report), None) => report,
+        let mut report = self.settle(result, scratch, damaged, &path)?;
+        let cached = CachedRepo::new(open_mirror(&path)?, path.clone());
+        mark_synced(&path);
+        report.path = path;
+        report.head = cached.head();
+        report.default_branch = cached.default_branch();
+        Ok(report)
+    }
+
+    /// [`GitCache::sync_docs`] under `--offline`: what the mirror at `path`
+    /// holds, once it reads back whole.
+    fn sync_offline(
+        &self,
+        remote: &str,
+        path: PathBuf,
+        docs: &[(Oid, Option<String>)],
+        wanted: &[Oid],
+    ) -> Result<SyncReport, FetchError> {
+        let cached = self.open(remote)?;
+        let repo = open_mirror(&path)?;
+        if let Some(reason) = self.damage_unless_verified(&path, &path, &repo, docs) {
+            return Err(FetchError::CacheDamaged { path, reason });
+        }
+        Ok(offline_report(&cached, path, wanted))
+    }
+
+    /// Why the mirror in place at `path` fails its check for `docs`, if it
+    /// does (`None` too when there is no mirror yet). An error that is no
+    /// proof of damage (permissions, the environment) is returned as it is:
+    /// the mirror is then left alone.
+    fn damage_in_place(
+        &self,
+        path: &Path,
+        remote: &str,
+        docs: &[(Oid, Option<String>)],
+    ) -> Result<Option<String>, FetchError> {
+        if fs::symlink_metadata(path).is_err() {
+            return Ok(None);
+        }
+        check_owned(path, remote, true)?;
+        clean_temporary_packs(path);
+        match open_mirror(path) {
+            Ok(repo) => Ok(self.damage_unless_verified(path, path, &repo, docs)),
+            Err(FetchError::CacheDamaged { reason, .. }) => Ok(Some(reason)),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The sync's outcome made the cache's: a mirror fetched afresh into
+    /// `scratch` takes the place of the one at `path` (moved into quarantine
+    /// when it was `damaged`) once its sync succeeded; a failed one's scratch
+    /// is removed, and the mirror in place is left as it was.
+    fn settle(
+        &self,
+        result: Result<SyncReport, FetchError>,
+        scratch: Option<PathBuf>,
+        damaged: Option<String>,
+        path: &Path,
+    ) -> Result<SyncReport, FetchError> {
+        match (result, scratch) {
+            (Ok(report), None) => Ok(report),
             (Ok(mut report), Some(scratch)) => {
                 if let Some(reason) = damaged {
-                    let aside = self.quarantine(&path)?;
+                    let aside = self.quarantine(path)?;
                     report.repaired = Some((reason, aside));
                 }
                 // The first sync succeeded: only now does the mirror appear.
-                fs::rename(&scratch, &path).map_err(|e| FetchError::io(&path, e))?;
-                self.verified.moved(&scratch, &path);
-                report
+                fs::rename(&scratch, path).map_err(|e| FetchError::io(path, e))?;
+                self.verified.moved(&scratch, path);
+                Ok(report)
             }
             (Err(err), scratch) => {
                 if let Some(scratch) = scratch {
@@ -319,15 +363,9 @@ impl GitCache {
                     // any leftover scratch.
                     let _ = fs::remove_dir_all(&scratch);
                 }
-                return Err(err);
+                Err(err)
             }
-        };
-        let cached = CachedRepo::new(open_mirror(&path)?, path.clone());
-        mark_synced(&path);
-        report.path = path;
-        report.head = cached.head();
-        report.default_branch = cached.default_branch();
-        Ok(report)
+        }
     }
 
     /// Where the copies of the mirror at `path` that failed their check are
@@ -525,13 +563,10 @@ fn retry_loop(
         let mut session = Session::new(repo, fetch_url, budget);
         session.auth.progress = progress.clone().map(|bar| (bar, session.shown_url.clone()));
         match session.run(wanted, opts) {
-            Err(FetchError::Network { reason, .. })
-                if tries < NETWORK_RETRIES
-                    && !reason.contains("timed out")
-                    && !reason.contains("budget")
-                    && !reason.contains(crate::net::REFUSED_MARK)
-                    && std::time::Instant::now() + wait < budget.deadline =>
-            {
+            Err(FetchError::Network {
+                cause: NetworkCause::Unreachable,
+                ..
+            }) if tries < NETWORK_RETRIES && std::time::Instant::now() + wait < budget.deadline => {
                 tries += 1;
                 std::thread::sleep(wait);
                 wait *= 2;
@@ -1378,6 +1413,7 @@ impl<'r> Session<'r> {
             return FetchError::Network {
                 url: self.shown_url.clone(),
                 reason,
+                cause: NetworkCause::Limit,
             };
         }
         // A full disk or a permission problem in the cache is not the network's.
@@ -1406,29 +1442,7 @@ impl<'r> Session<'r> {
 
     fn run(&self, wanted: &[Oid], opts: &SyncOptions) -> Result<SyncReport, FetchError> {
         let before: Vec<bool> = wanted.iter().map(|&oid| self.has_object(oid)).collect();
-
-        let mut remote = self.new_remote()?;
-
-        // One connection: list the refs and, if they moved, fetch over it.
-        let adv = {
-            let mut conn = remote
-                .connect_auth(Direction::Fetch, Some(self.callbacks()), None)
-                .map_err(|e| self.classify(&e))?;
-            let heads = list_raw(conn.remote()).map_err(|e| self.classify(&e))?;
-            let adv = Advertisement::from_raw(heads);
-            // Matching refs mean the mirror can't gain anything; missing
-            // wanted commits are asked for by id below.
-            if !self.mirror_matches(&adv.mirrored) {
-                let mut fo = self.fetch_options();
-                let _pager = super::pageout::Pager::start(self.repo.path());
-                let result =
-                    conn.remote()
-                        .fetch(&MIRROR_SPECS, Some(&mut fo), Some("pinaudit: mirror"));
-                self.count(conn.remote(), result.is_ok());
-                result.map_err(|e| self.classify(&e))?;
-            }
-            adv
-        };
+        let adv = self.mirror()?;
         self.prune(&adv.mirrored)?;
         self.record_head(&adv)?;
 
@@ -1447,9 +1461,55 @@ impl<'r> Session<'r> {
                 by_id_error: None,
             })
             .collect();
+        let by_id_supported = self.fetch_by_id(&mut statuses)?;
+        let (other_fetched, other_skipped) =
+            self.fetch_other_refs(&adv, &mut statuses, by_id_supported, opts)?;
 
-        // By id, one commit per fetch: a server refuses the whole request
-        // when it refuses one id.
+        Ok(SyncReport {
+            path: PathBuf::new(),
+            offline: false,
+            fetched: self.fetches.get() > 0,
+            fetches: self.fetches.get(),
+            received_objects: self.received_objects.get(),
+            head: None,
+            default_branch: None,
+            wanted: statuses,
+            other_refs_fetched: other_fetched,
+            other_refs_skipped: other_skipped,
+            repaired: None,
+            carried: Vec::new(),
+            skipped_refs: adv.skipped.clone(),
+        })
+    }
+
+    /// On one connection: lists the remote's refs and, when they moved, fetches
+    /// the branches and tags over it. What the remote advertised.
+    fn mirror(&self) -> Result<Advertisement, FetchError> {
+        let mut remote = self.new_remote()?;
+        let mut conn = remote
+            .connect_auth(Direction::Fetch, Some(self.callbacks()), None)
+            .map_err(|e| self.classify(&e))?;
+        let heads = list_raw(conn.remote()).map_err(|e| self.classify(&e))?;
+        let adv = Advertisement::from_raw(heads);
+        // Matching refs mean the mirror can't gain anything; missing
+        // wanted commits are asked for by id after.
+        if !self.mirror_matches(&adv.mirrored) {
+            let mut fo = self.fetch_options();
+            let _pager = super::pageout::Pager::start(self.repo.path());
+            let result =
+                conn.remote()
+                    .fetch(&MIRROR_SPECS, Some(&mut fo), Some("pinaudit: mirror"));
+            self.count(conn.remote(), result.is_ok());
+            result.map_err(|e| self.classify(&e))?;
+        }
+        Ok(adv)
+    }
+
+    /// Asks for each wanted commit still missing by its id, one commit per
+    /// fetch (a server refuses the whole request when it refuses one id),
+    /// noting in `statuses` what came and why the rest did not. Whether the
+    /// remote serves commits by id at all.
+    fn fetch_by_id(&self, statuses: &mut [WantedStatus]) -> Result<bool, FetchError> {
         let mut by_id_supported = true;
         for status in statuses.iter_mut().filter(|s| s.found.is_none()) {
             if !by_id_supported {
@@ -1490,25 +1550,7 @@ impl<'r> Session<'r> {
                 }
             }
         }
-
-        let (other_fetched, other_skipped) =
-            self.fetch_other_refs(&adv, &mut statuses, by_id_supported, opts)?;
-
-        Ok(SyncReport {
-            path: PathBuf::new(),
-            offline: false,
-            fetched: self.fetches.get() > 0,
-            fetches: self.fetches.get(),
-            received_objects: self.received_objects.get(),
-            head: None,
-            default_branch: None,
-            wanted: statuses,
-            other_refs_fetched: other_fetched,
-            other_refs_skipped: other_skipped,
-            repaired: None,
-            carried: Vec::new(),
-            skipped_refs: adv.skipped.clone(),
-        })
+        Ok(by_id_supported)
     }
 
     /// A fresh anonymous remote: never saved in the mirror's config (so the

@@ -160,7 +160,7 @@ impl Shared {
     fn start(&self, url: &str) -> Result<(), git2::Error> {
         let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
         if inner.is_none() {
-            *inner = Some(build(&self.budget).map_err(git_err)?);
+            *inner = Some(build(&self.budget).map_err(|e| git_err(e.to_string()))?);
         }
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         if state.base.is_none() {
@@ -475,25 +475,32 @@ fn basic(user: &str, pass: &str) -> io::Result<HeaderValue> {
 /// checked) by [`crate::net::Resolver`], proxies from the environment, and
 /// the certificates of `SSL_CERT_FILE` (else the system's CA bundle) beside
 /// the built-in roots ([`super::tls::extra_roots`]).
-fn build(budget: &Budget) -> Result<Inner, String> {
+fn build(budget: &Budget) -> Result<Inner, ClientError> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot start the HTTP client: {e}"))?;
+        .map_err(ClientError::Runtime)?;
     let mut builder = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(budget.connect)
-        .dns_resolver(crate::net::Resolver::new(budget.public_only));
+        .dns_resolver(budget.network.resolver(budget.public_only));
     for cert in super::tls::extra_roots() {
         builder = builder.add_root_certificate(cert);
     }
-    let client = builder
-        .build()
-        .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+    let client = builder.build().map_err(ClientError::Build)?;
     Ok(Inner {
         rt: Some(rt),
         client,
     })
+}
+
+/// Why a connection's client could not be made.
+#[derive(Debug, thiserror::Error)]
+enum ClientError {
+    #[error("cannot start the HTTP client: {0}")]
+    Runtime(io::Error),
+    #[error("cannot build the HTTP client: {0}")]
+    Build(reqwest::Error),
 }
 
 /// A failed send as an I/O error whose kind and words the fetch classifies.

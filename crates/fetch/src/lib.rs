@@ -53,7 +53,7 @@ pub use options::{
     SyncOptions, DEFAULT_DEADLINE, DEFAULT_MAX_FETCH_BYTES, DEFAULT_MAX_FETCH_OBJECTS,
     DEFAULT_MAX_REF_BYTES,
 };
-pub use pinaudit_core::error::{describe, FetchError};
+pub use pinaudit_core::error::{describe, FetchError, NetworkCause};
 pub use repo::{Blob, CachedRepo, PathVersion};
 pub use rewrite::{apply_rewrites, Rewrite, RewriteError};
 pub use url::{cache_relpath, redact, redact_text};

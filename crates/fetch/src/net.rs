@@ -4,17 +4,20 @@
 //! [`pinaudit_core::url::classify_host`] judges a host by its text, before anything is
 //! sent; a *name* can still resolve to `127.0.0.1` or a metadata address. So
 //! every connection a record leads to is made to the addresses returned here,
-//! after they were checked ([`lookup`] with `public_only`): the git `git://`
+//! after they were checked ([`Network::lookup`] with `public_only`): the git `git://`
 //! and smart HTTP transports connect to them, and the reqwest clients (git over
 //! HTTP(S), web documents) get them through [`Resolver`]. There is no gap
 //! between the check and the connection, and a refusal never depends on the
 //! port (open or closed, the text is the same).
 //!
 //! `--resolve HOST:PORT:ADDR` (like curl's) pins a name to an address for every
-//! connection of the process: set once by the command ([`set_pins`]).
+//! connection of one command: the pins are a [`Network`], built once by the
+//! command and handed down with the sync options ([`crate::SyncOptions::network`])
+//! and the web options, never held by the process, so two audits in one
+//! process each connect where their own pins say.
 
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 use pinaudit_core::url::{classify_ip, HostClass};
 
@@ -27,24 +30,50 @@ pub struct Pin {
     pub(crate) addr: IpAddr,
 }
 
-impl std::str::FromStr for Pin {
-    type Err = String;
+/// Why a `--resolve` rule can't be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{rule}`: {why} (write HOST:PORT:ADDR, e.g. `forge.test:443:192.0.2.7`)")]
+pub struct PinError {
+    /// The rule as written.
+    pub rule: String,
+    /// What is wrong with it.
+    pub why: PinProblem,
+}
 
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad = |why: &str| {
-            format!("`{s}`: {why} (write HOST:PORT:ADDR, e.g. `forge.test:443:192.0.2.7`)")
+/// What is wrong with a `--resolve` rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum PinProblem {
+    #[error("no port")]
+    NoPort,
+    #[error("no address")]
+    NoAddress,
+    #[error("no host")]
+    NoHost,
+    #[error("the port is not a number")]
+    BadPort,
+    #[error("the address is not an IP address")]
+    BadAddress,
+}
+
+impl std::str::FromStr for Pin {
+    type Err = PinError;
+
+    fn from_str(s: &str) -> Result<Self, PinError> {
+        let bad = |why| PinError {
+            rule: s.to_string(),
+            why,
         };
-        let (host, rest) = s.split_once(':').ok_or_else(|| bad("no port"))?;
-        let (port, addr) = rest.split_once(':').ok_or_else(|| bad("no address"))?;
+        let (host, rest) = s.split_once(':').ok_or_else(|| bad(PinProblem::NoPort))?;
+        let (port, addr) = rest
+            .split_once(':')
+            .ok_or_else(|| bad(PinProblem::NoAddress))?;
         let host = normal_host(host);
         if host.is_empty() {
-            return Err(bad("no host"));
+            return Err(bad(PinProblem::NoHost));
         }
-        let port: u16 = port.parse().map_err(|_| bad("the port is not a number"))?;
+        let port: u16 = port.parse().map_err(|_| bad(PinProblem::BadPort))?;
         let addr = addr.trim_start_matches('[').trim_end_matches(']');
-        let addr: IpAddr = addr
-            .parse()
-            .map_err(|_| bad("the address is not an IP address"))?;
+        let addr: IpAddr = addr.parse().map_err(|_| bad(PinProblem::BadAddress))?;
         Ok(Pin { host, port, addr })
     }
 }
@@ -54,29 +83,75 @@ fn normal_host(host: &str) -> String {
     h.strip_suffix('.').unwrap_or(h).to_ascii_lowercase()
 }
 
-static PINS: RwLock<Vec<Pin>> = RwLock::new(Vec::new());
-
-/// Sets the `--resolve` pins of this process (replacing earlier ones).
-pub fn set_pins(pins: Vec<Pin>) {
-    *PINS
-        .write()
-        .unwrap_or_else(std::sync::PoisonError::into_inner) = pins;
+/// Where one command's connections go: its `--resolve` pins. Built once per
+/// command and cloned (cheaply) into whatever connects: the sync options of
+/// every remote, the web options, and from them each transport and resolver.
+#[derive(Debug, Clone, Default)]
+pub struct Network {
+    pins: Arc<[Pin]>,
 }
 
-fn pins() -> Vec<Pin> {
-    PINS.read()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .clone()
-}
+impl Network {
+    /// A network with these `--resolve` pins (none: every name through DNS).
+    pub fn new(pins: Vec<Pin>) -> Network {
+        Network { pins: pins.into() }
+    }
 
-/// The address `host:port` is pinned to, if any; `port` `None` matches a pin
-/// for any port (reqwest's resolver is not told the port).
-fn pinned(host: &str, port: Option<u16>) -> Option<IpAddr> {
-    let host = normal_host(host);
-    pins()
-        .into_iter()
-        .find(|p| p.host == host && port.is_none_or(|port| p.port == port))
-        .map(|p| p.addr)
+    /// The address `host:port` is pinned to, if any; `port` `None` matches a pin
+    /// for any port (reqwest's resolver is not told the port).
+    fn pinned(&self, host: &str, port: Option<u16>) -> Option<IpAddr> {
+        let host = normal_host(host);
+        self.pins
+            .iter()
+            .find(|p| p.host == host && port.is_none_or(|port| p.port == port))
+            .map(|p| p.addr)
+    }
+
+    /// The addresses to connect to for `host:port`: the `--resolve` pin, an IP
+    /// literal, or DNS. With `public_only`, any address that is not public refuses
+    /// the whole host (before any connection; the same words whatever the port).
+    pub(crate) fn lookup(
+        &self,
+        host: &str,
+        port: u16,
+        public_only: bool,
+    ) -> std::io::Result<Vec<SocketAddr>> {
+        let bare = host.trim_start_matches('[').trim_end_matches(']');
+        let addrs: Vec<SocketAddr> = match self.pinned(bare, Some(port)) {
+            Some(ip) => vec![SocketAddr::new(ip, port)],
+            None => match bare.parse::<IpAddr>() {
+                Ok(ip) => vec![SocketAddr::new(ip, port)],
+                Err(_) => (bare, port)
+                    .to_socket_addrs()
+                    .map_err(|e| {
+                        std::io::Error::new(
+                            e.kind(),
+                            format!("failed to resolve address for `{bare}`: {e}"),
+                        )
+                    })?
+                    .collect(),
+            },
+        };
+        if public_only {
+            check(bare, &addrs)?;
+        }
+        if addrs.is_empty() {
+            return Err(std::io::Error::other(format!(
+                "failed to resolve address for `{bare}`: no address"
+            )));
+        }
+        Ok(addrs)
+    }
+
+    /// A reqwest resolver with these pins that, with `public_only`, refuses
+    /// names resolving to non-public addresses.
+    pub(crate) fn resolver(&self, public_only: bool) -> Arc<Resolver> {
+        Arc::new(Resolver {
+            network: self.clone(),
+            public_only,
+            exempt: Arc::new(proxy_hosts()),
+        })
+    }
 }
 
 /// What an address is, in words, when it is not public.
@@ -96,37 +171,6 @@ fn non_public(class: HostClass) -> Option<&'static str> {
 /// The words of a refusal: [`refuse_non_public`] says the same
 /// of a host whose text alone gives it away.
 pub use pinaudit_core::error::REFUSED_MARK;
-
-/// The addresses to connect to for `host:port`: the `--resolve` pin, an IP
-/// literal, or DNS. With `public_only`, any address that is not public refuses
-/// the whole host (before any connection; the same words whatever the port).
-pub(crate) fn lookup(host: &str, port: u16, public_only: bool) -> std::io::Result<Vec<SocketAddr>> {
-    let bare = host.trim_start_matches('[').trim_end_matches(']');
-    let addrs: Vec<SocketAddr> = match pinned(bare, Some(port)) {
-        Some(ip) => vec![SocketAddr::new(ip, port)],
-        None => match bare.parse::<IpAddr>() {
-            Ok(ip) => vec![SocketAddr::new(ip, port)],
-            Err(_) => (bare, port)
-                .to_socket_addrs()
-                .map_err(|e| {
-                    std::io::Error::new(
-                        e.kind(),
-                        format!("failed to resolve address for `{bare}`: {e}"),
-                    )
-                })?
-                .collect(),
-        },
-    };
-    if public_only {
-        check(bare, &addrs)?;
-    }
-    if addrs.is_empty() {
-        return Err(std::io::Error::other(format!(
-            "failed to resolve address for `{bare}`: no address"
-        )));
-    }
-    Ok(addrs)
-}
 
 /// Refuses `host` when one of its addresses is not public (a name that has a
 /// public and a private address must not be a way in either).
@@ -176,27 +220,20 @@ fn proxy_hosts() -> Vec<String> {
 /// addresses it returns are the only ones reqwest connects to).
 #[derive(Debug, Clone)]
 pub(crate) struct Resolver {
+    network: Network,
     public_only: bool,
     exempt: Arc<Vec<String>>,
-}
-
-impl Resolver {
-    pub(crate) fn new(public_only: bool) -> Arc<Self> {
-        Arc::new(Resolver {
-            public_only,
-            exempt: Arc::new(proxy_hosts()),
-        })
-    }
 }
 
 impl reqwest::dns::Resolve for Resolver {
     fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
         let host = name.as_str().to_string();
         let public_only = self.public_only && !self.exempt.contains(&normal_host(&host));
+        let network = self.network.clone();
         Box::pin(async move {
             let found = tokio::task::spawn_blocking(move || {
                 // The pin for any port: reqwest puts the URL's port on what we return.
-                match pinned(&host, None) {
+                match network.pinned(&host, None) {
                     Some(ip) => {
                         let addrs = vec![SocketAddr::new(ip, 0)];
                         if public_only {
@@ -204,7 +241,7 @@ impl reqwest::dns::Resolve for Resolver {
                         }
                         Ok(addrs)
                     }
-                    None => lookup(&host, 0, public_only),
+                    None => network.lookup(&host, 0, public_only),
                 }
             })
             .await
@@ -226,7 +263,7 @@ impl reqwest::dns::Resolve for Resolver {
 /// refusal is the same whether a port there is closed, open or an HTTP server.
 /// `--rewrite` targets are the user's own choice and are not checked here. A
 /// name that passes is checked again on the addresses it resolves to, when the
-/// connection is made (`SyncOptions::public_only`, [`lookup`]).
+/// connection is made (`SyncOptions::public_only`, [`Network::lookup`]).
 pub fn refuse_non_public(host: &str) -> Result<(), pinaudit_core::provider::Skip> {
     let what = match pinaudit_core::url::classify_host(host) {
         HostClass::Invalid => "not a valid host",
@@ -267,10 +304,68 @@ mod tests {
 
     #[test]
     fn literal_addresses_are_checked_when_asked() {
-        let e = lookup("127.0.0.1", 9, true).unwrap_err();
+        let net = Network::default();
+        let e = net.lookup("127.0.0.1", 9, true).unwrap_err();
         assert!(e.to_string().contains(REFUSED_MARK), "{e}");
         assert!(e.to_string().contains("--allow-local"), "{e}");
-        assert_eq!(lookup("127.0.0.1", 9, false).unwrap().len(), 1);
-        assert_eq!(lookup("[::1]", 9, false).unwrap()[0].port(), 9);
+        assert_eq!(net.lookup("127.0.0.1", 9, false).unwrap().len(), 1);
+        assert_eq!(net.lookup("[::1]", 9, false).unwrap()[0].port(), 9);
+    }
+
+    #[test]
+    fn a_bad_pin_says_what_is_wrong_in_words() {
+        let e = "h:x:1.2.3.4".parse::<Pin>().unwrap_err();
+        assert_eq!(e.why, PinProblem::BadPort);
+        assert_eq!(
+            e.to_string(),
+            "`h:x:1.2.3.4`: the port is not a number (write HOST:PORT:ADDR, e.g. `forge.test:443:192.0.2.7`)"
+        );
+        assert_eq!("h".parse::<Pin>().unwrap_err().why, PinProblem::NoPort);
+        assert_eq!(
+            ":1:1.2.3.4".parse::<Pin>().unwrap_err().why,
+            PinProblem::NoHost
+        );
+    }
+
+    /// Two commands in one process (two audits run by a library user, or
+    /// tests on parallel threads), each with its own `--resolve` pins: each
+    /// connects where its own pins say, and neither sees the other's, in the
+    /// git transports' lookups and in the reqwest resolver alike.
+    #[test]
+    fn two_commands_in_one_process_keep_their_own_pins() {
+        use reqwest::dns::Resolve;
+        let pin = |s: &str| s.parse::<Pin>().expect("a pin");
+        let one = Network::new(vec![pin("forge.test:9418:127.0.0.2")]);
+        let two = Network::new(vec![pin("forge.test:9418:127.0.0.3")]);
+        let ask = |net: Network| {
+            std::thread::spawn(move || {
+                let mut seen = Vec::new();
+                for _ in 0..50 {
+                    seen.push(net.lookup("forge.test", 9418, false).expect("pinned")[0].ip());
+                }
+                seen
+            })
+        };
+        let (a, b) = (ask(one.clone()), ask(two.clone()));
+        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+        assert!(a.join().unwrap().iter().all(|&x| x == ip("127.0.0.2")));
+        assert!(b.join().unwrap().iter().all(|&x| x == ip("127.0.0.3")));
+        // The pin is for one port: another port of the host is not pinned.
+        assert_eq!(one.pinned("forge.test", Some(443)), None);
+        // A command without pins sees none of theirs.
+        assert_eq!(Network::default().pinned("forge.test", None), None);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        let resolved = |net: &Network| {
+            let name: reqwest::dns::Name = "forge.test".parse().expect("a name");
+            let addrs = rt
+                .block_on(net.resolver(false).resolve(name))
+                .expect("resolved");
+            addrs.map(|a| a.ip()).collect::<Vec<_>>()
+        };
+        assert_eq!(resolved(&one), vec![ip("127.0.0.2")]);
+        assert_eq!(resolved(&two), vec![ip("127.0.0.3")]);
     }
 }

@@ -34,6 +34,8 @@ pub struct SyncOptions {
     /// connected to (`git://` and smart HTTP): set for a record's own host
     /// without `--allow-local`, never for a `--rewrite` target the user chose.
     pub public_only: bool,
+    /// Where connections go: the command's `--resolve` pins.
+    pub network: crate::net::Network,
 }
 
 /// Default of [`SyncOptions::deadline`]: a cold mirror of a large benchmark
@@ -62,6 +64,7 @@ impl Default for SyncOptions {
             max_fetch_objects: DEFAULT_MAX_FETCH_OBJECTS,
             max_ref_bytes: DEFAULT_MAX_REF_BYTES,
             public_only: false,
+            network: crate::net::Network::default(),
         }
     }
 }

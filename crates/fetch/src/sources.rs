@@ -220,6 +220,7 @@ pub(crate) fn sync_all_with(
                                 reason: format!(
                                     "timed out: the sync took longer than the deadline of {deadline_secs} s (raise it with --deadline)"
                                 ),
+                                cause: crate::NetworkCause::Limit,
                             }),
                         }
                     }

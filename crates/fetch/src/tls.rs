@@ -13,6 +13,14 @@
 //!
 //! A `SSL_CERT_FILE` the user set is honoured by that later loading (it is
 //! only set aside while no TLS connection is planned).
+//!
+//! This is the one piece of the network setup that is held by the process
+//! rather than handed down with a command's [`crate::net::Network`]: what it
+//! records is libgit2's own process-wide state. libgit2 initialises OpenSSL once
+//! per process, and every later command of the process shares the context it
+//! made; so whether that context was made without the CA bundle ([`DEFERRED`]),
+//! and the `SSL_CERT_FILE` set aside for it ([`DECIDED`]), are facts about the
+//! process, which a second command must see to load the certificates it needs.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;

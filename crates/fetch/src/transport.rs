@@ -7,6 +7,8 @@
 //! the thread that fetches; so a sync hands its budget to that factory with
 //! [`lend`] around its fetches, and this file is the one place the two meet.
 //! A fetch that no sync lent a budget to is refused, never run unbounded.
+//! The budget carries the sync's [`crate::net::Network`] too, so a transport
+//! connects where the `--resolve` pins of the command that asked say.
 
 use std::cell::RefCell;
 use std::sync::{Arc, Once};

@@ -55,6 +55,8 @@ pub struct WebOptions {
     pub allow_local: bool,
     /// Longest time the whole web-document phase may take (`--deadline`).
     pub deadline: Duration,
+    /// Where connections go: the command's `--resolve` pins.
+    pub network: crate::net::Network,
 }
 
 /// Why a document was not fetched when the phase's deadline came.
@@ -257,7 +259,7 @@ fn client(opts: &WebOptions, ends: Instant) -> Result<ClientWithMiddleware, Stri
         .redirect(redirects)
         // Names that resolve to loopback, private or metadata addresses are
         // refused on the addresses reqwest connects to (`crate::net`).
-        .dns_resolver(crate::net::Resolver::new(!opts.allow_local))
+        .dns_resolver(opts.network.resolver(!opts.allow_local))
         .build()
         .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
     let policy = ExponentialBackoff::builder()
@@ -273,9 +275,14 @@ fn client(opts: &WebOptions, ends: Instant) -> Result<ClientWithMiddleware, Stri
 }
 
 fn network(url: &str, reason: impl Into<String>) -> FetchError {
+    failed(url, reason, crate::NetworkCause::Unreachable)
+}
+
+fn failed(url: &str, reason: impl Into<String>, cause: crate::NetworkCause) -> FetchError {
     FetchError::Network {
         url: pinaudit_core::url::redact(url),
         reason: reason.into(),
+        cause,
     }
 }
 
@@ -373,12 +380,13 @@ async fn fetch_one(
 }
 
 fn too_big(url: &str, max: u64) -> FetchError {
-    network(
+    failed(
         url,
         format!(
             "the document is larger than `{}` (raise --max-document-size)",
             crate::progress::human_bytes(max)
         ),
+        crate::NetworkCause::Limit,
     )
 }
 
@@ -490,7 +498,13 @@ pub(crate) fn fetch_all(
                             fetch_one(&client, &url, &opts, bar.as_deref()),
                         )
                         .await
-                        .unwrap_or_else(|_| Err(network(&url, past_deadline(opts.deadline))));
+                        .unwrap_or_else(|_| {
+                            Err(failed(
+                                &url,
+                                past_deadline(opts.deadline),
+                                crate::NetworkCause::Limit,
+                            ))
+                        });
                         if let Some(bar) = bar {
                             bar.finish();
                         }
