@@ -188,8 +188,37 @@ fn audit_options(args: &AuditArgs, eff: &Effective) -> Result<Options, ExitStatu
         max_fetch_bytes: fetch.max_fetch_mib.value << 20,
         max_fetch_objects: fetch.max_fetch_objects.value,
         max_ref_bytes: fetch.max_refs_mib.value << 20,
+        software_heritage: eff.archive.value.software_heritage,
+        swh_url: swh_url(&eff.swh_url.value)?,
+        swh_token: std::env::var("SWH_TOKEN")
+            .ok()
+            .filter(|t| !t.trim().is_empty()),
         ..Options::new(&fetch.cache.value)
     })
+}
+
+/// `--swh-url` as the API base the provider appends endpoints to: an
+/// `http(s)` URL ending in `/`.
+fn swh_url(given: &str) -> Result<String, ExitStatus> {
+    let given = given.trim();
+    match url::Url::parse(given) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host_str().is_some() => {
+            Ok(match given.ends_with('/') {
+                true => given.to_string(),
+                false => format!("{given}/"),
+            })
+        }
+        _ => {
+            error(
+                &format!(
+                    "`--swh-url`: `{}` is not an http(s) URL",
+                    crate::url::redact(given)
+                ),
+                Some("e.g. https://archive.softwareheritage.org/api/1/"),
+            );
+            Err(ExitStatus::Usage)
+        }
+    }
 }
 
 /// What made the run incomplete or skipped something, on stderr.

@@ -55,6 +55,12 @@ pub(crate) struct Options {
     pub(crate) max_fetch_objects: u64,
     /// Most bytes a git:// ref advertisement may take.
     pub(crate) max_ref_bytes: u64,
+    /// Whether Software Heritage is asked for what a forge lost (`--archive`).
+    pub(crate) software_heritage: bool,
+    /// The Software Heritage API (`--swh-url`), ending in `/`.
+    pub(crate) swh_url: String,
+    /// `SWH_TOKEN`, sent to the Software Heritage API's origin only.
+    pub(crate) swh_token: Option<String>,
 }
 
 impl Options {
@@ -79,6 +85,9 @@ impl Options {
             max_fetch_bytes: crate::fetch::DEFAULT_MAX_FETCH_BYTES,
             max_fetch_objects: crate::fetch::DEFAULT_MAX_FETCH_OBJECTS,
             max_ref_bytes: crate::fetch::DEFAULT_MAX_REF_BYTES,
+            software_heritage: false,
+            swh_url: crate::provider::swh::DEFAULT_URL.to_string(),
+            swh_token: None,
         }
     }
 }
@@ -166,12 +175,23 @@ pub(crate) fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
         allow_local: opts.allow_local,
         deadline: opts.deadline,
     };
+    let swh = opts.software_heritage.then(|| provider::swh::SwhOptions {
+        url: opts.swh_url.clone(),
+        cache: opts.cache.clone(),
+        offline: opts.offline,
+        timeout: opts.timeout,
+        deadline: opts.deadline,
+        allow_local: opts.allow_local,
+        max_size: opts.max_web_document_size,
+        token: opts.swh_token.clone(),
+    });
     let mut providers = provider::register(provider::Setup {
         cache: opts.cache.clone(),
         plan,
         max_document_size: opts.max_document_size,
         web,
         progress,
+        swh,
     });
     run_with(paths, opts, &mut providers)
 }

@@ -1,10 +1,12 @@
 //! The providers of cited documents, each registered in the core's
 //! [`Router`]: the git cache ([`git::GitProvider`]) and web documents over
-//! HTTP(S) ([`http::WebProvider`]). The traits and the types they answer in are
+//! HTTP(S) ([`http::WebProvider`]) and Software Heritage, asked for what a
+//! forge lost ([`swh::SwhProvider`]). The traits and the types they answer in are
 //! the core crate's, re-exported here.
 
 pub mod git;
 pub mod http;
+pub mod swh;
 
 pub use pinaudit_core::provider::*;
 
@@ -21,6 +23,9 @@ pub struct Setup {
     /// Who is told how fetching web documents goes (syncing remotes is told
     /// through `plan`); `None`: nobody watches.
     pub progress: Option<std::sync::Arc<dyn crate::progress::Progress>>,
+    /// How Software Heritage is asked for what a forge lost; `None`: it is not
+    /// (`--archive none`).
+    pub swh: Option<swh::SwhOptions>,
 }
 
 /// The providers of an audit, registered in the order their answers are
@@ -29,7 +34,11 @@ pub struct Setup {
 pub fn register(setup: Setup) -> Router {
     let git = git::GitProvider::new(crate::GitCache::new(&setup.cache), setup.plan)
         .with_max_document_size(setup.max_document_size);
-    Router::new()
+    let router = Router::new()
         .with(git)
-        .with(http::WebProvider::new(setup.web, setup.progress))
+        .with(http::WebProvider::new(setup.web, setup.progress));
+    match setup.swh {
+        Some(options) => router.with(swh::SwhProvider::new(options)),
+        None => router,
+    }
 }
