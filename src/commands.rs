@@ -189,7 +189,9 @@ fn audit_options(args: &AuditArgs, eff: &Effective) -> Result<Options, ExitStatu
         max_fetch_objects: fetch.max_fetch_objects.value,
         max_ref_bytes: fetch.max_refs_mib.value << 20,
         software_heritage: eff.archive.value.software_heritage,
-        swh_url: swh_url(&eff.swh_url.value)?,
+        swh_url: archive_url("--swh-url", &eff.swh_url.value)?,
+        wayback: eff.archive.value.wayback,
+        wayback_url: archive_url("--wayback-url", &eff.wayback_url.value)?,
         swh_token: std::env::var("SWH_TOKEN")
             .ok()
             .filter(|t| !t.trim().is_empty()),
@@ -197,9 +199,9 @@ fn audit_options(args: &AuditArgs, eff: &Effective) -> Result<Options, ExitStatu
     })
 }
 
-/// `--swh-url` as the API base the provider appends endpoints to: an
-/// `http(s)` URL ending in `/`.
-fn swh_url(given: &str) -> Result<String, ExitStatus> {
+/// `--swh-url` or `--wayback-url` as the base the provider appends endpoints
+/// to: an `http(s)` URL ending in `/`.
+fn archive_url(flag: &str, given: &str) -> Result<String, ExitStatus> {
     let given = given.trim();
     match url::Url::parse(given) {
         Ok(u) if matches!(u.scheme(), "http" | "https") && u.host_str().is_some() => {
@@ -211,10 +213,12 @@ fn swh_url(given: &str) -> Result<String, ExitStatus> {
         _ => {
             error(
                 &format!(
-                    "`--swh-url`: `{}` is not an http(s) URL",
+                    "`{flag}`: `{}` is not an http(s) URL",
                     crate::url::redact(given)
                 ),
-                Some("e.g. https://archive.softwareheritage.org/api/1/"),
+                Some(
+                    "e.g. https://archive.softwareheritage.org/api/1/ or https://web.archive.org/",
+                ),
             );
             Err(ExitStatus::Usage)
         }

@@ -38,6 +38,7 @@ const KEYS: &[&str] = &[
     "exclude",
     "archive",
     "swh-url",
+    "wayback-url",
     "severity",
     "ignore",
     "code",
@@ -63,6 +64,7 @@ struct File {
     exclude: Option<Vec<String>>,
     archive: Option<Spanned<String>>,
     swh_url: Option<String>,
+    wayback_url: Option<String>,
     #[serde(default)]
     severity: BTreeMap<Spanned<String>, Spanned<String>>,
     #[serde(default)]
@@ -155,6 +157,8 @@ pub(crate) struct Config {
     pub(crate) archive: Option<ArchiveChoice>,
     /// The Software Heritage API (`swh-url`).
     pub(crate) swh_url: Option<String>,
+    /// The Wayback Machine (`wayback-url`).
+    pub(crate) wayback_url: Option<String>,
     pub(crate) severity: BTreeMap<Code, Severity>,
     pub(crate) ignores: Vec<Ignore>,
 }
@@ -403,6 +407,7 @@ impl Config {
             exclude: file.exclude,
             archive,
             swh_url: file.swh_url,
+            wayback_url: file.wayback_url,
             severity,
             ignores,
         })
@@ -571,6 +576,7 @@ pub(crate) struct Effective {
     pub(crate) exclude: Setting<Vec<String>>,
     pub(crate) archive: Setting<ArchiveChoice>,
     pub(crate) swh_url: Setting<String>,
+    pub(crate) wayback_url: Setting<String>,
     pub(crate) severity: BTreeMap<Code, Severity>,
     pub(crate) ignores: Vec<Ignore>,
 }
@@ -592,6 +598,9 @@ pub(crate) fn effective(args: &AuditArgs, config: &Config) -> Effective {
         archive: config.pick(args.archive, &config.archive, || ArchiveChoice::ALL),
         swh_url: config.pick(args.swh_url.clone(), &config.swh_url, || {
             crate::provider::swh::DEFAULT_URL.to_string()
+        }),
+        wayback_url: config.pick(args.wayback_url.clone(), &config.wayback_url, || {
+            crate::provider::wayback::DEFAULT_URL.to_string()
         }),
         severity: config.severity.clone(),
         ignores: config.ignores.clone(),
@@ -674,6 +683,11 @@ impl Effective {
             &self.archive.origin,
         );
         line("swh-url", q(&self.swh_url.value), &self.swh_url.origin);
+        line(
+            "wayback-url",
+            q(&self.wayback_url.value),
+            &self.wayback_url.origin,
+        );
         let origin = self.file.clone().map_or(Origin::Default, Origin::File);
         if !self.severity.is_empty() {
             let _ = writeln!(out, "\n[severity]  # {origin}");

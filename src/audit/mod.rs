@@ -61,6 +61,10 @@ pub(crate) struct Options {
     pub(crate) swh_url: String,
     /// `SWH_TOKEN`, sent to the Software Heritage API's origin only.
     pub(crate) swh_token: Option<String>,
+    /// Whether the Wayback Machine is asked for web documents gone from their host.
+    pub(crate) wayback: bool,
+    /// The Wayback Machine (`--wayback-url`), ending in `/`.
+    pub(crate) wayback_url: String,
 }
 
 impl Options {
@@ -88,6 +92,8 @@ impl Options {
             software_heritage: false,
             swh_url: crate::provider::swh::DEFAULT_URL.to_string(),
             swh_token: None,
+            wayback: false,
+            wayback_url: crate::provider::wayback::DEFAULT_URL.to_string(),
         }
     }
 }
@@ -175,15 +181,27 @@ pub(crate) fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
         allow_local: opts.allow_local,
         deadline: opts.deadline,
     };
-    let swh = opts.software_heritage.then(|| provider::swh::SwhOptions {
-        url: opts.swh_url.clone(),
+    let swh = opts
+        .software_heritage
+        .then(|| provider::swh::ArchiveOptions {
+            url: opts.swh_url.clone(),
+            cache: opts.cache.clone(),
+            offline: opts.offline,
+            timeout: opts.timeout,
+            deadline: opts.deadline,
+            allow_local: opts.allow_local,
+            max_size: opts.max_web_document_size,
+            token: opts.swh_token.clone(),
+        });
+    let wayback = opts.wayback.then(|| provider::swh::ArchiveOptions {
+        url: opts.wayback_url.clone(),
         cache: opts.cache.clone(),
         offline: opts.offline,
         timeout: opts.timeout,
         deadline: opts.deadline,
         allow_local: opts.allow_local,
         max_size: opts.max_web_document_size,
-        token: opts.swh_token.clone(),
+        token: None,
     });
     let mut providers = provider::register(provider::Setup {
         cache: opts.cache.clone(),
@@ -192,6 +210,7 @@ pub(crate) fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
         web,
         progress,
         swh,
+        wayback,
     });
     run_with(paths, opts, &mut providers)
 }

@@ -638,7 +638,11 @@ impl SourceCheck<'_> {
         let (r, s) = (self.r, self.s);
         let doc = match self.provider.web().web(url) {
             Ok(doc) => doc,
-            Err(why) => return SourceOutcome::unchecked(why),
+            Err(why) => {
+                return self
+                    .web_from_capture(url, &why)
+                    .unwrap_or_else(|| SourceOutcome::unchecked(why))
+            }
         };
         document::check_web(r, s, url, &doc.bytes, &doc.sha256, self.findings);
         let text = SourceText::new(&doc.bytes);
@@ -658,6 +662,50 @@ impl SourceCheck<'_> {
             }),
             archive: None,
         }
+    }
+}
+
+impl SourceCheck<'_> {
+    /// A web document its host answered `404` or `410` for (or, offline, that
+    /// the cache lacks), judged from a capture with the recorded bytes when an
+    /// archive holds one; `None` when none stands in (the source stays unchecked
+    /// for `why`).
+    fn web_from_capture(&mut self, url: &str, why: &Unchecked) -> Option<SourceOutcome> {
+        let (r, s) = (self.r, self.s);
+        let said = why.to_string();
+        let gone = said.contains("answered `404") || said.contains("answered `410");
+        // Offline, what the cache holds from an archive is still read.
+        if !gone && !matches!(why, Unchecked::NotCached) {
+            return None;
+        }
+        let sha256 = s.sha256.as_ref()?.valid()?.to_string();
+        let answer = self
+            .provider
+            .web_archives()?
+            .capture(url, &sha256, s.commit_time.as_deref());
+        let ArchiveAnswer::Found(a) = answer else {
+            return None;
+        };
+        let a = *a;
+        if gone {
+            check::archive::vanished_page(r, s, url, &a, &said, self.findings);
+        }
+        let bytes = &a.snapshot.bytes;
+        document::check_web(r, s, url, bytes, &a.snapshot.sha256, self.findings);
+        let text = SourceText::new(bytes);
+        for &i in self.cited {
+            self.verdicts[i] = claims::check(r, s, &r.claims[i], &text, self.findings);
+        }
+        Some(SourceOutcome {
+            state: SourceState::Checked,
+            sha256: Some(a.snapshot.sha256),
+            git_blob: None,
+            commit_time: None,
+            upstream: None,
+            stale_since: None,
+            web: None,
+            archive: Some(a.at),
+        })
     }
 }
 

@@ -88,7 +88,7 @@ fn source_line(s: &SourceReport, p: &Paint) -> String {
         let _ = write!(line, "  (remote unreachable: judged from the cache as of {t})");
     }
     if let Some(a) = &s.archive {
-        let cite = a.swhid.as_deref().unwrap_or(&a.service);
+        let cite = a.swhid.as_deref().or(a.url.as_deref()).unwrap_or(&a.service);
         let _ = write!(line, "  (read from the archive: {})", t(cite));
     }
     line

@@ -203,6 +203,12 @@ pub(crate) struct ArchiveReport {
     /// The SWHID of the archived document (Software Heritage).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) swhid: Option<String>,
+    /// The capture's URL (the Wayback Machine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) url: Option<String>,
+    /// When the capture was taken, RFC 3339 (the Wayback Machine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) time: Option<String>,
 }
 
 impl ArchiveReport {
@@ -212,6 +218,14 @@ impl ArchiveReport {
             ArchiveRef::SoftwareHeritage { swhid } => ArchiveReport {
                 service: a.service().to_string(),
                 swhid: Some(swhid.clone()),
+                url: None,
+                time: None,
+            },
+            ArchiveRef::Wayback { url, time } => ArchiveReport {
+                service: a.service().to_string(),
+                swhid: None,
+                url: Some(url.clone()),
+                time: Some(time.clone()),
             },
         }
     }

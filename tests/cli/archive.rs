@@ -607,7 +607,7 @@ fn archive_settings_come_from_flags_or_the_configuration() {
     assert!(
         shown
             .stdout
-            .contains("archive = \"software-heritage\"  # default"),
+            .contains("archive = \"software-heritage,wayback\"  # default"),
         "{}",
         shown.stdout
     );
@@ -616,4 +616,132 @@ fn archive_settings_come_from_flags_or_the_configuration() {
     let bad = ws.run(["audit", "--swh-url", "ftp://x/", "--offline"]);
     bad.assert_code(3);
     assert!(bad.stderr.contains("--swh-url"), "{}", bad.stderr);
+}
+
+// --- the Wayback Machine, for web documents -----------------------------------------
+
+const PAGE: &str = "<h1>Decode</h1>\n<p>One node.</p>\n<p>decode: 2.9 tokens/s</p>\n";
+
+fn page_pin(url: &str, time: &str) -> Value {
+    json!({
+        "schema": "pinaudit/pins/v1",
+        "id": "paper",
+        "title": "a paper",
+        "sources": [{"id": "page", "url": url, "repository": null, "revision": null,
+                     "path": null, "sha256": sha256_hex(PAGE), "commit_time": time}],
+        "claims": [{"label": "decode", "source": "page", "lines": [3, 3], "value": 2.9,
+                    "unit": "tokens/s", "metric": null, "url": null, "correct": null, "total": null}],
+        "artifacts": [],
+    })
+}
+
+/// A fake Wayback Machine listing `captures` (timestamp, bytes) of every URL.
+fn fake_wayback(captures: Vec<(&'static str, Vec<u8>)>) -> WebServer {
+    WebServer::start(move |req, _| {
+        if req.path.starts_with("/cdx/search/cdx?") {
+            let original = req
+                .path
+                .split("url=")
+                .nth(1)
+                .and_then(|q| q.split('&').next())
+                .map(percent_decode)
+                .unwrap_or_default();
+            let mut rows = vec![json!(["timestamp", "original", "statuscode"])];
+            for (ts, _) in &captures {
+                rows.push(json!([ts, original, "200"]));
+            }
+            return Response::ok(Value::Array(rows).to_string());
+        }
+        for (ts, bytes) in &captures {
+            if req.path.starts_with(&format!("/web/{ts}id_/")) {
+                return Response::ok(bytes.clone());
+            }
+        }
+        Response::status(404)
+    })
+}
+
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            let hex = std::str::from_utf8(&b[i + 1..i + 3]).unwrap_or("00");
+            out.push(u8::from_str_radix(hex, 16).unwrap_or(b'?'));
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn audit_page(ws: &Scratch, wayback: &WebServer, url: &str) -> Run {
+    let file = ws.write_pin(&page_pin(url, "2024-03-01T00:00:00Z"));
+    ws.audit([
+        "--allow-local",
+        "--archive",
+        "wayback",
+        "--wayback-url",
+        &wayback.url(""),
+        &file,
+    ])
+}
+
+#[test]
+fn a_page_gone_from_its_host_is_verified_from_the_capture_with_its_bytes() {
+    let host = WebServer::start(|_, _| Response::status(404));
+    let url = host.url("paper.html");
+    // The capture nearest the record's date has other bytes: it is not used.
+    let other = PAGE.replace("2.9", "3.4").into_bytes();
+    let wayback = fake_wayback(vec![
+        ("20240301000000", other),
+        ("20230101000000", PAGE.as_bytes().to_vec()),
+    ]);
+    let ws = Scratch::new();
+    let run = audit_page(&ws, &wayback, &url);
+    run.assert_has("source-vanished");
+    let f = run.only("source-vanished");
+    let capture = wayback.url(&format!("web/20230101000000/{url}"));
+    assert_eq!(f["evidence"]["capture"], capture, "{f:#}");
+    assert!(
+        f["hint"].as_str().is_some_and(|h| h.contains(&capture)),
+        "{f:#}"
+    );
+    let s = run.source("paper", "page");
+    assert_eq!(s["status"], "checked", "{s:#}");
+    assert_eq!(
+        s["archive"],
+        json!({"service": "wayback", "url": capture, "time": "2023-01-01T00:00:00Z"})
+    );
+    assert_eq!(s["sha256"]["actual"], sha256_hex(PAGE));
+    assert_eq!(run.claim("paper", "decode")["status"], "verified");
+    let fetched: Vec<String> = wayback.log().into_iter().map(|l| l.request.path).collect();
+    assert_eq!(fetched.len(), 3, "{fetched:?}");
+    assert!(
+        fetched[1].starts_with("/web/20240301000000id_/"),
+        "{fetched:?}"
+    );
+
+    // The capture is kept: offline, it still stands in.
+    let file = ws.write_pin(&page_pin(&url, "2024-03-01T00:00:00Z"));
+    let offline = ws.audit(["--offline", "--archive", "wayback", &file]);
+    assert_eq!(offline.source("paper", "page")["status"], "checked");
+    assert_eq!(wayback.log().len(), 3);
+}
+
+#[test]
+fn a_capture_with_other_bytes_is_not_used() {
+    let host = WebServer::start(|_, _| Response::status(410));
+    let url = host.url("paper.html");
+    let wayback = fake_wayback(vec![("20240301000000", b"something else\n".to_vec())]);
+    let ws = Scratch::new();
+    let run = audit_page(&ws, &wayback, &url);
+    run.assert_lacks("source-vanished");
+    let s = run.source("paper", "page");
+    assert_eq!(s["status"], "unchecked", "{s:#}");
+    assert!(s.get("archive").is_none(), "{s:#}");
+    assert_eq!(run.claim("paper", "decode")["status"], "unchecked");
 }

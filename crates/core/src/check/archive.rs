@@ -18,7 +18,10 @@ pub(crate) struct Archive;
 
 impl super::Check for Archive {
     fn evidence(&self) -> &'static [Shape] {
-        const SHAPES: &[Shape] = &[Shape::of::<SourceVanished<'static>>()];
+        const SHAPES: &[Shape] = &[
+            Shape::of::<SourceVanished<'static>>(),
+            Shape::of::<PageVanished<'static>>(),
+        ];
         SHAPES
     }
 }
@@ -35,6 +38,21 @@ evidence! {
         service: &'static str,
         /// The archived copy's identifier.
         swhid: &'a str,
+    }
+}
+
+evidence! {
+    /// `source-vanished` evidence of a web document read from a capture.
+    #[derive(Serialize)]
+    pub(crate) struct PageVanished<'a> for(SourceVanished) identity() {
+        /// The document's URL (redacted).
+        url: String,
+        /// What its host said.
+        forge_said: &'a str,
+        service: &'static str,
+        /// The capture used, and when it was taken.
+        capture: &'a str,
+        time: &'a str,
     }
 }
 
@@ -83,6 +101,44 @@ pub fn vanished(
             })
             .hint(format!(
                 "cite the archived copy, which outlives the forge: `{}`",
+                at.citation()
+            )),
+    );
+}
+
+/// `source-vanished` for web source `s`, whose document at `url` its host no
+/// longer serves (`host_said`) and a capture with the recorded bytes holds.
+pub fn vanished_page(
+    record: &Record,
+    s: &Source,
+    url: &str,
+    archived: &Archived,
+    host_said: &str,
+    out: &mut Vec<Finding>,
+) {
+    let at = &archived.at;
+    let time = match at {
+        crate::provider::archive::ArchiveRef::Wayback { time, .. } => time.as_str(),
+        _ => "",
+    };
+    let message = format!(
+        "`{}` is gone from its host; {} holds a capture of {time} with the recorded bytes; the figures were checked against it",
+        crate::url::redact(url),
+        at.name()
+    );
+    out.push(
+        Finding::new(Code::SourceVanished, &record.id, message)
+            .source(&s.id)
+            .at(source_location(s))
+            .evidence(PageVanished {
+                url: crate::url::redact(url),
+                forge_said: host_said,
+                service: at.service(),
+                capture: at.citation(),
+                time,
+            })
+            .hint(format!(
+                "cite the capture, which does not change: {}",
                 at.citation()
             )),
     );

@@ -3,7 +3,9 @@
 //! document at a commit a forge deleted or force-pushed away can still be read
 //! (`docs/reference.md`, "Archives"). An archive is asked only when the forge
 //! says the repository or the commit is gone, or cannot be reached and the cache
-//! lacks the pin; what it answers is judged exactly as a document from git.
+//! lacks the pin; what it answers is judged exactly as a document from git. The
+//! Wayback Machine keeps captures of web pages: a cited web document gone from
+//! its host is read from a capture whose bytes have the recorded sha256.
 
 use super::{DocRef, Snapshot, Unchecked};
 
@@ -12,6 +14,8 @@ use super::{DocRef, Snapshot, Unchecked};
 pub enum ArchiveRef {
     /// Software Heritage, by the SWHID of the archived document.
     SoftwareHeritage { swhid: String },
+    /// The Wayback Machine: the capture's URL and its time (RFC 3339).
+    Wayback { url: String, time: String },
 }
 
 impl ArchiveRef {
@@ -19,6 +23,7 @@ impl ArchiveRef {
     pub fn service(&self) -> &'static str {
         match self {
             ArchiveRef::SoftwareHeritage { .. } => "software-heritage",
+            ArchiveRef::Wayback { .. } => "wayback",
         }
     }
 
@@ -26,6 +31,7 @@ impl ArchiveRef {
     pub fn name(&self) -> &'static str {
         match self {
             ArchiveRef::SoftwareHeritage { .. } => "Software Heritage",
+            ArchiveRef::Wayback { .. } => "the Wayback Machine",
         }
     }
 
@@ -33,6 +39,7 @@ impl ArchiveRef {
     pub fn citation(&self) -> &str {
         match self {
             ArchiveRef::SoftwareHeritage { swhid } => swhid,
+            ArchiveRef::Wayback { url, .. } => url,
         }
     }
 }
@@ -68,4 +75,11 @@ pub enum ArchiveAnswer {
 pub trait Archives {
     /// The document `r` as the archive holds it.
     fn archived(&self, r: &DocRef) -> ArchiveAnswer;
+}
+
+/// An archive of web pages.
+pub trait WebArchives {
+    /// A capture of `url` whose raw bytes have the sha256 `sha256`, the one
+    /// nearest `near` (RFC 3339, or a date) when several do.
+    fn capture(&self, url: &str, sha256: &str, near: Option<&str>) -> ArchiveAnswer;
 }

@@ -346,6 +346,9 @@ pub trait Provider: Send {
     fn archives(&self) -> Option<&dyn archive::Archives> {
         None
     }
+    fn web_archives(&self) -> Option<&dyn archive::WebArchives> {
+        None
+    }
 }
 
 /// The providers of an audit, in the order they were registered: each question
@@ -426,6 +429,10 @@ impl Router {
     /// The archive asked when a forge lost a source; `None` when none is registered.
     pub fn archives(&self) -> Option<&dyn archive::Archives> {
         self.providers.iter().find_map(|p| p.archives())
+    }
+    /// The archive asked when a web document is gone; `None` when none is registered.
+    pub fn web_archives(&self) -> Option<&dyn archive::WebArchives> {
+        self.providers.iter().find_map(|p| p.web_archives())
     }
 }
 

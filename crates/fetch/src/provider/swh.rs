@@ -46,10 +46,10 @@ const DEFAULT_WAIT: Duration = Duration::from_secs(1);
 /// Redirects followed before giving up.
 const MAX_REDIRECTS: usize = 5;
 
-/// How the archive is asked.
+/// How an archive is asked (Software Heritage, the Wayback Machine).
 #[derive(Debug, Clone)]
-pub struct SwhOptions {
-    /// The API's base URL, ending in `/` (`--swh-url`).
+pub struct ArchiveOptions {
+    /// The API's base URL, ending in `/` (`--swh-url`, `--wayback-url`).
     pub url: String,
     pub cache: PathBuf,
     /// Only what the cache holds is read.
@@ -60,7 +60,7 @@ pub struct SwhOptions {
     pub allow_local: bool,
     /// The largest document read, in bytes.
     pub max_size: u64,
-    /// `SWH_TOKEN`: a bearer token for the archive's own origin.
+    /// A bearer token for the archive's own origin (`SWH_TOKEN`).
     pub token: Option<String>,
 }
 
@@ -70,7 +70,7 @@ pub struct SwhProvider {
 }
 
 struct Inner {
-    opts: SwhOptions,
+    opts: ArchiveOptions,
     store: ArchiveStore,
     /// Made on the first question the cache cannot answer.
     net: OnceLock<Result<Net, String>>,
@@ -78,8 +78,8 @@ struct Inner {
     answers: Mutex<HashMap<(String, String), ArchiveAnswer>>,
 }
 
-struct Net {
-    runtime: tokio::runtime::Runtime,
+pub(crate) struct Net {
+    pub(crate) runtime: tokio::runtime::Runtime,
     client: reqwest::Client,
     /// When the deadline of the archive's calls comes.
     ends: Instant,
@@ -89,7 +89,7 @@ struct Net {
 }
 
 impl SwhProvider {
-    pub fn new(opts: SwhOptions) -> SwhProvider {
+    pub fn new(opts: ArchiveOptions) -> SwhProvider {
         let store = ArchiveStore::new(&opts.cache, SERVICE);
         SwhProvider {
             inner: Arc::new(Inner {
@@ -130,18 +130,18 @@ impl Archives for SwhProvider {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn now_secs() -> u64 {
+pub(crate) fn now_secs() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
 }
 
 /// What one call to the API came back with.
-enum Got {
+pub(crate) enum Got {
     Found(Vec<u8>),
     NotArchived,
 }
@@ -281,7 +281,7 @@ impl Inner {
 }
 
 impl Net {
-    fn new(opts: &SwhOptions) -> Result<Net, String> {
+    pub(crate) fn new(opts: &ArchiveOptions) -> Result<Net, String> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
@@ -323,12 +323,16 @@ impl Net {
 
     /// Waits until `wait` has passed, unless that ends past the deadline:
     /// then why not.
-    async fn wait(&self, wait: Duration, what: &str, deadline: Duration) -> Result<(), String> {
+    async fn wait(&self, wait: Duration, what: &str, opts: &ArchiveOptions) -> Result<(), String> {
         if Instant::now() + wait > self.ends {
+            let token = match opts.url == DEFAULT_URL || opts.token.is_some() {
+                true => ", or set SWH_TOKEN for a larger allowance",
+                false => "",
+            };
             return Err(format!(
-                "{what}: waiting {} s for it would end past the deadline of {} s (raise it with --deadline, or set SWH_TOKEN for a larger allowance)",
+                "{what}: waiting {} s for it would end past the deadline of {} s (raise it with --deadline{token})",
                 wait.as_secs().max(1),
-                deadline.as_secs()
+                opts.deadline.as_secs()
             ));
         }
         tokio::time::sleep(wait).await;
@@ -359,7 +363,7 @@ impl Net {
 }
 
 /// `GET url`: its body, or that the archive does not hold it.
-async fn get(net: &Net, opts: &SwhOptions, url: &str) -> Result<Got, String> {
+pub(crate) async fn get(net: &Net, opts: &ArchiveOptions, url: &str) -> Result<Got, String> {
     let parsed = reqwest::Url::parse(url).map_err(|e| format!("not a URL: {e}"))?;
     if let Some(why) = super::http::refused(&parsed, opts.allow_local) {
         return Err(why);
@@ -369,7 +373,7 @@ async fn get(net: &Net, opts: &SwhOptions, url: &str) -> Result<Got, String> {
         for _ in 0..ATTEMPTS {
             let spent = net.until_reset();
             if !spent.is_zero() {
-                net.wait(spent, "the archive's rate limit is spent", opts.deadline)
+                net.wait(spent, "the archive's rate limit is spent", opts)
                     .await?;
             }
             let mut req = net.client.get(parsed.clone());
@@ -395,7 +399,7 @@ async fn get(net: &Net, opts: &SwhOptions, url: &str) -> Result<Got, String> {
                     .or_else(|| Some(net.until_reset()).filter(|d| !d.is_zero()))
                     .unwrap_or(DEFAULT_WAIT);
                 let what = format!("the archive answered `{status}`");
-                net.wait(wait, &what, opts.deadline).await?;
+                net.wait(wait, &what, opts).await?;
                 continue;
             }
             if !status.is_success() {
