@@ -325,8 +325,72 @@ pub struct AuditArgs {
     /// HEAD, against the work tree): the records a pull request touches
     #[arg(long, value_name = "REF")]
     pub(crate) changed_since: Option<String>,
+    /// Archives asked for a source its forge or host lost, comma-separated:
+    /// `software-heritage` (git sources: the repository or commit is gone, or the
+    /// forge cannot be reached while the cache lacks the pin), `wayback` (web
+    /// documents answering 404 or 410), or `none` (air-gapped). Under --offline
+    /// only what the cache holds from an archive is read [default:
+    /// software-heritage,wayback]
+    #[arg(long, value_name = "LIST", env = "PINAUDIT_ARCHIVE", value_parser = parse_archive)]
+    pub(crate) archive: Option<ArchiveChoice>,
+    /// The Software Heritage API to ask (a mirror, a test server)
+    /// [default: https://archive.softwareheritage.org/api/1/]
+    #[arg(long, value_name = "URL")]
+    pub(crate) swh_url: Option<String>,
+    /// The Wayback Machine to ask (a mirror, a test server) [default: https://web.archive.org/]
+    #[arg(long, value_name = "URL")]
+    pub(crate) wayback_url: Option<String>,
     #[command(flatten)]
     pub(crate) fetch: FetchArgs,
+}
+
+/// Which archives stand in for a source its forge or host lost (`--archive`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ArchiveChoice {
+    pub(crate) software_heritage: bool,
+    pub(crate) wayback: bool,
+}
+
+impl ArchiveChoice {
+    /// The default: every archive pinaudit knows.
+    pub(crate) const ALL: ArchiveChoice = ArchiveChoice {
+        software_heritage: true,
+        wayback: true,
+    };
+
+    /// As `--archive` writes it.
+    pub(crate) fn as_str(self) -> &'static str {
+        match (self.software_heritage, self.wayback) {
+            (true, true) => "software-heritage,wayback",
+            (true, false) => "software-heritage",
+            (false, true) => "wayback",
+            (false, false) => "none",
+        }
+    }
+}
+
+/// `--archive`: `none`, or a comma-separated list of archives.
+pub(crate) fn parse_archive(s: &str) -> Result<ArchiveChoice, String> {
+    let mut choice = ArchiveChoice {
+        software_heritage: false,
+        wayback: false,
+    };
+    let names: Vec<&str> = s.split(',').map(str::trim).collect();
+    if names == ["none"] {
+        return Ok(choice);
+    }
+    for name in names {
+        match name {
+            "software-heritage" => choice.software_heritage = true,
+            "wayback" => choice.wayback = true,
+            other => {
+                return Err(format!(
+                    "`{other}` is not an archive (`software-heritage`, `wayback`, comma-separated, or `none`)"
+                ))
+            }
+        }
+    }
+    Ok(choice)
 }
 
 /// The least severity a person wants to read (`--min-severity`).
@@ -454,6 +518,19 @@ mod tests {
     #[test]
     fn command_line_is_consistent() {
         super::Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn archive_lists() {
+        let both = super::ArchiveChoice::ALL;
+        assert_eq!(super::parse_archive("software-heritage, wayback"), Ok(both));
+        assert_eq!(
+            super::parse_archive("wayback").map(|c| c.as_str()),
+            Ok("wayback")
+        );
+        assert_eq!(super::parse_archive("none").map(|c| c.as_str()), Ok("none"));
+        assert!(super::parse_archive("none,software-heritage").is_err());
+        assert!(super::parse_archive("archive.org").is_err());
     }
 
     #[test]

@@ -181,7 +181,40 @@ fn audit_options(args: &AuditArgs, eff: &Effective) -> Result<Options, ExitStatu
             no_ignore: args.no_ignore,
             only,
         },
+        software_heritage: eff.archive.value.software_heritage,
+        swh_url: archive_url("--swh-url", &eff.swh_url.value)?,
+        wayback: eff.archive.value.wayback,
+        wayback_url: archive_url("--wayback-url", &eff.wayback_url.value)?,
+        swh_token: std::env::var("SWH_TOKEN")
+            .ok()
+            .filter(|t| !t.trim().is_empty()),
     })
+}
+
+/// `--swh-url` or `--wayback-url` as the base the provider appends endpoints
+/// to: an `http(s)` URL ending in `/`.
+fn archive_url(flag: &str, given: &str) -> Result<String, ExitStatus> {
+    let given = given.trim();
+    match url::Url::parse(given) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host_str().is_some() => {
+            Ok(match given.ends_with('/') {
+                true => given.to_string(),
+                false => format!("{given}/"),
+            })
+        }
+        _ => {
+            error(
+                &format!(
+                    "`{flag}`: `{}` is not an http(s) URL",
+                    crate::url::redact(given)
+                ),
+                Some(
+                    "e.g. https://archive.softwareheritage.org/api/1/ or https://web.archive.org/",
+                ),
+            );
+            Err(ExitStatus::Usage)
+        }
+    }
 }
 
 /// What made the run incomplete or skipped something, on stderr.

@@ -17,7 +17,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::audit::{FailOn, Ignore};
-use crate::cli::{AuditArgs, ConfigChoice, FetchArgs};
+use crate::cli::{ArchiveChoice, AuditArgs, ConfigChoice, FetchArgs};
 use crate::finding::{Code, Severity};
 
 /// The file's name, looked for in the current directory and its ancestors.
@@ -36,6 +36,9 @@ const KEYS: &[&str] = &[
     "max-fetch-objects",
     "max-refs-mib",
     "exclude",
+    "archive",
+    "swh-url",
+    "wayback-url",
     "severity",
     "ignore",
     "code",
@@ -59,6 +62,9 @@ struct File {
     max_fetch_objects: Option<Spanned<u64>>,
     max_refs_mib: Option<Spanned<u64>>,
     exclude: Option<Vec<String>>,
+    archive: Option<Spanned<String>>,
+    swh_url: Option<String>,
+    wayback_url: Option<String>,
     #[serde(default)]
     severity: BTreeMap<Spanned<String>, Spanned<String>>,
     #[serde(default)]
@@ -148,6 +154,11 @@ pub(crate) struct Config {
     pub(crate) max_fetch_objects: Option<u64>,
     pub(crate) max_refs_mib: Option<u64>,
     pub(crate) exclude: Option<Vec<String>>,
+    pub(crate) archive: Option<ArchiveChoice>,
+    /// The Software Heritage API (`swh-url`).
+    pub(crate) swh_url: Option<String>,
+    /// The Wayback Machine (`wayback-url`).
+    pub(crate) wayback_url: Option<String>,
     pub(crate) severity: BTreeMap<Code, Severity>,
     pub(crate) ignores: Vec<Ignore>,
 }
@@ -369,6 +380,12 @@ impl Config {
             ),
             None => None,
         };
+        let archive = match &file.archive {
+            Some(a) => Some(crate::cli::parse_archive(a.get_ref()).map_err(|message| {
+                at.err(Some(a.span()), Some("archive".into()), message, None)
+            })?),
+            None => None,
+        };
         let severity = at.severity(&file.severity)?;
         let ignores = at.ignores(file.ignore)?;
         let anchor = |p: PathBuf| match path.parent() {
@@ -388,6 +405,9 @@ impl Config {
             max_fetch_objects: file.max_fetch_objects.map(Spanned::into_inner),
             max_refs_mib: file.max_refs_mib.map(Spanned::into_inner),
             exclude: file.exclude,
+            archive,
+            swh_url: file.swh_url,
+            wayback_url: file.wayback_url,
             severity,
             ignores,
         })
@@ -555,6 +575,9 @@ pub(crate) struct Effective {
     pub(crate) fail_on: Setting<FailOn>,
     pub(crate) jobs: Setting<Option<u16>>,
     pub(crate) exclude: Setting<Vec<String>>,
+    pub(crate) archive: Setting<ArchiveChoice>,
+    pub(crate) swh_url: Setting<String>,
+    pub(crate) wayback_url: Setting<String>,
     pub(crate) severity: BTreeMap<Code, Severity>,
     pub(crate) ignores: Vec<Ignore>,
 }
@@ -573,6 +596,13 @@ pub(crate) fn effective(args: &AuditArgs, config: &Config) -> Effective {
         fail_on: config.pick(args.fail_on, &config.fail_on, || FailOn::Error),
         jobs: config.pick(args.jobs.map(Some), &config.jobs.map(Some), || None),
         exclude: config.pick(given(&args.exclude), &config.exclude, Vec::new),
+        archive: config.pick(args.archive, &config.archive, || ArchiveChoice::ALL),
+        swh_url: config.pick(args.swh_url.clone(), &config.swh_url, || {
+            crate::provider::swh::DEFAULT_URL.to_string()
+        }),
+        wayback_url: config.pick(args.wayback_url.clone(), &config.wayback_url, || {
+            crate::provider::wayback::DEFAULT_URL.to_string()
+        }),
         severity: config.severity.clone(),
         ignores: config.ignores.clone(),
     }
@@ -648,6 +678,17 @@ impl Effective {
             line(key, setting.value.to_string(), &setting.origin);
         }
         line("exclude", list(&self.exclude.value), &self.exclude.origin);
+        line(
+            "archive",
+            q(self.archive.value.as_str()),
+            &self.archive.origin,
+        );
+        line("swh-url", q(&self.swh_url.value), &self.swh_url.origin);
+        line(
+            "wayback-url",
+            q(&self.wayback_url.value),
+            &self.wayback_url.origin,
+        );
         let origin = self.file.clone().map_or(Origin::Default, Origin::File);
         if !self.severity.is_empty() {
             let _ = writeln!(out, "\n[severity]  # {origin}");
@@ -695,6 +736,15 @@ mod tests {
         );
         assert_eq!(c.ignores.len(), 1);
         assert_eq!(c.ignores[0].reason, "crlf");
+    }
+
+    #[test]
+    fn reads_the_archive_settings() {
+        let c = parse("archive = \"none\"\nswh-url = \"https://swh.example/api/1/\"\n").unwrap();
+        assert_eq!(c.archive.map(ArchiveChoice::as_str), Some("none"));
+        assert_eq!(c.swh_url.as_deref(), Some("https://swh.example/api/1/"));
+        let e = parse("\narchive = \"archive.org\"\n").unwrap_err();
+        assert_eq!((e.line, e.key.as_deref()), (Some(2), Some("archive")));
     }
 
     #[test]

@@ -42,6 +42,16 @@ pub(crate) struct Options {
     pub(crate) policy: Policy,
     /// How input directories are walked.
     pub(crate) walk: crate::input::WalkOptions,
+    /// Whether Software Heritage is asked for what a forge lost (`--archive`).
+    pub(crate) software_heritage: bool,
+    /// The Software Heritage API (`--swh-url`), ending in `/`.
+    pub(crate) swh_url: String,
+    /// `SWH_TOKEN`, sent to the Software Heritage API's origin only.
+    pub(crate) swh_token: Option<String>,
+    /// Whether the Wayback Machine is asked for web documents gone from their host.
+    pub(crate) wayback: bool,
+    /// The Wayback Machine (`--wayback-url`), ending in `/`.
+    pub(crate) wayback_url: String,
 }
 
 /// Concurrent repositories by default: fetching waits on the network more than on
@@ -112,12 +122,38 @@ pub(crate) fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
         deadline: plan.sync.deadline,
         network: plan.sync.network.clone(),
     };
+    let swh = opts
+        .software_heritage
+        .then(|| provider::swh::ArchiveOptions {
+            url: opts.swh_url.clone(),
+            cache: opts.cache.clone(),
+            offline: plan.sync.offline,
+            timeout: plan.sync.timeout,
+            deadline: plan.sync.deadline,
+            allow_local: plan.allow_local,
+            max_size: opts.max_web_document_size,
+            token: opts.swh_token.clone(),
+            network: plan.sync.network.clone(),
+        });
+    let wayback = opts.wayback.then(|| provider::swh::ArchiveOptions {
+        url: opts.wayback_url.clone(),
+        cache: opts.cache.clone(),
+        offline: plan.sync.offline,
+        timeout: plan.sync.timeout,
+        deadline: plan.sync.deadline,
+        allow_local: plan.allow_local,
+        max_size: opts.max_web_document_size,
+        token: None,
+        network: plan.sync.network.clone(),
+    });
     let mut providers = provider::register(provider::Setup {
         cache: opts.cache.clone(),
         plan: plan.clone(),
         max_document_size: opts.max_document_size,
         web,
         progress: plan.progress.clone(),
+        swh,
+        wayback,
     });
     run_with(paths, opts, &mut providers)
 }

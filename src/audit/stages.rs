@@ -7,8 +7,10 @@ use crate::check::revision::{self, Established};
 use crate::check::{self, claims, document, manifests, upstream, weights, SourceText};
 use crate::finding::{Code, Finding};
 use crate::input::{self, WalkError};
+use crate::provider::archive::{ArchiveAnswer, ArchiveRef, Archived};
 use crate::provider::{
-    model, web, DocRef, ModelFacts, Models, Router, Snapshot, Target, Unchecked,
+    model, web, DocRef, FoundBy, ModelFacts, Models, RevisionFacts, Router, Snapshot, Target,
+    Unchecked,
 };
 use crate::record::{Claim, Record, Source};
 use crate::result::{
@@ -393,6 +395,10 @@ impl<'r> Citing<'r> {
     }
 }
 
+/// The pinned document, its commit time, and the archive it was read from
+/// when the forge lost it.
+type Pinned = (Snapshot, Option<String>, Option<ArchiveRef>);
+
 /// One source of a record being checked, with the claims that cite it.
 struct SourceCheck<'a> {
     r: &'a Record,
@@ -415,18 +421,20 @@ impl SourceCheck<'_> {
         reported: &mut revision::Reported,
         manifests_seen: &mut manifests::Seen,
     ) -> SourceOutcome {
-        let (snapshot, commit_time) = match self.pinned(d, reported) {
+        let (snapshot, commit_time, archive) = match self.pinned(d, reported) {
             Ok(pinned) => pinned,
             Err(outcome) => return *outcome,
         };
-        if opts.manifests {
+        // An archived copy has no tree to list and no head to compare with.
+        let from_forge = archive.is_none();
+        if opts.manifests && from_forge {
             self.manifests(d, opts, manifests_seen);
         }
         let mut doc = Document::new(self.provider.documents(), d, snapshot);
         if let Err(outcome) = self.claims(&mut doc) {
             return *outcome;
         }
-        let upstream = match opts.no_upstream {
+        let upstream = match opts.no_upstream || !from_forge {
             true => None,
             false => self.upstream(d, &mut doc),
         };
@@ -437,8 +445,12 @@ impl SourceCheck<'_> {
             git_blob: snapshot.git_blob,
             commit_time,
             upstream,
-            stale_since: self.provider.revisions().stale_since(d),
+            stale_since: match from_forge {
+                true => self.provider.revisions().stale_since(d),
+                false => None,
+            },
             web: None,
+            archive,
         }
     }
 
@@ -453,19 +465,51 @@ impl SourceCheck<'_> {
         self.notices.extend(said);
     }
 
-    /// The document at the pinned revision (its bytes possibly unread) and the
-    /// commit time, after the revision and document checks; the source's outcome
-    /// when there is no document to read the cited values from.
+    /// The document at the pinned revision (its bytes possibly unread), the
+    /// commit time and the archive it was read from when the forge lost it,
+    /// after the revision and document checks; the source's outcome when there
+    /// is no document to read the cited values from.
     fn pinned(
         &mut self,
         d: &DocRef,
         reported: &mut revision::Reported,
-    ) -> Result<(Snapshot, Option<String>), Box<SourceOutcome>> {
+    ) -> Result<Pinned, Box<SourceOutcome>> {
         let (r, s) = (self.r, self.s);
         let (revisions, docs) = (self.provider.revisions(), self.provider.documents());
         let unchecked = |why| Box::new(SourceOutcome::unchecked(why));
-        let facts = revisions.revision(d).map_err(unchecked)?;
-        let commit_time = match revision::check(r, s, d, &facts, reported, self.findings) {
+        let facts = match revisions.revision(d) {
+            Ok(facts) => facts,
+            // The forge could not be reached and the cache lacks the pin: an
+            // archive may stand in.
+            Err(why) => {
+                return match self.archived(d) {
+                    ArchiveAnswer::Found(a) => Ok(self.judge_archived(d, *a, None, reported)),
+                    _ => Err(unchecked(why)),
+                }
+            }
+        };
+        // The forge lost the repository or the commit: what an archive holds.
+        let lost = match &facts {
+            RevisionFacts::RepositoryMissing { described, .. } => Some(described.clone()),
+            RevisionFacts::CommitMissing { .. } => Some(format!(
+                "commit `{}` is not in the repository",
+                d.commit.short()
+            )),
+            RevisionFacts::Present { .. } => None,
+        };
+        let mut not_archived = None;
+        if let Some(lost) = lost {
+            match self.archived(d) {
+                ArchiveAnswer::Found(a) => {
+                    return Ok(self.judge_archived(d, *a, Some(&lost), reported))
+                }
+                ArchiveAnswer::NotArchived(said) => not_archived = Some(said),
+                ArchiveAnswer::Failed(why) => return Err(unchecked(why)),
+                ArchiveAnswer::NotAsked => {}
+            }
+        }
+        let archive = not_archived.as_deref();
+        let commit_time = match revision::check(r, s, d, &facts, archive, reported, self.findings) {
             Established::Absent(what) => {
                 // No document to read: the cited values stay unchecked, the finding is
                 // the source's.
@@ -490,13 +534,57 @@ impl SourceCheck<'_> {
         );
         let commit_time = commit_time.or_else(|| s.commit_time.clone());
         match snapshot {
-            Some(snapshot) => Ok((snapshot, commit_time)),
+            Some(snapshot) => Ok((snapshot, commit_time, None)),
             // No document at the commit: nothing to read the cited values from.
             None => Err(Box::new(SourceOutcome {
                 stale_since: revisions.stale_since(d),
                 ..SourceOutcome::absent(Absence::Path, commit_time)
             })),
         }
+    }
+
+    /// What the registered archive answers for `d` (not asked when none is).
+    fn archived(&self, d: &DocRef) -> ArchiveAnswer {
+        self.provider
+            .archives()
+            .map_or(ArchiveAnswer::NotAsked, |a| a.archived(d))
+    }
+
+    /// The pinned document as an archive holds it, judged as from git: the
+    /// commit time, `source-vanished` when the forge said it lost it (`lost`),
+    /// the document's hash.
+    fn judge_archived(
+        &mut self,
+        d: &DocRef,
+        a: Archived,
+        lost: Option<&str>,
+        reported: &mut revision::Reported,
+    ) -> Pinned {
+        let (r, s) = (self.r, self.s);
+        let facts = RevisionFacts::Present {
+            reachable: true,
+            found_by: FoundBy::Cache,
+            commit_time: a.commit_time,
+        };
+        let commit_time = match revision::check(r, s, d, &facts, None, reported, self.findings) {
+            Established::Present { commit_time } => commit_time,
+            Established::Absent(_) => None,
+        };
+        if let Some(lost) = lost {
+            check::archive::vanished(r, s, d, &a, lost, reported, self.findings);
+        }
+        let bytes = &a.snapshot.bytes;
+        document::check(
+            r,
+            s,
+            d,
+            Some(&a.snapshot),
+            |expected| pinaudit_core::hash::matching_variant(bytes, expected),
+            |_| None,
+            self.findings,
+        );
+        let commit_time = commit_time.or_else(|| s.commit_time.clone());
+        (a.snapshot, commit_time, Some(a.at))
     }
 
     /// Judges every cited claim on the document; when the document cannot be
@@ -553,7 +641,11 @@ impl SourceCheck<'_> {
         let (r, s) = (self.r, self.s);
         let doc = match self.provider.web().web(url) {
             Ok(doc) => doc,
-            Err(why) => return SourceOutcome::unchecked(why),
+            Err(why) => {
+                return self
+                    .web_from_capture(url, &why)
+                    .unwrap_or_else(|| SourceOutcome::unchecked(why))
+            }
         };
         document::check_web(r, s, url, &doc.bytes, &doc.sha256, self.findings);
         let text = SourceText::new(&doc.bytes);
@@ -571,7 +663,52 @@ impl SourceCheck<'_> {
                 etag: doc.etag,
                 last_modified: doc.last_modified,
             }),
+            archive: None,
         }
+    }
+}
+
+impl SourceCheck<'_> {
+    /// A web document its host answered `404` or `410` for (or, offline, that
+    /// the cache lacks), judged from a capture with the recorded bytes when an
+    /// archive holds one; `None` when none stands in (the source stays unchecked
+    /// for `why`).
+    fn web_from_capture(&mut self, url: &str, why: &Unchecked) -> Option<SourceOutcome> {
+        let (r, s) = (self.r, self.s);
+        let said = why.to_string();
+        let gone = said.contains("answered `404") || said.contains("answered `410");
+        // Offline, what the cache holds from an archive is still read.
+        if !gone && !matches!(why, Unchecked::NotCached) {
+            return None;
+        }
+        let sha256 = s.sha256.as_ref()?.valid()?.to_string();
+        let answer = self
+            .provider
+            .web_archives()?
+            .capture(url, &sha256, s.commit_time.as_deref());
+        let ArchiveAnswer::Found(a) = answer else {
+            return None;
+        };
+        let a = *a;
+        if gone {
+            check::archive::vanished_page(r, s, url, &a, &said, self.findings);
+        }
+        let bytes = &a.snapshot.bytes;
+        document::check_web(r, s, url, bytes, &a.snapshot.sha256, self.findings);
+        let text = SourceText::new(bytes);
+        for &i in self.cited {
+            self.verdicts[i] = claims::check(r, s, &r.claims[i], &text, self.findings);
+        }
+        Some(SourceOutcome {
+            state: SourceState::Checked,
+            sha256: Some(a.snapshot.sha256),
+            git_blob: None,
+            commit_time: None,
+            upstream: None,
+            stale_since: None,
+            web: None,
+            archive: Some(a.at),
+        })
     }
 }
 

@@ -87,6 +87,10 @@ fn source_line(s: &SourceReport, p: &Paint) -> String {
     if let Some(t) = &s.stale_since {
         let _ = write!(line, "  (remote unreachable: judged from the cache as of {t})");
     }
+    if let Some(a) = &s.archive {
+        let cite = a.swhid.as_deref().or(a.url.as_deref()).unwrap_or(&a.service);
+        let _ = write!(line, "  (read from the archive: {})", t(cite));
+    }
     line
 }
 

@@ -188,6 +188,47 @@ pub(crate) struct SourceReport {
     /// A web document's `Last-Modified` as served (added in v1).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) last_modified: Option<String>,
+    /// The archive the document was read from, when the forge lost it (added in
+    /// v1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) archive: Option<ArchiveReport>,
+}
+
+/// `archive` of a source read from an archive: the service and how to cite
+/// the archived copy.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct ArchiveReport {
+    /// `software-heritage`.
+    pub(crate) service: String,
+    /// The SWHID of the archived document (Software Heritage).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) swhid: Option<String>,
+    /// The capture's URL (the Wayback Machine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) url: Option<String>,
+    /// When the capture was taken, RFC 3339 (the Wayback Machine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) time: Option<String>,
+}
+
+impl ArchiveReport {
+    fn of(a: &crate::provider::archive::ArchiveRef) -> ArchiveReport {
+        use crate::provider::archive::ArchiveRef;
+        match a {
+            ArchiveRef::SoftwareHeritage { swhid } => ArchiveReport {
+                service: a.service().to_string(),
+                swhid: Some(swhid.clone()),
+                url: None,
+                time: None,
+            },
+            ArchiveRef::Wayback { url, time } => ArchiveReport {
+                service: a.service().to_string(),
+                swhid: None,
+                url: Some(url.clone()),
+                time: Some(time.clone()),
+            },
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -601,6 +642,7 @@ fn source_report(s: &Source, o: &SourceOutcome) -> SourceReport {
         stale_since: o.stale_since.clone(),
         etag: o.web.as_ref().and_then(|w| w.etag.clone()),
         last_modified: o.web.as_ref().and_then(|w| w.last_modified.clone()),
+        archive: o.archive.as_ref().map(ArchiveReport::of),
     }
 }
 

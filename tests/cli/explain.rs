@@ -26,6 +26,7 @@ const CODES: &[(&str, &str)] = &[
     ("value-shifted", "warning"),
     ("upstream-changed", "note"),
     ("value-superseded", "warning"),
+    ("source-vanished", "warning"),
 ];
 
 #[test]
@@ -115,7 +116,7 @@ fn explain_unknown_code_output() {
     assert_eq!(r.code(), 2);
     insta::assert_snapshot!(r.stderr, @r"
     error: unknown finding code `hash-missmatch`
-      hint: known codes: invalid-record, uncited-claim, unpinned-url, revision-conflict, malformed-hash, missing-hash, unpinned-weights, unpinned-runtime, inconsistent-value, repository-missing, revision-missing, revision-unreachable, path-missing, hash-mismatch, weight-hash-mismatch, manifest-mismatch, manifest-unlisted, commit-time-mismatch, line-out-of-range, value-missing, value-shifted, upstream-changed, value-superseded
+      hint: known codes: invalid-record, uncited-claim, unpinned-url, revision-conflict, malformed-hash, missing-hash, unpinned-weights, unpinned-runtime, inconsistent-value, repository-missing, revision-missing, revision-unreachable, path-missing, hash-mismatch, weight-hash-mismatch, manifest-mismatch, manifest-unlisted, commit-time-mismatch, line-out-of-range, value-missing, value-shifted, upstream-changed, value-superseded, source-vanished
     ");
 }
 

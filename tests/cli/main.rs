@@ -4,6 +4,8 @@ The integration tests of pinaudit, in one binary with one module per capability
 one process, and a reader finds the tests of a capability by its name.
 
 - [`architecture`]: no module cycle in any crate of the workspace.
+- [`archive`]: Software Heritage standing in for a forge that lost a repository
+  or commit, over a fake archive API on loopback.
 - [`as_written`]: each figure checked at the revision it cites, `diff` that never
   reports an unchecked source as fixed, every manifest of a cited tree, messages
   that name their source, time zone and model.
@@ -63,6 +65,7 @@ fetches of these tests.
 mod common;
 
 mod architecture;
+mod archive;
 mod as_written;
 mod bad_input;
 mod beyond_git;

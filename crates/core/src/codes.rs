@@ -336,4 +336,18 @@ codes! {
         fix: "Look at the head line the evidence gives (`pinaudit show TARGET --history`) and \
              update the record if the figure was corrected.",
         hint: "check whether the author corrected the figure: `pinaudit show TARGET --history`";
+
+    SourceVanished = "source-vanished", Warning;
+        summary: "the forge lost the pinned repository or commit (or a web page is gone), but an archive holds it; checked against the archive",
+        means: "The forge no longer serves the pinned repository or commit (deleted, renamed, \
+             force-pushed away), but Software Heritage holds the very commit: its ids are git's own, and the document's bytes \
+             were checked against the git blob id before use. The figures were judged against \
+             the archived copy, exactly as from git; the evidence gives the archived copy's \
+             SWHID. A cited web page whose host answers 404 or 410 is the same story with the \
+             Wayback Machine: a capture whose raw bytes have the recorded sha256 was used. \
+             Nothing is wrong with the figures yet, but the citation now rests on the \
+             archive alone.",
+        fix: "Cite the archived copy (its SWHID, or the capture's URL) beside or instead of \
+             the forge URL, or cite where the document lives now.",
+        hint: "cite the archived copy by its SWHID, which outlives the forge";
 }

@@ -108,6 +108,8 @@ pub struct SourceOutcome {
     pub stale_since: Option<String>,
     /// A web document's `ETag` and `Last-Modified` as served.
     pub web: Option<WebValidators>,
+    /// Set when the document was read from an archive (the forge lost it).
+    pub archive: Option<crate::provider::archive::ArchiveRef>,
 }
 
 /// What identified a web document's version when it was fetched.
@@ -127,6 +129,7 @@ impl SourceOutcome {
             upstream: None,
             stale_since: None,
             web: None,
+            archive: None,
         }
     }
 
@@ -141,6 +144,7 @@ impl SourceOutcome {
             upstream: None,
             stale_since: None,
             web: None,
+            archive: None,
         }
     }
 

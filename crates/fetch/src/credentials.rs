@@ -11,3 +11,15 @@ pub(crate) fn is_github_https(url: &str) -> bool {
         && authority.host.eq_ignore_ascii_case("github.com")
         && authority.port.is_none_or(|p| p == 443)
 }
+
+/// Whether `url` is on the same origin (scheme, host, port) as `base`: the only
+/// place a token configured for the service at `base` (`SWH_TOKEN` for the
+/// Software Heritage API) belongs.
+pub(crate) fn is_origin_of(url: &str, base: &str) -> bool {
+    let (Ok(u), Ok(b)) = (::url::Url::parse(url), ::url::Url::parse(base)) else {
+        return false;
+    };
+    u.scheme() == b.scheme()
+        && u.host_str().map(str::to_ascii_lowercase) == b.host_str().map(str::to_ascii_lowercase)
+        && u.port_or_known_default() == b.port_or_known_default()
+}

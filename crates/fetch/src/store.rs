@@ -570,6 +570,97 @@ fn decode_verified(b: &[u8]) -> Option<VerifiedMap> {
 
 pub use pinaudit_core::memo::{Dec, Enc};
 
+/// What an archive answered, one file per question
+/// (`CACHE/archive/<service>/<sha256 of the question>.store`): an archive's
+/// objects never change, so what it gave for a commit, a path at a commit or a
+/// blob is kept for good; "not archived" is kept for [`NOT_ARCHIVED_FOR`] only
+/// (the archive may crawl the forge's copy later). Each file names its question,
+/// so one moved under another name reads as absent; the caller checks what it
+/// reads back (a blob against its id) as it checks what the archive sent.
+#[derive(Debug, Clone)]
+pub(crate) struct ArchiveStore {
+    dir: std::path::PathBuf,
+}
+
+/// An answer kept in an [`ArchiveStore`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Kept {
+    /// The archive's answer (opaque bytes).
+    Found(Vec<u8>),
+    /// The archive answered that it does not hold it.
+    NotArchived,
+}
+
+const ARCHIVE_MAGIC: &[u8] = b"pinaudit-archive-store v1\n";
+/// How long a "not archived" answer is kept, in seconds: a day.
+pub(crate) const NOT_ARCHIVED_FOR: u64 = 86_400;
+
+impl ArchiveStore {
+    /// The answers of archive `service` under `cache_root`.
+    pub(crate) fn new(cache_root: &Path, service: &str) -> ArchiveStore {
+        ArchiveStore {
+            dir: cache_root.join("archive").join(service),
+        }
+    }
+
+    fn path(&self, question: &str) -> std::path::PathBuf {
+        self.dir.join(format!(
+            "{}.store",
+            pinaudit_core::hash::sha256_hex(question.as_bytes())
+        ))
+    }
+
+    /// The answer kept for `question` at time `now` (seconds since the epoch):
+    /// a found answer whenever it was kept, "not archived" within a day of it.
+    pub(crate) fn get(&self, question: &str, now: u64) -> Option<Kept> {
+        let body = load(&self.path(question), ARCHIVE_MAGIC)?;
+        let mut d = Dec(&body);
+        if d.string()? != question {
+            return None;
+        }
+        match d.u32()? {
+            1 => Some(Kept::Found(d.0.to_vec())),
+            0 => {
+                let high = u64::from(d.u32()?);
+                let at = (high << 32) | u64::from(d.u32()?);
+                let fresh =
+                    at <= now.saturating_add(60) && now.saturating_sub(at) < NOT_ARCHIVED_FOR;
+                (fresh && d.done()).then_some(Kept::NotArchived)
+            }
+            _ => None,
+        }
+    }
+
+    /// Keeps the archive's answer to `question` for good.
+    pub(crate) fn put_found(&self, question: &str, answer: &[u8]) -> std::io::Result<()> {
+        let mut body = Enc::default();
+        body.str(question).u32(1);
+        body.0.extend_from_slice(answer);
+        self.put(question, &body.0)
+    }
+
+    /// Keeps "not archived" for `question`, answered at `now`, for a day.
+    pub(crate) fn put_not_archived(&self, question: &str, now: u64) -> std::io::Result<()> {
+        let mut body = Enc::default();
+        body.str(question)
+            .u32(0)
+            .u32((now >> 32) as u32)
+            .u32(now as u32);
+        self.put(question, &body.0)
+    }
+
+    fn put(&self, question: &str, body: &[u8]) -> std::io::Result<()> {
+        // Never into a directory a planted link names, outside the cache.
+        if fs::symlink_metadata(&self.dir).is_ok_and(|m| !m.is_dir()) {
+            return Err(std::io::Error::other(format!(
+                "`{}` is not a directory (a symbolic link?); not written",
+                self.dir.display()
+            )));
+        }
+        save(&self.path(question), ARCHIVE_MAGIC, body)
+    }
+}
+
 impl pinaudit_core::memo::CheckMemo for CheckMemo {
     fn peek_with(&self, key: &[u8; 32], f: &mut dyn FnMut(&[u8])) {
         self.peek(key, f);
@@ -636,6 +727,31 @@ mod tests {
         }
         fs::write(&path, &good[..good.len() - 1]).expect("write");
         assert_eq!(load(&path, b"kind v1\n"), None);
+    }
+
+    #[test]
+    fn archive_store_keeps_found_answers_for_good_and_not_archived_for_a_day() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = ArchiveStore::new(dir.path(), "software-heritage");
+        let now = 1_800_000_000;
+        assert_eq!(store.get("rev:a", now), None);
+        store.put_found("rev:a", b"{}").expect("put");
+        store.put_not_archived("rev:b", now).expect("put");
+        assert_eq!(
+            store.get("rev:a", now + 10 * NOT_ARCHIVED_FOR),
+            Some(Kept::Found(b"{}".to_vec()))
+        );
+        assert_eq!(store.get("rev:b", now + 3600), Some(Kept::NotArchived));
+        assert_eq!(store.get("rev:b", now + NOT_ARCHIVED_FOR), None);
+        // A file moved under another question's name answers nothing.
+        fs::copy(store.path("rev:a"), store.path("rev:c")).expect("copy");
+        assert_eq!(store.get("rev:c", now), None);
+        // Damaged: absent.
+        let path = store.path("rev:a");
+        let mut bytes = fs::read(&path).expect("read");
+        bytes[30] ^= 1;
+        fs::write(&path, &bytes).expect("write");
+        assert_eq!(store.get("rev:a", now), None);
     }
 
     #[test]

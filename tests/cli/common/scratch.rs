@@ -18,7 +18,8 @@ use tempfile::TempDir;
 use super::run::{run, write_file, Run};
 
 /// The binary with everything pinaudit reads from the environment fixed: no
-/// `PINAUDIT_CACHE` or `XDG_CACHE_HOME`, no `GITHUB_TOKEN`, no `NO_COLOR` (tests that want it set
+/// `PINAUDIT_CACHE` or `XDG_CACHE_HOME`, no `GITHUB_TOKEN` or `SWH_TOKEN`, no archive
+/// (`PINAUDIT_ARCHIVE=none`), no `NO_COLOR` (tests that want it set
 /// it), `SOURCE_DATE_EPOCH=0`, a fixed `PINAUDIT_CACHE_KEY` (never the user's
 /// key file), and the machine's git configuration (credential helpers,
 /// `insteadOf` rules) kept out. The timeout makes a hang fail the test instead
@@ -30,6 +31,10 @@ pub fn pinaudit() -> Command {
         // the `HOME` a test sets, never the machine's.
         .env_remove("XDG_CACHE_HOME")
         .env_remove("GITHUB_TOKEN")
+        .env_remove("SWH_TOKEN")
+        // No archive is asked unless a test points one at loopback
+        // (`tests/cli/archive.rs`): tests send nothing past 127.0.0.0/8.
+        .env("PINAUDIT_ARCHIVE", "none")
         .env_remove("NO_COLOR")
         .env("SOURCE_DATE_EPOCH", "0")
         // Never the user's cache key file (tests of the key file remove it).

@@ -5,6 +5,7 @@
 //! ([`document`], [`claims`], [`upstream`]) its snapshots; none of them knows where
 //! a document came from, and none of them formats output.
 
+pub mod archive;
 pub mod artifacts;
 pub mod citation;
 pub mod claims;
@@ -43,6 +44,7 @@ pub(crate) const REGISTRY: &[&dyn Check] = &[
     &values::Values,
     &artifacts::Artifacts,
     &revision::Revision,
+    &archive::Archive,
     &document::Document,
     &manifests::Manifests,
     &claims::Claims,

@@ -42,6 +42,9 @@ evidence! {
         /// The URL it was fetched from, after `--rewrite`.
         fetched_from: &'a str,
         remote_said: &'a str,
+        /// What the archive answered when asked for the commit (added in v1).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        archive: Option<&'a str>,
     }
 }
 
@@ -52,6 +55,9 @@ evidence! {
         commit: &'a str,
         /// Why the server would not give the commit by id, when that was tried.
         fetch_by_id_error: Option<&'a str>,
+        /// What the archive answered when asked for the commit (added in v1).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        archive: Option<&'a str>,
     }
 }
 
@@ -82,12 +88,14 @@ pub enum Established {
     Present { commit_time: Option<String> },
 }
 
-/// Judges the revision a source pins.
+/// Judges the revision a source pins; `archive` is what an archive answered
+/// when asked for a repository or commit the forge lost (evidence).
 pub fn check(
     record: &Record,
     s: &Source,
     r: &DocRef,
     facts: &RevisionFacts,
+    archive: Option<&str>,
     reported: &mut Reported,
     out: &mut Vec<Finding>,
 ) -> Established {
@@ -111,6 +119,7 @@ pub fn check(
                             url: crate::url::redact(&r.remote),
                             fetched_from,
                             remote_said,
+                            archive,
                         }),
                 );
             }
@@ -132,6 +141,7 @@ pub fn check(
                         .evidence(RevisionMissing {
                             commit: r.commit.as_str(),
                             fetch_by_id_error: by_id_error.as_deref(),
+                            archive,
                         }),
                 );
             }

@@ -13,6 +13,7 @@
 //! repository": a fact for a finding) from what went wrong with the *tool* ("the
 //! object is unreadable", "the network is down": [`Unchecked`], never a finding).
 
+pub mod archive;
 pub mod model;
 pub mod web;
 
@@ -342,6 +343,12 @@ pub trait Provider: Send {
     fn web(&self) -> Option<&dyn Web> {
         None
     }
+    fn archives(&self) -> Option<&dyn archive::Archives> {
+        None
+    }
+    fn web_archives(&self) -> Option<&dyn archive::WebArchives> {
+        None
+    }
 }
 
 /// The providers of an audit, in the order they were registered: each question
@@ -418,6 +425,14 @@ impl Router {
             .iter()
             .find_map(|p| p.web())
             .unwrap_or(&Missing)
+    }
+    /// The archive asked when a forge lost a source; `None` when none is registered.
+    pub fn archives(&self) -> Option<&dyn archive::Archives> {
+        self.providers.iter().find_map(|p| p.archives())
+    }
+    /// The archive asked when a web document is gone; `None` when none is registered.
+    pub fn web_archives(&self) -> Option<&dyn archive::WebArchives> {
+        self.providers.iter().find_map(|p| p.web_archives())
     }
 }
 

@@ -214,7 +214,7 @@ impl Middleware for HonourRetryAfter {
 }
 
 /// A `Retry-After` value: delay seconds, or an HTTP date (RFC 7231).
-fn retry_after(v: &str) -> Option<Duration> {
+pub(crate) fn retry_after(v: &str) -> Option<Duration> {
     if let Ok(secs) = v.trim().parse::<u64>() {
         return Some(Duration::from_secs(secs));
     }
@@ -391,7 +391,7 @@ fn too_big(url: &str, max: u64) -> FetchError {
 }
 
 /// reqwest's error with its causes, lowercase.
-fn describe(e: &dyn std::error::Error) -> String {
+pub(crate) fn describe(e: &dyn std::error::Error) -> String {
     let parts = crate::classify::causes(vec![e.to_string()], e.source());
     let joined = parts.join(": ");
     // Messages are lowercase phrases (as every pinaudit message); reqwest-retry's start with a capital.

@@ -1,0 +1,603 @@
+//! Software Heritage as a provider of archived git documents ([`Archives`]):
+//! asked, while records are checked, for a document whose forge lost the
+//! repository or the commit, or could not be reached while the cache lacks it.
+//!
+//! Software Heritage names objects by git's own ids, so the pinned commit is
+//! looked up as it is (its public REST API, `https://archive.softwareheritage.org/api/1/`):
+//!
+//! 1. `revision/<commit>/`: the commit, with its `committer_date` (RFC 3339);
+//! 2. `revision/<commit>/directory/<path>/`: the cited path in its tree, a
+//!    `file` entry with its blob id (`target`, or the `sha1_git` of its
+//!    `checksums`) and its `checksums` (`sha256` included);
+//! 3. `content/sha1_git:<blob>/raw/`: the bytes, refused unless they hash to
+//!    the blob id (and to the listed sha256) before anything reads them.
+//!
+//! At most three calls per pinned document, none for what the cache holds:
+//! answers are kept in `CACHE/archive/software-heritage/` ([`ArchiveStore`]),
+//! found objects for good, "not archived" for a day. The API's rate-limit
+//! headers (`X-RateLimit-Remaining`, `X-RateLimit-Reset`) and `Retry-After`
+//! are honoured within `--deadline`; a wait past it leaves the source
+//! unchecked, with the reason. `SWH_TOKEN` goes as a bearer token to the
+//! archive's own origin only (never across a redirect: reqwest drops it). Hosts
+//! are judged as for every other fetch: public ones only unless `--allow-local`,
+//! by name and by the addresses a name resolves to (`crate::net`).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use reqwest::header::{HeaderMap, RETRY_AFTER};
+use reqwest::StatusCode;
+
+use super::archive::{ArchiveAnswer, ArchiveRef, Archived, Archives};
+use super::{DocRef, Provider, Skip, Snapshot, Target, Unchecked};
+use crate::store::{ArchiveStore, Kept};
+use crate::{sha256_hex, FetchError};
+
+/// The public API, by default (`--swh-url`).
+pub const DEFAULT_URL: &str = "https://archive.softwareheritage.org/api/1/";
+/// The service's name: the report's `archive.service`, the cache directory.
+const SERVICE: &str = "software-heritage";
+/// Requests of one call answered `429`/`503` before giving up.
+const ATTEMPTS: usize = 4;
+/// The wait after a `429` that says nothing of when to come back.
+const DEFAULT_WAIT: Duration = Duration::from_secs(1);
+/// Redirects followed before giving up.
+const MAX_REDIRECTS: usize = 5;
+
+/// How an archive is asked (Software Heritage, the Wayback Machine).
+#[derive(Debug, Clone)]
+pub struct ArchiveOptions {
+    /// The API's base URL, ending in `/` (`--swh-url`, `--wayback-url`).
+    pub url: String,
+    pub cache: PathBuf,
+    /// Only what the cache holds is read.
+    pub offline: bool,
+    pub timeout: Duration,
+    /// The longest time all calls to the archive may take, waits included.
+    pub deadline: Duration,
+    pub allow_local: bool,
+    /// The largest document read, in bytes.
+    pub max_size: u64,
+    /// A bearer token for the archive's own origin (`SWH_TOKEN`).
+    pub token: Option<String>,
+    /// Where names resolve (`--resolve` pins), as for every other fetch.
+    pub network: crate::net::Network,
+}
+
+/// Software Heritage, shared by every fork: one cache of answers, one client.
+pub struct SwhProvider {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    opts: ArchiveOptions,
+    store: ArchiveStore,
+    /// Made on the first question the cache cannot answer.
+    net: OnceLock<Result<Net, String>>,
+    /// This run's answers, by (commit, path): sources citing one document ask once.
+    answers: Mutex<HashMap<(String, String), ArchiveAnswer>>,
+}
+
+pub(crate) struct Net {
+    pub(crate) runtime: tokio::runtime::Runtime,
+    client: reqwest::Client,
+    /// When the deadline of the archive's calls comes.
+    ends: Instant,
+    /// When the archive said its rate limit is spent (`X-RateLimit-Remaining: 0`):
+    /// the time it resets.
+    spent_until: Mutex<Option<SystemTime>>,
+}
+
+impl SwhProvider {
+    pub fn new(opts: ArchiveOptions) -> SwhProvider {
+        let store = ArchiveStore::new(&opts.cache, SERVICE);
+        SwhProvider {
+            inner: Arc::new(Inner {
+                opts,
+                store,
+                net: OnceLock::new(),
+                answers: Mutex::default(),
+            }),
+        }
+    }
+}
+
+impl Provider for SwhProvider {
+    /// Nothing ahead of time: the archive is asked only for what a forge lost,
+    /// which is known once the git cache has synced.
+    fn prefetch(&mut self, _targets: &[&Target]) {}
+
+    fn fork(&self) -> Option<Box<dyn Provider>> {
+        Some(Box::new(SwhProvider {
+            inner: self.inner.clone(),
+        }))
+    }
+
+    fn archives(&self) -> Option<&dyn Archives> {
+        Some(self)
+    }
+}
+
+impl Archives for SwhProvider {
+    fn archived(&self, r: &DocRef) -> ArchiveAnswer {
+        let key = (r.commit.as_str().to_string(), r.path.clone());
+        if let Some(known) = lock(&self.inner.answers).get(&key) {
+            return known.clone();
+        }
+        let answer = self.inner.lookup(r);
+        lock(&self.inner.answers).insert(key, answer.clone());
+        answer
+    }
+}
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+pub(crate) fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// What one call to the API came back with.
+pub(crate) enum Got {
+    Found(Vec<u8>),
+    NotArchived,
+}
+
+/// A directory entry of the cited path: its blob id and sha256, when given.
+struct Entry {
+    blob: String,
+    sha256: Option<String>,
+}
+
+impl Inner {
+    fn lookup(&self, r: &DocRef) -> ArchiveAnswer {
+        let commit = r.commit.as_str();
+        let short = r.commit.short();
+        let rev = match self.ask(&format!("rev:{commit}"), &format!("revision/{commit}/")) {
+            Ok(Got::Found(body)) => body,
+            Ok(Got::NotArchived) => {
+                return ArchiveAnswer::NotArchived(format!(
+                    "not archived either: Software Heritage does not hold commit `{short}`"
+                ))
+            }
+            Err(answer) => return answer,
+        };
+        let commit_time = match revision_time(&rev, commit) {
+            Ok(t) => t,
+            Err(why) => return damaged(why),
+        };
+        let path = r.path.trim_matches('/');
+        let question = format!("dir:{commit}:{path}");
+        let endpoint = format!("revision/{commit}/directory/{}/", encode_path(path));
+        let entry = match self.ask(&question, &endpoint) {
+            Ok(Got::Found(body)) => body,
+            Ok(Got::NotArchived) => {
+                return ArchiveAnswer::NotArchived(format!(
+                    "not archived either: Software Heritage holds commit `{short}` but no `{path}` in it"
+                ))
+            }
+            Err(answer) => return answer,
+        };
+        let entry = match directory_entry(&entry) {
+            Ok(Some(e)) => e,
+            Ok(None) => {
+                return ArchiveAnswer::NotArchived(format!(
+                    "not archived either: `{path}` is not a file at commit `{short}` in Software Heritage"
+                ))
+            }
+            Err(why) => return damaged(why),
+        };
+        let bytes = match self.content(&entry) {
+            Ok(bytes) => bytes,
+            Err(answer) => return answer,
+        };
+        let swhid = swhid(r, &entry.blob);
+        ArchiveAnswer::Found(Box::new(Archived {
+            snapshot: Snapshot {
+                sha256: sha256_hex(&bytes),
+                bytes,
+                loaded: true,
+                git_blob: Some(entry.blob),
+                streamed: false,
+            },
+            commit_time,
+            at: ArchiveRef::SoftwareHeritage { swhid },
+        }))
+    }
+
+    /// The bytes of the entry's blob: from the cache when they still hash to
+    /// it, else from the archive, refused unless they do.
+    fn content(&self, entry: &Entry) -> Result<Vec<u8>, ArchiveAnswer> {
+        let question = format!("cnt:{}", entry.blob);
+        let now = now_secs();
+        if let Some(Kept::Found(bytes)) = self.store.get(&question, now) {
+            if content_problem(entry, &bytes).is_none() {
+                return Ok(bytes);
+            }
+        }
+        if self.opts.offline {
+            return Err(ArchiveAnswer::NotAsked);
+        }
+        let endpoint = format!("content/sha1_git:{}/raw/", entry.blob);
+        let bytes = match self.fetch(&endpoint)? {
+            Got::Found(bytes) => bytes,
+            Got::NotArchived => {
+                return Err(ArchiveAnswer::NotArchived(format!(
+                    "not archived either: Software Heritage lists blob `{}` but does not serve it",
+                    entry.blob
+                )))
+            }
+        };
+        if let Some(why) = content_problem(entry, &bytes) {
+            return Err(damaged(why));
+        }
+        // A cache that cannot be written costs the next run a request.
+        let _ = self.store.put_found(&question, &bytes);
+        Ok(bytes)
+    }
+
+    /// The answer to `question` (cached, else by `endpoint`), kept as the store says.
+    fn ask(&self, question: &str, endpoint: &str) -> Result<Got, ArchiveAnswer> {
+        let now = now_secs();
+        match self.store.get(question, now) {
+            Some(Kept::Found(body)) => return Ok(Got::Found(body)),
+            Some(Kept::NotArchived) => return Ok(Got::NotArchived),
+            None => {}
+        }
+        if self.opts.offline {
+            return Err(ArchiveAnswer::NotAsked);
+        }
+        let got = self.fetch(endpoint)?;
+        let _ = match &got {
+            Got::Found(body) => self.store.put_found(question, body),
+            Got::NotArchived => self.store.put_not_archived(question, now),
+        };
+        Ok(got)
+    }
+
+    /// One call to the API.
+    fn fetch(&self, endpoint: &str) -> Result<Got, ArchiveAnswer> {
+        let url = format!("{}{endpoint}", self.opts.url);
+        let failed = |reason: String| {
+            ArchiveAnswer::Failed(Unchecked::Fetch {
+                remote: url.clone(),
+                error: Arc::new(FetchError::Network {
+                    url: pinaudit_core::url::redact(&url),
+                    reason: format!("asking Software Heritage: {reason}"),
+                    cause: pinaudit_core::error::NetworkCause::Unreachable,
+                }),
+            })
+        };
+        let net = match self.net.get_or_init(|| Net::new(&self.opts)) {
+            Ok(net) => net,
+            Err(why) => return Err(failed(why.clone())),
+        };
+        net.runtime
+            .block_on(get(net, &self.opts, &url))
+            .map_err(failed)
+    }
+}
+
+impl Net {
+    pub(crate) fn new(opts: &ArchiveOptions) -> Result<Net, String> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the HTTP workers: {e}"))?;
+        let allow_local = opts.allow_local;
+        let redirects = reqwest::redirect::Policy::custom(move |attempt| {
+            if attempt.previous().len() >= MAX_REDIRECTS {
+                let n = attempt.previous().len();
+                return attempt.error(format!("more than {n} redirects"));
+            }
+            match super::http::refused(attempt.url(), allow_local) {
+                Some(why) => {
+                    let to = pinaudit_core::url::redact(attempt.url().as_str());
+                    attempt.error(format!("redirect to `{to}` refused: {why}"))
+                }
+                None => attempt.follow(),
+            }
+        });
+        let mut builder = reqwest::Client::builder();
+        for cert in crate::tls::extra_roots() {
+            builder = builder.add_root_certificate(cert);
+        }
+        let client = builder
+            .user_agent(concat!("pinaudit/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(opts.timeout.min(Duration::from_secs(30)))
+            .timeout(opts.timeout)
+            .redirect(redirects)
+            .dns_resolver(opts.network.resolver(!opts.allow_local))
+            .build()
+            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+        Ok(Net {
+            runtime,
+            client,
+            ends: Instant::now() + opts.deadline,
+            spent_until: Mutex::new(None),
+        })
+    }
+
+    /// Waits until `wait` has passed, unless that ends past the deadline:
+    /// then why not.
+    async fn wait(&self, wait: Duration, what: &str, opts: &ArchiveOptions) -> Result<(), String> {
+        if Instant::now() + wait > self.ends {
+            let token = match opts.url == DEFAULT_URL || opts.token.is_some() {
+                true => ", or set SWH_TOKEN for a larger allowance",
+                false => "",
+            };
+            return Err(format!(
+                "{what}: waiting {} s for it would end past the deadline of {} s (raise it with --deadline{token})",
+                wait.as_secs().max(1),
+                opts.deadline.as_secs()
+            ));
+        }
+        tokio::time::sleep(wait).await;
+        Ok(())
+    }
+
+    /// Remembers when a spent rate limit resets.
+    fn note_limits(&self, headers: &HeaderMap) {
+        let number = |name: &str| {
+            headers
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<u64>().ok())
+        };
+        if number("x-ratelimit-remaining") == Some(0) {
+            if let Some(reset) = number("x-ratelimit-reset") {
+                *lock(&self.spent_until) = Some(UNIX_EPOCH + Duration::from_secs(reset));
+            }
+        }
+    }
+
+    /// How long until a spent rate limit resets (zero when it is not spent).
+    fn until_reset(&self) -> Duration {
+        lock(&self.spent_until)
+            .and_then(|t| t.duration_since(SystemTime::now()).ok())
+            .unwrap_or(Duration::ZERO)
+    }
+}
+
+/// `GET url`: its body, or that the archive does not hold it.
+pub(crate) async fn get(net: &Net, opts: &ArchiveOptions, url: &str) -> Result<Got, String> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| format!("not a URL: {e}"))?;
+    if let Some(why) = super::http::refused(&parsed, opts.allow_local) {
+        return Err(why);
+    }
+    let ends = net.ends;
+    let work = async {
+        for _ in 0..ATTEMPTS {
+            let spent = net.until_reset();
+            if !spent.is_zero() {
+                net.wait(spent, "the archive's rate limit is spent", opts)
+                    .await?;
+            }
+            let mut req = net.client.get(parsed.clone());
+            if let Some(token) = &opts.token {
+                if crate::credentials::is_origin_of(url, &opts.url) {
+                    req = req.bearer_auth(token);
+                }
+            }
+            let res = req.send().await.map_err(|e| super::http::describe(&e))?;
+            net.note_limits(res.headers());
+            let status = res.status();
+            if status == StatusCode::NOT_FOUND {
+                return Ok(Got::NotArchived);
+            }
+            if status == StatusCode::TOO_MANY_REQUESTS || status == StatusCode::SERVICE_UNAVAILABLE
+            {
+                let asked = res
+                    .headers()
+                    .get(RETRY_AFTER)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(super::http::retry_after);
+                let wait = asked
+                    .or_else(|| Some(net.until_reset()).filter(|d| !d.is_zero()))
+                    .unwrap_or(DEFAULT_WAIT);
+                let what = format!("the archive answered `{status}`");
+                net.wait(wait, &what, opts).await?;
+                continue;
+            }
+            if !status.is_success() {
+                return Err(format!("the archive answered `{status}`"));
+            }
+            return read_body(res, opts.max_size).await.map(Got::Found);
+        }
+        Err(format!(
+            "the archive answered `429 Too Many Requests` {ATTEMPTS} times"
+        ))
+    };
+    match tokio::time::timeout_at(ends.into(), work).await {
+        Ok(got) => got,
+        Err(_) => Err(format!(
+            "timed out: the archive took longer than the deadline of {} s (raise it with --deadline)",
+            opts.deadline.as_secs()
+        )),
+    }
+}
+
+/// A response's body, refused past `max` bytes while it streams.
+async fn read_body(mut res: reqwest::Response, max: u64) -> Result<Vec<u8>, String> {
+    let too_big = || {
+        format!(
+            "the archived document is larger than `{}` (raise --max-document-size)",
+            crate::progress::human_bytes(max)
+        )
+    };
+    if res.content_length().is_some_and(|n| n > max) {
+        return Err(too_big());
+    }
+    let mut bytes = Vec::new();
+    while let Some(chunk) = res.chunk().await.map_err(|e| super::http::describe(&e))? {
+        if bytes.len() as u64 + chunk.len() as u64 > max {
+            return Err(too_big());
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(bytes)
+}
+
+/// Why an archived answer cannot be used: the source is unchecked, never judged.
+fn damaged(why: String) -> ArchiveAnswer {
+    ArchiveAnswer::Failed(Unchecked::Unresolvable(Skip(format!(
+        "archive answered damaged content: {why}"
+    ))))
+}
+
+/// Why `bytes` are not the blob of `entry`, if they are not.
+fn content_problem(entry: &Entry, bytes: &[u8]) -> Option<String> {
+    let id = git2::Oid::hash_object(git2::ObjectType::Blob, bytes).ok()?;
+    if !id.to_string().eq_ignore_ascii_case(&entry.blob) {
+        return Some(format!(
+            "Software Heritage's bytes for blob `{}` hash to blob `{id}`",
+            entry.blob
+        ));
+    }
+    match &entry.sha256 {
+        Some(listed) if !listed.eq_ignore_ascii_case(&sha256_hex(bytes)) => Some(format!(
+            "Software Heritage lists sha256 `{listed}` for blob `{}`, its bytes hash otherwise",
+            entry.blob
+        )),
+        _ => None,
+    }
+}
+
+/// The committer time of a `revision/<commit>/` answer, which must be that
+/// commit's.
+fn revision_time(body: &[u8], commit: &str) -> Result<Option<(i64, i32)>, String> {
+    let json: serde_json::Value = serde_json::from_slice(body)
+        .map_err(|e| format!("the revision of `{commit}` is not JSON: {e}"))?;
+    if let Some(id) = json.get("id").and_then(|v| v.as_str()) {
+        if !id.eq_ignore_ascii_case(commit) {
+            return Err(format!("asked for revision `{commit}`, answered `{id}`"));
+        }
+    }
+    let Some(date) = json.get("committer_date").and_then(|v| v.as_str()) else {
+        return Ok(None);
+    };
+    let t = time::OffsetDateTime::parse(date, &time::format_description::well_known::Rfc3339)
+        .map_err(|e| format!("committer date `{date}` of `{commit}`: {e}"))?;
+    Ok(Some((
+        t.unix_timestamp(),
+        t.offset().whole_minutes().into(),
+    )))
+}
+
+/// The file entry of a `revision/<commit>/directory/<path>/` answer: its blob
+/// id and sha256; `None` when the path is a directory or a submodule there.
+///
+/// The entry's fields are a directory entry's (`type`, `target`, `checksums`);
+/// the API also wraps a file's in `content` (`checksums.sha1_git`): both are read.
+fn directory_entry(body: &[u8]) -> Result<Option<Entry>, String> {
+    let json: serde_json::Value = serde_json::from_slice(body)
+        .map_err(|e| format!("the directory entry is not JSON: {e}"))?;
+    if json.get("type").and_then(|v| v.as_str()) != Some("file") {
+        return Ok(None);
+    }
+    let inner = json.get("content").unwrap_or(&json);
+    let checksum = |name: &str| {
+        [inner, &json]
+            .iter()
+            .find_map(|j| j.get("checksums")?.get(name)?.as_str())
+            .map(str::to_string)
+    };
+    let blob = json
+        .get("target")
+        .and_then(|v| v.as_str())
+        .map(str::to_string)
+        .or_else(|| checksum("sha1_git"))
+        .ok_or("the directory entry names no blob")?;
+    if blob.len() != 40 || !blob.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(format!(
+            "the directory entry's blob `{blob}` is not a git id"
+        ));
+    }
+    Ok(Some(Entry {
+        blob: blob.to_ascii_lowercase(),
+        sha256: checksum("sha256"),
+    }))
+}
+
+/// Each segment of a repository path percent-encoded for a URL path.
+fn encode_path(path: &str) -> String {
+    const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'.')
+        .remove(b'_')
+        .remove(b'~');
+    path.split('/')
+        .map(|seg| percent_encoding::utf8_percent_encode(seg, SEGMENT).to_string())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// The SWHID of the archived document, with the context it was cited in:
+/// `swh:1:cnt:<blob>;origin=<repository>;anchor=swh:1:rev:<commit>;path=/<path>`.
+fn swhid(r: &DocRef, blob: &str) -> String {
+    // Qualifier values may not hold `;` (the separator) or a bare `%`.
+    let value = |v: &str| v.replace('%', "%25").replace(';', "%3B");
+    format!(
+        "swh:1:cnt:{blob};origin={};anchor=swh:1:rev:{};path=/{}",
+        value(&pinaudit_core::check::archive::repository_name(&r.remote)),
+        r.commit.as_str(),
+        value(r.path.trim_start_matches('/'))
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_both_shapes_of_a_file_entry() {
+        let blob = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+        let entry = format!(
+            r#"{{"type": "file", "name": "README.md", "perms": 33188, "target": "{blob}", "checksums": {{"sha1_git": "{blob}", "sha256": "ab"}}}}"#
+        );
+        let e = directory_entry(entry.as_bytes()).unwrap().unwrap();
+        assert_eq!((e.blob.as_str(), e.sha256.as_deref()), (blob, Some("ab")));
+        let wrapped = format!(
+            r#"{{"type": "file", "path": "README.md", "content": {{"checksums": {{"sha1_git": "{blob}"}}}}}}"#
+        );
+        let e = directory_entry(wrapped.as_bytes()).unwrap().unwrap();
+        assert_eq!((e.blob.as_str(), e.sha256), (blob, None));
+        assert!(directory_entry(br#"{"type": "dir", "target": "x"}"#)
+            .unwrap()
+            .is_none());
+        assert!(directory_entry(br#"{"type": "file", "target": "../etc"}"#).is_err());
+        assert!(directory_entry(b"<html>").is_err());
+    }
+
+    #[test]
+    fn the_revision_must_be_the_one_asked_for() {
+        let c = "0123456789abcdef0123456789abcdef01234567";
+        let body = format!(r#"{{"id": "{c}", "committer_date": "2023-11-14T23:13:20+01:00"}}"#);
+        assert_eq!(
+            revision_time(body.as_bytes(), c),
+            Ok(Some((1_700_000_000, 60)))
+        );
+        assert!(revision_time(body.as_bytes(), &c.replace('0', "f")).is_err());
+    }
+
+    #[test]
+    fn bytes_must_hash_to_the_blob() {
+        let entry = Entry {
+            blob: "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391".into(),
+            sha256: None,
+        };
+        assert_eq!(content_problem(&entry, b""), None);
+        assert!(content_problem(&entry, b"x").is_some());
+    }
+
+    #[test]
+    fn paths_are_encoded_per_segment() {
+        assert_eq!(encode_path("docs/a b;c.md"), "docs/a%20b%3Bc.md");
+    }
+}

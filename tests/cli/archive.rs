@@ -1,0 +1,747 @@
+//! Archives standing in for sources their forges lost: a fake Software Heritage
+//! API on loopback answers the documented endpoints (`revision/<commit>/`,
+//! `revision/<commit>/directory/<path>/`, `content/sha1_git:<blob>/raw/`) with
+//! the documented JSON shapes, while `git daemon` plays a forge that deleted the
+//! repository or force-pushed the commit away. Each test counts what the fake
+//! archive was asked.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use git2::Oid;
+use serde_json::{json, Value};
+
+use crate::common::forge::{
+    forge_with_readme, readme_pin, sha256_hex, to_daemon, Forge, NAME, README, T0, T0_RFC3339,
+};
+use crate::common::run::Run;
+use crate::common::scratch::Scratch;
+use crate::common::web::{Request, Response, WebServer};
+use crate::common::{GitDaemon, Wants};
+
+/// The git blob id of `bytes`.
+fn blob_id(bytes: &[u8]) -> String {
+    Oid::hash_object(git2::ObjectType::Blob, bytes)
+        .expect("hash")
+        .to_string()
+}
+
+/// What the fake archive holds: commits with their committer time and files.
+#[derive(Default, Clone)]
+struct Holdings {
+    commits: HashMap<String, (i64, HashMap<String, Vec<u8>>)>,
+    /// Blobs served with other bytes than theirs.
+    damaged: bool,
+}
+
+type Override = dyn Fn(&Request, usize) -> Option<Response> + Send + Sync;
+
+/// A fake Software Heritage API at `http://127.0.0.1:PORT/api/1/`.
+struct FakeSwh {
+    server: WebServer,
+}
+
+impl FakeSwh {
+    fn start(holdings: Holdings) -> FakeSwh {
+        FakeSwh::with(holdings, |_, _| None)
+    }
+
+    /// Answers as [`FakeSwh::start`] unless `first` answers the request.
+    fn with(
+        holdings: Holdings,
+        first: impl Fn(&Request, usize) -> Option<Response> + Send + Sync + 'static,
+    ) -> FakeSwh {
+        let first: Arc<Override> = Arc::new(first);
+        let server = WebServer::start(move |req, nth| {
+            first(req, nth).unwrap_or_else(|| answer(&holdings, &req.path))
+        });
+        FakeSwh { server }
+    }
+
+    fn url(&self) -> String {
+        self.server.url("api/1/")
+    }
+
+    /// The paths asked for so far, in order.
+    fn asked(&self) -> Vec<String> {
+        self.server
+            .log()
+            .into_iter()
+            .map(|l| l.request.path)
+            .collect()
+    }
+}
+
+fn not_found() -> Response {
+    Response::status(404)
+        .header("Content-Type", "application/json")
+        .header("X-RateLimit-Remaining", "119")
+}
+
+fn json_ok(v: Value) -> Response {
+    Response::ok(v.to_string())
+        .header("Content-Type", "application/json")
+        .header("X-RateLimit-Limit", "120")
+        .header("X-RateLimit-Remaining", "119")
+}
+
+fn rfc3339(secs: i64) -> String {
+    time::OffsetDateTime::from_unix_timestamp(secs)
+        .expect("time")
+        .format(&time::format_description::well_known::Rfc3339)
+        .expect("format")
+}
+
+/// The documented answers of the three endpoints the archive is asked.
+fn answer(h: &Holdings, path: &str) -> Response {
+    let Some(rest) = path.strip_prefix("/api/1/") else {
+        return not_found();
+    };
+    let parts: Vec<&str> = rest.trim_end_matches('/').split('/').collect();
+    match parts.as_slice() {
+        ["revision", c] => match h.commits.get(*c) {
+            Some((time, _)) => json_ok(json!({
+                "id": c,
+                "directory": "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+                "date": rfc3339(*time),
+                "committer_date": rfc3339(*time),
+                "message": "add results",
+                "merge": false,
+                "parents": [],
+                "type": "git",
+                "author": {"name": "A", "email": "a@example.com"},
+                "committer": {"name": "A", "email": "a@example.com"},
+            })),
+            None => not_found(),
+        },
+        ["revision", c, "directory", file @ ..] => {
+            let file = file.join("/");
+            match h.commits.get(*c).and_then(|(_, files)| files.get(&file)) {
+                Some(bytes) => json_ok(json!({
+                    "type": "file",
+                    "name": file.rsplit('/').next(),
+                    "perms": 33188,
+                    "length": bytes.len(),
+                    "target": blob_id(bytes),
+                    "target_url": format!("/api/1/content/sha1_git:{}/", blob_id(bytes)),
+                    "checksums": {
+                        "sha1_git": blob_id(bytes),
+                        "sha256": sha256_hex(bytes),
+                    },
+                })),
+                None => not_found(),
+            }
+        }
+        ["content", hash, "raw"] => {
+            let blob = hash.trim_start_matches("sha1_git:");
+            let found = h
+                .commits
+                .values()
+                .flat_map(|(_, files)| files.values())
+                .find(|b| blob_id(b) == blob);
+            match found {
+                Some(bytes) if h.damaged => {
+                    let mut other = bytes.clone();
+                    other.extend_from_slice(b"tampered\n");
+                    Response::ok(other)
+                }
+                Some(bytes) => Response::ok(bytes.clone()),
+                None => not_found(),
+            }
+        }
+        _ => not_found(),
+    }
+}
+
+/// The archive holds `commit` (committed at `time`) with the README.
+fn holding_readme(commit: Oid, time: i64) -> Holdings {
+    let files = HashMap::from([("README.md".to_string(), README.as_bytes().to_vec())]);
+    Holdings {
+        commits: HashMap::from([(commit.to_string(), (time, files))]),
+        damaged: false,
+    }
+}
+
+/// `audit` with the forge behind `daemon` and the archive at `swh`.
+fn audit(ws: &Scratch, daemon: &GitDaemon, swh: &FakeSwh, more: &[&str]) -> Run {
+    let mut args = vec![
+        "--rewrite".to_string(),
+        to_daemon(daemon),
+        "--allow-local".into(),
+        "--archive".into(),
+        "software-heritage".into(),
+        "--swh-url".into(),
+        swh.url(),
+    ];
+    args.extend(more.iter().map(|s| s.to_string()));
+    ws.audit(args)
+}
+
+/// The SWHID the report must give, computed here from its parts.
+fn expected_swhid(name: &str, commit: Oid) -> String {
+    format!(
+        "swh:1:cnt:{};origin=https://github.com/{name};anchor=swh:1:rev:{commit};path=/README.md",
+        blob_id(README.as_bytes())
+    )
+}
+
+/// A forge that never had `acme/gone` (deleted), and the commit it had.
+fn deleted_repository() -> (Forge, Oid) {
+    let (forge, _repo, c) = forge_with_readme();
+    (forge, c)
+}
+
+#[test]
+fn a_deleted_repository_is_verified_from_the_archive() {
+    let (forge, c) = deleted_repository();
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let swh = FakeSwh::start(holding_readme(c, T0));
+    let ws = Scratch::new();
+    let file = ws.write_pin(&readme_pin(
+        "gone",
+        "acme/gone",
+        c,
+        &sha256_hex(README),
+        T0_RFC3339,
+    ));
+
+    let run = audit(&ws, &daemon, &swh, &[&file]);
+    // A warning: the default --fail-on error passes.
+    run.assert_code(0);
+    run.assert_codes(&["source-vanished"]);
+    let f = run.only("source-vanished");
+    assert_eq!(f["severity"], "warning");
+    let message = f["message"].as_str().unwrap_or_default();
+    let short = &c.to_string()[..7];
+    assert!(
+        message.contains(&format!(
+            "the forge no longer serves `{short}` of `https://github.com/acme/gone`"
+        )) && message.contains("Software Heritage holds it"),
+        "{message}"
+    );
+    assert_eq!(f["evidence"]["swhid"], expected_swhid("acme/gone", c));
+    assert_eq!(f["evidence"]["service"], "software-heritage");
+    let s = run.source("gone", "readme");
+    assert_eq!(s["status"], "checked", "{s:#}");
+    assert_eq!(
+        s["archive"],
+        json!({"service": "software-heritage", "swhid": expected_swhid("acme/gone", c)})
+    );
+    assert_eq!(s["sha256"]["actual"], sha256_hex(README));
+    assert_eq!(s["git_blob"], blob_id(README.as_bytes()));
+    assert_eq!(s["commit_time"], T0_RFC3339);
+    assert_eq!(run.claim("gone", "decode")["status"], "verified");
+    assert_eq!(run.summary()["complete"], true);
+    // Three calls: the commit, the path in it, the bytes.
+    assert_eq!(swh.asked().len(), 3, "{:?}", swh.asked());
+
+    // Only --fail-on warning fails on it.
+    let strict = audit(&ws, &daemon, &swh, &["--fail-on", "warning", &file]);
+    strict.assert_code(1);
+    strict.assert_codes(&["source-vanished"]);
+    // Everything came from the cache the second time.
+    assert_eq!(swh.asked().len(), 3, "{:?}", swh.asked());
+
+    // The text report says where the document was read from.
+    let text = ws.run([
+        "audit",
+        "--cache",
+        "cache",
+        "--rewrite",
+        &to_daemon(&daemon),
+        "--allow-local",
+        "--archive",
+        "software-heritage",
+        "--swh-url",
+        &swh.url(),
+        "--color",
+        "never",
+        &file,
+    ]);
+    assert!(text.stdout.contains("source-vanished"), "{}", text.stdout);
+    assert!(
+        text.stdout.contains("(read from the archive: swh:1:cnt:"),
+        "{}",
+        text.stdout
+    );
+}
+
+#[test]
+fn offline_the_cache_of_the_archive_is_still_read() {
+    let (forge, c) = deleted_repository();
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let swh = FakeSwh::start(holding_readme(c, T0));
+    let ws = Scratch::new();
+    let file = ws.write_pin(&readme_pin(
+        "gone",
+        "acme/gone",
+        c,
+        &sha256_hex(README),
+        T0_RFC3339,
+    ));
+    audit(&ws, &daemon, &swh, &[&file]).assert_code(0);
+    let asked = swh.asked().len();
+
+    let run = audit(&ws, &daemon, &swh, &["--offline", &file]);
+    // Offline, nothing says the forge lost it: the archive stands in for the
+    // cache, silently.
+    run.assert_code(0);
+    run.assert_codes(&[]);
+    assert_eq!(run.source("gone", "readme")["status"], "checked");
+    assert_eq!(run.claim("gone", "decode")["status"], "verified");
+    assert_eq!(swh.asked().len(), asked, "offline asked the archive");
+}
+
+#[test]
+fn a_force_pushed_commit_is_verified_from_the_archive() {
+    let forge = Forge::new();
+    let repo = forge.repo(NAME);
+    let base = repo.commit(&[("README.md", README)], "add results", T0);
+    let erased = repo.commit(&[("notes.md", "to be erased\n")], "notes", T0 + 60);
+    repo.reset_branch("main", base);
+    // A stock daemon gives no commit by id: the forge says it is gone.
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let swh = FakeSwh::start(holding_readme(erased, T0 + 60));
+    let ws = Scratch::new();
+    let file = ws.write_pin(&readme_pin(
+        "erased",
+        NAME,
+        erased,
+        &sha256_hex(README),
+        "2023-11-14T22:14:20Z",
+    ));
+
+    let run = audit(&ws, &daemon, &swh, &[&file]);
+    run.assert_code(0);
+    run.assert_codes(&["source-vanished"]);
+    let f = run.only("source-vanished");
+    assert!(
+        f["evidence"]["forge_said"]
+            .as_str()
+            .is_some_and(|s| s.contains("is not in the repository")),
+        "{f:#}"
+    );
+    let s = run.source("erased", "readme");
+    assert_eq!(s["status"], "checked", "{s:#}");
+    assert_eq!(s["archive"]["swhid"], expected_swhid(NAME, erased));
+    // No head to compare an archived copy with.
+    assert_eq!(s["upstream"], Value::Null);
+    assert_eq!(run.claim("erased", "decode")["status"], "verified");
+    let strict = audit(&ws, &daemon, &swh, &["--fail-on", "warning", &file]);
+    strict.assert_code(1);
+}
+
+#[test]
+fn damaged_archive_content_is_refused_never_judged() {
+    let (forge, c) = deleted_repository();
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let mut holdings = holding_readme(c, T0);
+    holdings.damaged = true;
+    let swh = FakeSwh::start(holdings);
+    let ws = Scratch::new();
+    let file = ws.write_pin(&readme_pin(
+        "gone",
+        "acme/gone",
+        c,
+        &sha256_hex(README),
+        T0_RFC3339,
+    ));
+
+    let run = audit(&ws, &daemon, &swh, &[&file]);
+    run.assert_code(2);
+    run.assert_codes(&[]);
+    let s = run.source("gone", "readme");
+    assert_eq!(s["status"], "unchecked", "{s:#}");
+    let reason = s["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("archive answered damaged content"),
+        "{reason}"
+    );
+    assert_eq!(run.claim("gone", "decode")["status"], "unchecked");
+    assert_eq!(run.summary()["complete"], false);
+    // The damaged bytes were not kept: the next run asks for them again.
+    audit(&ws, &daemon, &swh, &[&file]).assert_code(2);
+    let raw = swh.asked().iter().filter(|p| p.ends_with("/raw/")).count();
+    assert_eq!(raw, 2, "{:?}", swh.asked());
+}
+
+#[test]
+fn neither_forge_nor_archive_is_revision_missing_and_not_archived_is_kept_a_day() {
+    let ghost = Oid::from_str("00000000deadbeef00000000deadbeef00000000").expect("oid");
+    let (forge, _repo, _c) = forge_with_readme();
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let swh = FakeSwh::start(Holdings::default());
+    let ws = Scratch::new();
+    let file = ws.write_pin(&readme_pin(
+        "ghost",
+        NAME,
+        ghost,
+        &sha256_hex(README),
+        T0_RFC3339,
+    ));
+
+    let run = audit(&ws, &daemon, &swh, &[&file]);
+    run.assert_code(1);
+    run.assert_codes(&["revision-missing"]);
+    let f = run.only("revision-missing");
+    let said = f["evidence"]["archive"].as_str().unwrap_or_default();
+    assert!(said.contains("not archived"), "{f:#}");
+    assert_eq!(run.source("ghost", "readme")["status"], "absent");
+    assert_eq!(
+        swh.asked(),
+        vec![format!("/api/1/revision/{ghost}/")],
+        "one call for a commit the archive lacks"
+    );
+
+    // Within the day, the archive is asked nothing.
+    let again = audit(&ws, &daemon, &swh, &[&file]);
+    again.assert_code(1);
+    again.assert_codes(&["revision-missing"]);
+    assert_eq!(again.only("revision-missing")["evidence"]["archive"], said);
+    assert_eq!(swh.asked().len(), 1, "{:?}", swh.asked());
+    // The fingerprint does not depend on what the archive said.
+    assert_eq!(
+        again.only("revision-missing")["fingerprint"],
+        f["fingerprint"]
+    );
+}
+
+fn epoch_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .expect("clock")
+        .as_secs()
+}
+
+/// A 429 for the first request of the revision, saying the limit resets in
+/// `secs` seconds.
+fn rate_limited(c: Oid, secs: u64) -> FakeSwh {
+    let revision = format!("/api/1/revision/{c}/");
+    FakeSwh::with(holding_readme(c, T0), move |req, nth| {
+        (req.path == revision && nth == 0).then(|| {
+            Response::status(429)
+                .header("X-RateLimit-Limit", "120")
+                .header("X-RateLimit-Remaining", "0")
+                .header("X-RateLimit-Reset", &(epoch_now() + secs).to_string())
+        })
+    })
+}
+
+#[test]
+fn a_rate_limit_is_waited_for_within_the_deadline() {
+    let (forge, c) = deleted_repository();
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let swh = rate_limited(c, 1);
+    let ws = Scratch::new();
+    let file = ws.write_pin(&readme_pin(
+        "gone",
+        "acme/gone",
+        c,
+        &sha256_hex(README),
+        T0_RFC3339,
+    ));
+
+    let run = audit(&ws, &daemon, &swh, &[&file]);
+    run.assert_code(0);
+    run.assert_codes(&["source-vanished"]);
+    assert_eq!(run.claim("gone", "decode")["status"], "verified");
+    let revision = format!("/api/1/revision/{c}/");
+    let asked = swh.asked();
+    assert_eq!(
+        asked.iter().filter(|p| **p == revision).count(),
+        2,
+        "{asked:?}"
+    );
+}
+
+#[test]
+fn a_rate_limit_past_the_deadline_leaves_the_source_unchecked() {
+    let (forge, c) = deleted_repository();
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let swh = rate_limited(c, 3600);
+    let ws = Scratch::new();
+    let file = ws.write_pin(&readme_pin(
+        "gone",
+        "acme/gone",
+        c,
+        &sha256_hex(README),
+        T0_RFC3339,
+    ));
+
+    let run = audit(&ws, &daemon, &swh, &["--deadline", "30", &file]);
+    run.assert_code(2);
+    run.assert_codes(&[]);
+    let s = run.source("gone", "readme");
+    assert_eq!(s["status"], "unchecked", "{s:#}");
+    let reason = s["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("429") && reason.contains("deadline of 30 s"),
+        "{reason}"
+    );
+    // It was not waited for: one request, then the reason.
+    assert_eq!(swh.asked().len(), 1, "{:?}", swh.asked());
+}
+
+#[test]
+fn the_token_reaches_only_the_archive() {
+    let (forge, c) = deleted_repository();
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    // The archive sends the bytes from another host (port): the token must not follow.
+    let elsewhere_seen: Arc<Mutex<Vec<Request>>> = Arc::default();
+    let seen = elsewhere_seen.clone();
+    let elsewhere = WebServer::start(move |req, _| {
+        seen.lock().expect("seen").push(req.clone());
+        Response::ok(README.as_bytes().to_vec())
+    });
+    let moved = elsewhere.url("blob");
+    let swh = FakeSwh::with(holding_readme(c, T0), move |req, _| {
+        req.path
+            .ends_with("/raw/")
+            .then(|| Response::status(302).header("Location", &moved))
+    });
+    let ws = Scratch::new();
+    let file = ws.write_pin(&readme_pin(
+        "gone",
+        "acme/gone",
+        c,
+        &sha256_hex(README),
+        T0_RFC3339,
+    ));
+
+    let mut args = vec![
+        "audit".to_string(),
+        "--cache".into(),
+        "cache".into(),
+        "--format".into(),
+        "json".into(),
+        "--rewrite".into(),
+        to_daemon(&daemon),
+        "--allow-local".into(),
+        "--archive".into(),
+        "software-heritage".into(),
+        "--swh-url".into(),
+        swh.url(),
+    ];
+    args.push(file);
+    let run = crate::common::run::run(ws.cmd().env("SWH_TOKEN", "s3cret-token").args(&args));
+    run.assert_code(0);
+    assert_eq!(run.claim("gone", "decode")["status"], "verified");
+    let log = swh.server.log();
+    assert_eq!(log.len(), 3, "{log:?}");
+    for l in &log {
+        assert_eq!(
+            l.request.headers.get("authorization").map(String::as_str),
+            Some("Bearer s3cret-token"),
+            "{}",
+            l.request.path
+        );
+    }
+    let elsewhere_seen = elsewhere_seen.lock().expect("seen");
+    assert_eq!(elsewhere_seen.len(), 1);
+    assert!(
+        !elsewhere_seen[0].headers.contains_key("authorization"),
+        "{:?}",
+        elsewhere_seen[0].headers
+    );
+    assert!(!run.stdout.contains("s3cret") && !run.stderr.contains("s3cret"));
+}
+
+#[test]
+fn an_unreachable_forge_whose_pin_the_cache_lacks_is_read_from_the_archive() {
+    let (_forge, _repo, c) = forge_with_readme();
+    // Nothing listens there.
+    let port = crate::common::free_port();
+    let swh = FakeSwh::start(holding_readme(c, T0));
+    let ws = Scratch::new();
+    let file = ws.write_pin(&readme_pin(
+        "away",
+        NAME,
+        c,
+        &sha256_hex(README),
+        T0_RFC3339,
+    ));
+    let run = ws.audit([
+        "--rewrite",
+        &format!("https://github.com/=git://127.0.0.1:{port}/"),
+        "--allow-local",
+        "--archive",
+        "software-heritage",
+        "--swh-url",
+        &swh.url(),
+        &file,
+    ]);
+    // Nothing is lost, the forge just did not answer: no finding, and the
+    // archive stood in for the cache.
+    run.assert_code(0);
+    run.assert_codes(&[]);
+    let s = run.source("away", "readme");
+    assert_eq!(s["status"], "checked", "{s:#}");
+    assert_eq!(s["archive"]["service"], "software-heritage");
+    assert_eq!(run.claim("away", "decode")["status"], "verified");
+}
+
+#[test]
+fn archive_settings_come_from_flags_or_the_configuration() {
+    let ws = Scratch::new();
+    ws.write(
+        "pinaudit.toml",
+        "archive = \"none\"\nswh-url = \"https://swh.example/api/1/\"\n",
+    );
+    let shown = crate::common::run::run(ws.cmd().env_remove("PINAUDIT_ARCHIVE").arg("config"));
+    shown.assert_code(0);
+    assert!(
+        shown.stdout.contains("archive = \"none\"  # pinaudit.toml"),
+        "{}",
+        shown.stdout
+    );
+    assert!(
+        shown
+            .stdout
+            .contains("swh-url = \"https://swh.example/api/1/\"  # pinaudit.toml"),
+        "{}",
+        shown.stdout
+    );
+    std::fs::remove_file(ws.path().join("pinaudit.toml")).expect("remove");
+    let shown = crate::common::run::run(ws.cmd().env_remove("PINAUDIT_ARCHIVE").arg("config"));
+    assert!(
+        shown
+            .stdout
+            .contains("archive = \"software-heritage,wayback\"  # default"),
+        "{}",
+        shown.stdout
+    );
+    let bad = ws.run(["audit", "--archive", "wayback,ftp", "--offline"]);
+    bad.assert_code(3);
+    let bad = ws.run(["audit", "--swh-url", "ftp://x/", "--offline"]);
+    bad.assert_code(3);
+    assert!(bad.stderr.contains("--swh-url"), "{}", bad.stderr);
+}
+
+// --- the Wayback Machine, for web documents -----------------------------------------
+
+const PAGE: &str = "<h1>Decode</h1>\n<p>One node.</p>\n<p>decode: 2.9 tokens/s</p>\n";
+
+fn page_pin(url: &str, time: &str) -> Value {
+    json!({
+        "schema": "pinaudit/pins/v1",
+        "id": "paper",
+        "title": "a paper",
+        "sources": [{"id": "page", "url": url, "repository": null, "revision": null,
+                     "path": null, "sha256": sha256_hex(PAGE), "commit_time": time}],
+        "claims": [{"label": "decode", "source": "page", "lines": [3, 3], "value": 2.9,
+                    "unit": "tokens/s", "metric": null, "url": null, "correct": null, "total": null}],
+        "artifacts": [],
+    })
+}
+
+/// A fake Wayback Machine listing `captures` (timestamp, bytes) of every URL.
+fn fake_wayback(captures: Vec<(&'static str, Vec<u8>)>) -> WebServer {
+    WebServer::start(move |req, _| {
+        if req.path.starts_with("/cdx/search/cdx?") {
+            let original = req
+                .path
+                .split("url=")
+                .nth(1)
+                .and_then(|q| q.split('&').next())
+                .map(percent_decode)
+                .unwrap_or_default();
+            let mut rows = vec![json!(["timestamp", "original", "statuscode"])];
+            for (ts, _) in &captures {
+                rows.push(json!([ts, original, "200"]));
+            }
+            return Response::ok(Value::Array(rows).to_string());
+        }
+        for (ts, bytes) in &captures {
+            if req.path.starts_with(&format!("/web/{ts}id_/")) {
+                return Response::ok(bytes.clone());
+            }
+        }
+        Response::status(404)
+    })
+}
+
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            let hex = std::str::from_utf8(&b[i + 1..i + 3]).unwrap_or("00");
+            out.push(u8::from_str_radix(hex, 16).unwrap_or(b'?'));
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn audit_page(ws: &Scratch, wayback: &WebServer, url: &str) -> Run {
+    let file = ws.write_pin(&page_pin(url, "2024-03-01T00:00:00Z"));
+    ws.audit([
+        "--allow-local",
+        "--archive",
+        "wayback",
+        "--wayback-url",
+        &wayback.url(""),
+        &file,
+    ])
+}
+
+#[test]
+fn a_page_gone_from_its_host_is_verified_from_the_capture_with_its_bytes() {
+    let host = WebServer::start(|_, _| Response::status(404));
+    let url = host.url("paper.html");
+    // The capture nearest the record's date has other bytes: it is not used.
+    let other = PAGE.replace("2.9", "3.4").into_bytes();
+    let wayback = fake_wayback(vec![
+        ("20240301000000", other),
+        ("20230101000000", PAGE.as_bytes().to_vec()),
+    ]);
+    let ws = Scratch::new();
+    let run = audit_page(&ws, &wayback, &url);
+    run.assert_has("source-vanished");
+    let f = run.only("source-vanished");
+    let capture = wayback.url(&format!("web/20230101000000/{url}"));
+    assert_eq!(f["evidence"]["capture"], capture, "{f:#}");
+    assert!(
+        f["hint"].as_str().is_some_and(|h| h.contains(&capture)),
+        "{f:#}"
+    );
+    let s = run.source("paper", "page");
+    assert_eq!(s["status"], "checked", "{s:#}");
+    assert_eq!(
+        s["archive"],
+        json!({"service": "wayback", "url": capture, "time": "2023-01-01T00:00:00Z"})
+    );
+    assert_eq!(s["sha256"]["actual"], sha256_hex(PAGE));
+    assert_eq!(run.claim("paper", "decode")["status"], "verified");
+    let fetched: Vec<String> = wayback.log().into_iter().map(|l| l.request.path).collect();
+    assert_eq!(fetched.len(), 3, "{fetched:?}");
+    assert!(
+        fetched[1].starts_with("/web/20240301000000id_/"),
+        "{fetched:?}"
+    );
+
+    // The capture is kept: offline, it still stands in.
+    let file = ws.write_pin(&page_pin(&url, "2024-03-01T00:00:00Z"));
+    let offline = ws.audit(["--offline", "--archive", "wayback", &file]);
+    assert_eq!(offline.source("paper", "page")["status"], "checked");
+    assert_eq!(wayback.log().len(), 3);
+}
+
+#[test]
+fn a_capture_with_other_bytes_is_not_used() {
+    let host = WebServer::start(|_, _| Response::status(410));
+    let url = host.url("paper.html");
+    let wayback = fake_wayback(vec![("20240301000000", b"something else\n".to_vec())]);
+    let ws = Scratch::new();
+    let run = audit_page(&ws, &wayback, &url);
+    run.assert_lacks("source-vanished");
+    let s = run.source("paper", "page");
+    assert_eq!(s["status"], "unchecked", "{s:#}");
+    assert!(s.get("archive").is_none(), "{s:#}");
+    assert_eq!(run.claim("paper", "decode")["status"], "unchecked");
+}
