@@ -26,7 +26,9 @@ pub(crate) mod show;
 pub(crate) mod show_html;
 pub(crate) mod verify_statement;
 
-pub use pinaudit_core::{check, codes, finding, fingerprint, matcher, record, result, url};
+pub use pinaudit_core::{
+    check, codes, finding, fingerprint, matcher, record, result, swhid, url,
+};
 pub use pinaudit_fetch as fetch;
 pub use pinaudit_fetch::{cache_key, net, provider, sources, store};
 

@@ -87,6 +87,10 @@ fn source_line(s: &SourceReport, p: &Paint) -> String {
     if let Some(t) = &s.stale_since {
         let _ = write!(line, "  (remote unreachable: judged from the cache as of {t})");
     }
+    // The durable citation, as the archive's link (its text is the SWHID).
+    if let Some(url) = s.archive_url() {
+        let _ = write!(line, "\n              swhid: {}", p.link(&url));
+    }
     line
 }
 
