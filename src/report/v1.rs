@@ -586,7 +586,11 @@ fn claim_value(c: &Claim) -> Option<Value> {
 
 /// The durable citation of a checked git source: its document's blob at the
 /// pinned commit, for `lines` (the span of the lines its claims cite).
-fn swhid_of(at: &crate::record::Located, o: &SourceOutcome, lines: Option<(u32, u32)>) -> Option<String> {
+fn swhid_of(
+    at: &crate::record::Located,
+    o: &SourceOutcome,
+    lines: Option<(u32, u32)>,
+) -> Option<String> {
     if !matches!(o.state, SourceState::Checked) {
         return None;
     }

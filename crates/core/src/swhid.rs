@@ -207,7 +207,10 @@ mod tests {
             .write_all(bytes)
             .expect("written");
         let out = child.wait_with_output().expect("git hash-object");
-        String::from_utf8(out.stdout).expect("hex").trim().to_string()
+        String::from_utf8(out.stdout)
+            .expect("hex")
+            .trim()
+            .to_string()
     }
 
     #[test]
@@ -218,8 +221,9 @@ mod tests {
         let s = Swhid::of_document(&blob, COMMIT, Some(repo), "README.md", Some((43, 45)))
             .expect("a swhid");
         // Written out by hand from the specification's grammar.
-        let expected =
-            format!("swh:1:cnt:{blob};origin={repo};anchor=swh:1:rev:{COMMIT};path=/README.md;lines=43-45");
+        let expected = format!(
+            "swh:1:cnt:{blob};origin={repo};anchor=swh:1:rev:{COMMIT};path=/README.md;lines=43-45"
+        );
         assert_eq!(s.to_string(), expected);
         assert_eq!(
             s.archive_url(),
@@ -252,7 +256,10 @@ mod tests {
             s.contains(";origin=https://git.example/a%3Bb/r%2520x;"),
             "{s}"
         );
-        assert!(s.ends_with(";path=/dir%3Bx/100%25%20sure%20%231%3F.md"), "{s}");
+        assert!(
+            s.ends_with(";path=/dir%3Bx/100%25%20sure%20%231%3F.md"),
+            "{s}"
+        );
         // Nothing in a value can start a qualifier: exactly four separators.
         assert_eq!(s.matches(';').count(), 3, "{s}");
     }
