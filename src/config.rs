@@ -36,6 +36,7 @@ const KEYS: &[&str] = &[
     "max-fetch-objects",
     "max-refs-mib",
     "exclude",
+    "swh-url",
     "severity",
     "ignore",
     "code",
@@ -59,6 +60,8 @@ struct File {
     max_fetch_objects: Option<Spanned<u64>>,
     max_refs_mib: Option<Spanned<u64>>,
     exclude: Option<Vec<String>>,
+    /// The Software Heritage API (`preserve`).
+    swh_url: Option<String>,
     #[serde(default)]
     severity: BTreeMap<Spanned<String>, Spanned<String>>,
     #[serde(default)]
@@ -148,6 +151,7 @@ pub(crate) struct Config {
     pub(crate) max_fetch_objects: Option<u64>,
     pub(crate) max_refs_mib: Option<u64>,
     pub(crate) exclude: Option<Vec<String>>,
+    pub(crate) swh_url: Option<String>,
     pub(crate) severity: BTreeMap<Code, Severity>,
     pub(crate) ignores: Vec<Ignore>,
 }
@@ -388,6 +392,7 @@ impl Config {
             max_fetch_objects: file.max_fetch_objects.map(Spanned::into_inner),
             max_refs_mib: file.max_refs_mib.map(Spanned::into_inner),
             exclude: file.exclude,
+            swh_url: file.swh_url,
             severity,
             ignores,
         })
