@@ -405,10 +405,22 @@ pub(crate) fn run(req: &Request) -> Report {
         crate::commands::error(&format!("`{}`: {}", e.path.display(), e.message), None);
     }
     let mut records = Vec::new();
-    for (file, _) in &collected.files {
-        let input = crate::input::load(file);
+    for (file, named) in &collected.files {
+        // As `audit` reads them: a file found while walking that carries no
+        // record is skipped, one named on the command line must be a record.
+        let input = match named {
+            true => crate::input::load(file),
+            false => match crate::input::load_found(file) {
+                Some(input) => input,
+                None => continue,
+            },
+        };
         match input.record {
-            Some(r) => records.push(r),
+            Some(mut r) => {
+                // A figure pinning another commit of its document cites that commit.
+                r.at_cited_revisions();
+                records.push(r);
+            }
             None => {
                 unreadable += 1;
                 for f in &input.findings {
@@ -416,6 +428,21 @@ pub(crate) fn run(req: &Request) -> Report {
                 }
             }
         }
+    }
+    if records.is_empty() && unreadable == 0 {
+        // An editor pointed at the wrong directory must not hear "all archived".
+        unreadable += 1;
+        crate::commands::error(
+            &format!(
+                "no pin files (*.json) or record documents (*.md, *.txt) under {}",
+                req.inputs
+                    .iter()
+                    .map(|p| format!("`{}`", p.display()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            None,
+        );
     }
     let plan = Plan::of(&records);
     let swhids: Vec<String> = plan

@@ -637,6 +637,47 @@ fn preserve_waits_out_a_rate_limit_within_the_deadline_and_says_why_past_it() {
         "{why}"
     );
     assert_eq!(report["commits"][0]["status"], "not-archived");
+
+    // An answer saying no call is left makes the next wait for the reset: past
+    // the deadline, it is not made.
+    let spent = FakeArchive::start(|req, _| {
+        let (status, _, body) = saved(1, &req.path);
+        let reset = (std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs()
+            + 3600)
+            .to_string();
+        (
+            status,
+            vec![
+                ("X-RateLimit-Remaining".into(), "0".into()),
+                ("X-RateLimit-Reset".into(), reset),
+            ],
+            body,
+        )
+    });
+    let out = preserve(&ws, &spent, &["--format", "json", "--deadline", "5"], None);
+    out.assert_code(2);
+    assert_eq!(spent.log().len(), 1, "{:#?}", spent.log());
+    let report: Value = serde_json::from_str(&out.stdout).expect("JSON");
+    assert_eq!(report["repositories"][0]["status"], "requested");
+    let why = report["repositories"][1]["reason"].as_str().unwrap();
+    assert!(
+        why.contains("rate limit is used up") && why.contains("past the deadline"),
+        "{why}"
+    );
+}
+
+#[test]
+fn preserve_with_no_record_found_is_incomplete_and_asks_nothing() {
+    let ws = Scratch::new();
+    ws.write("pins/notes.md", "# no record here\n");
+    let archive = FakeArchive::start(|req, _| known(req, &[]));
+    let out = preserve(&ws, &archive, &[], None);
+    out.assert_code(2);
+    assert!(out.stderr.contains("no pin files"), "{}", out.stderr);
+    assert!(archive.log().is_empty(), "{:#?}", archive.log());
 }
 
 #[test]

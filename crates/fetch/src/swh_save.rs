@@ -217,10 +217,12 @@ impl<'a> Archive<'a> {
 
     /// POSTs to `url` (a JSON `body`, or none) and gives the answer's body.
     async fn post(&mut self, url: &str, body: Option<Vec<u8>>) -> Result<Vec<u8>, String> {
-        if let Some(until) = self.exhausted_until.take() {
+        // Kept until waited out: every later call is refused the same way.
+        if let Some(until) = self.exhausted_until {
             let wait = until.saturating_duration_since(Instant::now());
-            self.wait(wait, "the archive's rate limit is used up")
+            self.wait(wait, "the archive said its rate limit is used up")
                 .await?;
+            self.exhausted_until = None;
         }
         for attempt in 1..=ATTEMPTS {
             let mut req = self.client.post(url);
