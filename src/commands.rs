@@ -750,7 +750,10 @@ pub fn preserve(args: PreserveArgs, choice: &ConfigChoice) -> ExitStatus {
             allow_local: args.allow_local,
         },
     };
-    let report = crate::preserve::run(&req);
+    let (report, problems) = crate::preserve::run(&req);
+    for p in &problems {
+        error(p, None);
+    }
     match args.format {
         crate::cli::PreserveFormat::Text => out(&report.text()),
         crate::cli::PreserveFormat::Json => {

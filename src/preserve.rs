@@ -397,13 +397,16 @@ pub(crate) struct Request {
     pub(crate) archive: SaveOptions,
 }
 
-/// Reads the records, asks the archive, and reports.
-pub(crate) fn run(req: &Request) -> Report {
+/// Reads the records, asks the archive, and reports; with the reason of each
+/// input that could not be read, for stderr.
+pub(crate) fn run(req: &Request) -> (Report, Vec<String>) {
     let collected = crate::input::collect(&req.inputs, &req.walk);
     let mut unreadable = collected.errors.len();
-    for e in &collected.errors {
-        crate::commands::error(&format!("`{}`: {}", e.path.display(), e.message), None);
-    }
+    let mut problems: Vec<String> = collected
+        .errors
+        .iter()
+        .map(|e| format!("`{}`: {}", e.path.display(), e.message))
+        .collect();
     let mut records = Vec::new();
     for (file, named) in &collected.files {
         // As `audit` reads them: a file found while walking that carries no
@@ -423,26 +426,21 @@ pub(crate) fn run(req: &Request) -> Report {
             }
             None => {
                 unreadable += 1;
-                for f in &input.findings {
-                    crate::commands::error(&f.message, None);
-                }
+                problems.extend(input.findings.iter().map(|f| f.message.clone()));
             }
         }
     }
     if records.is_empty() && unreadable == 0 {
         // An editor pointed at the wrong directory must not hear "all archived".
         unreadable += 1;
-        crate::commands::error(
-            &format!(
-                "no pin files (*.json) or record documents (*.md, *.txt) under {}",
-                req.inputs
-                    .iter()
-                    .map(|p| format!("`{}`", p.display()))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            None,
-        );
+        problems.push(format!(
+            "no pin files (*.json) or record documents (*.md, *.txt) under {}",
+            req.inputs
+                .iter()
+                .map(|p| format!("`{}`", p.display()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
     }
     let plan = Plan::of(&records);
     let swhids: Vec<String> = plan
@@ -451,5 +449,8 @@ pub(crate) fn run(req: &Request) -> Report {
         .filter_map(|(_, c, _)| CoreSwhid::revision(c).map(|s| s.to_string()))
         .collect();
     let answers = swh_save::preserve(&plan.origins, &swhids, &req.archive);
-    Report::new(&req.archive.api, plan, &answers, unreadable)
+    (
+        Report::new(&req.archive.api, plan, &answers, unreadable),
+        problems,
+    )
 }
