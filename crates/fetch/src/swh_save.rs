@@ -17,7 +17,7 @@
 //! out, for its `Retry-After` or until its `X-RateLimit-Reset`, and an answer
 //! saying `X-RateLimit-Remaining: 0` makes the next call wait for the reset,
 //! but never past `--deadline`: a wait that would end after it fails the call
-//! at once, with the reason.
+//! at once, with the reason, and no call starts after it.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -217,6 +217,12 @@ impl<'a> Archive<'a> {
 
     /// POSTs to `url` (a JSON `body`, or none) and gives the answer's body.
     async fn post(&mut self, url: &str, body: Option<Vec<u8>>) -> Result<Vec<u8>, String> {
+        if Instant::now() >= self.ends {
+            return Err(format!(
+                "timed out: the calls to the archive took longer than the deadline of {} s (raise it with --deadline)",
+                self.opts.deadline.as_secs()
+            ));
+        }
         // Kept until waited out: every later call is refused the same way.
         if let Some(until) = self.exhausted_until {
             let wait = until.saturating_duration_since(Instant::now());
