@@ -87,6 +87,17 @@ pub enum Command {
         after_help = "Exit status: 0 every subject the same; 1 a record or document changed         (or a given file is not in the statement); 2 something could not be checked (a         document the cache lacks, an unreadable statement); 3 usage error."
     )]
     VerifyStatement(VerifyStatementArgs),
+    /// Ask Software Heritage to archive every repository the records cite, and
+    /// say which pinned commits it holds already
+    #[command(
+        after_help = "Sends one save request (\"save code now\") per repository the records \
+        cite, then asks in one call which pinned commits the archive holds. SWH_TOKEN, when \
+        set, is sent as a bearer token to the --swh-url host only.\n\
+        Exit status: 0 every pinned commit is archived; 1 some pinned commit is not archived \
+        yet (its repository's save was requested: run again later); 2 a request failed or was \
+        refused, or an input could not be read; 3 usage or configuration error."
+    )]
+    Preserve(PreserveArgs),
     /// Look after the cache: `pinaudit cache gc` deletes the mirror copies an
     /// audit moved aside (an audit never deletes a mirror)
     #[command(subcommand)]
@@ -449,6 +460,45 @@ pub(crate) struct FetchArgs {
     #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=65536))]
     pub(crate) max_refs_mib: Option<u64>,
     /// Connect to ADDR for HOST:PORT, like curl's --resolve (for HTTP(S), any port of HOST); repeatable
+    #[arg(long, value_name = "HOST:PORT:ADDR")]
+    pub(crate) resolve: Vec<crate::net::Pin>,
+}
+
+/// `preserve`'s output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum PreserveFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct PreserveArgs {
+    /// Files or directories, as `audit` reads them [default: pinaudit.toml's inputs, else pins]
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = PreserveFormat::Text)]
+    pub(crate) format: PreserveFormat,
+    /// The Software Heritage API [default: https://archive.softwareheritage.org/api/1/]
+    #[arg(long, value_name = "URL")]
+    pub(crate) swh_url: Option<String>,
+    /// Network timeout in seconds: for connecting, and for each answer [default: 60]
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub(crate) timeout: Option<u64>,
+    /// Longest time, in seconds, all the calls may take, waits for the archive's
+    /// rate limit included [default: 900]
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=86400))]
+    pub(crate) deadline: Option<u64>,
+    /// Skip inputs matching GLOB while walking directories (gitignore syntax); repeatable
+    #[arg(long, value_name = "GLOB")]
+    pub(crate) exclude: Vec<String>,
+    /// Walk into what .gitignore/.ignore files exclude and into hidden directories
+    #[arg(long)]
+    pub(crate) no_ignore: bool,
+    /// Allow an archive on a loopback or private address (a test server)
+    #[arg(long)]
+    pub(crate) allow_local: bool,
+    /// Connect to ADDR for HOST:PORT, like curl's --resolve; repeatable
     #[arg(long, value_name = "HOST:PORT:ADDR")]
     pub(crate) resolve: Vec<crate::net::Pin>,
 }

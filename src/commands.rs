@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::audit::{self, Options};
 use crate::cli::{
     AuditArgs, CompletionsArgs, ConfigArgs, ConfigChoice, DiffArgs, ExplainArgs, ImportArgs,
-    MergeArgs, PinArgs, ShowArgs, VerifyStatementArgs,
+    MergeArgs, PinArgs, PreserveArgs, ShowArgs, VerifyStatementArgs,
 };
 use crate::config::{effective, Config, Effective, FetchSettings};
 use crate::exit::ExitStatus;
@@ -42,8 +42,6 @@ pub(crate) fn out(text: &str) {
 }
 
 /// Parses `--rewrite` rules; a bad one is reported without its credentials.
-/// Also installs the `--resolve` pins: both say where connections go, and every
-/// command that connects reads its rules here first.
 fn rewrites(f: &FetchSettings) -> Result<Vec<crate::fetch::Rewrite>, ExitStatus> {
     f.rewrite
         .value
@@ -720,6 +718,77 @@ pub fn pin(args: PinArgs, choice: &ConfigChoice) -> ExitStatus {
     } else {
         ExitStatus::Findings
     }
+}
+
+pub fn preserve(args: PreserveArgs, choice: &ConfigChoice) -> ExitStatus {
+    let config = match load_config(choice) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let given = |v: &[std::path::PathBuf]| (!v.is_empty()).then(|| v.to_vec());
+    let api = config.pick(args.swh_url.clone(), &config.swh_url, || {
+        crate::fetch::swh_save::DEFAULT_API.to_string()
+    });
+    let api = match crate::preserve::api_url(&api.value) {
+        Ok(a) => a,
+        Err(e) => {
+            error(
+                &format!("invalid `--swh-url`: {e}"),
+                Some("give the API's base URL, e.g. https://archive.softwareheritage.org/api/1/"),
+            );
+            return ExitStatus::Usage;
+        }
+    };
+    let secs = |flag: Option<u64>, file: &Option<u64>, default: u64| {
+        std::time::Duration::from_secs(config.pick(flag, file, || default).value)
+    };
+    let req = crate::preserve::Request {
+        inputs: config
+            .pick(given(&args.paths), &config.inputs, || vec!["pins".into()])
+            .value,
+        walk: input::WalkOptions {
+            exclude: config
+                .pick(
+                    (!args.exclude.is_empty()).then(|| args.exclude.clone()),
+                    &config.exclude,
+                    Vec::new,
+                )
+                .value,
+            no_ignore: args.no_ignore,
+            only: None,
+        },
+        archive: crate::fetch::swh_save::SaveOptions {
+            api,
+            token: std::env::var("SWH_TOKEN")
+                .ok()
+                .filter(|t| !t.trim().is_empty()),
+            timeout: secs(
+                args.timeout,
+                &config.timeout,
+                crate::config::DEFAULT_TIMEOUT,
+            ),
+            deadline: secs(
+                args.deadline,
+                &config.deadline,
+                crate::fetch::DEFAULT_DEADLINE.as_secs(),
+            ),
+            allow_local: args.allow_local,
+            network: crate::net::Network::new(args.resolve.clone()),
+        },
+    };
+    let (report, problems) = crate::preserve::run(&req);
+    for p in &problems {
+        error(p, None);
+    }
+    match args.format {
+        crate::cli::PreserveFormat::Text => out(&report.text()),
+        crate::cli::PreserveFormat::Json => {
+            let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();
+            text.push('\n');
+            out(&text);
+        }
+    }
+    report.exit_status()
 }
 
 pub fn merge(args: MergeArgs, choice: &ConfigChoice) -> ExitStatus {

@@ -19,6 +19,7 @@ pub mod man;
 pub mod merge;
 pub mod par;
 pub(crate) mod pin;
+pub(crate) mod preserve;
 pub(crate) mod progress;
 pub mod report;
 pub mod shard;
@@ -26,7 +27,7 @@ pub(crate) mod show;
 pub(crate) mod show_html;
 pub(crate) mod verify_statement;
 
-pub use pinaudit_core::{check, codes, finding, fingerprint, matcher, record, result, url};
+pub use pinaudit_core::{check, codes, finding, fingerprint, matcher, record, result, swhid, url};
 pub use pinaudit_fetch as fetch;
 pub use pinaudit_fetch::{cache_key, net, provider, sources, store};
 

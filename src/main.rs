@@ -47,6 +47,7 @@ fn main() -> ExitCode {
         Command::Diff(args) => commands::diff(args, &config),
         Command::Config(args) => commands::config(args, &config),
         Command::VerifyStatement(args) => commands::verify_statement(args, &config),
+        Command::Preserve(args) => commands::preserve(args, &config),
         Command::Cache(pinaudit::cli::CacheCommand::Gc(args)) => commands::cache_gc(args, &config),
     };
     let _ = std::io::stdout().flush();

@@ -2,8 +2,9 @@
 //! for Actions. A branch, tag or short-id URL is resolved to the full commit it
 //! names now, the document is fetched and hashed, the value is looked for on the
 //! cited line (and, if it moved, where it is), and a pins/v1 source and claim are
-//! printed or added to a pin file. `audit --fix` uses the same resolution to
-//! rewrite each unpinned URL of a pin file in place.
+//! printed or added to a pin file, the source with its SWHID (the document's
+//! durable citation, computed from its git blob id). `audit --fix` uses the
+//! same resolution to rewrite each unpinned URL of a pin file in place.
 
 use std::fmt::Write;
 use std::path::Path;
@@ -241,15 +242,27 @@ pub(crate) fn pin(cache: &GitCache, req: &Request, plan: &SyncPlan) -> Result<Ou
         &p.was,
         p.commit.as_str(),
     );
-    let source = json!({
+    let repository = crate::fetch::redact(&p.url.repository_url());
+    let mut source = json!({
         "id": id,
         "url": crate::fetch::redact(&base),
-        "repository": crate::fetch::redact(&p.url.repository_url()),
+        "repository": repository,
         "revision": p.commit.as_str(),
         "path": p.path,
         "sha256": sha256,
         "commit_time": commit_time,
     });
+    // The document's durable citation, from the blob id git keeps: without
+    // `lines`, which belong to each claim (a pin file's source may gain claims).
+    if let Some(swhid) = crate::swhid::Swhid::of_document(
+        &blob.id.to_string(),
+        p.commit.as_str(),
+        Some(&repository),
+        &p.path,
+        None,
+    ) {
+        source["swhid"] = Value::String(swhid.to_string());
+    }
     let mut value_found = true;
     let claim = match (&req.value, lines) {
         (None, None) => None,

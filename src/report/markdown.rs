@@ -109,6 +109,7 @@ pub(crate) fn write(report: &Report, _opts: &super::RenderOptions, out: &mut sup
             }
             let _ = writeln!(out, "\n</details>\n");
         }
+        durable_citations(r, out);
         if !mine.is_empty() {
             let _ = writeln!(out, "| severity | code | finding | fix |");
             let _ = writeln!(out, "|---|---|---|---|");
@@ -146,4 +147,27 @@ pub(crate) fn write(report: &Report, _opts: &super::RenderOptions, out: &mut sup
         }
         out.push('\n');
     }
+}
+
+/// The record's durable citations: each checked git source's SWHID, linked to
+/// the archive's page for it (folded, as a reader needs them only to cite).
+fn durable_citations(r: &super::RecordReport, out: &mut super::Out) {
+    let cited: Vec<_> = r
+        .sources
+        .iter()
+        .filter_map(|s| Some((s, s.swhid.as_deref()?, s.archive_url()?)))
+        .collect();
+    if cited.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "<details><summary>{} durable citation(s) (SWHID)</summary>\n",
+        cited.len()
+    );
+    for (s, swhid, url) in cited {
+        // The SWHID escapes `<`, `>` and spaces, so it stands in an angle-bracketed link.
+        let _ = writeln!(out, "- {}: [{}](<{url}>)", md_code(&s.id), md_code(swhid));
+    }
+    let _ = writeln!(out, "\n</details>\n");
 }

@@ -7,9 +7,14 @@
 //! `partialFingerprints` carry the finding's fingerprint so that alerts follow a
 //! finding across runs. Ignored findings carry a suppression with their reason
 //! and baseline ones `baselineState: unchanged`, so code scanning closes them.
+//! A finding about a checked git source also carries the source's durable
+//! citation: its SWHID in the result's properties (`swhid`), and the archive's
+//! page for it as a second related location.
 //! The run's `automationDetails.id` is `pinaudit/`, or `pinaudit/shard-K-of-N/`
 //! for one shard, so that code scanning keeps shards apart until `merge` makes
 //! them one run again.
+
+use std::collections::HashMap;
 
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -72,7 +77,7 @@ fn uri_of(path: &str) -> String {
     }
 }
 
-fn result(f: &FindingReport, rule_index: usize) -> Value {
+fn result(f: &FindingReport, rule_index: usize, swhid: Option<&str>) -> Value {
     let at = f.record_position();
     let mut properties = Map::new();
     properties.insert("record".into(), f.record.clone().into());
@@ -84,6 +89,9 @@ fn result(f: &FindingReport, rule_index: usize) -> Value {
     }
     properties.insert("hint".into(), f.hint.clone().into());
     properties.insert("evidence".into(), Value::Object(f.evidence.clone()));
+    if let Some(swhid) = swhid {
+        properties.insert("swhid".into(), swhid.into());
+    }
     let mut r = json!({
         "ruleId": f.code.as_str(),
         "ruleIndex": rule_index,
@@ -109,7 +117,8 @@ fn result(f: &FindingReport, rule_index: usize) -> Value {
             o.insert("baselineState".into(), "unchanged".into());
         }
     }
-    if let (Some(url), Some(o)) = (f.web_url(), r.as_object_mut()) {
+    let mut related = Vec::new();
+    if let Some(url) = f.web_url() {
         let mut region = Map::new();
         if let Some(line) = f.location.line {
             region.insert("startLine".into(), line.into());
@@ -118,16 +127,54 @@ fn result(f: &FindingReport, rule_index: usize) -> Value {
         if !region.is_empty() {
             physical["region"] = Value::Object(region);
         }
-        o.insert(
-            "relatedLocations".into(),
-            json!([{
-                "id": 1,
-                "physicalLocation": physical,
-                "message": {"text": "the cited line"},
-            }]),
-        );
+        related.push(json!({
+            "id": 1,
+            "physicalLocation": physical,
+            "message": {"text": "the cited line"},
+        }));
+    }
+    if let Some(swhid) = swhid {
+        related.push(json!({
+            "id": 2,
+            "physicalLocation": {"artifactLocation": {
+                "uri": format!("{}{swhid}", crate::swhid::ARCHIVE_WEB)
+            }},
+            "message": {"text": "the cited document's durable citation (Software Heritage)"},
+        }));
+    }
+    if let (false, Some(o)) = (related.is_empty(), r.as_object_mut()) {
+        o.insert("relatedLocations".into(), Value::Array(related));
     }
     r
+}
+
+/// The SWHID of each checked git source, by record id and source id, with the
+/// record's file (record ids need not be unique).
+fn citations(report: &Report) -> HashMap<(&str, &str), Vec<(&str, &str)>> {
+    let mut by = HashMap::<(&str, &str), Vec<(&str, &str)>>::new();
+    for r in &report.records {
+        for s in &r.sources {
+            if let Some(swhid) = s.swhid.as_deref() {
+                by.entry((r.id.as_str(), s.id.as_str()))
+                    .or_default()
+                    .push((r.file.as_str(), swhid));
+            }
+        }
+    }
+    by
+}
+
+/// The SWHID of the source finding `f` is about, if it has one.
+fn swhid_of<'a>(
+    f: &FindingReport,
+    by: &HashMap<(&str, &str), Vec<(&'a str, &'a str)>>,
+) -> Option<&'a str> {
+    let found = by.get(&(f.record.as_str(), f.source.as_deref()?))?;
+    found
+        .iter()
+        .find(|(file, _)| f.file.as_deref() == Some(*file))
+        .or_else(|| found.first())
+        .map(|(_, swhid)| *swhid)
 }
 
 /// The run's `automationDetails.id`: code scanning takes what comes before its
@@ -166,9 +213,10 @@ struct Results<'a>(&'a Report);
 
 impl Serialize for Results<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let by = citations(self.0);
         s.collect_seq(self.0.findings.iter().map(|f| {
             let index = Code::ALL.iter().position(|c| *c == f.code).unwrap_or(0);
-            result(f, index)
+            result(f, index, swhid_of(f, &by))
         }))
     }
 }

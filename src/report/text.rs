@@ -91,6 +91,10 @@ fn source_line(s: &SourceReport, p: &Paint) -> String {
         let cite = a.swhid.as_deref().or(a.url.as_deref()).unwrap_or(&a.service);
         let _ = write!(line, "  (read from the archive: {})", t(cite));
     }
+    // The durable citation, as the archive's link (its text is the SWHID).
+    if let Some(url) = s.archive_url() {
+        let _ = write!(line, "\n              swhid: {}", p.link(&url));
+    }
     line
 }
 

@@ -192,6 +192,21 @@ pub(crate) struct SourceReport {
     /// v1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) archive: Option<ArchiveReport>,
+    /// A checked git source's durable citation: its SWHID with the repository,
+    /// the pinned commit, the path and the cited lines as qualifiers, computed
+    /// from `git_blob` without the network ([`crate::swhid`]; added in v1, left out
+    /// for every other source).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) swhid: Option<String>,
+}
+
+impl SourceReport {
+    /// The archive's page for the source's SWHID, when it has one.
+    pub(crate) fn archive_url(&self) -> Option<String> {
+        self.swhid
+            .as_deref()
+            .map(|s| format!("{}{s}", crate::swhid::ARCHIVE_WEB))
+    }
 }
 
 /// `archive` of a source read from an archive: the service and how to cite
@@ -610,7 +625,28 @@ fn claim_value(c: &Claim) -> Option<Value> {
         .map(Value::Number)
 }
 
-fn source_report(s: &Source, o: &SourceOutcome) -> SourceReport {
+/// The durable citation of a checked git source: its document's blob at the
+/// pinned commit, for `lines` (the span of the lines its claims cite).
+fn swhid_of(
+    at: &crate::record::Located,
+    o: &SourceOutcome,
+    lines: Option<(u32, u32)>,
+) -> Option<String> {
+    if !matches!(o.state, SourceState::Checked) {
+        return None;
+    }
+    let revision = at.revision.as_ref()?.to_string();
+    crate::swhid::Swhid::of_document(
+        o.git_blob.as_deref()?,
+        &revision,
+        at.repository.as_deref(),
+        at.path.as_deref()?,
+        lines,
+    )
+    .map(|s| s.to_string())
+}
+
+fn source_report(s: &Source, o: &SourceOutcome, lines: Option<(u32, u32)>) -> SourceReport {
     let (status, reason) = match &o.state {
         SourceState::Checked => (SourceStatus::Checked, None),
         SourceState::Absent(what) => (SourceStatus::Absent, Some(what.reason().to_string())),
@@ -618,6 +654,7 @@ fn source_report(s: &Source, o: &SourceOutcome) -> SourceReport {
     };
     // A source given only as a URL is located by it.
     let at = s.located();
+    let swhid = swhid_of(&at, o, lines);
     SourceReport {
         id: s.id.clone(),
         url: s.url.clone(),
@@ -643,7 +680,18 @@ fn source_report(s: &Source, o: &SourceOutcome) -> SourceReport {
         etag: o.web.as_ref().and_then(|w| w.etag.clone()),
         last_modified: o.web.as_ref().and_then(|w| w.last_modified.clone()),
         archive: o.archive.as_ref().map(ArchiveReport::of),
+        swhid,
     }
+}
+
+/// The lines the claims of source `id` cite, from the first to the last.
+fn cited_span(claims: &[Claim], id: &str) -> Option<(u32, u32)> {
+    claims
+        .iter()
+        .filter(|c| c.source.as_deref() == Some(id))
+        .filter_map(|c| c.lines)
+        .map(|l| (l.first(), l.last()))
+        .reduce(|(a, b), (c, d)| (a.min(c), b.max(d)))
 }
 
 fn claim_report(
@@ -741,7 +789,7 @@ fn record_report(r: &result::RecordResult) -> RecordReport {
             .sources
             .iter()
             .zip(&r.sources)
-            .map(|(s, o)| source_report(s, o))
+            .map(|(s, o)| source_report(s, o, cited_span(&r.record.claims, &s.id)))
             .collect(),
         claims: r
             .record

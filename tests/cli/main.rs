@@ -23,6 +23,8 @@ one process, and a reader finds the tests of a capability by its name.
   `file://`, and the source-level findings of audits over them.
 - [`claims`]: whether each cited line carries the claimed value.
 - [`drift`]: `upstream-changed` and `value-superseded` at the default branch's head.
+- [`durable`]: each checked git source's SWHID in every report, `pin` writing it,
+  and `preserve` against a fake Software Heritage API.
 - [`show`]: `pinaudit show` and its `--history`.
 - [`bad_input`]: inputs pinaudit must survive, naming the culprit.
 - [`bounded_inputs`]: a huge document is an `unchecked` source, not an abort;
@@ -75,6 +77,7 @@ mod ci_kit;
 mod claims;
 mod demo;
 mod drift;
+mod durable;
 mod explain;
 mod formats;
 mod git_sources;

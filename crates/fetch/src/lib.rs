@@ -21,6 +21,8 @@
 //! - [`net`]: where connections go (`--resolve` pins, the public-host check).
 //! - [`sources`]: which commit of which remote each source needs, synced once per remote.
 //! - [`provider`]: the git cache and the web as providers of cited documents.
+//! - [`swh_save`]: asking Software Heritage to archive cited repositories, and
+//!   which pinned commits it holds (`pinaudit preserve`).
 
 mod bounded;
 pub mod cache_key;
@@ -40,6 +42,7 @@ pub mod rewrite;
 pub mod sources;
 pub mod store;
 pub mod stream;
+pub mod swh_save;
 pub mod tls;
 mod transport;
 pub mod url;

@@ -101,6 +101,10 @@ pub(crate) struct SourceV1 {
     /// Committer time of the revision, RFC 3339 (or a date).
     #[serde(default)]
     pub(crate) commit_time: Field<String>,
+    /// The document's SWHID at the revision (`swh:1:cnt:<git blob id>;origin=<repository>;anchor=swh:1:rev:<commit>;path=/<path>`), as `pinaudit pin` writes it: a durable citation, which Software Heritage resolves after the forge has lost the repository. Never read to judge anything: an audit computes each checked source's SWHID from the document itself. Written only when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "shape::swhid")]
+    pub(crate) swhid: Option<Field<String>>,
     #[serde(flatten)]
     #[schemars(skip)]
     pub(crate) unknown: Unknown,
@@ -247,6 +251,7 @@ impl SourceV1 {
         "path",
         "sha256",
         "commit_time",
+        "swhid",
     ];
 }
 
@@ -448,6 +453,9 @@ impl SourceV1 {
             r.problem(ptr, "source has no `id`; skipped");
             return None;
         };
+        // A `swhid` is read only to say when it is not text: what it claims is
+        // never trusted (an audit computes each source's SWHID from its document).
+        let _: Option<String> = r.take(self.swhid.unwrap_or_default(), ptr, "swhid");
         Some(Source {
             id,
             url: r.take(self.url, ptr, "url"),
@@ -591,6 +599,7 @@ impl From<&Source> for SourceV1 {
             path: text(&s.path),
             sha256: s.sha256.as_ref().map(Recorded::text).into(),
             commit_time: text(&s.commit_time),
+            swhid: None,
             unknown: Unknown::default(),
         }
     }
@@ -738,6 +747,16 @@ mod shape {
                     "minLength": 1,
                     "description": "A branch, tag or short commit id: the document is not pinned (finding `unpinned-url`).",
                 },
+                { "type": "null" },
+            ],
+        })
+    }
+
+    /// A content SWHID, with or without qualifiers.
+    pub(crate) fn swhid(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "anyOf": [
+                { "type": "string", "pattern": "^swh:1:cnt:[0-9a-f]{40}(;.*)?$" },
                 { "type": "null" },
             ],
         })
