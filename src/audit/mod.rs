@@ -4,6 +4,7 @@
 //! ([`AuditResult`]); reports are built from it elsewhere.
 
 mod document;
+mod memo;
 mod policy;
 mod stages;
 

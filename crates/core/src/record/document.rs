@@ -257,6 +257,7 @@ pub fn import(text: &str, file: &Path) -> Imported {
             claims,
             artifacts,
             references,
+            input: super::InputDigest::default(),
         },
         issues,
     }

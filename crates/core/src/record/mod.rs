@@ -270,6 +270,19 @@ impl PartialEq for At {
     }
 }
 
+/// The sha256 of the bytes of the input file a record was read from, when the
+/// reader gave it (the whole-record memo is keyed by it). Not part of what the
+/// record says: two records that say the same thing are equal whatever files
+/// they came from, as with [`At`].
+#[derive(Debug, Clone, Copy, Default, Eq)]
+pub struct InputDigest(pub Option<[u8; 32]>);
+
+impl PartialEq for InputDigest {
+    fn eq(&self, _: &InputDigest) -> bool {
+        true
+    }
+}
+
 /// One audited record: a write-up's figures, the documents they cite and what was run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Record {
@@ -281,6 +294,8 @@ pub struct Record {
     pub artifacts: Vec<Artifact>,
     /// Other URLs the record cites (test profiles' evidence) that no source covers.
     pub references: Vec<Reference>,
+    /// The sha256 of the file it was read from.
+    pub input: InputDigest,
 }
 
 /// A URL the record cites without a figure on it: its pin is still judged.
@@ -600,6 +615,7 @@ mod tests {
             claims,
             artifacts: Vec::new(),
             references: Vec::new(),
+            input: InputDigest::default(),
         }
     }
 

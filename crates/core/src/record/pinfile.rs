@@ -435,6 +435,7 @@ impl PinFileV1 {
                 claims,
                 artifacts,
                 references,
+                input: super::InputDigest::default(),
             },
             problems: r.problems,
         }
