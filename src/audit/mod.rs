@@ -4,7 +4,6 @@
 //! ([`AuditResult`]); reports are built from it elsewhere.
 
 mod document;
-mod memo;
 mod policy;
 mod stages;
 

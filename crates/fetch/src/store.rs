@@ -310,7 +310,7 @@ impl CheckMemo {
 
     /// The whole-record memo under `cache_root` (`CACHE/records.store`): per
     /// record, its finished result, by a key of everything the result depends
-    /// on (the binary's `audit::memo` makes the keys and the encoding), for
+    /// on (the binary's `audit::stages::memo` makes the keys and the encoding), for
     /// results of the checks at `version`; a damaged memo, or one of another
     /// version, loads as empty. It is [`CheckMemo`]'s file format under its own
     /// name and magic line, with room for larger answers.

@@ -462,6 +462,7 @@ impl SourceV1 {
                 .map(|x| Recorded::parse_sha256(&x)),
             commit_time: r.take(self.commit_time, ptr, "commit_time"),
             at: At::default(),
+            parsed_url: super::ParsedUrl::default(),
         })
     }
 }
@@ -480,8 +481,9 @@ impl ClaimV1 {
             );
         }
         // Without `lines`, the cited URL's anchor (`#L43`) says which lines.
+        let parsed_url = super::ParsedUrl::default();
         let lines = r.take(self.lines, ptr, "lines").or_else(|| {
-            let anchored = url.as_deref().and_then(|u| super::url::parse(u).ok());
+            let anchored = url.as_deref().and_then(|u| parsed_url.of(u));
             anchored.and_then(|u| u.lines)
         });
         Claim {
@@ -497,6 +499,7 @@ impl ClaimV1 {
             total: r.take(self.total, ptr, "total"),
             label,
             at: At::default(),
+            parsed_url,
         }
     }
 }

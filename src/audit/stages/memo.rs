@@ -21,8 +21,8 @@
 //! every run. Nothing else a result holds depends on the time: staleness is
 //! the one judgment that does.
 
-use super::stages::Planned;
-use super::Options;
+use super::Planned;
+use crate::audit::Options;
 use crate::codes::{Code, Severity};
 use crate::finding::{Finding, Location};
 use crate::provider::{Router, Target, Unchecked};
@@ -180,92 +180,98 @@ const DERIVED_BY: &str = "checks, matcher, codes, audit stages, git provider";
 const SOURCES: &[(&str, &str)] = &[
     (
         "check/artifacts.rs",
-        include_str!("../../crates/core/src/check/artifacts.rs"),
+        include_str!("../../../crates/core/src/check/artifacts.rs"),
     ),
     (
         "check/citation.rs",
-        include_str!("../../crates/core/src/check/citation.rs"),
+        include_str!("../../../crates/core/src/check/citation.rs"),
     ),
     (
         "check/claims.rs",
-        include_str!("../../crates/core/src/check/claims.rs"),
+        include_str!("../../../crates/core/src/check/claims.rs"),
     ),
     (
         "check/document.rs",
-        include_str!("../../crates/core/src/check/document.rs"),
+        include_str!("../../../crates/core/src/check/document.rs"),
     ),
     (
         "check/hashes.rs",
-        include_str!("../../crates/core/src/check/hashes.rs"),
+        include_str!("../../../crates/core/src/check/hashes.rs"),
     ),
     (
         "check/location.rs",
-        include_str!("../../crates/core/src/check/location.rs"),
+        include_str!("../../../crates/core/src/check/location.rs"),
     ),
     (
         "check/manifests.rs",
-        include_str!("../../crates/core/src/check/manifests.rs"),
+        include_str!("../../../crates/core/src/check/manifests.rs"),
     ),
     (
         "check/mod.rs",
-        include_str!("../../crates/core/src/check/mod.rs"),
+        include_str!("../../../crates/core/src/check/mod.rs"),
     ),
     (
         "check/revision.rs",
-        include_str!("../../crates/core/src/check/revision.rs"),
+        include_str!("../../../crates/core/src/check/revision.rs"),
     ),
     (
         "check/upstream.rs",
-        include_str!("../../crates/core/src/check/upstream.rs"),
+        include_str!("../../../crates/core/src/check/upstream.rs"),
     ),
     (
         "check/values.rs",
-        include_str!("../../crates/core/src/check/values.rs"),
+        include_str!("../../../crates/core/src/check/values.rs"),
     ),
     (
         "check/weights.rs",
-        include_str!("../../crates/core/src/check/weights.rs"),
+        include_str!("../../../crates/core/src/check/weights.rs"),
     ),
     (
         "matcher.rs",
-        include_str!("../../crates/core/src/matcher.rs"),
+        include_str!("../../../crates/core/src/matcher.rs"),
     ),
     (
         "matcher/context.rs",
-        include_str!("../../crates/core/src/matcher/context.rs"),
+        include_str!("../../../crates/core/src/matcher/context.rs"),
     ),
     (
         "matcher/role.rs",
-        include_str!("../../crates/core/src/matcher/role.rs"),
+        include_str!("../../../crates/core/src/matcher/role.rs"),
     ),
     (
         "matcher/structure.rs",
-        include_str!("../../crates/core/src/matcher/structure.rs"),
+        include_str!("../../../crates/core/src/matcher/structure.rs"),
     ),
-    ("codes.rs", include_str!("../../crates/core/src/codes.rs")),
+    (
+        "codes.rs",
+        include_str!("../../../crates/core/src/codes.rs"),
+    ),
     (
         "finding.rs",
-        include_str!("../../crates/core/src/finding.rs"),
+        include_str!("../../../crates/core/src/finding.rs"),
     ),
-    ("result.rs", include_str!("../../crates/core/src/result.rs")),
+    (
+        "result.rs",
+        include_str!("../../../crates/core/src/result.rs"),
+    ),
     (
         "provider/mod.rs",
-        include_str!("../../crates/core/src/provider/mod.rs"),
+        include_str!("../../../crates/core/src/provider/mod.rs"),
     ),
-    ("audit/stages.rs", include_str!("stages.rs")),
-    ("audit/document.rs", include_str!("document.rs")),
-    ("audit/memo.rs", include_str!("memo.rs")),
+    ("audit/stages.rs", include_str!("../stages.rs")),
+    ("audit/document.rs", include_str!("../document.rs")),
+    ("audit/stages/memo.rs", include_str!("memo.rs")),
     (
         "fetch/provider/git.rs",
-        include_str!("../../crates/fetch/src/provider/git.rs"),
+        include_str!("../../../crates/fetch/src/provider/git.rs"),
     ),
     (
         "fetch/repo.rs",
-        include_str!("../../crates/fetch/src/repo.rs"),
+        include_str!("../../../crates/fetch/src/repo.rs"),
     ),
     (
         "fetch/stream.rs",
-        include_str!("../../crates/fetch/src/stream.rs"),
+        include_str!("../../../crates/fetch/src/stream.rs"),
     ),
 ];
 
