@@ -246,13 +246,7 @@ pub fn import(text: &str, file: &Path) -> Imported {
             .unwrap_or_else(|| "record".into())
     });
     let title = head.title.or(head.original_project);
-    let starts: HashMap<usize, Position> = found.iter().map(|b| (b.index, b.start)).collect();
-    issues.extend(problems.into_iter().map(|(block, p)| Issue {
-        block: (block > 0).then_some(block),
-        position: starts.get(&block).copied(),
-        message: p.message,
-        pointer: Some(p.pointer),
-    }));
+    issues.extend(block_issues(&found, problems));
     Imported {
         record: Record {
             id,
@@ -266,6 +260,21 @@ pub fn import(text: &str, file: &Path) -> Imported {
         },
         issues,
     }
+}
+
+/// The problems found reading blocks' values, as issues at their blocks' starts
+/// (block 0: not inside a block).
+fn block_issues(found: &[Block<'_>], problems: Vec<(usize, Problem)>) -> Vec<Issue> {
+    let starts: HashMap<usize, Position> = found.iter().map(|b| (b.index, b.start)).collect();
+    problems
+        .into_iter()
+        .map(|(block, p)| Issue {
+            block: (block > 0).then_some(block),
+            position: starts.get(&block).copied(),
+            message: p.message,
+            pointer: Some(p.pointer),
+        })
+        .collect()
 }
 
 /// Where each block's objects stand (its offset in the file and its spans), so
