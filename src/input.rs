@@ -191,47 +191,41 @@ pub(crate) fn collect(paths: &[PathBuf], opts: &WalkOptions) -> Collected {
     Collected { files, errors }
 }
 
-/// Whether a file found while walking a directory carries a record at all: a
-/// Markdown or text file with no ```json block, or a JSON file that is valid JSON
-/// but has nothing of a pin file (an unrelated `package.json`), is not one and is
-/// skipped with a note. Anything broken still counts, so that a damaged record
-/// becomes `invalid-record` rather than vanishing.
-pub(crate) fn carries_record(file: &Path) -> bool {
-    let Ok(bytes) = std::fs::read(file) else {
-        return true;
-    };
-    let is_json = file
-        .extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-    if is_json {
-        let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
-        return match serde_json::from_slice::<Value>(bytes) {
-            Ok(Value::Object(o)) => {
-                o.get("schema")
-                    .and_then(Value::as_str)
-                    .is_some_and(|s| s.starts_with("pinaudit/pins/"))
-                    || ["sources", "claims", "artifacts"]
-                        .iter()
-                        .any(|k| o.contains_key(*k))
-            }
-            Ok(_) => false,
-            Err(_) => true,
-        };
-    }
-    let text = String::from_utf8_lossy(&bytes).to_ascii_lowercase();
-    if !text.contains("```json") {
+/// Whether a JSON value read from a `.json` file found while walking has
+/// anything of a pin file: an unrelated `package.json` is no record.
+fn pin_like(value: &Value) -> bool {
+    let Value::Object(o) = value else {
         return false;
+    };
+    o.get("schema")
+        .and_then(Value::as_str)
+        .is_some_and(|s| s.starts_with("pinaudit/pins/"))
+        || ["sources", "claims", "artifacts"]
+            .iter()
+            .any(|k| o.contains_key(*k))
+}
+
+/// Whether the imported record document `input` (of a file found while
+/// walking) carries a record: a fence of JSON that is not a record (an example
+/// in a README, valid or not) is no record either; a file that yields nothing
+/// but uses the record format's own words is a damaged record, and stays an
+/// `invalid-record`.
+fn document_carries_record(input: &Input, bytes: &[u8]) -> bool {
+    if let Some(r) = &input.record {
+        if !(r.sources.is_empty() && r.claims.is_empty() && r.artifacts.is_empty()) {
+            return true;
+        }
     }
-    // A fence of JSON that is not a record (an example in a README, valid or not)
-    // is no record either; a file that yields nothing but uses the record format's
-    // own words is a damaged record, and stays an `invalid-record`.
-    let text = String::from_utf8_lossy(&bytes);
-    let r = document::import(&text, file).record;
-    if !(r.sources.is_empty() && r.claims.is_empty() && r.artifacts.is_empty()) {
-        return true;
-    }
+    let text = String::from_utf8_lossy(bytes);
     RECORD_MARKERS.iter().any(|m| text.contains(m))
+}
+
+/// Whether `bytes` hold a ```json fence, in any case.
+fn has_json_fence(bytes: &[u8]) -> bool {
+    const FENCE: &[u8] = b"```json";
+    bytes
+        .windows(FENCE.len())
+        .any(|w| w.eq_ignore_ascii_case(FENCE))
 }
 
 /// Words only a record document uses: its JSON keys and header bullets.
@@ -300,7 +294,7 @@ pub(crate) fn load(file: &Path) -> Input {
                 ));
             }
         }
-        return input;
+        return read_from(input, &bytes);
     }
     let bytes = match std::fs::read(file) {
         Ok(b) => b,
@@ -322,43 +316,57 @@ pub(crate) fn load(file: &Path) -> Input {
     } else {
         load_document(file, &bytes)
     };
-    without_credentials(file, input)
+    read_from(without_credentials(file, input), &bytes)
 }
 
-/// [`carries_record`] and [`load`] with one reading and one parse of a pin
-/// file: `None` when the file carries no record (a walk skips it).
+/// `input` with its record marked as read from `bytes` (the whole-record memo
+/// is keyed by them).
+fn read_from(mut input: Input, bytes: &[u8]) -> Input {
+    if let Some(r) = &mut input.record {
+        use sha2::Digest as _;
+        r.input = crate::record::InputDigest(Some(sha2::Sha256::digest(bytes).into()));
+    }
+    input
+}
+
+/// Reads a file found while walking a directory, as [`load`] does, when it
+/// carries a record at all; `None` when it does not (a walk skips it, with a
+/// note): a Markdown or text file with no ```json block, or a JSON file that is
+/// valid JSON but has nothing of a pin file (an unrelated `package.json`).
+/// Anything broken still counts, so that a damaged record becomes
+/// `invalid-record` rather than vanishing. The file is read and parsed once:
+/// deciding that it carries a record yields the record.
 pub(crate) fn load_found(file: &Path) -> Option<Input> {
-    let is_json = file
-        .extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-    if !is_json || file.as_os_str() == "-" {
-        return carries_record(file).then(|| load(file));
+    if file.as_os_str() == "-" {
+        return Some(load(file));
     }
     let Ok(bytes) = std::fs::read(file) else {
         // Says why it can't be read.
         return Some(load(file));
     };
+    let is_json = file
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    if !is_json {
+        if !has_json_fence(&bytes) {
+            return None;
+        }
+        let input = load_document(file, &bytes);
+        if !document_carries_record(&input, &bytes) {
+            return None;
+        }
+        return Some(read_from(without_credentials(file, input), &bytes));
+    }
     let json = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
     let value = match serde_json::from_slice::<Value>(json) {
-        Ok(Value::Object(o)) => {
-            let pin_like = o
-                .get("schema")
-                .and_then(Value::as_str)
-                .is_some_and(|s| s.starts_with("pinaudit/pins/"))
-                || ["sources", "claims", "artifacts"]
-                    .iter()
-                    .any(|k| o.contains_key(*k));
-            if !pin_like {
-                return None;
-            }
-            Value::Object(o)
-        }
+        Ok(v) if pin_like(&v) => v,
         Ok(_) => return None,
         // Broken: an `invalid-record`, as `load` says.
         Err(_) => return Some(load(file)),
     };
-    Some(without_credentials(file, pinfile_input(file, json, &value)))
+    let input = pinfile_input(file, json, &value);
+    Some(read_from(without_credentials(file, input), &bytes))
 }
 
 /// `input` with every URL's credentials removed, and a finding when there were any.

@@ -82,9 +82,8 @@ pub(crate) fn key_of(record: &Record) -> String {
         .sources
         .first()
         .and_then(|s| {
-            s.url
-                .as_deref()
-                .and_then(|u| crate::record::url::parse(u).ok())
+            s.url_parsed()
+                .map(std::borrow::Cow::into_owned)
                 .or_else(|| {
                     s.repository
                         .as_deref()

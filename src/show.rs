@@ -94,6 +94,7 @@ pub(crate) fn resolve(target: &str, allow_local: bool) -> Result<Resolved, ShowE
             sha256: None,
             commit_time: None,
             at: Default::default(),
+            parsed_url: Default::default(),
         };
         let target = sources::resolve(&source, allow_local).map_err(|e| {
             let hint = match &u.revision {

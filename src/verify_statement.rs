@@ -172,6 +172,7 @@ fn document_check(
         sha256: None,
         commit_time: None,
         at: Default::default(),
+        parsed_url: Default::default(),
     };
     let target = match crate::sources::resolve(&source, allow_local) {
         Ok(t) => t,

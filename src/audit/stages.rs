@@ -1,5 +1,7 @@
 //! The stages of an audit, each a function of the previous one's output.
 
+mod memo;
+
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -303,7 +305,20 @@ pub(crate) fn check(planned: Vec<Planned>, provider: &Router, opts: &Options) ->
     done.into_iter().map(|(_, r)| r).collect()
 }
 
+/// A record's result: remembered from an earlier run when nothing it depends
+/// on changed ([`memo`]), else checked source by source.
 fn check_record(
+    p: Planned,
+    provider: &Router,
+    opts: &Options,
+    manifests_seen: &mut manifests::Seen,
+) -> RecordResult {
+    memo::checked(p, provider, opts, |p| {
+        check_afresh(p, provider, opts, manifests_seen)
+    })
+}
+
+fn check_afresh(
     p: Planned,
     provider: &Router,
     opts: &Options,

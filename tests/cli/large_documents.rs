@@ -273,6 +273,7 @@ fn a_large_document_is_judged_as_a_stream_in_bounded_memory() {
         "variants.store",
         "checks.store",
         "drift.store",
+        "records.store",
     ] {
         let _ = std::fs::remove_file(work.cache().join(store));
     }

@@ -46,6 +46,9 @@ one process, and a reader finds the tests of a capability by its name.
   (`tests/data/matcher_holdout/`).
 - [`speed`]: reports identical whatever the cache's stores hold and whatever
   `--jobs` is.
+- [`record_memo`]: an unchanged record on unchanged refs answered by one
+  lookup, and the same report whatever `records.store` holds (damaged, cut
+  short, forged, of other options, from before a branch moved).
 - [`scale`]: ten times the citations on the same repositories: what a run
   remembers across sources citing one document gives each its own answer; the
   JSON report streamed into `--output` is stdout's.
@@ -90,6 +93,7 @@ mod outputs;
 mod proof_sheet;
 mod properties;
 mod recheck;
+mod record_memo;
 mod records;
 mod regression;
 mod scale;

@@ -14,12 +14,19 @@ use crate::common::forge::{claim, pin, sha256_hex, source, to_daemon, Forge, T0}
 use crate::common::scratch::Scratch;
 use crate::common::{GitDaemon, Wants};
 
-const STORES: [&str; 4] = [
+const STORES: [&str; 5] = [
     "blobs.store",
     "drift.store",
     "variants.store",
     "checks.store",
+    "records.store",
 ];
+
+/// Removes the whole-record memo, so that the run after it asks the other
+/// stores (a record memo hit asks none of them).
+fn forget_records(cache: &Path) {
+    let _ = std::fs::remove_file(cache.join("records.store"));
+}
 
 /// Rewrites every remembered answer of `checks.store` as nonsense (an unknown
 /// tag) and signs the file again, as a buggy or hostile writer would: well
@@ -57,7 +64,7 @@ fn table(rows: &[(&str, f64)]) -> String {
     s
 }
 
-fn corpus(forge: &Forge) -> Vec<serde_json::Value> {
+pub(crate) fn corpus(forge: &Forge) -> Vec<serde_json::Value> {
     let repo = forge.repo("acme/speed");
     let v1 = table(&[("decode", 2.9), ("prefill", 79.6), ("batch", 11.5)]);
     let v2 = table(&[
@@ -175,6 +182,10 @@ fn reports_are_identical_whatever_the_stores_and_jobs() {
     assert_eq!(warm.stdout, cold.stdout, "warm store, --jobs 4");
     let warm1 = audit(&["--jobs", "1"]);
     assert_eq!(warm1.stdout, cold.stdout, "warm store, --jobs 1");
+    // The same from the per-document answers, without the whole-record memo.
+    forget_records(&ws.cache());
+    let warm_checks = audit(&["--jobs", "4"]);
+    assert_eq!(warm_checks.stdout, cold.stdout, "checks.store, --jobs 4");
 
     // Remembered answers alone, without the hashes and fates they came from.
     for s in STORES.iter().filter(|s| **s != "checks.store") {
@@ -185,10 +196,12 @@ fn reports_are_identical_whatever_the_stores_and_jobs() {
 
     // Answers that make no sense for their key are never trusted.
     poison_checks(&ws.cache().join("checks.store"));
+    forget_records(&ws.cache());
     let poisoned = audit(&["--jobs", "2"]);
     assert_eq!(poisoned.stdout, cold.stdout, "checks.store poisoned");
     let healed = std::fs::read(ws.cache().join("checks.store")).expect("rebuilt");
     poison_checks(&ws.cache().join("checks.store"));
+    forget_records(&ws.cache());
     let again = audit(&["--jobs", "1"]);
     assert_eq!(again.stdout, cold.stdout, "checks.store poisoned again");
     assert_eq!(

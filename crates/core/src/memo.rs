@@ -75,6 +75,26 @@ impl Enc {
         self.0.extend_from_slice(s.as_bytes());
         self
     }
+    pub fn bool(&mut self, b: bool) -> &mut Self {
+        self.0.push(u8::from(b));
+        self
+    }
+    /// A string that may be absent: a presence byte, then the string.
+    pub fn opt_str(&mut self, s: Option<&str>) -> &mut Self {
+        self.bool(s.is_some());
+        if let Some(s) = s {
+            self.str(s);
+        }
+        self
+    }
+    /// A number that may be absent: a presence byte, then the number.
+    pub fn opt_u32(&mut self, v: Option<u32>) -> &mut Self {
+        self.bool(v.is_some());
+        if let Some(v) = v {
+            self.u32(v);
+        }
+        self
+    }
 }
 
 pub struct Dec<'a>(pub &'a [u8]);
@@ -91,9 +111,65 @@ impl Dec<'_> {
         self.0 = &self.0[len..];
         Some(s)
     }
+    /// A byte that is 0 or 1; anything else gives `None`.
+    pub fn bool(&mut self) -> Option<bool> {
+        let (&b, rest) = self.0.split_first()?;
+        self.0 = rest;
+        match b {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        }
+    }
+    /// What [`Enc::opt_str`] wrote: `Some(None)` for an absent string.
+    pub fn opt_string(&mut self) -> Option<Option<String>> {
+        match self.bool()? {
+            true => self.string().map(Some),
+            false => Some(None),
+        }
+    }
+    /// What [`Enc::opt_u32`] wrote.
+    pub fn opt_u32(&mut self) -> Option<Option<u32>> {
+        match self.bool()? {
+            true => self.u32().map(Some),
+            false => Some(None),
+        }
+    }
     /// Whether everything was read.
     pub fn done(&self) -> bool {
         self.0.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codec_round_trip_and_refusals() {
+        let mut e = Enc::default();
+        e.u32(7)
+            .str("a")
+            .bool(true)
+            .opt_str(None)
+            .opt_str(Some("é"))
+            .opt_u32(Some(9))
+            .opt_u32(None);
+        let mut d = Dec(&e.0);
+        assert_eq!(d.u32(), Some(7));
+        assert_eq!(d.string().as_deref(), Some("a"));
+        assert_eq!(d.bool(), Some(true));
+        assert_eq!(d.opt_string(), Some(None));
+        assert_eq!(d.opt_string(), Some(Some("é".to_string())));
+        assert_eq!(d.opt_u32(), Some(Some(9)));
+        assert_eq!(d.opt_u32(), Some(None));
+        assert!(d.done());
+        // A flag that is neither 0 nor 1, or an answer cut short, reads as nothing.
+        assert_eq!(Dec(&[2]).bool(), None);
+        assert_eq!(Dec(&e.0[..e.0.len() - 2]).u32().map(|_| ()), Some(()));
+        let mut cut = Dec(&e.0[..6]);
+        assert_eq!(cut.u32(), Some(7));
+        assert_eq!(cut.string(), None);
     }
 }
 

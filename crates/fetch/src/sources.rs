@@ -16,9 +16,12 @@ pub use pinaudit_core::provider::Skip;
 
 /// Works out the remote, commit and path of a source.
 pub fn resolve(s: &Source, allow_local: bool) -> Result<DocRef, Skip> {
-    let from_url = s.url.as_deref().and_then(|u| url::parse(u).ok());
-    let from_repo = s.repository.as_deref().and_then(url::parse_repository);
-    let located = from_url.as_ref().or(from_repo.as_ref()).ok_or_else(|| {
+    let from_url = s.url_parsed();
+    let from_repo = match from_url {
+        Some(_) => None,
+        None => s.repository.as_deref().and_then(url::parse_repository),
+    };
+    let located = from_url.as_deref().or(from_repo.as_ref()).ok_or_else(|| {
         Skip(
             "no repository: the source gives neither a URL nor a repository pinaudit understands"
                 .into(),
@@ -304,6 +307,7 @@ mod tests {
             sha256: None::<Recorded<_>>,
             commit_time: None,
             at: Default::default(),
+            parsed_url: Default::default(),
         }
     }
 

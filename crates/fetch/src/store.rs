@@ -271,6 +271,8 @@ fn decode_drift(mut b: &[u8]) -> Option<std::collections::HashMap<DriftKey, (u32
 pub(crate) struct CheckMemo {
     path: std::path::PathBuf,
     magic: Vec<u8>,
+    /// The largest answer kept.
+    max_value: usize,
     /// Read far more than written (a re-check only reads): the workers checking
     /// records read it at once.
     inner: std::sync::Arc<std::sync::RwLock<CheckEntries>>,
@@ -288,21 +290,44 @@ pub(crate) const CHECKS_VERSION: u32 = 1;
 const CHECKS_FILE: &str = "checks.store";
 /// A remembered answer larger than this is not kept (excerpts are short).
 const CHECK_VALUE_MAX: usize = 64 << 10;
+/// Bump when the encoding of a remembered record result changes.
+const RECORDS_VERSION: u32 = 1;
+const RECORDS_FILE: &str = "records.store";
+/// A record's result larger than this is checked each run rather than kept
+/// (records of many thousand figures): the memo must stay small beside the
+/// report.
+const RECORD_VALUE_MAX: usize = 4 << 20;
 
 impl CheckMemo {
     /// The memo under `cache_root`, loaded now, for answers of the checks at
     /// `version` (see [`pinaudit_core::check::derivation_version`]); a damaged memo, or
     /// one of another version, loads as empty.
     pub(crate) fn new(cache_root: &Path, version: &str) -> CheckMemo {
-        let path = cache_root.join(CHECKS_FILE);
         let magic =
             format!("pinaudit-check-store v{CHECKS_VERSION} checks {version}\n").into_bytes();
+        CheckMemo::open(cache_root.join(CHECKS_FILE), magic, CHECK_VALUE_MAX)
+    }
+
+    /// The whole-record memo under `cache_root` (`CACHE/records.store`): per
+    /// record, its finished result, by a key of everything the result depends
+    /// on (the binary's `audit::stages::memo` makes the keys and the encoding), for
+    /// results of the checks at `version`; a damaged memo, or one of another
+    /// version, loads as empty. It is [`CheckMemo`]'s file format under its own
+    /// name and magic line, with room for larger answers.
+    pub(crate) fn records(cache_root: &Path, version: &str) -> CheckMemo {
+        let magic =
+            format!("pinaudit-record-store v{RECORDS_VERSION} checks {version}\n").into_bytes();
+        CheckMemo::open(cache_root.join(RECORDS_FILE), magic, RECORD_VALUE_MAX)
+    }
+
+    fn open(path: std::path::PathBuf, magic: Vec<u8>, max_value: usize) -> CheckMemo {
         let map = load(&path, &magic)
-            .and_then(|b| decode_checks(&b))
+            .and_then(|b| decode_checks(&b, max_value))
             .unwrap_or_default();
         CheckMemo {
             path,
             magic,
+            max_value,
             inner: std::sync::Arc::new(std::sync::RwLock::new(CheckEntries { map, added: 0 })),
         }
     }
@@ -332,7 +357,7 @@ impl CheckMemo {
 
     /// Remembers an answer (kept in memory until [`persist`](Self::persist)).
     pub(crate) fn put(&self, key: [u8; 32], value: Vec<u8>) {
-        if value.len() > CHECK_VALUE_MAX {
+        if value.len() > self.max_value {
             return;
         }
         // A re-check puts back what it read: that needs no write lock.
@@ -361,7 +386,9 @@ impl CheckMemo {
         if entries.added == 0 {
             return Ok(());
         }
-        if let Some(theirs) = load(&self.path, &self.magic).and_then(|b| decode_checks(&b)) {
+        if let Some(theirs) =
+            load(&self.path, &self.magic).and_then(|b| decode_checks(&b, self.max_value))
+        {
             for (k, v) in theirs {
                 entries.map.entry(k).or_insert(v);
             }
@@ -381,12 +408,12 @@ impl CheckMemo {
     }
 }
 
-fn decode_checks(mut b: &[u8]) -> Option<DigestMap<Vec<u8>>> {
+fn decode_checks(mut b: &[u8], max_value: usize) -> Option<DigestMap<Vec<u8>>> {
     let mut map = DigestMap::default();
     while !b.is_empty() {
         let k: [u8; 32] = b.get(..32)?.try_into().ok()?;
         let len = u32::from_le_bytes(b.get(32..36)?.try_into().ok()?) as usize;
-        if len > CHECK_VALUE_MAX {
+        if len > max_value {
             return None;
         }
         let v = b.get(36..36 + len)?.to_vec();
@@ -794,6 +821,33 @@ mod tests {
         let at = bytes.len() - 33;
         bytes[at] ^= 1;
         fs::write(&path, &bytes).expect("write");
+        assert_eq!(CheckMemo::new(dir.path(), "m1").get(&k), None);
+    }
+
+    #[test]
+    fn record_memo_is_its_own_file_version_and_size() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let records = CheckMemo::records(dir.path(), "m1");
+        let k = CheckMemo::key("record", &[b"a"]);
+        // Larger than a check's answer may be, within a record's.
+        let big = vec![7u8; CHECK_VALUE_MAX + 1];
+        records.put(k, big.clone());
+        records.put(
+            CheckMemo::key("record", &[b"b"]),
+            vec![0; RECORD_VALUE_MAX + 1],
+        );
+        records.persist().expect("persist");
+        assert!(dir.path().join(RECORDS_FILE).is_file());
+        assert!(!dir.path().join(CHECKS_FILE).exists());
+        let again = CheckMemo::records(dir.path(), "m1");
+        assert_eq!(again.get(&k), Some(big));
+        assert_eq!(
+            again.get(&CheckMemo::key("record", &[b"b"])),
+            None,
+            "too large"
+        );
+        // Another derivation's results, or the checks' store, are never read back.
+        assert_eq!(CheckMemo::records(dir.path(), "m2").get(&k), None);
         assert_eq!(CheckMemo::new(dir.path(), "m1").get(&k), None);
     }
 }

@@ -230,7 +230,12 @@ fn claim_url(
     reported: &mut HashSet<String>,
     out: &mut Vec<Finding>,
 ) {
-    let parsed = match url::parse(u) {
+    let parsed = match c
+        .parsed_url
+        .of(u)
+        .ok_or(())
+        .or_else(|()| url::parse(u).map(std::borrow::Cow::Owned))
+    {
         Ok(p) => p,
         // A figure on a web document cites the page, which no forge grammar reads.
         Err(_) if source.is_some_and(|s| crate::provider::web::web_url(s).is_some()) => {
@@ -426,7 +431,7 @@ fn source_fields(record: &Record, s: &Source, out: &mut Vec<Finding>) {
         web_source(record, s, &web, out);
         return;
     }
-    let parsed = s.url.as_deref().and_then(|u| url::parse(u).ok());
+    let parsed = s.url_parsed();
     let has_revision =
         s.revision.is_some() || parsed.as_ref().is_some_and(|p| p.revision.is_some());
     if !has_revision {

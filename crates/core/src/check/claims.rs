@@ -875,6 +875,7 @@ mod tests {
             correct: None,
             total: None,
             at: crate::record::At::default(),
+            parsed_url: Default::default(),
         };
         let key = memo_key("0123456789abcdef0123456789abcdef01234567", &claim).expect("key");
         // "Verified on line 9" for a claim citing line 5: impossible.

@@ -200,6 +200,15 @@ pub trait Revisions {
     fn stale_since(&self, _r: &DocRef) -> Option<String> {
         None
     }
+
+    /// A digest of everything about `remote` that a judgment of one of its
+    /// documents depends on besides the document's own commit: its refs and
+    /// default branch as this run synced them (offline: as stored). `None` when
+    /// the remote was not synced whole this run (it failed, or the cache stood
+    /// in for it), so nothing about it may be answered from a memo.
+    fn refs_digest(&self, _remote: &str) -> Option<[u8; 32]> {
+        None
+    }
 }
 
 /// The documents at pinned revisions, and what is remembered of them.
@@ -273,6 +282,11 @@ pub trait Documents {
 
     /// Where what checks derived from documents is remembered, when this
     /// provider keeps it (the git cache does, in `CACHE/checks.store`).
+    /// Where whole records' results are remembered, when the provider keeps them.
+    fn record_memo(&self) -> Option<&dyn crate::memo::CheckMemo> {
+        None
+    }
+
     fn check_memo(&self) -> Option<&dyn crate::memo::CheckMemo> {
         None
     }

@@ -38,7 +38,7 @@ pub fn web_url(s: &crate::record::Source) -> Option<String> {
     if s.repository.is_some() || !(url.starts_with("https://") || url.starts_with("http://")) {
         return None;
     }
-    if let Ok(f) = crate::record::url::parse(url) {
+    if let Some(f) = s.url_parsed() {
         let known = matches!(
             f.host.as_str(),
             "github.com"

@@ -16,7 +16,8 @@ use serde_json::{Map, Value};
 use super::lenient::{Problem, Reader};
 use super::spans::LineIndex;
 use super::{
-    url, Artifact, ArtifactKind, At, Claim, Lines, Record, Recorded, Reference, Revision, Source,
+    url, Artifact, ArtifactKind, At, Claim, Lines, ParsedUrl, Record, Recorded, Reference,
+    Revision, Source,
 };
 
 pub use super::Position;
@@ -203,6 +204,10 @@ pub fn import(text: &str, file: &Path) -> Imported {
     // Figures: claims, and the sources they cite that no supplemental entry lists.
     let mut claims = Vec::new();
     let mut figs = Figures {
+        header: head
+            .pinned_document
+            .as_deref()
+            .and_then(|u| url::parse(u).ok()),
         head: &head,
         header_at,
         index,
@@ -241,13 +246,7 @@ pub fn import(text: &str, file: &Path) -> Imported {
             .unwrap_or_else(|| "record".into())
     });
     let title = head.title.or(head.original_project);
-    let starts: HashMap<usize, Position> = found.iter().map(|b| (b.index, b.start)).collect();
-    issues.extend(problems.into_iter().map(|(block, p)| Issue {
-        block: (block > 0).then_some(block),
-        position: starts.get(&block).copied(),
-        message: p.message,
-        pointer: Some(p.pointer),
-    }));
+    issues.extend(block_issues(&found, problems));
     Imported {
         record: Record {
             id,
@@ -257,9 +256,25 @@ pub fn import(text: &str, file: &Path) -> Imported {
             claims,
             artifacts,
             references,
+            input: super::InputDigest::default(),
         },
         issues,
     }
+}
+
+/// The problems found reading blocks' values, as issues at their blocks' starts
+/// (block 0: not inside a block).
+fn block_issues(found: &[Block<'_>], problems: Vec<(usize, Problem)>) -> Vec<Issue> {
+    let starts: HashMap<usize, Position> = found.iter().map(|b| (b.index, b.start)).collect();
+    problems
+        .into_iter()
+        .map(|(block, p)| Issue {
+            block: (block > 0).then_some(block),
+            position: starts.get(&block).copied(),
+            message: p.message,
+            pointer: Some(p.pointer),
+        })
+        .collect()
 }
 
 /// Where each block's objects stand (its offset in the file and its spans), so
@@ -270,6 +285,8 @@ type BlockSpans = HashMap<usize, (usize, super::spans::Spans)>;
 /// sources so far (the supplemental list, and those built from figures).
 struct Figures<'h> {
     head: &'h Header,
+    /// The header's pinned document, parsed.
+    header: Option<url::ForgeUrl>,
     header_at: At,
     index: SourceIndex,
     supplemental: Vec<Source>,
@@ -322,6 +339,10 @@ impl Figures<'_> {
                 format!("figure `{label}` has no `value`, so nothing can be checked"),
             );
         }
+        let parsed_url = match &evidence_url {
+            Some(u) => ParsedUrl::with(u, parsed),
+            None => ParsedUrl::default(),
+        };
         Claim {
             label,
             source: source_id,
@@ -333,6 +354,7 @@ impl Figures<'_> {
             correct,
             total,
             at: here,
+            parsed_url,
         }
     }
 
@@ -397,11 +419,7 @@ impl Figures<'_> {
                 .map(|p| p.path.clone().unwrap_or_else(|| "document".to_string()))
         });
         if let Some(id) = id.as_deref().filter(|id| !self.index.has(id)) {
-            let header = self
-                .head
-                .pinned_document
-                .as_deref()
-                .and_then(|u| url::parse(u).ok());
+            let header = self.header.clone();
             let header_revision = |h: &url::ForgeUrl| {
                 self.head
                     .source_revision
@@ -429,6 +447,10 @@ impl Figures<'_> {
             let built = match (&from_header, &parsed) {
                 (Some(h), _) => Some(Source {
                     id: id.to_string(),
+                    parsed_url: match &self.head.pinned_document {
+                        Some(u) => ParsedUrl::with(u, Some(h.clone())),
+                        None => ParsedUrl::default(),
+                    },
                     url: self.head.pinned_document.clone(),
                     repository: Some(h.repository_url()),
                     revision: header_revision(h),
@@ -441,15 +463,22 @@ impl Figures<'_> {
                         here
                     },
                 }),
-                (None, Some(p)) => Some(Source {
-                    id: id.to_string(),
-                    url: evidence_url.map(|u| u.split('#').next().unwrap_or(u).to_string()),
-                    repository: Some(p.repository_url()),
-                    revision: p.revision.clone(),
-                    path: p.path.clone(),
-                    sha256: sha.map(Recorded::parse_sha256),
-                    commit_time: None,
-                    at: here,
+                (None, Some(p)) => Some({
+                    let url = evidence_url.map(|u| u.split('#').next().unwrap_or(u).to_string());
+                    Source {
+                        id: id.to_string(),
+                        parsed_url: match &url {
+                            Some(u) => ParsedUrl::with(u, Some(without_fragment(p, u))),
+                            None => ParsedUrl::default(),
+                        },
+                        url,
+                        repository: Some(p.repository_url()),
+                        revision: p.revision.clone(),
+                        path: p.path.clone(),
+                        sha256: sha.map(Recorded::parse_sha256),
+                        commit_time: None,
+                        at: here,
+                    }
                 }),
                 (None, None) => None,
             };
@@ -623,6 +652,10 @@ fn supplemental_sources(
                 .string(s, "document_sha256", ptr)
                 .map(|h| Recorded::parse_sha256(&h)),
             commit_time: reader.string(s, "last_commit_at", ptr),
+            parsed_url: match &pinned_url {
+                Some(u) => ParsedUrl::with(u, parsed),
+                None => ParsedUrl::default(),
+            },
             url: pinned_url,
             at: at(*block, ptr),
         };
@@ -714,9 +747,12 @@ impl SourceIndex {
 /// The document a source holds and the revision it is pinned at, from its URL,
 /// or from its repository and path.
 fn document_of(s: &Source) -> Option<(DocumentKey, Option<Revision>)> {
-    let from_url = s.url.as_deref().and_then(|u| url::parse(u).ok());
-    let from_repo = s.repository.as_deref().and_then(url::parse_repository);
-    let repo = from_url.as_ref().or(from_repo.as_ref())?;
+    let from_url = s.url_parsed();
+    let from_repo = match from_url {
+        Some(_) => None,
+        None => s.repository.as_deref().and_then(url::parse_repository),
+    };
+    let repo = from_url.as_deref().or(from_repo.as_ref())?;
     let path = s
         .path
         .clone()
@@ -729,6 +765,16 @@ fn document_of(s: &Source) -> Option<(DocumentKey, Option<Revision>)> {
         (repo.host.clone(), repo.repo_path.to_ascii_lowercase(), path),
         rev,
     ))
+}
+
+/// The parse of `text`, the fragment-less form of the URL `p` was parsed from:
+/// `p` without its line anchor (the fragment decides nothing else).
+fn without_fragment(p: &url::ForgeUrl, text: &str) -> url::ForgeUrl {
+    url::ForgeUrl {
+        lines: None,
+        raw: text.trim().to_string(),
+        ..p.clone()
+    }
 }
 
 /// What a walk over the blocks collects, each with its block index and pointer.
@@ -850,118 +896,164 @@ fn artifacts(
     r: &mut Reader,
     at: &dyn Fn(usize, &str) -> At,
 ) -> Vec<Artifact> {
-    let mut out: Vec<Artifact> = Vec::new();
-    // Artifacts compare equal wherever they stand (`At` always equals), so they are
-    // told apart by what they say, without their position.
-    let mut seen: HashSet<String> = HashSet::new();
-    let push = |out: &mut Vec<Artifact>, seen: &mut HashSet<String>, a: Artifact| {
-        let key = format!(
-            "{:?}",
-            Artifact {
-                at: At(None),
-                ..a.clone()
-            }
-        );
-        if seen.insert(key) {
-            out.push(a);
-        }
-    };
-    // One model is one artifact, however its conditions name it: one object
-    // says `model`, another `model` and `model_artifact`. Weights that share a
-    // name, with no pin of one contradicting the other's, are merged (their
-    // names and pins together), so that an unpinned model is said once.
-    let mut weights: Vec<(usize, Vec<String>)> = Vec::new();
+    let mut found = Artifacts::default();
     for (block, ptr, c) in conditions {
-        let revision = r.text(c, "model_revision", ptr);
-        let sha256 = r
-            .string(c, "weight_hash", ptr)
-            .map(|h| Recorded::parse_sha256(&h));
-        let names: Vec<String> = ["model_artifact", "model"]
-            .iter()
-            .filter_map(|k| c.get(*k).and_then(Value::as_str))
-            .map(|n| n.trim().to_string())
-            .filter(|n| !n.is_empty())
-            .collect();
-        let named = r
-            .text(c, "model_artifact", ptr)
-            .or_else(|| r.text(c, "model", ptr));
-        // The model repository: given as its own key, or as the artifact's name
-        // when that is a URL.
-        let repository = r
-            .string(c, "model_repository", ptr)
-            .or_else(|| r.string(c, "model_url", ptr))
-            .or_else(|| named.clone().filter(|n| looks_like_url(n)));
-        let label = named.or_else(|| {
-            (revision.is_some() || sha256.is_some()).then(|| format!("weights at `{ptr}`"))
-        });
-        if let Some(label) = label {
-            let fits = |a: &Artifact| {
-                let agree =
-                    |x: Option<&String>, y: Option<&String>| x.is_none() || y.is_none() || x == y;
-                agree(a.revision.as_ref(), revision.as_ref())
-                    && agree(a.repository.as_ref(), repository.as_ref())
-                    && (a.sha256.is_none() || sha256.is_none() || a.sha256 == sha256)
-            };
-            let same = weights
-                .iter_mut()
-                .find(|(i, known)| names.iter().any(|n| known.contains(n)) && fits(&out[*i]));
-            match same {
-                Some((i, known)) => {
-                    let a = &mut out[*i];
-                    a.revision = a.revision.take().or(revision);
-                    a.sha256 = a.sha256.take().or(sha256);
-                    a.repository = a.repository.take().or(repository);
-                    for n in names {
-                        if !known.contains(&n) {
-                            known.push(n);
-                        }
-                    }
-                }
-                None => {
-                    let before = out.len();
-                    push(
-                        &mut out,
-                        &mut seen,
-                        Artifact {
-                            kind: ArtifactKind::Weights,
-                            label,
-                            revision,
-                            sha256,
-                            digest: None,
-                            at: at(*block, ptr),
-                            repository,
-                            files: Vec::new(),
-                        },
-                    );
-                    if out.len() > before {
-                        weights.push((before, names));
-                    }
-                }
-            }
+        if let Some((weights, names)) = weights_named(c, r, ptr, at(*block, ptr)) {
+            found.add_weights(weights, names);
         }
-        let revision = r.text(c, "runtime_execution_revision", ptr);
-        let digest = r.string(c, "executed_image_digest", ptr);
-        let label = r.text(c, "engine", ptr).or_else(|| {
-            (revision.is_some() || digest.is_some()).then(|| format!("runtime at `{ptr}`"))
-        });
-        if let Some(label) = label {
-            push(
-                &mut out,
-                &mut seen,
-                Artifact {
-                    kind: ArtifactKind::Runtime,
-                    label,
-                    revision,
-                    sha256: None,
-                    digest,
-                    at: at(*block, ptr),
-                    repository: None,
-                    files: Vec::new(),
-                },
-            );
+        if let Some(runtime) = runtime_named(c, r, ptr, at(*block, ptr)) {
+            found.add(runtime);
         }
     }
-    out
+    found.out
+}
+
+/// What tells two artifacts apart: everything they say but where they stand.
+type ArtifactKey = (
+    ArtifactKind,
+    String,
+    Option<String>,
+    Option<(bool, String)>,
+    Option<String>,
+    Option<String>,
+    Vec<String>,
+);
+
+fn artifact_key(a: &Artifact) -> ArtifactKey {
+    (
+        a.kind,
+        a.label.clone(),
+        a.revision.clone(),
+        a.sha256.as_ref().map(|h| (h.valid().is_some(), h.text())),
+        a.digest.clone(),
+        a.repository.clone(),
+        a.files.clone(),
+    )
+}
+
+/// The artifacts of a record document so far.
+#[derive(Default)]
+struct Artifacts {
+    out: Vec<Artifact>,
+    /// Artifacts compare equal wherever they stand (`At` always equals), so
+    /// they are told apart by what they say.
+    seen: HashSet<ArtifactKey>,
+    /// Per weights artifact (its index in `out`), the names it goes by.
+    weights: Vec<(usize, Vec<String>)>,
+}
+
+impl Artifacts {
+    /// Adds `a` unless an artifact saying the same is there; whether it was added.
+    fn add(&mut self, a: Artifact) -> bool {
+        let added = self.seen.insert(artifact_key(&a));
+        if added {
+            self.out.push(a);
+        }
+        added
+    }
+
+    /// One model is one artifact, however its conditions name it: one object
+    /// says `model`, another `model` and `model_artifact`. Weights that share a
+    /// name, with no pin of one contradicting the other's, are merged (their
+    /// names and pins together), so that an unpinned model is said once.
+    fn add_weights(&mut self, w: Artifact, names: Vec<String>) {
+        let fits = |a: &Artifact| {
+            let agree =
+                |x: Option<&String>, y: Option<&String>| x.is_none() || y.is_none() || x == y;
+            agree(a.revision.as_ref(), w.revision.as_ref())
+                && agree(a.repository.as_ref(), w.repository.as_ref())
+                && (a.sha256.is_none() || w.sha256.is_none() || a.sha256 == w.sha256)
+        };
+        let out = &mut self.out;
+        let same = self
+            .weights
+            .iter_mut()
+            .find(|(i, known)| names.iter().any(|n| known.contains(n)) && fits(&out[*i]));
+        match same {
+            Some((i, known)) => {
+                let a = &mut out[*i];
+                a.revision = a.revision.take().or(w.revision);
+                a.sha256 = a.sha256.take().or(w.sha256);
+                a.repository = a.repository.take().or(w.repository);
+                for n in names {
+                    if !known.contains(&n) {
+                        known.push(n);
+                    }
+                }
+            }
+            None => {
+                let at = self.out.len();
+                if self.add(w) {
+                    self.weights.push((at, names));
+                }
+            }
+        }
+    }
+}
+
+/// The weights a conditions object names (`model`, `model_artifact`,
+/// `model_revision`, `weight_hash`, the model repository), with the names it
+/// goes by; `None` when it names none and pins none.
+fn weights_named(
+    c: &Map<String, Value>,
+    r: &mut Reader,
+    ptr: &str,
+    at: At,
+) -> Option<(Artifact, Vec<String>)> {
+    let revision = r.text(c, "model_revision", ptr);
+    let sha256 = r
+        .string(c, "weight_hash", ptr)
+        .map(|h| Recorded::parse_sha256(&h));
+    let names: Vec<String> = ["model_artifact", "model"]
+        .iter()
+        .filter_map(|k| c.get(*k).and_then(Value::as_str))
+        .map(|n| n.trim().to_string())
+        .filter(|n| !n.is_empty())
+        .collect();
+    let named = r
+        .text(c, "model_artifact", ptr)
+        .or_else(|| r.text(c, "model", ptr));
+    // The model repository: given as its own key, or as the artifact's name
+    // when that is a URL.
+    let repository = r
+        .string(c, "model_repository", ptr)
+        .or_else(|| r.string(c, "model_url", ptr))
+        .or_else(|| named.clone().filter(|n| looks_like_url(n)));
+    let label = named.or_else(|| {
+        (revision.is_some() || sha256.is_some()).then(|| format!("weights at `{ptr}`"))
+    })?;
+    let weights = Artifact {
+        kind: ArtifactKind::Weights,
+        label,
+        revision,
+        sha256,
+        digest: None,
+        at,
+        repository,
+        files: Vec::new(),
+    };
+    Some((weights, names))
+}
+
+/// The runtime a conditions object names (`engine`,
+/// `runtime_execution_revision`, `executed_image_digest`); `None` when it
+/// names none and pins none.
+fn runtime_named(c: &Map<String, Value>, r: &mut Reader, ptr: &str, at: At) -> Option<Artifact> {
+    let revision = r.text(c, "runtime_execution_revision", ptr);
+    let digest = r.string(c, "executed_image_digest", ptr);
+    let label = r.text(c, "engine", ptr).or_else(|| {
+        (revision.is_some() || digest.is_some()).then(|| format!("runtime at `{ptr}`"))
+    })?;
+    Some(Artifact {
+        kind: ArtifactKind::Runtime,
+        label,
+        revision,
+        sha256: None,
+        digest,
+        at,
+        repository: None,
+        files: Vec::new(),
+    })
 }
 
 /// Whether a model name is a URL (`https://huggingface.co/ORG/REPO`) rather than
@@ -975,6 +1067,26 @@ fn looks_like_url(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_url_without_its_anchor_parses_as_the_anchored_one_without_lines() {
+        let sha = "de1fa14ea798512f54dafc8b8795eb3ef1a6c367";
+        for u in [
+            format!("https://github.com/o/r/blob/{sha}/docs/a%20b.md#L4-L6"),
+            format!(" http://tok:s@git.example:3000/o/r/src/commit/{sha}/a.md?x=1#L2"),
+            format!("github.com/o/r/blob/{sha}/README.md#L43"),
+            format!("https://bitbucket.org/o/r/src/{sha}/a.md#lines-7:9"),
+            "https://huggingface.co/o/m/resolve/main/config.json#L1".to_string(),
+        ] {
+            let text = u.split('#').next().unwrap();
+            let anchored = url::parse(&u).expect("parses");
+            assert_eq!(
+                without_fragment(&anchored, text),
+                url::parse(text).expect("parses"),
+                "{u}"
+            );
+        }
+    }
 
     #[test]
     fn model_urls_name_the_repository() {

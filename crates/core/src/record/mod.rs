@@ -270,6 +270,54 @@ impl PartialEq for At {
     }
 }
 
+/// The sha256 of the bytes of the input file a record was read from, when the
+/// reader gave it (the whole-record memo is keyed by it). Not part of what the
+/// record says: two records that say the same thing are equal whatever files
+/// they came from, as with [`At`].
+#[derive(Debug, Clone, Copy, Default, Eq)]
+pub struct InputDigest(pub Option<[u8; 32]>);
+
+impl PartialEq for InputDigest {
+    fn eq(&self, _: &InputDigest) -> bool {
+        true
+    }
+}
+
+/// The parse of a URL field, made once and kept beside it, so that the
+/// importer, the record checks, planning and the checks ask the `url` crate
+/// once per URL rather than once each. It is kept with the text it was made
+/// of: a field changed since (credentials redacted) is parsed afresh. Not part
+/// of what the record says (equal whatever it holds, as [`At`]).
+#[derive(Debug, Clone, Default)]
+pub struct ParsedUrl(std::sync::OnceLock<(String, Option<url::ForgeUrl>)>);
+
+impl PartialEq for ParsedUrl {
+    fn eq(&self, _: &ParsedUrl) -> bool {
+        true
+    }
+}
+
+impl ParsedUrl {
+    /// A parse already made of `text` (the importer parses each URL as it
+    /// reads it).
+    pub fn with(text: &str, parsed: Option<url::ForgeUrl>) -> ParsedUrl {
+        ParsedUrl(std::sync::OnceLock::from((text.to_string(), parsed)))
+    }
+
+    /// The parse of `text`: the kept one when it was made of this text, else
+    /// made now (and kept, when none was).
+    pub fn of<'a>(&'a self, text: &str) -> Option<std::borrow::Cow<'a, url::ForgeUrl>> {
+        let (kept, parsed) = self
+            .0
+            .get_or_init(|| (text.to_string(), url::parse(text).ok()));
+        if kept == text {
+            parsed.as_ref().map(std::borrow::Cow::Borrowed)
+        } else {
+            url::parse(text).ok().map(std::borrow::Cow::Owned)
+        }
+    }
+}
+
 /// One audited record: a write-up's figures, the documents they cite and what was run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Record {
@@ -281,6 +329,8 @@ pub struct Record {
     pub artifacts: Vec<Artifact>,
     /// Other URLs the record cites (test profiles' evidence) that no source covers.
     pub references: Vec<Reference>,
+    /// The sha256 of the file it was read from.
+    pub input: InputDigest,
 }
 
 /// A URL the record cites without a figure on it: its pin is still judged.
@@ -322,11 +372,14 @@ impl Record {
         // Sources by what they hold: (repository, commit, path).
         type Key = (String, CommitId, Option<String>);
         let holds = |s: &Source| -> Option<Key> {
-            let from_url = s.url.as_deref().and_then(|u| url::parse(u).ok());
-            let repo = from_url
-                .clone()
-                .or_else(|| s.repository.as_deref().and_then(url::parse_repository))?;
-            let commit = match s.revision.clone().or_else(|| from_url?.revision)? {
+            let from_url = s.url_parsed();
+            let repo = from_url.clone().or_else(|| {
+                s.repository
+                    .as_deref()
+                    .and_then(url::parse_repository)
+                    .map(std::borrow::Cow::Owned)
+            })?;
+            let commit = match s.revision.clone().or_else(|| from_url?.revision.clone())? {
                 Revision::Commit(c) => c,
                 Revision::Ref(_) => return None,
             };
@@ -343,10 +396,8 @@ impl Record {
         }
         for c in &mut self.claims {
             let Some(cited) = c
-                .url
-                .as_deref()
-                .and_then(|u| url::parse(u).ok())
-                .and_then(|p| p.revision?.commit().cloned())
+                .url_parsed()
+                .and_then(|p| p.revision.as_ref()?.commit().cloned())
             else {
                 continue;
             };
@@ -359,11 +410,12 @@ impl Record {
                 continue;
             }
             // The source's document, at the cited commit.
-            let repo = s
-                .url
-                .as_deref()
-                .and_then(|u| url::parse(u).ok())
-                .or_else(|| s.repository.as_deref().and_then(url::parse_repository));
+            let repo = s.url_parsed().or_else(|| {
+                s.repository
+                    .as_deref()
+                    .and_then(url::parse_repository)
+                    .map(std::borrow::Cow::Owned)
+            });
             let Some(repo) = repo else { continue };
             let path = s.path.clone().or_else(|| repo.path.clone());
             let key = (
@@ -391,6 +443,7 @@ impl Record {
                         sha256: None,
                         commit_time: None,
                         at: c.at,
+                        parsed_url: ParsedUrl::default(),
                     };
                     self.sources.push(own);
                     let i = self.sources.len() - 1;
@@ -419,6 +472,8 @@ pub struct Source {
     pub commit_time: Option<String>,
     /// Where the source stands in the record file.
     pub at: At,
+    /// The parse of `url`.
+    pub parsed_url: ParsedUrl,
 }
 
 /// Where a source's document is: repository, revision and path.
@@ -430,6 +485,11 @@ pub struct Located {
 }
 
 impl Source {
+    /// Its `url` parsed (once).
+    pub fn url_parsed(&self) -> Option<std::borrow::Cow<'_, url::ForgeUrl>> {
+        self.parsed_url.of(self.url.as_deref()?)
+    }
+
     /// The source's repository, revision and path: its own fields, each taken
     /// from its URL when the record leaves it out, so a source given only as a
     /// forge URL (`…/blob/COMMIT/PATH`) still has a location in reports, SARIF
@@ -446,28 +506,23 @@ impl Source {
             return own;
         }
         let Some(u) = self
-            .url
-            .as_deref()
-            .and_then(|u| url::parse(u).ok())
+            .url_parsed()
             .filter(|u| u.revision.is_some() && u.path.is_some())
         else {
             return own;
         };
         Located {
             repository: own.repository.or_else(|| Some(u.repository_url())),
-            revision: own.revision.or(u.revision),
-            path: own.path.or(u.path),
+            revision: own.revision.or_else(|| u.revision.clone()),
+            path: own.path.or_else(|| u.path.clone()),
         }
     }
 
     /// The document path a source cites: its own `path`, else the one its URL names.
     pub fn document_path(&self) -> Option<String> {
-        self.path.clone().or_else(|| {
-            self.url
-                .as_deref()
-                .and_then(|u| url::parse(u).ok())
-                .and_then(|u| u.path)
-        })
+        self.path
+            .clone()
+            .or_else(|| self.url_parsed().and_then(|u| u.path.clone()))
     }
 }
 
@@ -510,9 +565,18 @@ pub struct Claim {
     pub total: Option<u64>,
     /// Where the figure stands in the record file.
     pub at: At,
+    /// The parse of `url`.
+    pub parsed_url: ParsedUrl,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+impl Claim {
+    /// Its `url` parsed (once).
+    pub fn url_parsed(&self) -> Option<std::borrow::Cow<'_, url::ForgeUrl>> {
+        self.parsed_url.of(self.url.as_deref()?)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ArtifactKind {
     Weights,
@@ -573,6 +637,7 @@ mod tests {
             sha256: None,
             commit_time: Some("2026-08-07T15:45:04Z".into()),
             at: At::default(),
+            parsed_url: ParsedUrl::default(),
         }
     }
 
@@ -588,6 +653,7 @@ mod tests {
             correct: None,
             total: None,
             at: At::default(),
+            parsed_url: ParsedUrl::default(),
         }
     }
 
@@ -600,6 +666,7 @@ mod tests {
             claims,
             artifacts: Vec::new(),
             references: Vec::new(),
+            input: InputDigest::default(),
         }
     }
 

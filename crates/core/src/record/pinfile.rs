@@ -440,6 +440,7 @@ impl PinFileV1 {
                 claims,
                 artifacts,
                 references,
+                input: super::InputDigest::default(),
             },
             problems: r.problems,
         }
@@ -469,6 +470,7 @@ impl SourceV1 {
                 .map(|x| Recorded::parse_sha256(&x)),
             commit_time: r.take(self.commit_time, ptr, "commit_time"),
             at: At::default(),
+            parsed_url: super::ParsedUrl::default(),
         })
     }
 }
@@ -487,8 +489,9 @@ impl ClaimV1 {
             );
         }
         // Without `lines`, the cited URL's anchor (`#L43`) says which lines.
+        let parsed_url = super::ParsedUrl::default();
         let lines = r.take(self.lines, ptr, "lines").or_else(|| {
-            let anchored = url.as_deref().and_then(|u| super::url::parse(u).ok());
+            let anchored = url.as_deref().and_then(|u| parsed_url.of(u));
             anchored.and_then(|u| u.lines)
         });
         Claim {
@@ -504,6 +507,7 @@ impl ClaimV1 {
             total: r.take(self.total, ptr, "total"),
             label,
             at: At::default(),
+            parsed_url,
         }
     }
 }

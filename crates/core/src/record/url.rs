@@ -229,34 +229,10 @@ fn web_url(raw: &str) -> Result<::url::Url, UrlError> {
 
 /// Parses a repository or document URL of any forge pinaudit knows, once: the
 /// `url` crate splits it, one grammar per forge reads the path.
+///
+/// Records keep each URL's parse beside it (`record::ParsedUrl`), so the
+/// checks of a source ask for it once.
 pub fn parse(url: &str) -> Result<ForgeUrl, UrlError> {
-    // The checks of one source ask for its URL several times in a row: the last
-    // few answers are kept per thread (parsing is a pure function of the text).
-    const KEPT: usize = 4;
-    thread_local! {
-        static RECENT: std::cell::RefCell<Vec<(String, Result<ForgeUrl, UrlError>)>> =
-            const { std::cell::RefCell::new(Vec::new()) };
-    }
-    if let Some(hit) = RECENT.with(|r| {
-        r.borrow()
-            .iter()
-            .find(|(u, _)| u == url)
-            .map(|(_, parsed)| parsed.clone())
-    }) {
-        return hit;
-    }
-    let parsed = parse_uncached(url);
-    RECENT.with(|r| {
-        let mut r = r.borrow_mut();
-        if r.len() == KEPT {
-            drop(r.remove(0));
-        }
-        r.push((url.to_string(), parsed.clone()));
-    });
-    parsed
-}
-
-fn parse_uncached(url: &str) -> Result<ForgeUrl, UrlError> {
     let raw = url.trim();
     let no_repo = || UrlError::NoRepository(raw.to_string());
     let parsed = web_url(raw)?;

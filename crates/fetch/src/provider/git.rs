@@ -114,6 +114,8 @@ pub struct GitProvider {
     hashes: BlobHashCache,
     drift: crate::store::DriftMemo,
     checks: crate::store::CheckMemo,
+    /// Whole records' results (`CACHE/records.store`).
+    records: crate::store::CheckMemo,
     remotes: HashMap<String, Result<Remote, Arc<FetchError>>>,
     /// Remotes that could not be reached but that the cache stood in for.
     stale: Vec<(String, Arc<FetchError>)>,
@@ -148,14 +150,16 @@ impl GitProvider {
     pub fn new(cache: GitCache, plan: SyncPlan) -> GitProvider {
         let hashes = cache.blob_hashes();
         let drift = crate::store::DriftMemo::new(cache.root());
-        let checks =
-            crate::store::CheckMemo::new(cache.root(), &pinaudit_core::check::derivation_version());
+        let version = pinaudit_core::check::derivation_version();
+        let checks = crate::store::CheckMemo::new(cache.root(), &version);
+        let records = crate::store::CheckMemo::records(cache.root(), &version);
         GitProvider {
             cache,
             plan,
             hashes,
             drift,
             checks,
+            records,
             remotes: HashMap::new(),
             stale: Vec::new(),
             snapshots: RefCell::default(),
@@ -475,6 +479,7 @@ impl Drop for GitProvider {
         let _ = self.hashes.persist();
         let _ = self.drift.persist();
         let _ = self.checks.persist();
+        let _ = self.records.persist();
         let _ = self.cache.persist_verified();
     }
 }
@@ -596,6 +601,7 @@ impl Provider for GitProvider {
             hashes: self.hashes.clone(),
             drift: self.drift.clone(),
             checks: self.checks.clone(),
+            records: self.records.clone(),
             remotes,
             stale: self.stale.clone(),
             snapshots: RefCell::default(),
@@ -622,6 +628,26 @@ impl Provider for GitProvider {
 impl Revisions for GitProvider {
     fn stale_since(&self, r: &DocRef) -> Option<String> {
         self.remote(r).ok()?.stale_since.clone()
+    }
+
+    /// Every ref of the mirror (branches, tags, other refs, the recorded
+    /// default-branch head, the pinned commits) and the default branch's name:
+    /// what reachability, the head compared with and the history searched for
+    /// a recorded hash are read from. `None` for a remote that failed or that
+    /// the cache stood in for.
+    fn refs_digest(&self, remote: &str) -> Option<[u8; 32]> {
+        let remote = self.remotes.get(remote)?.as_ref().ok()?;
+        if remote.stale_since.is_some() {
+            return None;
+        }
+        let refs = (*remote
+            .all_refs
+            .get_or_init(|| remote.repo.all_refs_digest()))?;
+        let branch = remote.sync.default_branch.as_deref().unwrap_or("");
+        Some(pinaudit_core::memo::key(
+            "refs",
+            &[&refs, branch.as_bytes()],
+        ))
     }
 
     fn revision(&self, r: &DocRef) -> Result<RevisionFacts, Unchecked> {
@@ -753,6 +779,10 @@ impl Documents for GitProvider {
 
     fn check_memo(&self) -> Option<&dyn pinaudit_core::memo::CheckMemo> {
         Some(&self.checks)
+    }
+
+    fn record_memo(&self) -> Option<&dyn pinaudit_core::memo::CheckMemo> {
+        Some(&self.records)
     }
 
     fn matching_variant(

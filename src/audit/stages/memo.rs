@@ -1,0 +1,565 @@
+//! The whole-record memo: a record whose bytes have not changed, citing
+//! repositories whose refs have not moved, gets the result it got last time,
+//! for the cost of a lookup, instead of being checked source by source.
+//!
+//! The result is the record's finished domain result (each source's outcome,
+//! each claim's verdict, the findings the checks made, the artifacts' outcomes
+//! and notices) encoded with the core memo codec and kept in
+//! `CACHE/records.store`, authenticated like every store: a store that fails
+//! its MAC, is cut short or is of another version reads as empty, and an entry
+//! that does not decode or does not fit the record is dropped and the record
+//! checked afresh. What loading found (`invalid-record`, duplicate ids) is
+//! never taken from the memo: loading runs anyway.
+//!
+//! Results that depend on something the key does not hold are not remembered
+//! at all (see [`rememberable`]): anything judged from a cache that stood in
+//! for an unreachable remote (`stale_since`, which carries a time), anything
+//! unchecked but for what planning alone decided, web documents and model
+//! repositories (their state is the network's, not a mirror's refs), and
+//! `revision-unreachable` (its message says how this run found the commit:
+//! fetched by id, or already in the cache). Such a record is checked as today,
+//! every run. Nothing else a result holds depends on the time: staleness is
+//! the one judgment that does.
+
+use super::Planned;
+use crate::audit::Options;
+use crate::codes::{Code, Severity};
+use crate::finding::{Finding, Location};
+use crate::provider::{Router, Target, Unchecked};
+use crate::result::{
+    Absence, ArtifactOutcome, ClaimStatus, RecordResult, SourceOutcome, SourceState, Upstream,
+    Verdict,
+};
+use crate::sources::Skip;
+use pinaudit_core::memo::{CheckMemo, Dec, Enc};
+#[cfg(test)]
+use std::path::Path;
+
+/// Bump when the encoding below, or what goes into the key, changes.
+const VERSION: u32 = 1;
+
+/// The record's result: from the memo when it holds one for this key, else
+/// from `afresh` (remembered for the next run when it may be).
+pub(super) fn checked(
+    p: Planned,
+    provider: &Router,
+    opts: &Options,
+    afresh: impl FnOnce(Planned) -> RecordResult,
+) -> RecordResult {
+    let memo = provider.documents().record_memo();
+    let key = memo.and_then(|_| key(&p, provider, opts));
+    let (Some(memo), Some(key)) = (memo, key) else {
+        return afresh(p);
+    };
+    if let Some(remembered) = recall(memo, &key, &p) {
+        return remembered.into_result(p);
+    }
+    let (from, targets) = (p.findings.len(), p.sources.clone());
+    let result = afresh(p);
+    if rememberable(&result, &targets) {
+        if let Some(value) = encode(&result, from) {
+            memo.put(key, value);
+        }
+    }
+    result
+}
+
+/// What the memo holds for `p`, when it holds something that fits it (an
+/// unsound entry is forgotten).
+fn recall(memo: &dyn CheckMemo, key: &[u8; 32], p: &Planned) -> Option<Decoded> {
+    match memo.peek(key, |raw| decode(raw, p))? {
+        Some(d) => Some(d),
+        None => {
+            memo.forget(key);
+            None
+        }
+    }
+}
+
+impl Decoded {
+    /// The record's result: what loading found, then what the memo held.
+    fn into_result(self, p: Planned) -> RecordResult {
+        let Planned {
+            record,
+            mut findings,
+            ..
+        } = p;
+        findings.extend(self.findings);
+        RecordResult {
+            record,
+            sources: self.sources,
+            claims: self.claims,
+            findings,
+            artifacts: self.artifacts,
+            notices: self.notices,
+        }
+    }
+}
+
+/// The key of a record's result, when it may be answered from the memo: a
+/// sha256 of everything the result depends on.
+///
+/// - this encoding's [`VERSION`] and [`derivation`] (the tool's version, the
+///   checks' derivation version and the source of the code that makes the
+///   result);
+/// - the record file as reports name it (findings carry it) and the sha256 of
+///   its bytes;
+/// - per source, in order: a git document's remote and the digest of that
+///   remote's refs and default branch as this run synced them (offline: as
+///   stored; `Revisions::refs_digest`, `None` for a remote that failed or that
+///   the cache stood in for, which leaves the record without a key); why
+///   planning found nothing to fetch;
+/// - the options that change a verdict: `--no-upstream` (no drift findings),
+///   `--max-document-size` (a larger document is unchecked), `--allow-local`
+///   (which sources planning can fetch, and the web limit for completeness);
+///   `--manifests` leaves the record without a key (the manifest check shares
+///   what it read between records).
+///
+/// Not in it, as they change no verdict: `--offline` (on the same refs an
+/// offline run judges as an online one; what it changes, a commit the cache
+/// lacks, is unchecked and never remembered), `--rewrite` (where a remote is
+/// fetched from, not what its refs are: the mirror is the remote's), `--jobs`,
+/// `--timeout` and the fetch budgets (a sync they cut short leaves its remote
+/// failed, so no key), and what is applied after the checks: `--fail-on`,
+/// `--min-severity`, `--baseline`, ignores and severity overrides, `--format`,
+/// `--output`, `--shard`, `--changed-since`.
+fn key(p: &Planned, provider: &Router, opts: &Options) -> Option<[u8; 32]> {
+    let input = p.record.input.0?;
+    if opts.manifests || p.artifacts.iter().flatten().any(|t| !unfetchable(t)) {
+        return None;
+    }
+    let mut e = Enc::default();
+    e.u32(VERSION).str(derivation());
+    e.str(&p.record.file.display().to_string());
+    e.0.extend_from_slice(&input);
+    let revisions = provider.revisions();
+    for target in &p.sources {
+        match target {
+            Target::Git(d) => {
+                e.u32(0).str(&d.remote);
+                e.0.extend_from_slice(&revisions.refs_digest(&d.remote)?);
+            }
+            Target::Unfetchable(Skip(why)) => {
+                e.u32(1).str(why);
+            }
+            Target::Web(_) | Target::Model(_) => return None,
+        }
+    }
+    e.bool(opts.no_upstream)
+        .bool(opts.allow_local)
+        .str(&opts.max_document_size.to_string())
+        .str(&opts.max_web_document_size.to_string());
+    Some(pinaudit_core::memo::key("record", &[&e.0]))
+}
+
+fn unfetchable(t: &Target) -> bool {
+    matches!(t, Target::Unfetchable(_))
+}
+
+/// What the result of a record is made by: the tool's version, the checks'
+/// derivation version, and the source of the checks, the matcher and the code
+/// that runs them on a record, so a build that changes any of them never reads
+/// back another's results.
+fn derivation() -> &'static str {
+    static VERSION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        let mut parts: Vec<&[u8]> =
+            vec![env!("CARGO_PKG_VERSION").as_bytes(), DERIVED_BY.as_bytes()];
+        let checks = crate::check::derivation_version();
+        parts.push(checks.as_bytes());
+        parts.extend(SOURCES.iter().map(|(_, s)| s.as_bytes()));
+        pinaudit_core::hash::to_hex(&pinaudit_core::memo::key("derivation", &parts))
+    });
+    &VERSION
+}
+
+/// Why the list below is what it is, for whoever adds to it.
+const DERIVED_BY: &str = "checks, matcher, codes, audit stages, git provider";
+
+/// The source files whose code decides a record's result (a test holds every
+/// file of the core's `check/` and `matcher/` in it).
+const SOURCES: &[(&str, &str)] = &[
+    (
+        "check/artifacts.rs",
+        include_str!("../../../crates/core/src/check/artifacts.rs"),
+    ),
+    (
+        "check/citation.rs",
+        include_str!("../../../crates/core/src/check/citation.rs"),
+    ),
+    (
+        "check/claims.rs",
+        include_str!("../../../crates/core/src/check/claims.rs"),
+    ),
+    (
+        "check/document.rs",
+        include_str!("../../../crates/core/src/check/document.rs"),
+    ),
+    (
+        "check/hashes.rs",
+        include_str!("../../../crates/core/src/check/hashes.rs"),
+    ),
+    (
+        "check/location.rs",
+        include_str!("../../../crates/core/src/check/location.rs"),
+    ),
+    (
+        "check/manifests.rs",
+        include_str!("../../../crates/core/src/check/manifests.rs"),
+    ),
+    (
+        "check/mod.rs",
+        include_str!("../../../crates/core/src/check/mod.rs"),
+    ),
+    (
+        "check/revision.rs",
+        include_str!("../../../crates/core/src/check/revision.rs"),
+    ),
+    (
+        "check/upstream.rs",
+        include_str!("../../../crates/core/src/check/upstream.rs"),
+    ),
+    (
+        "check/values.rs",
+        include_str!("../../../crates/core/src/check/values.rs"),
+    ),
+    (
+        "check/weights.rs",
+        include_str!("../../../crates/core/src/check/weights.rs"),
+    ),
+    (
+        "matcher.rs",
+        include_str!("../../../crates/core/src/matcher.rs"),
+    ),
+    (
+        "matcher/context.rs",
+        include_str!("../../../crates/core/src/matcher/context.rs"),
+    ),
+    (
+        "matcher/role.rs",
+        include_str!("../../../crates/core/src/matcher/role.rs"),
+    ),
+    (
+        "matcher/structure.rs",
+        include_str!("../../../crates/core/src/matcher/structure.rs"),
+    ),
+    (
+        "codes.rs",
+        include_str!("../../../crates/core/src/codes.rs"),
+    ),
+    (
+        "finding.rs",
+        include_str!("../../../crates/core/src/finding.rs"),
+    ),
+    (
+        "result.rs",
+        include_str!("../../../crates/core/src/result.rs"),
+    ),
+    (
+        "provider/mod.rs",
+        include_str!("../../../crates/core/src/provider/mod.rs"),
+    ),
+    ("audit/stages.rs", include_str!("../stages.rs")),
+    ("audit/document.rs", include_str!("../document.rs")),
+    ("audit/stages/memo.rs", include_str!("memo.rs")),
+    (
+        "fetch/provider/git.rs",
+        include_str!("../../../crates/fetch/src/provider/git.rs"),
+    ),
+    (
+        "fetch/repo.rs",
+        include_str!("../../../crates/fetch/src/repo.rs"),
+    ),
+    (
+        "fetch/stream.rs",
+        include_str!("../../../crates/fetch/src/stream.rs"),
+    ),
+];
+
+/// Whether a record's result holds only what its key decides (see the module
+/// docs); `targets` are its sources' targets.
+fn rememberable(result: &RecordResult, targets: &[Target]) -> bool {
+    let sources_fit = result.sources.iter().zip(targets).all(|(o, t)| {
+        o.stale_since.is_none()
+            && o.web.is_none()
+            && matches!(
+                (t, &o.state),
+                (
+                    Target::Git(_),
+                    SourceState::Checked | SourceState::Absent(_)
+                ) | (
+                    Target::Unfetchable(_),
+                    SourceState::Unchecked(Unchecked::Unresolvable(_))
+                )
+            )
+    });
+    sources_fit
+        && result.sources.len() == targets.len()
+        && !result
+            .findings
+            .iter()
+            .any(|f| f.code == Code::RevisionUnreachable)
+}
+
+/// The result as the memo keeps it: each source's outcome, each claim's
+/// verdict, the findings from `from` on (those the checks made; loading's are
+/// made again each run), the artifacts' outcomes and the notices.
+fn encode(result: &RecordResult, from: usize) -> Option<Vec<u8>> {
+    let mut e = Enc::default();
+    e.u32(result.sources.len() as u32);
+    for o in &result.sources {
+        match &o.state {
+            SourceState::Checked => e.u32(0),
+            SourceState::Absent(Absence::Repository) => e.u32(1),
+            SourceState::Absent(Absence::Commit) => e.u32(2),
+            SourceState::Absent(Absence::Path) => e.u32(3),
+            SourceState::Unchecked(Unchecked::Unresolvable(Skip(why))) => e.u32(4).str(why),
+            SourceState::Unchecked(_) => return None,
+        };
+        e.opt_str(o.sha256.as_deref())
+            .opt_str(o.git_blob.as_deref())
+            .opt_str(o.commit_time.as_deref());
+        e.bool(o.upstream.is_some());
+        if let Some(u) = &o.upstream {
+            e.str(&u.head).bool(u.changed);
+        }
+    }
+    e.u32(result.claims.len() as u32);
+    for v in &result.claims {
+        e.u32(status_tag(v.status))
+            .opt_u32(v.found_line)
+            .opt_str(v.line_text.as_deref());
+    }
+    let findings = result.findings.get(from..)?;
+    e.u32(findings.len() as u32);
+    for f in findings {
+        encode_finding(&mut e, f)?;
+    }
+    e.u32(result.artifacts.len() as u32);
+    for a in &result.artifacts {
+        if !a.files.is_empty() {
+            return None;
+        }
+        e.str(&a.label)
+            .opt_str(a.repository.as_deref())
+            .opt_str(a.commit.as_deref())
+            .opt_str(a.unchecked.as_deref());
+    }
+    e.u32(result.notices.len() as u32);
+    for n in &result.notices {
+        e.str(n);
+    }
+    Some(e.0)
+}
+
+fn status_tag(s: ClaimStatus) -> u32 {
+    match s {
+        ClaimStatus::Verified => 0,
+        ClaimStatus::Rounded => 1,
+        ClaimStatus::Shifted => 2,
+        ClaimStatus::Missing => 3,
+        ClaimStatus::Unchecked => 4,
+    }
+}
+
+fn status_of(tag: u32) -> Option<ClaimStatus> {
+    Some(match tag {
+        0 => ClaimStatus::Verified,
+        1 => ClaimStatus::Rounded,
+        2 => ClaimStatus::Shifted,
+        3 => ClaimStatus::Missing,
+        4 => ClaimStatus::Unchecked,
+        _ => return None,
+    })
+}
+
+fn encode_finding(e: &mut Enc, f: &Finding) -> Option<()> {
+    let severity = match f.severity {
+        Severity::Note => 0,
+        Severity::Warning => 1,
+        Severity::Error => 2,
+    };
+    e.str(f.code.as_str()).u32(severity).str(&f.record);
+    e.opt_str(f.file.as_deref())
+        .opt_str(f.source.as_deref())
+        .opt_str(f.claim.as_deref())
+        .str(&f.message);
+    let l = &f.location;
+    e.opt_str(l.repository.as_deref())
+        .opt_str(l.revision.as_deref())
+        .opt_str(l.path.as_deref())
+        .opt_u32(l.line);
+    e.str(&serde_json::to_string(&f.evidence).ok()?);
+    e.opt_str(f.hint.as_deref())
+        .opt_str(f.fingerprint.as_deref())
+        .bool(f.baseline)
+        .opt_str(f.ignored.as_deref());
+    Some(())
+}
+
+fn decode_finding(d: &mut Dec<'_>) -> Option<Finding> {
+    let code: Code = d.string()?.parse().ok()?;
+    let severity = match d.u32()? {
+        0 => Severity::Note,
+        1 => Severity::Warning,
+        2 => Severity::Error,
+        _ => return None,
+    };
+    let record = d.string()?;
+    let (file, source, claim) = (d.opt_string()?, d.opt_string()?, d.opt_string()?);
+    let message = d.string()?;
+    let location = Location {
+        repository: d.opt_string()?,
+        revision: d.opt_string()?,
+        path: d.opt_string()?,
+        line: d.opt_u32()?,
+    };
+    let evidence = serde_json::from_str(&d.string()?).ok()?;
+    Some(Finding {
+        code,
+        severity,
+        record,
+        file,
+        source,
+        claim,
+        message,
+        location,
+        evidence,
+        hint: d.opt_string()?,
+        fingerprint: d.opt_string()?,
+        baseline: d.bool()?,
+        ignored: d.opt_string()?,
+    })
+}
+
+/// What [`encode`] kept, read back.
+struct Decoded {
+    sources: Vec<SourceOutcome>,
+    claims: Vec<Verdict>,
+    findings: Vec<Finding>,
+    artifacts: Vec<ArtifactOutcome>,
+    notices: Vec<String>,
+}
+
+/// [`encode`]'s bytes read back for `p`; `None` when they do not decode, or do
+/// not fit the record (a source, claim or artifact count that is not its own, a
+/// finding about another record).
+fn decode(raw: &[u8], p: &Planned) -> Option<Decoded> {
+    let r = &p.record;
+    // No count is trusted beyond what the record and the bytes can hold.
+    let count = |d: &mut Dec<'_>, want: usize| d.u32().filter(|&n| n as usize == want);
+    let mut d = Dec(raw);
+    let n = count(&mut d, r.sources.len())?;
+    let mut sources = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        sources.push(decode_source(&mut d)?);
+    }
+    let n = count(&mut d, r.claims.len())?;
+    let mut claims = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        claims.push(Verdict {
+            status: status_of(d.u32()?)?,
+            found_line: d.opt_u32()?,
+            line_text: d.opt_string()?,
+        });
+    }
+    let n = d.u32()? as usize;
+    let mut findings = Vec::with_capacity(n.min(raw.len()));
+    for _ in 0..n {
+        let f = decode_finding(&mut d)?;
+        if f.record != r.id {
+            return None;
+        }
+        findings.push(f);
+    }
+    let n = count(&mut d, p.artifacts.iter().flatten().count())?;
+    let mut artifacts = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        artifacts.push(ArtifactOutcome {
+            label: d.string()?,
+            repository: d.opt_string()?,
+            commit: d.opt_string()?,
+            files: Vec::new(),
+            unchecked: d.opt_string()?,
+        });
+    }
+    let n = d.u32()? as usize;
+    let mut notices = Vec::with_capacity(n.min(raw.len()));
+    for _ in 0..n {
+        notices.push(d.string()?);
+    }
+    d.done().then_some(Decoded {
+        sources,
+        claims,
+        findings,
+        artifacts,
+        notices,
+    })
+}
+
+fn decode_source(d: &mut Dec<'_>) -> Option<SourceOutcome> {
+    let state = match d.u32()? {
+        0 => SourceState::Checked,
+        1 => SourceState::Absent(Absence::Repository),
+        2 => SourceState::Absent(Absence::Commit),
+        3 => SourceState::Absent(Absence::Path),
+        4 => SourceState::Unchecked(Unchecked::Unresolvable(Skip(d.string()?))),
+        _ => return None,
+    };
+    let (sha256, git_blob, commit_time) = (d.opt_string()?, d.opt_string()?, d.opt_string()?);
+    let upstream = match d.bool()? {
+        true => Some(Upstream {
+            head: d.string()?,
+            changed: d.bool()?,
+        }),
+        false => None,
+    };
+    Some(SourceOutcome {
+        state,
+        sha256,
+        git_blob,
+        commit_time,
+        upstream,
+        stale_since: None,
+        web: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every file of the core's checks and matcher is part of what a result is
+    /// derived by: a new one not listed would let a changed build read back an
+    /// old build's results.
+    #[test]
+    fn every_check_and_matcher_file_is_in_the_derivation() {
+        let core = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/core/src");
+        for dir in ["check", "matcher"] {
+            for entry in std::fs::read_dir(core.join(dir)).expect("dir").flatten() {
+                let name = format!("{dir}/{}", entry.file_name().to_string_lossy());
+                if name.ends_with(".rs") {
+                    assert!(
+                        SOURCES.iter().any(|(n, _)| *n == name),
+                        "{name} is missing from SOURCES"
+                    );
+                }
+            }
+        }
+        assert_eq!(derivation().len(), 64);
+        assert_eq!(derivation(), derivation(), "worked out once");
+    }
+
+    #[test]
+    fn statuses_round_trip() {
+        for s in [
+            ClaimStatus::Verified,
+            ClaimStatus::Rounded,
+            ClaimStatus::Shifted,
+            ClaimStatus::Missing,
+            ClaimStatus::Unchecked,
+        ] {
+            assert_eq!(status_of(status_tag(s)), Some(s));
+        }
+        assert_eq!(status_of(5), None);
+    }
+}
