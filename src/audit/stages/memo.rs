@@ -17,7 +17,9 @@
 //! unchecked but for what planning alone decided, web documents and model
 //! repositories (their state is the network's, not a mirror's refs), and
 //! `revision-unreachable` (its message says how this run found the commit:
-//! fetched by id, or already in the cache). Such a record is checked as today,
+//! fetched by id, or already in the cache), and what an archive answered or
+//! would be asked (a source read from Software Heritage, or one the forge lost
+//! while an archive is asked: "not archived" holds for a day only). Such a record is checked as today,
 //! every run. Nothing else a result holds depends on the time: staleness is
 //! the one judgment that does.
 
@@ -56,7 +58,7 @@ pub(super) fn checked(
     }
     let (from, targets) = (p.findings.len(), p.sources.clone());
     let result = afresh(p);
-    if rememberable(&result, &targets) {
+    if rememberable(&result, &targets, opts.software_heritage) {
         if let Some(value) = encode(&result, from) {
             memo.put(key, value);
         }
@@ -146,7 +148,7 @@ fn key(p: &Planned, provider: &Router, opts: &Options) -> Option<[u8; 32]> {
         }
     }
     e.bool(opts.no_upstream)
-        .bool(opts.allow_local)
+        .bool(opts.plan.allow_local)
         .str(&opts.max_document_size.to_string())
         .str(&opts.max_web_document_size.to_string());
     Some(pinaudit_core::memo::key("record", &[&e.0]))
@@ -178,6 +180,10 @@ const DERIVED_BY: &str = "checks, matcher, codes, audit stages, git provider";
 /// The source files whose code decides a record's result (a test holds every
 /// file of the core's `check/` and `matcher/` in it).
 const SOURCES: &[(&str, &str)] = &[
+    (
+        "check/archive.rs",
+        include_str!("../../../crates/core/src/check/archive.rs"),
+    ),
     (
         "check/artifacts.rs",
         include_str!("../../../crates/core/src/check/artifacts.rs"),
@@ -258,6 +264,10 @@ const SOURCES: &[(&str, &str)] = &[
         "provider/mod.rs",
         include_str!("../../../crates/core/src/provider/mod.rs"),
     ),
+    (
+        "provider/archive.rs",
+        include_str!("../../../crates/core/src/provider/archive.rs"),
+    ),
     ("audit/stages.rs", include_str!("../stages.rs")),
     ("audit/document.rs", include_str!("../document.rs")),
     ("audit/stages/memo.rs", include_str!("memo.rs")),
@@ -276,11 +286,17 @@ const SOURCES: &[(&str, &str)] = &[
 ];
 
 /// Whether a record's result holds only what its key decides (see the module
-/// docs); `targets` are its sources' targets.
-fn rememberable(result: &RecordResult, targets: &[Target]) -> bool {
+/// docs); `targets` are its sources' targets, `archived` whether an archive is
+/// asked for what a forge lost: its answer is the archive's state, not the
+/// mirror's ("not archived" is kept a day, then asked again), so a source read
+/// from an archive, or lost with an archive to ask, leaves the record to be
+/// checked every run.
+fn rememberable(result: &RecordResult, targets: &[Target], archived: bool) -> bool {
     let sources_fit = result.sources.iter().zip(targets).all(|(o, t)| {
         o.stale_since.is_none()
             && o.web.is_none()
+            && o.archive.is_none()
+            && !(archived && matches!(o.state, SourceState::Absent(_)))
             && matches!(
                 (t, &o.state),
                 (
@@ -521,6 +537,7 @@ fn decode_source(d: &mut Dec<'_>) -> Option<SourceOutcome> {
         upstream,
         stale_since: None,
         web: None,
+        archive: None,
     })
 }
 
