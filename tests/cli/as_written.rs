@@ -600,3 +600,79 @@ fn unpinned_urls_name_the_source_and_the_one_figure_citing_it() {
     let run = ws.audit_doc("branches.txt", &doc);
     insta::assert_snapshot!("unpinned_url_messages", said(&run, &["unpinned-url"]));
 }
+
+/// A record document whose figures name no source, citing one document at two
+/// commits by their URLs alone: two sources, each with its own commit and the
+/// hash its figures record, in the audit and in the pin file `import` writes.
+#[test]
+fn figures_citing_one_path_at_two_commits_by_url_alone_are_two_sources() {
+    let (forge, first, second) = two_versions();
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let rewrite = to_daemon(&daemon);
+    let ws = Scratch::new();
+    let by_url = |label: &str, commit: Oid, text: &str, line: u32, value: f64| {
+        let mut f = figure(label, "", commit, text, line, value);
+        let f_obj = f.as_object_mut().unwrap();
+        f_obj.remove("source_document_id");
+        f_obj.remove("source_line");
+        f
+    };
+    let figures = json!({ "figures": [
+        by_url("decode (second run)", second, README_V2, 5, 3.4),
+        by_url("decode (first run)", first, README, 5, 2.9),
+        by_url("prefill (first run)", first, README, 6, 41.3),
+    ]});
+    ws.write(
+        "records/runs.md",
+        format!("# Two runs - Type: Benchmark\n\n```json\n{figures:#}\n```\n"),
+    );
+    let audit = ws.audit(["--rewrite", &rewrite, "records/runs.md"]);
+    audit.assert_lacks("hash-mismatch");
+    audit.assert_lacks("revision-conflict");
+    for label in [
+        "decode (second run)",
+        "decode (first run)",
+        "prefill (first run)",
+    ] {
+        let c = audit.claim("runs", label);
+        assert_eq!(c["status"], "verified", "{label}: {c:#}");
+    }
+    let first_run = audit.claim("runs", "decode (first run)")["source"].clone();
+    assert_ne!(
+        first_run,
+        audit.claim("runs", "decode (second run)")["source"]
+    );
+    assert_eq!(
+        audit.claim("runs", "prefill (first run)")["source"],
+        first_run
+    );
+    let s = audit.source("runs", first_run.as_str().unwrap());
+    assert_eq!(s["revision"], first.to_string(), "{s:#}");
+    assert_eq!(s["sha256"]["expected"], sha256_hex(README), "{s:#}");
+
+    let import = run(ws
+        .cmd()
+        .args(["import", "records/runs.md", "--out", "pins"]));
+    import.assert_code(0);
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(ws.path().join("pins/runs.json")).unwrap())
+            .unwrap();
+    let sources = written["sources"].as_array().unwrap();
+    assert_eq!(sources.len(), 2, "{written:#}");
+    for (commit, text) in [(first, README), (second, README_V2)] {
+        let s = sources
+            .iter()
+            .find(|s| s["revision"] == commit.to_string())
+            .unwrap_or_else(|| panic!("no source at {commit}: {written:#}"));
+        assert_eq!(s["sha256"], sha256_hex(text), "{s:#}");
+    }
+    let pins = ws.audit(["--rewrite", &rewrite, "pins/runs.json"]);
+    pins.assert_lacks("hash-mismatch");
+    for label in [
+        "decode (second run)",
+        "decode (first run)",
+        "prefill (first run)",
+    ] {
+        assert_eq!(pins.claim("runs", label)["status"], "verified", "{label}");
+    }
+}

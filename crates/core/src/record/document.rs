@@ -400,6 +400,25 @@ impl Figures<'_> {
         source_id
     }
 
+    /// `base` when no source has that id yet, else `BASE@SHORT` for a pinned
+    /// commit (`BASE@SHORT-N`, `BASE-N` unpinned) that none has.
+    fn fresh_id(&self, base: String, commit: Option<&crate::record::CommitId>) -> String {
+        if !self.index.has(&base) {
+            return base;
+        }
+        let stem = match commit {
+            Some(c) => format!("{base}@{}", c.short()),
+            None => base,
+        };
+        let mut own = stem.clone();
+        let mut n = 1;
+        while self.index.has(&own) {
+            n += 1;
+            own = format!("{stem}-{n}");
+        }
+        own
+    }
+
     /// The source a figure cites, built from its URL and hash (or the header's
     /// pinned document) when no source so far holds it.
     fn cite(
@@ -413,10 +432,16 @@ impl Figures<'_> {
         let pinned = parsed.and_then(|p| p.revision.as_ref()?.commit().map(|c| (p, c)));
         // A cited document no supplemental entry lists is built from the figure's
         // URL and hash, and from the header's pinned document when it is that one.
+        // A figure naming no source, whose document no source holds at its
+        // revision (`source_id` looked), cites a source of its own: named by its
+        // path, or `PATH@SHORT` (`PATH-N`) when another source has that name
+        // (the same path at another commit, or in another repository), never
+        // the other source.
         let id = source_id.clone().or_else(|| {
-            parsed
-                .as_ref()
-                .map(|p| p.path.clone().unwrap_or_else(|| "document".to_string()))
+            parsed.as_ref().map(|p| {
+                let path = p.path.clone().unwrap_or_else(|| "document".to_string());
+                self.fresh_id(path, pinned.map(|(_, c)| c))
+            })
         });
         if let Some(id) = id.as_deref().filter(|id| !self.index.has(id)) {
             let header = self.header.clone();
