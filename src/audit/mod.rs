@@ -122,30 +122,22 @@ pub(crate) fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
         deadline: plan.sync.deadline,
         network: plan.sync.network.clone(),
     };
-    let swh = opts
-        .software_heritage
-        .then(|| provider::swh::ArchiveOptions {
-            url: opts.swh_url.clone(),
-            cache: opts.cache.clone(),
-            offline: plan.sync.offline,
-            timeout: plan.sync.timeout,
-            deadline: plan.sync.deadline,
-            allow_local: plan.allow_local,
-            max_size: opts.max_web_document_size,
-            token: opts.swh_token.clone(),
-            network: plan.sync.network.clone(),
-        });
-    let wayback = opts.wayback.then(|| provider::swh::ArchiveOptions {
-        url: opts.wayback_url.clone(),
+    // Both archives are reached like web documents, each at its own URL.
+    let archive = |url: &str, token: Option<String>| provider::swh::ArchiveOptions {
+        url: url.to_string(),
         cache: opts.cache.clone(),
         offline: plan.sync.offline,
         timeout: plan.sync.timeout,
         deadline: plan.sync.deadline,
         allow_local: plan.allow_local,
         max_size: opts.max_web_document_size,
-        token: None,
+        token,
         network: plan.sync.network.clone(),
-    });
+    };
+    let swh = opts
+        .software_heritage
+        .then(|| archive(&opts.swh_url, opts.swh_token.clone()));
+    let wayback = opts.wayback.then(|| archive(&opts.wayback_url, None));
     let mut providers = provider::register(provider::Setup {
         cache: opts.cache.clone(),
         plan: plan.clone(),
