@@ -7,6 +7,7 @@ use crate::check::revision::{self, Established};
 use crate::check::{self, claims, document, manifests, upstream, weights, SourceText};
 use crate::finding::{Code, Finding};
 use crate::input::{self, WalkError};
+use crate::par::Pool;
 use crate::provider::{
     model, web, DocRef, ModelFacts, Models, Router, Snapshot, Target, Unchecked,
 };
@@ -41,12 +42,12 @@ pub(crate) struct Rest {
 /// Files are read, parsed and checked on up to `--jobs` workers, one per core
 /// (reading pin files is most of a re-check of unchanged inputs); the results
 /// are put together in input order, so nothing depends on the number of workers.
-pub(crate) fn load(paths: &[PathBuf], walk: &input::WalkOptions) -> Loaded {
-    let collected = input::collect(paths, walk);
+pub(crate) fn load(paths: &[PathBuf], walk: &input::WalkOptions, pool: Pool) -> Loaded {
+    let collected = input::collect(paths, walk, pool);
     let mut walk_errors = collected.errors;
     // Per file: skipped (no record in it), or its input and the checks of its
     // record.
-    let read = crate::par::map(&collected.files, |(f, named)| {
+    let read = pool.map(&collected.files, |(f, named)| {
         let loaded = match named {
             true => input::load(f),
             false => input::load_found(f)?,
@@ -148,40 +149,37 @@ pub(crate) struct Planned {
     pub(crate) artifacts: Vec<Option<Target>>,
 }
 
-impl Planned {
-    /// The first git remote the record cites (the key its records are grouped by).
-    fn first_remote(&self) -> Option<&str> {
-        self.sources.iter().find_map(|t| match t {
-            Target::Git(d) => Some(d.remote.as_str()),
-            _ => None,
-        })
-    }
-}
-
-/// Works out, for every source, which document at which revision it cites.
-pub(crate) fn plan(records: Vec<(Record, Vec<Finding>)>, allow_local: bool) -> Vec<Planned> {
+/// Works out, for every source, which document at which revision it cites
+/// (URLs parsed and hosts checked on every worker of `pool`).
+pub(crate) fn plan(
+    records: Vec<(Record, Vec<Finding>)>,
+    allow_local: bool,
+    pool: Pool,
+) -> Vec<Planned> {
+    let targets = pool.map(&records, |(record, _)| {
+        let sources: Vec<Target> = record
+            .sources
+            .iter()
+            .map(|s| source_target(s, allow_local))
+            .collect();
+        let artifacts: Vec<Option<Target>> = record
+            .artifacts
+            .iter()
+            .map(|a| {
+                model::resolve(a, allow_local)
+                    .map(|m| m.map_or_else(Target::Unfetchable, Target::Model))
+            })
+            .collect();
+        (sources, artifacts)
+    });
     records
         .into_iter()
-        .map(|(record, findings)| {
-            let sources = record
-                .sources
-                .iter()
-                .map(|s| source_target(s, allow_local))
-                .collect();
-            let artifacts = record
-                .artifacts
-                .iter()
-                .map(|a| {
-                    model::resolve(a, allow_local)
-                        .map(|m| m.map_or_else(Target::Unfetchable, Target::Model))
-                })
-                .collect();
-            Planned {
-                record,
-                findings,
-                sources,
-                artifacts,
-            }
+        .zip(targets)
+        .map(|((record, findings), (sources, artifacts))| Planned {
+            record,
+            findings,
+            sources,
+            artifacts,
         })
         .collect()
 }
@@ -208,25 +206,33 @@ pub(crate) fn prefetch(planned: &[Planned], provider: &mut Router) {
     provider.prefetch(&targets);
 }
 
-/// Checks every record against what the provider holds.
+/// Checks every record against what the provider holds, handing each result
+/// to `prepare` on the worker that checked it (in any order) and what that
+/// gives to `accept` on the calling thread, in record order.
 ///
 /// Records are checked on up to `--jobs` worker threads (no more than the
 /// cores), each with its own fork of the provider: reading, hashing, matching and
-/// diffing are CPU work. Records of one repository go to one worker, so each
-/// repository's objects are read by one thread; results come back in input
-/// order, so the report does not depend on the number of workers.
-pub(crate) fn check(planned: Vec<Planned>, provider: &Router, opts: &Options) -> Vec<RecordResult> {
+/// diffing are CPU work. Workers take records in input order, at most
+/// [`WINDOW`] per worker ahead of the oldest result not yet accepted, so what
+/// waits to be accepted is bounded by the workers, not by the records: a report
+/// is written as its records are checked, in the same order for any `--jobs`.
+pub(crate) fn check<T: Send>(
+    planned: Vec<Planned>,
+    provider: &Router,
+    opts: &Options,
+    prepare: &(dyn Fn(RecordResult) -> T + Sync),
+    accept: &mut dyn FnMut(T),
+) {
     let documents: usize = planned.iter().map(|p| p.sources.len()).sum();
     // Offline, checking reads only the cache and is over at once: no bar, as for
     // fetching.
     let bar = crate::progress::checking(documents as u64, opts.progress && !opts.offline);
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     // A manifest is judged once per revision, by the first record that cites it:
     // with --manifests, records are checked in input order on one thread.
     let workers = if opts.manifests {
         1
     } else {
-        opts.jobs.min(cores).min(planned.len())
+        opts.pool().workers().min(planned.len())
     };
     let forks: Option<Vec<Router>> = if workers > 1 {
         (0..workers).map(|_| provider.fork()).collect()
@@ -235,67 +241,124 @@ pub(crate) fn check(planned: Vec<Planned>, provider: &Router, opts: &Options) ->
     };
     let Some(forks) = forks else {
         let mut manifests_seen = manifests::Seen::new();
-        let out = planned
-            .into_iter()
-            .map(|p| {
-                let n = p.sources.len() as u64;
-                let result = check_record(p, provider, opts, &mut manifests_seen);
-                bar.inc(n);
-                result
-            })
-            .collect();
+        for p in planned {
+            let n = p.sources.len() as u64;
+            let result = check_record(p, provider, opts, &mut manifests_seen);
+            bar.inc(n);
+            accept(prepare(result));
+        }
         bar.finish_and_clear();
-        return out;
+        return;
     };
-    // Group by the first repository a record cites; the largest groups first to
-    // the least loaded worker (cost ~ sources).
-    let mut groups: Vec<(String, Vec<(usize, Planned)>)> = Vec::new();
-    for (i, p) in planned.into_iter().enumerate() {
-        let key = p.first_remote().unwrap_or_default().to_string();
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, g)) => g.push((i, p)),
-            None => groups.push((key, vec![(i, p)])),
+    let window = WINDOW * forks.len();
+    let queue = Queue::new(planned);
+    let (send, receive) = std::sync::mpsc::channel::<(usize, T)>();
+    std::thread::scope(|scope| {
+        for fork in forks {
+            let (bar, send, queue) = (bar.clone(), send.clone(), &queue);
+            scope.spawn(move || {
+                // A worker that panics stops the others (its record is never
+                // accepted, so they would wait for it forever).
+                let _stop = StopOnPanic(queue);
+                let mut manifests_seen = manifests::Seen::new();
+                while let Some((i, p)) = queue.take(window) {
+                    let n = p.sources.len() as u64;
+                    let result = check_record(p, &fork, opts, &mut manifests_seen);
+                    bar.inc(n);
+                    if send.send((i, prepare(result))).is_err() {
+                        break;
+                    }
+                }
+            });
         }
-    }
-    let weight = |g: &[(usize, Planned)]| g.iter().map(|(_, p)| p.sources.len() + 1).sum::<usize>();
-    groups.sort_by(|a, b| weight(&b.1).cmp(&weight(&a.1)).then_with(|| a.0.cmp(&b.0)));
-    let mut shares: Vec<(usize, Vec<(usize, Planned)>)> =
-        (0..forks.len()).map(|_| (0, Vec::new())).collect();
-    for (_, g) in groups {
-        let w = weight(&g);
-        if let Some(least) = shares.iter_mut().min_by_key(|(load, _)| *load) {
-            least.0 += w;
-            least.1.extend(g);
+        drop(send);
+        // Results that came before an earlier one, by index.
+        let mut waiting: std::collections::BTreeMap<usize, T> = Default::default();
+        let mut next = 0;
+        for (i, done) in receive {
+            waiting.insert(i, done);
+            while let Some(done) = waiting.remove(&next) {
+                accept(done);
+                next += 1;
+            }
+            queue.accepted(next);
         }
-    }
-    let mut done: Vec<(usize, RecordResult)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = shares
-            .into_iter()
-            .zip(forks)
-            .map(|((_, share), fork)| {
-                let bar = bar.clone();
-                scope.spawn(move || {
-                    let mut manifests_seen = manifests::Seen::new();
-                    share
-                        .into_iter()
-                        .map(|(i, p)| {
-                            let n = p.sources.len() as u64;
-                            let result = check_record(p, &fork, opts, &mut manifests_seen);
-                            bar.inc(n);
-                            (i, result)
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
     });
     bar.finish_and_clear();
-    done.sort_by_key(|(i, _)| *i);
-    done.into_iter().map(|(_, r)| r).collect()
+}
+
+/// How many records each checking worker may be ahead of the oldest result
+/// not yet accepted (a result waiting is a record's fragment of the report:
+/// a few kilobytes).
+const WINDOW: usize = 256;
+
+/// The records left to check, handed out in input order.
+struct Queue {
+    state: std::sync::Mutex<Dispense>,
+    moved: std::sync::Condvar,
+}
+
+struct Dispense {
+    items: std::vec::IntoIter<Planned>,
+    /// The index of the next record handed out.
+    next: usize,
+    /// How many results were accepted (all those before this index).
+    accepted: usize,
+    /// A worker failed: hand nothing more out.
+    stopped: bool,
+}
+
+impl Queue {
+    fn new(planned: Vec<Planned>) -> Queue {
+        Queue {
+            state: std::sync::Mutex::new(Dispense {
+                items: planned.into_iter(),
+                next: 0,
+                accepted: 0,
+                stopped: false,
+            }),
+            moved: std::sync::Condvar::new(),
+        }
+    }
+
+    /// The next record, once it is within `window` of the oldest not accepted;
+    /// `None` when every record is taken or a worker failed.
+    fn take(&self, window: usize) -> Option<(usize, Planned)> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if state.stopped {
+                return None;
+            }
+            if state.next < state.accepted + window {
+                let p = state.items.next()?;
+                state.next += 1;
+                return Some((state.next - 1, p));
+            }
+            state = self.moved.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Results before index `n` are accepted: workers may go further.
+    fn accepted(&self, n: usize) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.accepted != n {
+            state.accepted = n;
+            self.moved.notify_all();
+        }
+    }
+}
+
+/// Stops the queue when the worker holding it unwinds.
+struct StopOnPanic<'q>(&'q Queue);
+
+impl Drop for StopOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let mut state = self.0.state.lock().unwrap_or_else(|e| e.into_inner());
+            state.stopped = true;
+            self.0.moved.notify_all();
+        }
+    }
 }
 
 fn check_record(
