@@ -1,7 +1,9 @@
 //! The audit pipeline, as named stages ([`stages`]): load the inputs, plan which
 //! documents they cite, prefetch them through the registered providers (a [`Router`]), check each record,
-//! finish with what made the audit incomplete. The result is domain data
-//! ([`AuditResult`]); reports are built from it elsewhere.
+//! finish with what made the audit incomplete. Each record's result is domain
+//! data ([`RecordResult`]) handed on in record order as it is checked (the
+//! report is written from it elsewhere, as it comes); the rest is an
+//! [`AuditResult`] in the [`Outcome`].
 
 mod document;
 mod policy;
