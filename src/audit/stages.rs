@@ -149,6 +149,16 @@ pub(crate) struct Planned {
     pub(crate) artifacts: Vec<Option<Target>>,
 }
 
+impl Planned {
+    /// The first git remote the record cites (the key its records are grouped by).
+    fn first_remote(&self) -> Option<&str> {
+        self.sources.iter().find_map(|t| match t {
+            Target::Git(d) => Some(d.remote.as_str()),
+            _ => None,
+        })
+    }
+}
+
 /// Works out, for every source, which document at which revision it cites
 /// (URLs parsed and hosts checked on every worker of `pool`).
 pub(crate) fn plan(
@@ -212,10 +222,12 @@ pub(crate) fn prefetch(planned: &[Planned], provider: &mut Router) {
 ///
 /// Records are checked on up to `--jobs` worker threads (no more than the
 /// cores), each with its own fork of the provider: reading, hashing, matching and
-/// diffing are CPU work. Workers take records in input order, at most
-/// [`WINDOW`] per worker ahead of the oldest result not yet accepted, so what
-/// waits to be accepted is bounded by the workers, not by the records: a report
-/// is written as its records are checked, in the same order for any `--jobs`.
+/// diffing are CPU work. Records of one repository go to one worker (what a
+/// check remembers per repository is then written by one thread), which takes
+/// them in input order, at most [`WINDOW`] per worker ahead of the oldest
+/// result not yet accepted: what waits to be accepted is bounded by the
+/// workers, not by the records, and a report is written as its records are
+/// checked, in the same order for any `--jobs`.
 pub(crate) fn check<T: Send>(
     planned: Vec<Planned>,
     provider: &Router,
@@ -251,17 +263,17 @@ pub(crate) fn check<T: Send>(
         return;
     };
     let window = WINDOW * forks.len();
-    let queue = Queue::new(planned);
+    let queue = Queue::new(planned, forks.len());
     let (send, receive) = std::sync::mpsc::channel::<(usize, T)>();
     std::thread::scope(|scope| {
-        for fork in forks {
+        for (worker, fork) in forks.into_iter().enumerate() {
             let (bar, send, queue) = (bar.clone(), send.clone(), &queue);
             scope.spawn(move || {
                 // A worker that panics stops the others (its record is never
                 // accepted, so they would wait for it forever).
                 let _stop = StopOnPanic(queue);
                 let mut manifests_seen = manifests::Seen::new();
-                while let Some((i, p)) = queue.take(window) {
+                while let Some((i, p)) = queue.take(worker, window) {
                     let n = p.sources.len() as u64;
                     let result = check_record(p, &fork, opts, &mut manifests_seen);
                     bar.inc(n);
@@ -292,16 +304,16 @@ pub(crate) fn check<T: Send>(
 /// a few kilobytes).
 const WINDOW: usize = 256;
 
-/// The records left to check, handed out in input order.
+/// The records left to check, each worker's share handed out in input order.
 struct Queue {
     state: std::sync::Mutex<Dispense>,
     moved: std::sync::Condvar,
 }
 
 struct Dispense {
-    items: std::vec::IntoIter<Planned>,
-    /// The index of the next record handed out.
-    next: usize,
+    items: Vec<Option<Planned>>,
+    /// Per worker, the indices of its records not yet taken, in input order.
+    shares: Vec<std::collections::VecDeque<usize>>,
     /// How many results were accepted (all those before this index).
     accepted: usize,
     /// A worker failed: hand nothing more out.
@@ -309,11 +321,39 @@ struct Dispense {
 }
 
 impl Queue {
-    fn new(planned: Vec<Planned>) -> Queue {
+    /// Groups the records by the first repository they cite and gives the
+    /// largest groups first to the least loaded of `workers` (cost ~ sources).
+    fn new(planned: Vec<Planned>, workers: usize) -> Queue {
+        let mut groups: Vec<(&str, Vec<usize>, usize)> = Vec::new();
+        let mut at: HashMap<&str, usize> = HashMap::new();
+        for (i, p) in planned.iter().enumerate() {
+            let key = p.first_remote().unwrap_or_default();
+            let g = *at.entry(key).or_insert_with(|| {
+                groups.push((key, Vec::new(), 0));
+                groups.len() - 1
+            });
+            groups[g].1.push(i);
+            groups[g].2 += p.sources.len() + 1;
+        }
+        groups.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(b.0)));
+        let mut shares: Vec<(usize, Vec<usize>)> = vec![(0, Vec::new()); workers.max(1)];
+        for (_, g, weight) in groups {
+            if let Some(least) = shares.iter_mut().min_by_key(|(load, _)| *load) {
+                least.0 += weight;
+                least.1.extend(g);
+            }
+        }
+        let shares = shares
+            .into_iter()
+            .map(|(_, mut share)| {
+                share.sort_unstable();
+                share.into()
+            })
+            .collect();
         Queue {
             state: std::sync::Mutex::new(Dispense {
-                items: planned.into_iter(),
-                next: 0,
+                items: planned.into_iter().map(Some).collect(),
+                shares,
                 accepted: 0,
                 stopped: false,
             }),
@@ -321,18 +361,20 @@ impl Queue {
         }
     }
 
-    /// The next record, once it is within `window` of the oldest not accepted;
-    /// `None` when every record is taken or a worker failed.
-    fn take(&self, window: usize) -> Option<(usize, Planned)> {
+    /// `worker`'s next record, once it is within `window` of the oldest not
+    /// accepted; `None` when its share is done or a worker failed. (The oldest
+    /// record not accepted is always its worker's next, so no worker waits on
+    /// one that waits.)
+    fn take(&self, worker: usize, window: usize) -> Option<(usize, Planned)> {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         loop {
             if state.stopped {
                 return None;
             }
-            if state.next < state.accepted + window {
-                let p = state.items.next()?;
-                state.next += 1;
-                return Some((state.next - 1, p));
+            let next = *state.shares.get(worker)?.front()?;
+            if next < state.accepted + window {
+                state.shares[worker].pop_front();
+                return Some((next, state.items[next].take()?));
             }
             state = self.moved.wait(state).unwrap_or_else(|e| e.into_inner());
         }

@@ -211,4 +211,42 @@ fn a_streamed_report_of_many_records_is_the_same_whatever_the_jobs() {
         assert!(one.len() > 10 * RECORDS, "{format}: {} bytes", one.len());
         assert!(report(format, "8") == one, "{format} --jobs 8");
     }
+    // Against its own report as a baseline (matched in report order, on the
+    // main thread): every finding is the baseline's, whatever the workers.
+    ws.write("baseline.json", &json);
+    let against = |jobs: &str| {
+        let run = ws.run([
+            "audit",
+            "--cache",
+            "cache",
+            "--timeout",
+            "10",
+            "--rewrite",
+            &rewrite,
+            "--format",
+            "json",
+            "--jobs",
+            jobs,
+            "--baseline",
+            "baseline.json",
+            "pins",
+        ]);
+        assert_eq!(
+            run.status,
+            Some(2),
+            "--baseline --jobs {jobs}: {}",
+            run.stderr
+        );
+        run.stdout
+    };
+    let one = against("1");
+    let parsed: serde_json::Value = serde_json::from_str(&one).expect("one JSON document");
+    let findings = parsed["findings"].as_array().expect("findings");
+    assert!(
+        findings.iter().all(|f| f["baseline"] == true),
+        "all in the baseline"
+    );
+    assert_eq!(parsed["summary"]["baseline_findings"], findings.len());
+    assert_eq!(parsed["summary"]["baseline_resolved"], 0);
+    assert!(against("8") == one, "--baseline --jobs 8");
 }
