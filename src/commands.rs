@@ -112,16 +112,117 @@ pub fn audit(args: AuditArgs, choice: &ConfigChoice) -> ExitStatus {
     if args.fix {
         fix(&args, &eff, &opts);
     }
-    let result = audit::run(&eff.inputs.value, &opts);
-    warn_about_run(&result);
-    let code = audit::exit_status(&result, eff.fail_on.value);
+    if let Some(format) = args.format.streamed() {
+        return audit_streamed(&args, &eff, &opts, format);
+    }
+    let outcome = audit::run(&eff.inputs.value, &opts);
+    warn_about_run(&outcome);
+    let code = audit::exit_status(&outcome, eff.fail_on.value);
     write_report(
         &args,
-        result,
+        outcome.result,
         code,
-        eff.fail_on.value,
+        render_options(&args, eff.fail_on.value),
         &eff.fetch.cache.value,
+        opts.pool(),
     )
+}
+
+/// How the report is rendered, from the audit's flags.
+fn render_options(args: &AuditArgs, fail_on: crate::audit::FailOn) -> report::RenderOptions<'_> {
+    let to_terminal = args.output.is_none() && args.color.stdout();
+    report::RenderOptions {
+        color: to_terminal && args.format == Format::Text,
+        shard: args.shard,
+        fail_on: Some(match fail_on {
+            crate::audit::FailOn::Error => "error",
+            crate::audit::FailOn::Warning => "warning",
+            crate::audit::FailOn::Note => "note",
+            crate::audit::FailOn::Never => "never",
+        }),
+        baseline: args.baseline.as_deref(),
+    }
+}
+
+/// Audits and writes the report as the records are checked: each record's
+/// part rendered on the worker that checked it, written in record order (what
+/// a format says first but only the end knows is spooled in the cache until
+/// then), so memory holds the records being checked, not the report.
+fn audit_streamed(
+    args: &AuditArgs,
+    eff: &Effective,
+    opts: &Options,
+    format: &'static dyn report::Streamed,
+) -> ExitStatus {
+    let style = report::Style {
+        format,
+        opts: render_options(args, eff.fail_on.value),
+        // `--min-severity` hides findings from what a person reads (the
+        // counts and the exit status still include them).
+        hide_below: match args.min_severity {
+            Some(min) if matches!(args.format, Format::Text | Format::Github) => {
+                Some(min.severity())
+            }
+            _ => None,
+        },
+    };
+    let cache = &eff.fetch.cache.value;
+    let inputs = &eff.inputs.value;
+    let outcome = std::cell::RefCell::new(None);
+    let fill = |w: &mut dyn Write| -> std::io::Result<()> {
+        let mut spooled = report::Spooled::new(style, w, Some(cache));
+        let done = audit::run_streamed(inputs, opts, &|r| style.fragment(r), &mut |f| {
+            spooled.push(f)
+        });
+        spooled.orphans(&done.result.orphan_findings);
+        let generated_at = done.result.generated_at.clone();
+        let written = spooled.finish(generated_at, done.complete(), done.result.baseline_left);
+        *outcome.borrow_mut() = Some(done);
+        let hidden = written?;
+        if hidden > 0 {
+            let min = args.min_severity.map_or("", |m| m.severity().as_str());
+            writeln!(
+                w,
+                "{hidden} finding(s) below {min} not shown (--min-severity; the counts above include them)"
+            )?;
+        }
+        w.flush()
+    };
+    let mut failed = false;
+    match &args.output {
+        Some(path) => {
+            if let Err(e) = write_output(path, fill) {
+                error(
+                    &format!("cannot write the report to `{}`: {e}", path.display()),
+                    None,
+                );
+                failed = true;
+            }
+        }
+        None => {
+            let stdout = std::io::stdout();
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+            // As with `out`: a closed pipe is the reader's choice, not an error.
+            let _ = fill(&mut w);
+        }
+    }
+    // The output could not even be opened: the audit still runs (the cache is
+    // brought up to date, the warnings said).
+    if outcome.borrow().is_none() {
+        let _ = fill(&mut std::io::sink());
+    }
+    let Some(outcome) = outcome.into_inner() else {
+        return ExitStatus::Incomplete;
+    };
+    warn_about_run(&outcome);
+    let code = audit::exit_status(&outcome, eff.fail_on.value);
+    // The process ends right after this: freeing what is left piece by piece
+    // is work nobody waits for.
+    std::mem::forget(outcome);
+    match failed {
+        true => ExitStatus::Incomplete,
+        false => code,
+    }
 }
 
 /// The audit's options from its merged settings; the exit status when a
@@ -216,7 +317,8 @@ fn archive_url(flag: &str, given: &str) -> Result<String, ExitStatus> {
 }
 
 /// What made the run incomplete or skipped something, on stderr.
-fn warn_about_run(result: &AuditResult) {
+fn warn_about_run(outcome: &audit::Outcome) {
+    let result = &outcome.result;
     for e in &result.walk_errors {
         error(&e.message, None);
     }
@@ -241,7 +343,7 @@ fn warn_about_run(result: &AuditResult) {
             None => note(&format!("warning: {described}")),
         }
     }
-    for n in result.records.iter().flat_map(|r| &r.notices) {
+    for n in &outcome.notices {
         note(&format!("warning: {n}"));
     }
     for f in &result.stale_remotes {
@@ -252,33 +354,23 @@ fn warn_about_run(result: &AuditResult) {
     }
 }
 
-/// Writes the report where it was asked for; `code` unless writing it fails.
+/// Writes a report held whole (the proof sheet, the in-toto statement) where it
+/// was asked for; `code` unless writing it fails.
 fn write_report(
     args: &AuditArgs,
     result: AuditResult,
     code: ExitStatus,
-    fail_on: crate::audit::FailOn,
+    opts: report::RenderOptions,
     cache: &Path,
+    pool: crate::par::Pool,
 ) -> ExitStatus {
-    let to_terminal = args.output.is_none() && args.color.stdout();
     // The result is not used after: its findings move into the report.
-    let (mut report, rest) = report::Report::from_result(result);
+    let (mut report, rest) = report::Report::from_result(result, pool);
     let hidden = match args.min_severity {
         Some(min) if matches!(args.format, Format::Text | Format::Github) => {
             below(&mut report, min.severity())
         }
         _ => 0,
-    };
-    let opts = report::RenderOptions {
-        color: to_terminal && args.format == Format::Text,
-        shard: args.shard,
-        fail_on: Some(match fail_on {
-            crate::audit::FailOn::Error => "error",
-            crate::audit::FailOn::Warning => "warning",
-            crate::audit::FailOn::Note => "note",
-            crate::audit::FailOn::Never => "never",
-        }),
-        baseline: args.baseline.as_deref(),
     };
     // The proof sheet shows the cited lines with context, read from the cache.
     let excerpts = (args.format == Format::Html)
@@ -620,7 +712,7 @@ pub fn verify_statement(args: VerifyStatementArgs, choice: &ConfigChoice) -> Exi
 /// `audit --fix`: pins every unpinned URL of the pin files among the inputs, in
 /// place, before the audit runs. Record documents are never rewritten.
 fn fix(args: &AuditArgs, eff: &Effective, opts: &Options) {
-    let collected = input::collect(&eff.inputs.value, &opts.walk);
+    let collected = input::collect(&eff.inputs.value, &opts.walk, opts.pool());
     let cache = crate::fetch::GitCache::new(&eff.fetch.cache.value);
     let plan = SyncPlan {
         jobs: 1,

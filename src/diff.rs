@@ -180,7 +180,7 @@ struct Unlooked {
 }
 
 impl NotChecked {
-    fn add(&mut self, id: &str, file: String, u: Unlooked) {
+    fn add_unlooked(&mut self, id: &str, file: String, u: Unlooked) {
         if !(u.sources.is_empty() && u.claims.is_empty() && u.artifacts.is_empty()) {
             self.records
                 .entry(id.to_string())
@@ -209,35 +209,31 @@ impl NotChecked {
                     .map(|a| a.label.clone())
                     .collect(),
             };
-            out.add(&r.id, r.file.clone(), u);
+            out.add_unlooked(&r.id, r.file.clone(), u);
         }
         out
     }
 
-    /// What the records of an audit could not check.
-    pub(crate) fn of_result(a: &crate::result::AuditResult) -> NotChecked {
+    /// Adds what one record of an audit could not check.
+    pub(crate) fn add(&mut self, r: &crate::result::RecordResult) {
         use crate::result::ClaimStatus;
-        let mut out = NotChecked::default();
-        for r in &a.records {
-            let rec = &r.record;
-            let u = Unlooked {
-                file: String::new(),
-                sources: (rec.sources.iter().zip(&r.sources))
-                    .filter(|(_, o)| o.is_unchecked())
-                    .map(|(s, _)| s.id.clone())
-                    .collect(),
-                claims: (rec.claims.iter().zip(&r.claims))
-                    .filter(|(_, v)| v.status == ClaimStatus::Unchecked)
-                    .map(|(c, _)| c.label.clone())
-                    .collect(),
-                artifacts: (r.artifacts.iter())
-                    .filter(|a| a.unchecked.is_some())
-                    .map(|a| a.label.clone())
-                    .collect(),
-            };
-            out.add(&rec.id, rec.file.display().to_string(), u);
-        }
-        out
+        let rec = &r.record;
+        let u = Unlooked {
+            file: String::new(),
+            sources: (rec.sources.iter().zip(&r.sources))
+                .filter(|(_, o)| o.is_unchecked())
+                .map(|(s, _)| s.id.clone())
+                .collect(),
+            claims: (rec.claims.iter().zip(&r.claims))
+                .filter(|(_, v)| v.status == ClaimStatus::Unchecked)
+                .map(|(c, _)| c.label.clone())
+                .collect(),
+            artifacts: (r.artifacts.iter())
+                .filter(|a| a.unchecked.is_some())
+                .map(|a| a.label.clone())
+                .collect(),
+        };
+        self.add_unlooked(&rec.id, rec.file.display().to_string(), u);
     }
 
     /// Whether `f` is about something this report could not check: its claim,

@@ -102,7 +102,7 @@ fn is_published_schema(path: &Path) -> bool {
 /// ripgrep does), following links but not loops, skipping what `.gitignore` and
 /// `.ignore` exclude, hidden directories and `--exclude` globs unless
 /// `--no-ignore`: `audit .` must not read `.git/`, `target/` or `node_modules/`.
-pub(crate) fn collect(paths: &[PathBuf], opts: &WalkOptions) -> Collected {
+pub(crate) fn collect(paths: &[PathBuf], opts: &WalkOptions, pool: crate::par::Pool) -> Collected {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     for p in paths {
@@ -179,15 +179,22 @@ pub(crate) fn collect(paths: &[PathBuf], opts: &WalkOptions) -> Collected {
         }
     }
     // A file named twice, or reached again through a link, is audited once.
-    let mut seen = std::collections::HashSet::new();
-    files.retain(|(f, _)| {
-        let canonical = std::fs::canonicalize(f).unwrap_or_else(|_| f.clone());
-        let wanted = opts
-            .only
-            .as_ref()
-            .is_none_or(|only| f.as_os_str() == "-" || only.contains(&canonical));
-        wanted && seen.insert(canonical)
+    // Resolving every path is a system call per directory level: on every
+    // worker of `pool`.
+    let canonical = pool.map(&files, |(f, _)| {
+        std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())
     });
+    let mut seen = std::collections::HashSet::new();
+    let files = files
+        .into_iter()
+        .zip(canonical)
+        .filter(|((f, _), canonical)| {
+            opts.only
+                .as_ref()
+                .is_none_or(|only| f.as_os_str() == "-" || only.contains(canonical))
+        })
+        .filter_map(|(file, canonical)| seen.insert(canonical).then_some(file))
+        .collect();
     Collected { files, errors }
 }
 

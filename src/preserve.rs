@@ -400,7 +400,7 @@ pub(crate) struct Request {
 /// Reads the records, asks the archive, and reports; with the reason of each
 /// input that could not be read, for stderr.
 pub(crate) fn run(req: &Request) -> (Report, Vec<String>) {
-    let collected = crate::input::collect(&req.inputs, &req.walk);
+    let collected = crate::input::collect(&req.inputs, &req.walk, crate::par::Pool::new(0));
     let mut unreadable = collected.errors.len();
     let mut problems: Vec<String> = collected
         .errors

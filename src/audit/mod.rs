@@ -1,7 +1,9 @@
 //! The audit pipeline, as named stages ([`stages`]): load the inputs, plan which
 //! documents they cite, prefetch them through the registered providers (a [`Router`]), check each record,
-//! finish with what made the audit incomplete. The result is domain data
-//! ([`AuditResult`]); reports are built from it elsewhere.
+//! finish with what made the audit incomplete. Each record's result is domain
+//! data ([`RecordResult`]) handed on in record order as it is checked (the
+//! report is written from it elsewhere, as it comes); the rest is an
+//! [`AuditResult`] in the [`Outcome`].
 
 mod document;
 mod policy;
@@ -15,7 +17,7 @@ pub use crate::exit::ExitStatus;
 use crate::finding::Severity;
 use crate::provider::http::WebOptions;
 use crate::provider::{self, Router};
-use crate::result::AuditResult;
+use crate::result::{AuditResult, RecordResult};
 use crate::sources::SyncPlan;
 
 /// What `audit` was asked to do, beyond the inputs.
@@ -54,6 +56,13 @@ pub(crate) struct Options {
     pub(crate) wayback_url: String,
 }
 
+impl Options {
+    /// The workers of this audit's parallel stages: at most `--jobs`, never
+    /// more than the cores.
+    pub(crate) fn pool(&self) -> crate::par::Pool {
+        crate::par::Pool::new(self.plan.jobs)
+    }
+}
 /// Concurrent repositories by default: fetching waits on the network more than on
 /// the CPU, so a few more than the cores, but never so many as to hammer a forge,
 /// and fewer than `git daemon`'s listen backlog (5): more connections at once than
@@ -84,17 +93,45 @@ impl FailOn {
 }
 
 /// Exit status of `audit` (README, "Exit status"): findings first, then completeness.
-pub(crate) fn exit_status(result: &AuditResult, fail_on: FailOn) -> ExitStatus {
-    let failed = match (fail_on.threshold(), result.worst()) {
+pub(crate) fn exit_status(outcome: &Outcome, fail_on: FailOn) -> ExitStatus {
+    let failed = match (fail_on.threshold(), outcome.worst()) {
         (Some(t), Some(w)) => w >= t,
         _ => false,
     };
     if failed {
         ExitStatus::Findings
-    } else if !result.complete() {
+    } else if !outcome.complete() {
         ExitStatus::Incomplete
     } else {
         ExitStatus::Clean
+    }
+}
+
+/// What an audit came to: the result of everything but the records (which
+/// went one by one to whoever asked for them, see [`run_streamed`]), and what
+/// the records said about the whole.
+pub(crate) struct Outcome {
+    /// The orphan findings, walk errors, failures; `records` holds the records
+    /// only when [`run`] collected them.
+    pub(crate) result: AuditResult,
+    /// Whether every record's sources and weights were judged.
+    pub(crate) records_complete: bool,
+    /// The most severe finding of a record that counts.
+    pub(crate) records_worst: Option<Severity>,
+    /// What checks said of themselves, per record in record order (manifests
+    /// not read, and why).
+    pub(crate) notices: Vec<String>,
+}
+
+impl Outcome {
+    /// Whether every source was judged and every input read.
+    pub(crate) fn complete(&self) -> bool {
+        self.records_complete && self.result.complete()
+    }
+
+    /// The most severe finding that counts (not baseline, not ignored), if any.
+    pub(crate) fn worst(&self) -> Option<Severity> {
+        self.records_worst.max(self.result.worst())
     }
 }
 
@@ -109,9 +146,9 @@ pub(crate) fn timestamp() -> String {
         .unwrap_or_default()
 }
 
-/// Runs the audit over input paths, with the registered providers (the git
-/// cache, the web).
-pub(crate) fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
+/// The registered providers (the git cache, the web, the archives) for an
+/// audit.
+fn providers(opts: &Options) -> Router {
     let plan = &opts.plan;
     let web = WebOptions {
         cache: opts.cache.clone(),
@@ -138,7 +175,7 @@ pub(crate) fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
         .software_heritage
         .then(|| archive(&opts.swh_url, opts.swh_token.clone()));
     let wayback = opts.wayback.then(|| archive(&opts.wayback_url, None));
-    let mut providers = provider::register(provider::Setup {
+    provider::register(provider::Setup {
         cache: opts.cache.clone(),
         plan: plan.clone(),
         max_document_size: opts.max_document_size,
@@ -146,15 +183,48 @@ pub(crate) fn run(paths: &[PathBuf], opts: &Options) -> AuditResult {
         progress: plan.progress.clone(),
         swh,
         wayback,
-    });
-    run_with(paths, opts, &mut providers)
+    })
+}
+
+/// Runs the audit over input paths with the registered providers, every
+/// record's result kept in the outcome (for the reports that need them all at
+/// once: the proof sheet, the in-toto statement).
+pub(crate) fn run(paths: &[PathBuf], opts: &Options) -> Outcome {
+    let mut records = Vec::new();
+    let mut outcome = run_streamed(paths, opts, &|r| r, &mut |r| records.push(r));
+    outcome.result.records = records;
+    outcome
+}
+
+/// Runs the audit over input paths with the registered providers, handing each
+/// record's result, the policy applied, to `prepare` on the worker that checked
+/// it and what that gives to `accept` in record order (see [`run_with`]).
+pub(crate) fn run_streamed<T: Send>(
+    paths: &[PathBuf],
+    opts: &Options,
+    prepare: &(dyn Fn(RecordResult) -> T + Sync),
+    accept: &mut dyn FnMut(T),
+) -> Outcome {
+    run_with(paths, opts, &mut providers(opts), prepare, accept)
 }
 
 /// Runs the audit with any providers: load, plan, prefetch, check, finish.
-pub(crate) fn run_with(paths: &[PathBuf], opts: &Options, provider: &mut Router) -> AuditResult {
-    // Reading pin files, fingerprints and the report use at most `--jobs` workers.
-    crate::par::limit(opts.plan.jobs);
-    let mut loaded = stages::load(paths, &opts.walk);
+///
+/// Each record, once checked, is fingerprinted and its severity overrides and
+/// ignores applied on the worker that checked it, then handed to `prepare`
+/// there; `accept` gets what `prepare` gave, in record order, on this thread.
+/// A baseline is taken in report order (the first of two findings with one
+/// fingerprint is the one the baseline holds), so with `--baseline` a record
+/// goes to `prepare` on this thread, after its findings are matched.
+pub(crate) fn run_with<T: Send>(
+    paths: &[PathBuf],
+    opts: &Options,
+    provider: &mut Router,
+    prepare: &(dyn Fn(RecordResult) -> T + Sync),
+    accept: &mut dyn FnMut(T),
+) -> Outcome {
+    let pool = opts.pool();
+    let mut loaded = stages::load(paths, &opts.walk, pool);
     if let Some(shard) = opts.shard {
         // Before planning, so that no other shard's repository is fetched.
         loaded.records.retain(|(r, _)| shard.holds(r));
@@ -163,10 +233,72 @@ pub(crate) fn run_with(paths: &[PathBuf], opts: &Options, provider: &mut Router)
             .retain(|f| shard.holds_key(&format!("file:{}", f.file.as_deref().unwrap_or(""))));
         rest.unreadable_input = !rest.orphan_findings.is_empty();
     }
-    let planned = stages::plan(loaded.records, opts.plan.allow_local);
+    let planned = stages::plan(loaded.records, opts.plan.allow_local, pool);
     stages::prefetch(&planned, provider);
-    let records = stages::check(planned, provider, opts);
-    let mut result = stages::finish(loaded.rest, records, provider);
-    opts.policy.apply(&mut result);
-    result
+    let policy = &opts.policy;
+    let mut baseline = policy.baseline.clone();
+    let mut not_checked = crate::diff::NotChecked::default();
+    let (mut records_complete, mut records_worst, mut notices) = (true, None, Vec::new());
+    let settle = |mut r: RecordResult| {
+        policy.settle(&mut r);
+        let said = Said {
+            complete: r.complete(),
+            // With a baseline, known once it is taken.
+            worst: policy.baseline.is_none().then(|| r.worst()).flatten(),
+            notices: std::mem::take(&mut r.notices),
+        };
+        match policy.baseline {
+            None => (said, Settled::Prepared(prepare(r))),
+            Some(_) => (said, Settled::Waiting(Box::new(r))),
+        }
+    };
+    let mut take = |(said, settled): (Said, Settled<T>)| {
+        let prepared = match settled {
+            Settled::Prepared(t) => t,
+            Settled::Waiting(mut r) => {
+                if let Some(b) = &mut baseline {
+                    Policy::take(b, &mut r.findings);
+                    not_checked.add(&r);
+                }
+                said_worst(&mut records_worst, r.worst());
+                prepare(*r)
+            }
+        };
+        records_complete &= said.complete;
+        said_worst(&mut records_worst, said.worst);
+        notices.extend(said.notices);
+        accept(prepared);
+    };
+    stages::check(planned, provider, opts, &settle, &mut take);
+    let mut result = stages::finish(loaded.rest, Vec::new(), provider);
+    // The unreadable inputs' findings come after every record's, as in the report.
+    policy.settle_orphans(&mut result.orphan_findings);
+    if let Some(b) = &mut baseline {
+        Policy::take(b, &mut result.orphan_findings);
+        result.baseline_left = Some(b.leftover(&not_checked));
+    }
+    Outcome {
+        result,
+        records_complete,
+        records_worst,
+        notices,
+    }
+}
+
+fn said_worst(worst: &mut Option<Severity>, other: Option<Severity>) {
+    *worst = (*worst).max(other);
+}
+
+/// What a record says about the whole audit, kept when the record goes on.
+struct Said {
+    complete: bool,
+    worst: Option<Severity>,
+    notices: Vec<String>,
+}
+
+/// A record settled on its worker: prepared, or waiting for the baseline
+/// (taken in record order).
+enum Settled<T> {
+    Prepared(T),
+    Waiting(Box<RecordResult>),
 }

@@ -1,4 +1,4 @@
-//! What a team decided about findings, applied when the audit finishes:
+//! What a team decided about findings, applied to each record as it is checked:
 //! per-code severity overrides, ignores with a reason, and a baseline of findings
 //! already known. Overridden severities are the findings' own (renderers and exit
 //! status see them alike); ignored and baseline findings stay in the report,
@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use crate::diff::Baseline;
 use crate::finding::{Code, Finding, Severity};
-use crate::result::AuditResult;
+use crate::result::RecordResult;
 
 /// One ignore: a code for a record, optionally narrowed to a source or a claim.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,41 +44,42 @@ pub struct Policy {
 }
 
 impl Policy {
-    /// Fingerprints every finding, then applies overrides, ignores and the baseline.
-    /// Fingerprints (a hash per finding) are computed on one worker per core.
-    pub(crate) fn apply(&self, result: &mut AuditResult) {
-        let fingerprints: Vec<Vec<String>> = crate::par::map(&result.records, |r| {
-            let lookup = crate::fingerprint::Lookup::new(&r.record);
-            r.findings
-                .iter()
-                .map(|f| crate::fingerprint::of_finding_in(f, Some(&lookup)))
-                .collect()
-        });
-        let mut baseline = self.baseline.clone();
-        let mut one = |f: &mut Finding, fp: String| {
-            if let Some(s) = self.severity.get(&f.code) {
-                f.severity = *s;
-            }
-            if let Some(i) = self.ignores.iter().find(|i| i.matches(f)) {
-                f.ignored = Some(i.reason.clone());
-            }
-            if let Some(b) = &mut baseline {
-                f.baseline = b.take(&fp);
-            }
-            f.fingerprint = Some(fp);
-        };
-        for (r, fps) in result.records.iter_mut().zip(fingerprints) {
-            for (f, fp) in r.findings.iter_mut().zip(fps) {
-                one(f, fp);
-            }
+    /// Fingerprints every finding of a record, then applies the severity
+    /// overrides and ignores (the baseline is taken in report order, by
+    /// [`Policy::take`]).
+    pub(crate) fn settle(&self, r: &mut RecordResult) {
+        let lookup = crate::fingerprint::Lookup::new(&r.record);
+        for f in &mut r.findings {
+            let fp = crate::fingerprint::of_finding_in(f, Some(&lookup));
+            self.one(f, fp);
         }
-        for f in &mut result.orphan_findings {
+    }
+
+    /// [`Policy::settle`] for the findings of inputs that yielded no record.
+    pub(crate) fn settle_orphans(&self, findings: &mut [Finding]) {
+        for f in findings {
             let fp = crate::fingerprint::of_finding_in(f, None);
-            one(f, fp);
+            self.one(f, fp);
         }
-        // What was left of the baseline: resolved, or not looked at this time.
-        if let Some(b) = &baseline {
-            result.baseline_left = Some(b.leftover(&crate::diff::NotChecked::of_result(result)));
+    }
+
+    fn one(&self, f: &mut Finding, fp: String) {
+        if let Some(s) = self.severity.get(&f.code) {
+            f.severity = *s;
+        }
+        if let Some(i) = self.ignores.iter().find(|i| i.matches(f)) {
+            f.ignored = Some(i.reason.clone());
+        }
+        f.fingerprint = Some(fp);
+    }
+
+    /// Marks the findings the baseline holds (settled findings, in report
+    /// order: of two findings with one fingerprint, the first is taken first).
+    pub(crate) fn take(baseline: &mut Baseline, findings: &mut [Finding]) {
+        for f in findings {
+            if let Some(fp) = &f.fingerprint {
+                f.baseline = baseline.take(fp);
+            }
         }
     }
 }

@@ -9,6 +9,7 @@ use crate::check::revision::{self, Established};
 use crate::check::{self, claims, document, manifests, upstream, weights, SourceText};
 use crate::finding::{Code, Finding};
 use crate::input::{self, WalkError};
+use crate::par::Pool;
 use crate::provider::archive::{ArchiveAnswer, ArchiveRef, Archived};
 use crate::provider::{
     model, web, DocRef, FoundBy, ModelFacts, Models, RevisionFacts, Router, Snapshot, Target,
@@ -45,12 +46,12 @@ pub(crate) struct Rest {
 /// Files are read, parsed and checked on up to `--jobs` workers, one per core
 /// (reading pin files is most of a re-check of unchanged inputs); the results
 /// are put together in input order, so nothing depends on the number of workers.
-pub(crate) fn load(paths: &[PathBuf], walk: &input::WalkOptions) -> Loaded {
-    let collected = input::collect(paths, walk);
+pub(crate) fn load(paths: &[PathBuf], walk: &input::WalkOptions, pool: Pool) -> Loaded {
+    let collected = input::collect(paths, walk, pool);
     let mut walk_errors = collected.errors;
     // Per file: skipped (no record in it), or its input and the checks of its
     // record.
-    let read = crate::par::map(&collected.files, |(f, named)| {
+    let read = pool.map(&collected.files, |(f, named)| {
         let loaded = match named {
             true => input::load(f),
             false => input::load_found(f)?,
@@ -162,30 +163,37 @@ impl Planned {
     }
 }
 
-/// Works out, for every source, which document at which revision it cites.
-pub(crate) fn plan(records: Vec<(Record, Vec<Finding>)>, allow_local: bool) -> Vec<Planned> {
+/// Works out, for every source, which document at which revision it cites
+/// (URLs parsed and hosts checked on every worker of `pool`).
+pub(crate) fn plan(
+    records: Vec<(Record, Vec<Finding>)>,
+    allow_local: bool,
+    pool: Pool,
+) -> Vec<Planned> {
+    let targets = pool.map(&records, |(record, _)| {
+        let sources: Vec<Target> = record
+            .sources
+            .iter()
+            .map(|s| source_target(s, allow_local))
+            .collect();
+        let artifacts: Vec<Option<Target>> = record
+            .artifacts
+            .iter()
+            .map(|a| {
+                model::resolve(a, allow_local)
+                    .map(|m| m.map_or_else(Target::Unfetchable, Target::Model))
+            })
+            .collect();
+        (sources, artifacts)
+    });
     records
         .into_iter()
-        .map(|(record, findings)| {
-            let sources = record
-                .sources
-                .iter()
-                .map(|s| source_target(s, allow_local))
-                .collect();
-            let artifacts = record
-                .artifacts
-                .iter()
-                .map(|a| {
-                    model::resolve(a, allow_local)
-                        .map(|m| m.map_or_else(Target::Unfetchable, Target::Model))
-                })
-                .collect();
-            Planned {
-                record,
-                findings,
-                sources,
-                artifacts,
-            }
+        .zip(targets)
+        .map(|((record, findings), (sources, artifacts))| Planned {
+            record,
+            findings,
+            sources,
+            artifacts,
         })
         .collect()
 }
@@ -212,14 +220,25 @@ pub(crate) fn prefetch(planned: &[Planned], provider: &mut Router) {
     provider.prefetch(&targets);
 }
 
-/// Checks every record against what the provider holds.
+/// Checks every record against what the provider holds, handing each result
+/// to `prepare` on the worker that checked it (in any order) and what that
+/// gives to `accept` on the calling thread, in record order.
 ///
 /// Records are checked on up to `--jobs` worker threads (no more than the
 /// cores), each with its own fork of the provider: reading, hashing, matching and
-/// diffing are CPU work. Records of one repository go to one worker, so each
-/// repository's objects are read by one thread; results come back in input
-/// order, so the report does not depend on the number of workers.
-pub(crate) fn check(planned: Vec<Planned>, provider: &Router, opts: &Options) -> Vec<RecordResult> {
+/// diffing are CPU work. Records of one repository go to one worker (what a
+/// check remembers per repository is then written by one thread), which takes
+/// them in input order, at most [`WINDOW`] per worker ahead of the oldest
+/// result not yet accepted: what waits to be accepted is bounded by the
+/// workers, not by the records, and a report is written as its records are
+/// checked, in the same order for any `--jobs`.
+pub(crate) fn check<T: Send>(
+    planned: Vec<Planned>,
+    provider: &Router,
+    opts: &Options,
+    prepare: &(dyn Fn(RecordResult) -> T + Sync),
+    accept: &mut dyn FnMut(T),
+) {
     let documents: usize = planned.iter().map(|p| p.sources.len()).sum();
     // Offline, checking reads only the cache and is over at once: no bar, as for
     // fetching.
@@ -227,13 +246,12 @@ pub(crate) fn check(planned: Vec<Planned>, provider: &Router, opts: &Options) ->
         documents as u64,
         opts.plan.progress.is_some() && !opts.plan.sync.offline,
     );
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     // A manifest is judged once per revision, by the first record that cites it:
     // with --manifests, records are checked in input order on one thread.
     let workers = if opts.manifests {
         1
     } else {
-        opts.plan.jobs.min(cores).min(planned.len())
+        opts.pool().workers().min(planned.len())
     };
     let forks: Option<Vec<Router>> = if workers > 1 {
         (0..workers).map(|_| provider.fork()).collect()
@@ -242,67 +260,154 @@ pub(crate) fn check(planned: Vec<Planned>, provider: &Router, opts: &Options) ->
     };
     let Some(forks) = forks else {
         let mut manifests_seen = manifests::Seen::new();
-        let out = planned
-            .into_iter()
-            .map(|p| {
-                let n = p.sources.len() as u64;
-                let result = check_record(p, provider, opts, &mut manifests_seen);
-                bar.inc(n);
-                result
-            })
-            .collect();
+        for p in planned {
+            let n = p.sources.len() as u64;
+            let result = check_record(p, provider, opts, &mut manifests_seen);
+            bar.inc(n);
+            accept(prepare(result));
+        }
         bar.finish_and_clear();
-        return out;
+        return;
     };
-    // Group by the first repository a record cites; the largest groups first to
-    // the least loaded worker (cost ~ sources).
-    let mut groups: Vec<(String, Vec<(usize, Planned)>)> = Vec::new();
-    for (i, p) in planned.into_iter().enumerate() {
-        let key = p.first_remote().unwrap_or_default().to_string();
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, g)) => g.push((i, p)),
-            None => groups.push((key, vec![(i, p)])),
+    let window = WINDOW * forks.len();
+    let queue = Queue::new(planned, forks.len());
+    let (send, receive) = std::sync::mpsc::channel::<(usize, T)>();
+    std::thread::scope(|scope| {
+        for (worker, fork) in forks.into_iter().enumerate() {
+            let (bar, send, queue) = (bar.clone(), send.clone(), &queue);
+            scope.spawn(move || {
+                // A worker that panics stops the others (its record is never
+                // accepted, so they would wait for it forever).
+                let _stop = StopOnPanic(queue);
+                let mut manifests_seen = manifests::Seen::new();
+                while let Some((i, p)) = queue.take(worker, window) {
+                    let n = p.sources.len() as u64;
+                    let result = check_record(p, &fork, opts, &mut manifests_seen);
+                    bar.inc(n);
+                    if send.send((i, prepare(result))).is_err() {
+                        break;
+                    }
+                }
+            });
         }
-    }
-    let weight = |g: &[(usize, Planned)]| g.iter().map(|(_, p)| p.sources.len() + 1).sum::<usize>();
-    groups.sort_by(|a, b| weight(&b.1).cmp(&weight(&a.1)).then_with(|| a.0.cmp(&b.0)));
-    let mut shares: Vec<(usize, Vec<(usize, Planned)>)> =
-        (0..forks.len()).map(|_| (0, Vec::new())).collect();
-    for (_, g) in groups {
-        let w = weight(&g);
-        if let Some(least) = shares.iter_mut().min_by_key(|(load, _)| *load) {
-            least.0 += w;
-            least.1.extend(g);
+        drop(send);
+        // Results that came before an earlier one, by index.
+        let mut waiting: std::collections::BTreeMap<usize, T> = Default::default();
+        let mut next = 0;
+        for (i, done) in receive {
+            waiting.insert(i, done);
+            while let Some(done) = waiting.remove(&next) {
+                accept(done);
+                next += 1;
+            }
+            queue.accepted(next);
         }
-    }
-    let mut done: Vec<(usize, RecordResult)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = shares
-            .into_iter()
-            .zip(forks)
-            .map(|((_, share), fork)| {
-                let bar = bar.clone();
-                scope.spawn(move || {
-                    let mut manifests_seen = manifests::Seen::new();
-                    share
-                        .into_iter()
-                        .map(|(i, p)| {
-                            let n = p.sources.len() as u64;
-                            let result = check_record(p, &fork, opts, &mut manifests_seen);
-                            bar.inc(n);
-                            (i, result)
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
     });
     bar.finish_and_clear();
-    done.sort_by_key(|(i, _)| *i);
-    done.into_iter().map(|(_, r)| r).collect()
+}
+
+/// How many records each checking worker may be ahead of the oldest result
+/// not yet accepted (a result waiting is a record's fragment of the report:
+/// a few kilobytes).
+const WINDOW: usize = 256;
+
+/// The records left to check, each worker's share handed out in input order.
+struct Queue {
+    state: std::sync::Mutex<Dispense>,
+    moved: std::sync::Condvar,
+}
+
+struct Dispense {
+    items: Vec<Option<Planned>>,
+    /// Per worker, the indices of its records not yet taken, in input order.
+    shares: Vec<std::collections::VecDeque<usize>>,
+    /// How many results were accepted (all those before this index).
+    accepted: usize,
+    /// A worker failed: hand nothing more out.
+    stopped: bool,
+}
+
+impl Queue {
+    /// Groups the records by the first repository they cite and gives the
+    /// largest groups first to the least loaded of `workers` (cost ~ sources).
+    fn new(planned: Vec<Planned>, workers: usize) -> Queue {
+        let mut groups: Vec<(&str, Vec<usize>, usize)> = Vec::new();
+        let mut at: HashMap<&str, usize> = HashMap::new();
+        for (i, p) in planned.iter().enumerate() {
+            let key = p.first_remote().unwrap_or_default();
+            let g = *at.entry(key).or_insert_with(|| {
+                groups.push((key, Vec::new(), 0));
+                groups.len() - 1
+            });
+            groups[g].1.push(i);
+            groups[g].2 += p.sources.len() + 1;
+        }
+        groups.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(b.0)));
+        let mut shares: Vec<(usize, Vec<usize>)> = vec![(0, Vec::new()); workers.max(1)];
+        for (_, g, weight) in groups {
+            if let Some(least) = shares.iter_mut().min_by_key(|(load, _)| *load) {
+                least.0 += weight;
+                least.1.extend(g);
+            }
+        }
+        let shares = shares
+            .into_iter()
+            .map(|(_, mut share)| {
+                share.sort_unstable();
+                share.into()
+            })
+            .collect();
+        Queue {
+            state: std::sync::Mutex::new(Dispense {
+                items: planned.into_iter().map(Some).collect(),
+                shares,
+                accepted: 0,
+                stopped: false,
+            }),
+            moved: std::sync::Condvar::new(),
+        }
+    }
+
+    /// `worker`'s next record, once it is within `window` of the oldest not
+    /// accepted; `None` when its share is done or a worker failed. (The oldest
+    /// record not accepted is always its worker's next, so no worker waits on
+    /// one that waits.)
+    fn take(&self, worker: usize, window: usize) -> Option<(usize, Planned)> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if state.stopped {
+                return None;
+            }
+            let next = *state.shares.get(worker)?.front()?;
+            if next < state.accepted + window {
+                state.shares[worker].pop_front();
+                return Some((next, state.items[next].take()?));
+            }
+            state = self.moved.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Results before index `n` are accepted: workers may go further.
+    fn accepted(&self, n: usize) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.accepted != n {
+            state.accepted = n;
+            self.moved.notify_all();
+        }
+    }
+}
+
+/// Stops the queue when the worker holding it unwinds.
+struct StopOnPanic<'q>(&'q Queue);
+
+impl Drop for StopOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let mut state = self.0.state.lock().unwrap_or_else(|e| e.into_inner());
+            state.stopped = true;
+            self.0.moved.notify_all();
+        }
+    }
 }
 
 /// A record's result: remembered from an earlier run when nothing it depends

@@ -9,7 +9,7 @@
 
 use std::fmt::Write;
 
-use super::Report;
+use super::{FindingReport, Out, RecordReport, RenderOptions, Totals};
 use crate::finding::Severity;
 
 /// Escapes a command's message: controls, bidi, zero-width and tag characters
@@ -23,44 +23,62 @@ fn property(s: &str) -> String {
     data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-pub(crate) fn write(report: &Report, _opts: &super::RenderOptions, out: &mut super::Out) {
-    for f in &report.findings {
-        let command = match f.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            Severity::Note => "notice",
-        };
-        let at = f.record_position();
-        let mut message = f.message.clone();
-        if let Some(url) = f.web_url() {
-            let _ = write!(message, "\n{url}");
+pub(crate) const FORMAT: &dyn super::Streamed = &Github;
+
+struct Github;
+
+impl super::Streamed for Github {
+    fn grouped(&self) -> bool {
+        false
+    }
+
+    fn record(&self, _: &RecordReport, _: &[&FindingReport], _: &RenderOptions, _: &mut [Out]) {}
+
+    fn findings(&self, findings: &[&FindingReport], _: &[&super::RecordReport], _: &RenderOptions, parts: &mut [Out]) {
+        let out = &mut parts[0];
+        for f in findings {
+            let command = match f.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+                Severity::Note => "notice",
+            };
+            let at = f.record_position();
+            let mut message = f.message.clone();
+            if let Some(url) = f.web_url() {
+                let _ = write!(message, "\n{url}");
+            }
+            let _ = write!(message, "\nhint: {}", f.hint);
+            let _ = writeln!(
+                out,
+                "::{command} file={},line={},col={},title={}::{}",
+                property(&at.file),
+                at.line,
+                at.column,
+                property(f.code.as_str()),
+                data(&message)
+            );
         }
-        let _ = write!(message, "\nhint: {}", f.hint);
+    }
+
+    fn open(&self, _: usize, _: &Totals, _: &RenderOptions, _: &mut Out) {}
+
+    fn close(&self, _: usize, _: bool, totals: &Totals, _: &RenderOptions, out: &mut Out) {
+        if let Some(stale) = super::text::stale_line(totals) {
+            let _ = writeln!(out, "::notice title=pinaudit::{}", data(&stale));
+        }
+        let s = &totals.summary;
         let _ = writeln!(
             out,
-            "::{command} file={},line={},col={},title={}::{}",
-            property(&at.file),
-            at.line,
-            at.column,
-            property(f.code.as_str()),
-            data(&message)
+            "pinaudit: {} record(s), {} claim(s), {} verified; {} error(s), {} warning(s), {} note(s){}",
+            s.records,
+            s.claims,
+            s.verified_claims,
+            s.findings.error,
+            s.findings.warning,
+            s.findings.note,
+            if s.complete { "" } else { "; incomplete" }
         );
     }
-    if let Some(stale) = super::text::stale_line(report) {
-        let _ = writeln!(out, "::notice title=pinaudit::{}", data(&stale));
-    }
-    let s = &report.summary;
-    let _ = writeln!(
-        out,
-        "pinaudit: {} record(s), {} claim(s), {} verified; {} error(s), {} warning(s), {} note(s){}",
-        s.records,
-        s.claims,
-        s.verified_claims,
-        s.findings.error,
-        s.findings.warning,
-        s.findings.note,
-        if s.complete { "" } else { "; incomplete" }
-    );
 }
 
 #[cfg(test)]

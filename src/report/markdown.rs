@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::escape::{md_cell, md_code, md_text};
-use super::{Report, SourceStatus};
+use super::SourceStatus;
 
 /// Record and source text as prose in a table cell (see [`super::escape`]).
 fn cell(s: &str) -> String {
@@ -24,31 +24,27 @@ fn not_counted(f: &super::FindingReport) -> String {
     }
 }
 
-pub(crate) fn write(report: &Report, _opts: &super::RenderOptions, out: &mut super::Out) {
-    let s = &report.summary;
-    // Baseline and ignored findings don't make the verdict, as they don't make the
-    // exit status.
-    let worst = report.worst();
-    let verdict = if worst == Some(crate::finding::Severity::Error) {
-        "❌ errors found"
-    } else if !s.complete {
-        "⚠️ incomplete"
-    } else if worst == Some(crate::finding::Severity::Warning) {
-        "⚠️ warnings"
-    } else {
-        "✅ clean"
-    };
-    let _ = writeln!(out, "## pinaudit: {verdict}\n");
-    let _ = writeln!(
-        out,
-        "{} record(s) · {} source(s), {} unchecked · {} claim(s), {} verified · **{}** error(s) · **{}** warning(s) · **{}** note(s)\n",
-        s.records, s.sources, s.unchecked_sources, s.claims, s.verified_claims, s.findings.error, s.findings.warning, s.findings.note
-    );
-    if let Some(stale) = super::text::stale_line(report) {
-        let _ = writeln!(out, "⚠️ {stale}\n");
+pub(crate) const FORMAT: &dyn super::Streamed = &Markdown;
+
+struct Markdown;
+
+impl super::Streamed for Markdown {
+    fn head_needs_totals(&self) -> bool {
+        true
     }
-    let grouped = report.findings_by_record();
-    for (r, mine) in report.records.iter().zip(&grouped.records) {
+
+    fn grouped(&self) -> bool {
+        true
+    }
+
+    fn record(
+        &self,
+        r: &super::RecordReport,
+        mine: &[&super::FindingReport],
+        _: &super::RenderOptions,
+        parts: &mut [super::Out],
+    ) {
+        let out = &mut parts[0];
         let _ = writeln!(out, "### {}\n", md_code(&r.id));
         let _ = writeln!(out, "File: {}\n", md_code(&r.file));
         if !r.claims.is_empty() {
@@ -133,20 +129,56 @@ pub(crate) fn write(report: &Report, _opts: &super::RenderOptions, out: &mut sup
             out.push('\n');
         }
     }
-    let orphans = &grouped.orphans;
-    if !orphans.is_empty() {
-        let _ = writeln!(out, "### Unreadable inputs\n");
-        for f in orphans {
-            let _ = writeln!(
-                out,
-                "- **{}** `{}`: {}",
-                f.severity,
-                f.code,
-                md_text(&f.message)
-            );
+
+    fn findings(
+        &self,
+        orphans: &[&super::FindingReport],
+        _: &[&super::RecordReport],
+        _: &super::RenderOptions,
+        parts: &mut [super::Out],
+    ) {
+        let out = &mut parts[0];
+        if !orphans.is_empty() {
+            let _ = writeln!(out, "### Unreadable inputs\n");
+            for f in orphans {
+                let _ = writeln!(
+                    out,
+                    "- **{}** `{}`: {}",
+                    f.severity,
+                    f.code,
+                    md_text(&f.message)
+                );
+            }
+            out.push('\n');
         }
-        out.push('\n');
     }
+
+    fn open(&self, _: usize, totals: &super::Totals, _: &super::RenderOptions, out: &mut super::Out) {
+        let s = &totals.summary;
+        // Baseline and ignored findings don't make the verdict, as they don't make the
+        // exit status.
+        let worst = totals.worst;
+        let verdict = if worst == Some(crate::finding::Severity::Error) {
+            "❌ errors found"
+        } else if !s.complete {
+            "⚠️ incomplete"
+        } else if worst == Some(crate::finding::Severity::Warning) {
+            "⚠️ warnings"
+        } else {
+            "✅ clean"
+        };
+        let _ = writeln!(out, "## pinaudit: {verdict}\n");
+        let _ = writeln!(
+            out,
+            "{} record(s) · {} source(s), {} unchecked · {} claim(s), {} verified · **{}** error(s) · **{}** warning(s) · **{}** note(s)\n",
+            s.records, s.sources, s.unchecked_sources, s.claims, s.verified_claims, s.findings.error, s.findings.warning, s.findings.note
+        );
+        if let Some(stale) = super::text::stale_line(totals) {
+            let _ = writeln!(out, "⚠️ {stale}\n");
+        }
+    }
+
+    fn close(&self, _: usize, _: bool, _: &super::Totals, _: &super::RenderOptions, _: &mut super::Out) {}
 }
 
 /// The record's durable citations: each checked git source's SWHID, linked to

@@ -14,12 +14,10 @@
 //! for one shard, so that code scanning keeps shards apart until `merge` makes
 //! them one run again.
 
-use std::collections::HashMap;
-
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use super::{fingerprint_of, FindingReport, Report};
+use super::{fingerprint_of, FindingReport};
 use crate::finding::{Code, Severity};
 
 const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -148,33 +146,20 @@ fn result(f: &FindingReport, rule_index: usize, swhid: Option<&str>) -> Value {
     r
 }
 
-/// The SWHID of each checked git source, by record id and source id, with the
-/// record's file (record ids need not be unique).
-fn citations(report: &Report) -> HashMap<(&str, &str), Vec<(&str, &str)>> {
-    let mut by = HashMap::<(&str, &str), Vec<(&str, &str)>>::new();
-    for r in &report.records {
-        for s in &r.sources {
-            if let Some(swhid) = s.swhid.as_deref() {
-                by.entry((r.id.as_str(), s.id.as_str()))
-                    .or_default()
-                    .push((r.file.as_str(), swhid));
-            }
-        }
-    }
-    by
-}
-
-/// The SWHID of the source finding `f` is about, if it has one.
-fn swhid_of<'a>(
-    f: &FindingReport,
-    by: &HashMap<(&str, &str), Vec<(&'a str, &'a str)>>,
-) -> Option<&'a str> {
-    let found = by.get(&(f.record.as_str(), f.source.as_deref()?))?;
-    found
-        .iter()
+/// The SWHID of the source finding `f` is about, among the records it may be
+/// about (record ids need not be unique: the finding's file decides).
+fn swhid_of<'a>(f: &FindingReport, about: &[&'a super::RecordReport]) -> Option<&'a str> {
+    let source = f.source.as_deref()?;
+    let mut found = about.iter().filter(|r| r.id == f.record).filter_map(|r| {
+        let s = r.sources.iter().find(|s| s.id == source)?;
+        Some((r.file.as_str(), s.swhid.as_deref()?))
+    });
+    let first = found.next()?;
+    std::iter::once(first)
+        .chain(found)
         .find(|(file, _)| f.file.as_deref() == Some(*file))
-        .or_else(|| found.first())
-        .map(|(_, swhid)| *swhid)
+        .or(Some(first))
+        .map(|(_, swhid)| swhid)
 }
 
 /// The run's `automationDetails.id`: code scanning takes what comes before its
@@ -188,56 +173,47 @@ pub(crate) fn automation_id(shard: Option<crate::shard::Shard>) -> String {
 
 /// The SARIF log, in the order its keys are written.
 #[derive(Serialize)]
-struct Log<'a> {
+struct Log {
     #[serde(rename = "$schema")]
     schema: &'static str,
     version: &'static str,
-    runs: [Run<'a>; 1],
+    runs: [Run; 1],
 }
 
 #[derive(Serialize)]
-struct Run<'a> {
+struct Run {
     tool: Value,
     #[serde(rename = "automationDetails")]
     automation_details: Value,
     // Record columns count characters (Unicode code points).
     #[serde(rename = "columnKind")]
     column_kind: &'static str,
-    results: Results<'a>,
+    /// A marker where the results go: each is built only when it is written
+    /// (the whole log as one JSON value took 2.7 GB for 100,000 records).
+    results: &'static str,
     invocations: Value,
 }
 
-/// The results, each built only when it is written: the whole log as one JSON
-/// value took 2.7 GB for 100,000 records.
-struct Results<'a>(&'a Report);
-
-impl Serialize for Results<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let by = citations(self.0);
-        s.collect_seq(self.0.findings.iter().map(|f| {
-            let index = Code::ALL.iter().position(|c| *c == f.code).unwrap_or(0);
-            result(f, index, swhid_of(f, &by))
-        }))
-    }
-}
+const RESULTS: &str = "@pinaudit-results@";
 
 /// The run's one invocation: whether the audit was complete, and when a forge
 /// could not be reached and the cache stood in, a warning notification saying so
 /// ("3 source(s) judged from the cache of 2026-11-30: forge unreachable") and the
 /// count in its properties, as every format's summary says it.
-fn invocation(report: &Report) -> Value {
-    let mut invocation = json!({"executionSuccessful": report.summary.complete});
-    if let Some(stale) = super::text::stale_line(report) {
+fn invocation(totals: &super::Totals) -> Value {
+    let mut invocation = json!({"executionSuccessful": totals.summary.complete});
+    if let Some(stale) = super::text::stale_line(totals) {
         invocation["toolExecutionNotifications"] = json!([{
             "level": "warning",
             "message": {"text": stale},
         }]);
-        invocation["properties"] = json!({"staleSources": report.summary.stale_sources});
+        invocation["properties"] = json!({"staleSources": totals.summary.stale_sources});
     }
     json!([invocation])
 }
 
-pub(crate) fn write(report: &Report, opts: &super::RenderOptions, out: &mut super::Out) {
+/// The log around its results: before them and after.
+fn skeleton(totals: &super::Totals, opts: &super::RenderOptions) -> (String, String) {
     let rules: Vec<Value> = Code::ALL.iter().map(|c| rule(*c)).collect();
     let mut driver = json!({
         "name": "pinaudit",
@@ -255,15 +231,86 @@ pub(crate) fn write(report: &Report, opts: &super::RenderOptions, out: &mut supe
             tool: json!({"driver": driver}),
             automation_details: json!({"id": automation_id(opts.shard)}),
             column_kind: "unicodeCodePoints",
-            results: Results(report),
-            invocations: invocation(report),
+            results: RESULTS,
+            invocations: invocation(totals),
         }],
     };
-    let written = serde_json::to_writer_pretty(out.io(), &log)
-        .map_err(std::io::Error::from)
-        .and_then(|()| out.io().write_all(b"\n"));
-    if let Err(e) = written {
-        out.fail(e);
+    let whole = serde_json::to_string_pretty(&log).unwrap_or_default();
+    match whole.split_once(&format!("\"{RESULTS}\"")) {
+        Some((head, tail)) => (head.to_string(), format!("{tail}\n")),
+        None => (whole, String::new()),
+    }
+}
+
+pub(crate) const FORMAT: &dyn super::Streamed = &Sarif;
+
+struct Sarif;
+
+/// The depth of a result in the log (`runs[0].results[i]`).
+const RESULT_DEPTH: usize = 4;
+
+impl super::Streamed for Sarif {
+    fn grouped(&self) -> bool {
+        false
+    }
+
+    fn separator(&self, first: bool) -> &'static str {
+        if first {
+            "\n"
+        } else {
+            ",\n"
+        }
+    }
+
+    fn record(
+        &self,
+        _: &super::RecordReport,
+        _: &[&FindingReport],
+        _: &super::RenderOptions,
+        _: &mut [super::Out],
+    ) {
+    }
+
+    fn findings(
+        &self,
+        findings: &[&FindingReport],
+        about: &[&super::RecordReport],
+        _: &super::RenderOptions,
+        parts: &mut [super::Out],
+    ) {
+        for (i, f) in findings.iter().enumerate() {
+            if i > 0 {
+                parts[0].push_str(",\n");
+            }
+            let index = Code::ALL.iter().position(|c| *c == f.code).unwrap_or(0);
+            let swhid = swhid_of(f, about);
+            super::json::element(&result(f, index, swhid), RESULT_DEPTH, &mut parts[0]);
+        }
+    }
+
+    /// The head says nothing only the end knows (the invocation comes after
+    /// the results).
+    fn open(
+        &self,
+        _: usize,
+        totals: &super::Totals,
+        opts: &super::RenderOptions,
+        out: &mut super::Out,
+    ) {
+        out.push_str(&skeleton(totals, opts).0);
+        out.push('[');
+    }
+
+    fn close(
+        &self,
+        _: usize,
+        empty: bool,
+        totals: &super::Totals,
+        opts: &super::RenderOptions,
+        out: &mut super::Out,
+    ) {
+        out.push_str(if empty { "]" } else { "\n      ]" });
+        out.push_str(&skeleton(totals, opts).1);
     }
 }
 

@@ -6,7 +6,8 @@ use crate::finding::Severity;
 
 use super::escape::terminal as t;
 use super::{
-    short_rev, ClaimReport, ClaimStatus, FindingReport, Report, SourceReport, SourceStatus,
+    short_rev, ClaimReport, ClaimStatus, FindingReport, Out, RecordReport, RenderOptions,
+    SourceReport, SourceStatus, Totals,
 };
 
 /// Colour through `anstyle`; callers pad text *before* painting it, so columns
@@ -160,10 +161,24 @@ fn finding_lines(f: &FindingReport, p: &Paint, out: &mut super::Out) {
     let _ = writeln!(out, "      hint: {}", t(&f.hint));
 }
 
-pub(crate) fn write(report: &Report, opts: &super::RenderOptions, out: &mut super::Out) {
-    let p = Paint(opts.color);
-    let grouped = report.findings_by_record();
-    for (r, mine) in report.records.iter().zip(&grouped.records) {
+pub(crate) const FORMAT: &dyn super::Streamed = &Text;
+
+struct Text;
+
+impl super::Streamed for Text {
+    fn grouped(&self) -> bool {
+        true
+    }
+
+    fn record(
+        &self,
+        r: &RecordReport,
+        mine: &[&FindingReport],
+        opts: &RenderOptions,
+        parts: &mut [Out],
+    ) {
+        let p = Paint(opts.color);
+        let out = &mut parts[0];
         let _ = writeln!(out, "{}  ({})", t(&r.id), t(&r.file));
         if !r.sources.is_empty() {
             let _ = writeln!(out, "  sources");
@@ -185,72 +200,79 @@ pub(crate) fn write(report: &Report, opts: &super::RenderOptions, out: &mut supe
         }
         out.push('\n');
     }
-    // Findings of inputs that yielded no record (an unreadable file).
-    let orphans = &grouped.orphans;
-    if !orphans.is_empty() {
-        let _ = writeln!(out, "unreadable inputs");
-        for f in orphans {
-            finding_lines(f, &p, out);
+
+    /// Findings of inputs that yielded no record (an unreadable file).
+    fn findings(&self, orphans: &[&FindingReport], _: &[&super::RecordReport], opts: &RenderOptions, parts: &mut [Out]) {
+        let p = Paint(opts.color);
+        let out = &mut parts[0];
+        if !orphans.is_empty() {
+            let _ = writeln!(out, "unreadable inputs");
+            for f in orphans {
+                finding_lines(f, &p, out);
+            }
+            out.push('\n');
         }
-        out.push('\n');
     }
-    let s = &report.summary;
-    let _ = writeln!(
-        out,
-        "{} record(s), {} source(s) ({} unchecked), {} claim(s) ({} verified): {} error(s), {} warning(s), {} note(s)",
-        s.records,
-        s.sources,
-        s.unchecked_sources,
-        s.claims,
-        s.verified_claims,
-        s.findings.error,
-        s.findings.warning,
-        s.findings.note
-    );
-    if let Some(stale) = stale_line(report) {
-        let _ = writeln!(out, "{}", p.wrap("33", &stale));
-    }
-    if s.baseline_findings + s.ignored_findings > 0 {
+
+    fn open(&self, _: usize, _: &Totals, _: &RenderOptions, _: &mut Out) {}
+
+    fn close(&self, _: usize, _: bool, totals: &Totals, opts: &RenderOptions, out: &mut Out) {
+        let p = Paint(opts.color);
+        let s = &totals.summary;
         let _ = writeln!(
             out,
-            "not counted toward the exit status: {} baseline finding(s), {} ignored finding(s)",
-            s.baseline_findings, s.ignored_findings
+            "{} record(s), {} source(s) ({} unchecked), {} claim(s) ({} verified): {} error(s), {} warning(s), {} note(s)",
+            s.records,
+            s.sources,
+            s.unchecked_sources,
+            s.claims,
+            s.verified_claims,
+            s.findings.error,
+            s.findings.warning,
+            s.findings.note
         );
-    }
-    // A baseline finding not found again is resolved only if it was looked at.
-    if let Some(n) = s.baseline_not_rechecked.filter(|n| *n > 0) {
-        let _ = writeln!(
-            out,
-            "baseline: {} finding(s) resolved, {n} not re-checked (their source could not be checked this time)",
-            s.baseline_resolved.unwrap_or(0)
-        );
-    }
-    if !s.complete {
-        let _ = writeln!(
-            out,
-            "{}",
-            p.wrap(
-                "33",
-                "audit incomplete: some sources or inputs could not be checked"
-            )
-        );
+        if let Some(stale) = stale_line(totals) {
+            let _ = writeln!(out, "{}", p.wrap("33", &stale));
+        }
+        if s.baseline_findings + s.ignored_findings > 0 {
+            let _ = writeln!(
+                out,
+                "not counted toward the exit status: {} baseline finding(s), {} ignored finding(s)",
+                s.baseline_findings, s.ignored_findings
+            );
+        }
+        // A baseline finding not found again is resolved only if it was looked at.
+        if let Some(n) = s.baseline_not_rechecked.filter(|n| *n > 0) {
+            let _ = writeln!(
+                out,
+                "baseline: {} finding(s) resolved, {n} not re-checked (their source could not be checked this time)",
+                s.baseline_resolved.unwrap_or(0)
+            );
+        }
+        if !s.complete {
+            let _ = writeln!(
+                out,
+                "{}",
+                p.wrap(
+                    "33",
+                    "audit incomplete: some sources or inputs could not be checked"
+                )
+            );
+        }
     }
 }
 
 /// The summary's word on sources judged from the cache because their forge
 /// could not be reached: how many, and the oldest sync they stand on, e.g.
 /// "3 source(s) judged from the cache of 2026-11-30: forge unreachable".
-pub(super) fn stale_line(report: &Report) -> Option<String> {
-    let n = report.summary.stale_sources;
+pub(super) fn stale_line(totals: &Totals) -> Option<String> {
+    let n = totals.summary.stale_sources;
     if n == 0 {
         return None;
     }
-    let oldest = report
-        .records
-        .iter()
-        .flat_map(|r| &r.sources)
-        .filter_map(|s| s.stale_since.as_deref())
-        .min()
+    let oldest = totals
+        .oldest_stale
+        .as_deref()
         .map(|t| t.get(..10).unwrap_or(t));
     Some(match oldest {
         Some(day) => format!(

@@ -717,7 +717,7 @@ impl From<AuditResult> for Report {
     /// facts (evidence, messages) are moved into the report rather than copied
     /// (a twelfth of a large re-check).
     fn from(a: AuditResult) -> Report {
-        Report::from_result(a).0
+        Report::from_result(a, crate::par::Pool::cores()).0
     }
 }
 
@@ -726,30 +726,12 @@ impl Report {
     /// result without its findings. A caller that exits right after may forget
     /// it rather than free every record piece by piece (records read on other
     /// threads are the slowest to free).
-    pub(crate) fn from_result(mut a: AuditResult) -> (Report, AuditResult) {
+    pub(crate) fn from_result(mut a: AuditResult, pool: crate::par::Pool) -> (Report, AuditResult) {
         let generated_at = std::mem::take(&mut a.generated_at);
         let complete = a.complete();
         // The record reports, and where each finding points, on every core.
         let converted: Vec<(RecordReport, Vec<RecordLocation>)> =
-            crate::par::map(&a.records, |r| {
-                let positions = r.positions();
-                let at = r
-                    .findings
-                    .iter()
-                    .map(|f| {
-                        let at = positions.of(f);
-                        RecordLocation {
-                            file: f
-                                .file
-                                .clone()
-                                .unwrap_or_else(|| r.record.file.display().to_string()),
-                            line: at.line,
-                            column: at.column,
-                        }
-                    })
-                    .collect();
-                (record_report(r), at)
-            });
+            pool.map(&a.records, |r| (record_report(r), finding_locations(r)));
         let mut records = Vec::with_capacity(converted.len());
         // Sized once: growing 16,000 findings by doubling copied them over and over.
         let count = a.records.iter().map(|r| r.findings.len()).sum::<usize>();
@@ -770,6 +752,40 @@ impl Report {
         report.summary.baseline_left(a.baseline_left);
         (report, a)
     }
+}
+
+/// Where each finding of a record points in its record file.
+fn finding_locations(r: &result::RecordResult) -> Vec<RecordLocation> {
+    let positions = r.positions();
+    r.findings
+        .iter()
+        .map(|f| {
+            let at = positions.of(f);
+            RecordLocation {
+                file: f
+                    .file
+                    .clone()
+                    .unwrap_or_else(|| r.record.file.display().to_string()),
+                line: at.line,
+                column: at.column,
+            }
+        })
+        .collect()
+}
+
+/// The report of one checked record and of its findings (moved out of it), as
+/// [`Report::from_result`] makes them.
+pub(crate) fn record_and_findings(
+    mut r: result::RecordResult,
+) -> (RecordReport, Vec<FindingReport>) {
+    let record = record_report(&r);
+    let at = finding_locations(&r);
+    let findings = std::mem::take(&mut r.findings)
+        .into_iter()
+        .zip(at)
+        .map(|(f, at)| moved(f, Some(at)))
+        .collect();
+    (record, findings)
 }
 
 /// The report of one record's sources, claims and artifacts.
@@ -806,7 +822,8 @@ impl From<&AuditResult> for Report {
     /// Records are converted on one worker per core (a report of 20,000 citations
     /// is a sixth of a re-check), put together in input order.
     fn from(a: &AuditResult) -> Report {
-        let converted: Vec<(RecordReport, Vec<FindingReport>)> = crate::par::map(&a.records, |r| {
+        let pool = crate::par::Pool::cores();
+        let converted: Vec<(RecordReport, Vec<FindingReport>)> = pool.map(&a.records, |r| {
             let record = record_report(r);
             // Each finding about a record points at the entry it is about.
             let positions = r.positions();

@@ -125,3 +125,128 @@ fn sources_citing_one_document_get_the_answer_each_would_get_alone() {
     assert_eq!(written, all.stdout, "--output is stdout's report");
     assert!(written.ends_with("}\n"), "one final newline");
 }
+
+/// More records than the checking workers may run ahead of the report
+/// (a window of some hundreds per worker), with findings, a record that
+/// cannot be read and a repeated id: every streamed format is the same bytes
+/// whatever `--jobs`, and the JSON's summary counts what its lists hold.
+#[test]
+fn a_streamed_report_of_many_records_is_the_same_whatever_the_jobs() {
+    const RECORDS: usize = 1200;
+    let forge = Forge::new();
+    let repo = forge.repo("acme/many");
+    let text = "# Results\n\n| phase | rate |\n|---|---|\n| decode | 2.9 tokens/s |\n| batch | 11.5 tokens/s |\n";
+    let commit = repo.commit(&[("README.md", &text.to_string())], "one", T0);
+    let time = "2023-11-14T22:13:20Z";
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let rewrite = to_daemon(&daemon);
+    let ws = Scratch::new();
+    for k in 0..RECORDS {
+        // Every third hash wrong, every fifth value wrong: findings all along.
+        let sha = match k % 3 {
+            0 => sha256_hex("not the document"),
+            _ => sha256_hex(text),
+        };
+        let s = source("s", "acme/many", commit, "README.md", &sha, time);
+        let value = if k % 5 == 0 { 4.2 } else { 2.9 };
+        let claims = [claim("decode", &s, 5, value), claim("batch", &s, 6, 11.5)];
+        // Two files with one id: an `invalid-record` finding of the second.
+        let id = if k == 7 {
+            "rec0006".into()
+        } else {
+            format!("rec{k:04}")
+        };
+        let mut p = pin(&id, &[s], &claims);
+        p["id"] = id.into();
+        ws.write_json(&format!("pins/rec{k:04}.json"), &p);
+    }
+    ws.write(
+        "pins/zz-broken.json",
+        "{ \"schema\": \"pinaudit/pins/v1\", ",
+    );
+    let report = |format: &str, jobs: &str| {
+        let run = ws.run([
+            "audit",
+            "--cache",
+            "cache",
+            "--timeout",
+            "10",
+            "--rewrite",
+            &rewrite,
+            "--format",
+            format,
+            "--jobs",
+            jobs,
+            "pins",
+        ]);
+        assert_eq!(
+            run.status,
+            Some(1),
+            "{format} --jobs {jobs}: {}",
+            run.stderr
+        );
+        run.stdout
+    };
+    let json = report("json", "1");
+    let parsed: serde_json::Value = serde_json::from_str(&json).expect("one JSON document");
+    let records = parsed["records"].as_array().expect("records");
+    let findings = parsed["findings"].as_array().expect("findings");
+    assert_eq!(records.len(), RECORDS);
+    let s = &parsed["summary"];
+    assert_eq!(s["records"], RECORDS);
+    assert_eq!(s["claims"], 2 * RECORDS);
+    let errors = findings.iter().filter(|f| f["severity"] == "error").count();
+    assert_eq!(s["findings"]["error"], errors);
+    assert!(errors > RECORDS / 3, "{errors} errors");
+    assert_eq!(s["complete"], false, "an input could not be read");
+    // Records in input order; the unreadable input's finding is the last.
+    assert_eq!(records[RECORDS - 1]["file"], "pins/rec1199.json");
+    let last = findings.last().expect("a finding");
+    assert_eq!(last["file"], "pins/zz-broken.json", "{last:#}");
+    for jobs in ["2", "8"] {
+        assert!(report("json", jobs) == json, "json --jobs {jobs}");
+    }
+    for format in ["text", "markdown", "sarif", "github"] {
+        let one = report(format, "1");
+        assert!(one.len() > 10 * RECORDS, "{format}: {} bytes", one.len());
+        assert!(report(format, "8") == one, "{format} --jobs 8");
+    }
+    // Against its own report as a baseline (matched in report order, on the
+    // main thread): every finding is the baseline's, whatever the workers.
+    ws.write("baseline.json", &json);
+    let against = |jobs: &str| {
+        let run = ws.run([
+            "audit",
+            "--cache",
+            "cache",
+            "--timeout",
+            "10",
+            "--rewrite",
+            &rewrite,
+            "--format",
+            "json",
+            "--jobs",
+            jobs,
+            "--baseline",
+            "baseline.json",
+            "pins",
+        ]);
+        assert_eq!(
+            run.status,
+            Some(2),
+            "--baseline --jobs {jobs}: {}",
+            run.stderr
+        );
+        run.stdout
+    };
+    let one = against("1");
+    let parsed: serde_json::Value = serde_json::from_str(&one).expect("one JSON document");
+    let findings = parsed["findings"].as_array().expect("findings");
+    assert!(
+        findings.iter().all(|f| f["baseline"] == true),
+        "all in the baseline"
+    );
+    assert_eq!(parsed["summary"]["baseline_findings"], findings.len());
+    assert_eq!(parsed["summary"]["baseline_resolved"], 0);
+    assert!(against("8") == one, "--baseline --jobs 8");
+}

@@ -235,16 +235,7 @@ impl AuditResult {
     pub fn complete(&self) -> bool {
         self.walk_errors.is_empty()
             && !self.unreadable_input
-            && self.records.iter().all(|r| {
-                r.sources
-                    .iter()
-                    .enumerate()
-                    .all(|(i, s)| !s.is_unchecked() || r.unpinned(i))
-            })
-            && self
-                .records
-                .iter()
-                .all(|r| r.artifacts.iter().all(|a| a.unchecked.is_none()))
+            && self.records.iter().all(RecordResult::complete)
     }
 
     /// The most severe finding that counts (not baseline, not ignored), if any.
@@ -257,6 +248,26 @@ impl AuditResult {
 }
 
 impl RecordResult {
+    /// Whether every source and weights artifact of the record was judged (a
+    /// source that names no full commit is its `unpinned-url` finding, not
+    /// something a retry could check).
+    pub fn complete(&self) -> bool {
+        self.sources
+            .iter()
+            .enumerate()
+            .all(|(i, s)| !s.is_unchecked() || self.unpinned(i))
+            && self.artifacts.iter().all(|a| a.unchecked.is_none())
+    }
+
+    /// The most severe finding of the record that counts, if any.
+    pub fn worst(&self) -> Option<Severity> {
+        self.findings
+            .iter()
+            .filter(|f| f.counts())
+            .map(|f| f.severity)
+            .max()
+    }
+
     /// Whether source `i` went unchecked because it names no full commit, which
     /// an `unpinned-url` finding about it says.
     fn unpinned(&self, i: usize) -> bool {

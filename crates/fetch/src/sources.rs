@@ -119,8 +119,60 @@ pub(crate) fn sync_all_with(
     extra: &[(String, Option<Oid>)],
     plan: &SyncPlan,
 ) -> Synced {
-    // Each commit with the paths a verdict will read there: the sync checks
-    // that they read back whole (a damaged cache is not a finding).
+    let wanted = wanted(targets, extra);
+    if wanted.is_empty() {
+        return HashMap::new();
+    }
+    // Offline, syncing reads only the cache and is over at once: nothing shown.
+    let progress = plan.progress.as_ref().filter(|_| !plan.sync.offline);
+    let bar = progress.map(|p| p.syncing(wanted.len() as u64));
+    let runtime = match workers(plan) {
+        Ok(rt) => rt,
+        Err(e) => return failed_to_start(wanted, &e),
+    };
+    let semaphore = Arc::new(tokio::sync::Semaphore::new(plan.jobs.max(1)));
+    let results = runtime.block_on(async {
+        let handles: Vec<_> = wanted
+            .into_iter()
+            .map(|(remote, oids)| {
+                let one = One {
+                    cache: cache.clone(),
+                    plan: plan.clone(),
+                    bar: bar.clone(),
+                    // One line per remote being fetched, under the overall bar.
+                    line: progress.map(|p| p.remote(&crate::redact(&remote))),
+                };
+                let sem = semaphore.clone();
+                tokio::spawn(async move {
+                    let _permit = sem.acquire_owned().await;
+                    let result = one.sync(&remote, oids).await;
+                    (remote, result)
+                })
+            })
+            .collect();
+        let mut out = HashMap::new();
+        for h in handles {
+            if let Ok((remote, result)) = h.await {
+                out.insert(remote, result);
+            }
+        }
+        out
+    });
+    if let Some(bar) = &bar {
+        bar.finish();
+    }
+    // Don't wait for a worker abandoned at its deadline.
+    runtime.shutdown_background();
+    results
+}
+
+/// Each remote's wanted commits, with the paths a verdict will read there: the
+/// sync checks that they read back whole (a damaged cache is not a finding).
+/// Model repositories (`extra`) want their commit, if they name one.
+fn wanted(
+    targets: &[&DocRef],
+    extra: &[(String, Option<Oid>)],
+) -> BTreeMap<String, Vec<(Oid, Option<String>)>> {
     let mut wanted: BTreeMap<String, Vec<(Oid, Option<String>)>> = BTreeMap::new();
     for (remote, oid) in extra {
         let list = wanted.entry(remote.clone()).or_default();
@@ -142,122 +194,115 @@ pub(crate) fn sync_all_with(
             list.push((oid, Some(t.path.clone())));
         }
     }
-    if wanted.is_empty() {
-        return HashMap::new();
-    }
-    // Offline, syncing reads only the cache and is over at once: nothing shown.
-    let progress = plan.progress.as_ref().filter(|_| !plan.sync.offline);
-    let bar = progress.map(|p| p.syncing(wanted.len() as u64));
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
+    wanted
+}
+
+/// The runtime the syncs run on: `--jobs` blocking workers (git2 blocks).
+fn workers(plan: &SyncPlan) -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
         .worker_threads(plan.jobs.clamp(1, 4))
         .max_blocking_threads(plan.jobs.max(1))
         .enable_all()
         .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            let reason = format!("cannot start the fetch workers: {e}");
-            return wanted
-                .into_keys()
-                .map(|remote| {
-                    let err = FetchError::Git {
-                        url: remote.clone(),
-                        reason: reason.clone(),
-                    };
-                    (remote, Err(err))
-                })
-                .collect();
-        }
-    };
-    let semaphore = Arc::new(tokio::sync::Semaphore::new(plan.jobs.max(1)));
-    let results = runtime.block_on(async {
-        let mut handles = Vec::new();
-        for (remote, oids) in wanted {
-            // Offline nothing is fetched, and the cache entry is keyed by `remote`.
-            let fetch = match plan.sync.offline {
-                true => Ok(apply_rewrites(&plan.rewrites, &remote)),
-                false => resolve_fetch_url(&plan.rewrites, &remote, plan.allow_local),
-            };
-            let cache = cache.clone();
-            let opts = match &fetch {
-                Ok(fetch_url) => sync_options(plan, &remote, fetch_url),
-                Err(_) => plan.sync.clone(),
-            };
-            let sem = semaphore.clone();
-            let bar = bar.clone();
-            // One line per remote being fetched, under the overall bar.
-            let line = progress.map(|p| p.remote(&crate::redact(&remote)));
-            handles.push(tokio::spawn(async move {
-                let _permit = sem.acquire_owned().await;
-                let shown = crate::redact(&remote);
-                if let Some(bar) = &bar {
-                    bar.message(shown.clone());
-                }
-                let result = match fetch {
-                    Err(refused) => Err(FetchError::Git {
-                        url: shown,
-                        reason: refused.to_string(),
-                    }),
-                    Ok(fetch_url) => {
-                        let remote2 = remote.clone();
-                        let line2 = line.clone();
-                        // libgit2 calls back only while a pack arrives; a server
-                        // that trickles or never ends its ref advertisement is
-                        // cut off here, at the deadline (plus a grace for the
-                        // sync's own cleanup). Its worker is abandoned; the
-                        // runtime is shut down without waiting for it.
-                        let limit = opts.deadline + std::time::Duration::from_secs(2);
-                        let deadline_secs = opts.deadline.as_secs();
-                        let work = tokio::task::spawn_blocking(move || {
-                            cache.sync_docs(&remote2, &fetch_url, &oids, &opts, line2)
-                        });
-                        match tokio::time::timeout(limit, work).await {
-                            Ok(joined) => joined.unwrap_or_else(|e| {
-                                Err(FetchError::Git {
-                                    url: shown,
-                                    reason: format!("the fetch worker failed: {e}"),
-                                })
-                            }),
-                            Err(_) => Err(FetchError::Network {
-                                url: shown,
-                                reason: format!(
-                                    "timed out: the sync took longer than the deadline of {deadline_secs} s (raise it with --deadline)"
-                                ),
-                                cause: crate::NetworkCause::Limit,
-                            }),
-                        }
-                    }
-                };
-                if let Some(line) = line {
-                    line.finish();
-                }
-                if let Some(bar) = &bar {
-                    bar.inc(1);
-                }
-                if let Ok(report) = &result {
-                    warn_about(&shown_remote(&remote), report);
-                }
-                (remote, result)
-            }));
-        }
-        let mut out = HashMap::new();
-        for h in handles {
-            if let Ok((remote, result)) = h.await {
-                out.insert(remote, result);
-            }
-        }
-        out
-    });
-    if let Some(bar) = &bar {
-        bar.finish();
-    }
-    // Don't wait for a worker abandoned at its deadline.
-    runtime.shutdown_background();
-    results
 }
 
-fn shown_remote(remote: &str) -> String {
-    crate::redact(remote)
+/// Every remote's answer when the fetch workers cannot start.
+fn failed_to_start(
+    wanted: BTreeMap<String, Vec<(Oid, Option<String>)>>,
+    e: &std::io::Error,
+) -> Synced {
+    let reason = format!("cannot start the fetch workers: {e}");
+    wanted
+        .into_keys()
+        .map(|remote| {
+            let err = FetchError::Git {
+                url: remote.clone(),
+                reason: reason.clone(),
+            };
+            (remote, Err(err))
+        })
+        .collect()
+}
+
+/// One remote's sync, with what it tells progress.
+struct One {
+    cache: GitCache,
+    plan: SyncPlan,
+    bar: Option<Arc<dyn crate::progress::Line>>,
+    line: Option<Arc<dyn crate::progress::Line>>,
+}
+
+impl One {
+    /// Syncs `remote` with its wanted commits (`oids`), within its deadline,
+    /// and says so on its progress line and the overall bar.
+    async fn sync(
+        self,
+        remote: &str,
+        oids: Vec<(Oid, Option<String>)>,
+    ) -> Result<SyncReport, FetchError> {
+        let shown = crate::redact(remote);
+        if let Some(bar) = &self.bar {
+            bar.message(shown.clone());
+        }
+        // Offline nothing is fetched, and the cache entry is keyed by `remote`.
+        let fetch = match self.plan.sync.offline {
+            true => Ok(apply_rewrites(&self.plan.rewrites, remote)),
+            false => resolve_fetch_url(&self.plan.rewrites, remote, self.plan.allow_local),
+        };
+        let result = match fetch {
+            Err(refused) => Err(FetchError::Git {
+                url: shown.clone(),
+                reason: refused.to_string(),
+            }),
+            Ok(fetch_url) => self.fetch(remote, fetch_url, oids).await,
+        };
+        if let Some(line) = &self.line {
+            line.finish();
+        }
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+        }
+        if let Ok(report) = &result {
+            warn_about(&shown, report);
+        }
+        result
+    }
+
+    /// The sync itself, on a blocking worker. libgit2 calls back only while a
+    /// pack arrives; a server that trickles or never ends its ref advertisement
+    /// is cut off here, at the deadline (plus a grace for the sync's own
+    /// cleanup). Its worker is abandoned; the runtime is shut down without
+    /// waiting for it.
+    async fn fetch(
+        &self,
+        remote: &str,
+        fetch_url: String,
+        oids: Vec<(Oid, Option<String>)>,
+    ) -> Result<SyncReport, FetchError> {
+        let shown = crate::redact(remote);
+        let opts = sync_options(&self.plan, remote, &fetch_url);
+        let limit = opts.deadline + std::time::Duration::from_secs(2);
+        let deadline_secs = opts.deadline.as_secs();
+        let (cache, remote2, line) = (self.cache.clone(), remote.to_string(), self.line.clone());
+        let work = tokio::task::spawn_blocking(move || {
+            cache.sync_docs(&remote2, &fetch_url, &oids, &opts, line)
+        });
+        match tokio::time::timeout(limit, work).await {
+            Ok(joined) => joined.unwrap_or_else(|e| {
+                Err(FetchError::Git {
+                    url: shown,
+                    reason: format!("the fetch worker failed: {e}"),
+                })
+            }),
+            Err(_) => Err(FetchError::Network {
+                url: shown,
+                reason: format!(
+                    "timed out: the sync took longer than the deadline of {deadline_secs} s (raise it with --deadline)"
+                ),
+                cause: crate::NetworkCause::Limit,
+}),
+        }
+    }
 }
 
 /// What a sync did that people should hear about although it went well.

@@ -1,0 +1,369 @@
+//! A report written record by record ([`super::Streamed`]): each record's
+//! fragment is rendered where it was checked and written here in record order,
+//! so a report of any size holds no more than the records being checked. What
+//! a format says before its records but only the end knows (JSON's and
+//! Markdown's summary) is written last, with the records spooled meanwhile to
+//! an unnamed temporary file (in the cache, else the system's temporary
+//! directory, else memory) and copied out after it: the v1 JSON keeps its key
+//! order, `summary` before `records`.
+
+use std::io::{Seek, Write};
+use std::path::Path;
+
+use super::v1::{self, ClaimStatus, Counts, FindingReport, Report, SourceStatus, Summary, Tool};
+use super::{Out, RenderOptions, Streamed};
+use crate::finding::{Finding, Severity};
+use crate::result::{Leftover, RecordResult};
+
+/// What the head and tail of a report say about all of it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Totals {
+    pub(crate) tool: Tool,
+    pub(crate) generated_at: String,
+    pub(crate) summary: Summary,
+    /// The most severe finding that counts.
+    pub(crate) worst: Option<Severity>,
+    /// The oldest `stale_since` of any source.
+    pub(crate) oldest_stale: Option<String>,
+}
+
+impl Totals {
+    /// The totals of a report held whole.
+    pub(crate) fn of(report: &Report) -> Totals {
+        Totals {
+            tool: report.tool.clone(),
+            generated_at: report.generated_at.clone(),
+            summary: report.summary.clone(),
+            worst: report.worst(),
+            oldest_stale: report
+                .records
+                .iter()
+                .flat_map(|r| &r.sources)
+                .filter_map(|s| s.stale_since.clone())
+                .min(),
+        }
+    }
+
+    /// Counts one record in (its report and its findings, all of them).
+    fn add(&mut self, r: &v1::RecordReport, findings: &[FindingReport]) {
+        let s = &mut self.summary;
+        s.records += 1;
+        s.sources += r.sources.len();
+        s.claims += r.claims.len();
+        s.verified_claims += r
+            .claims
+            .iter()
+            .filter(|c| matches!(c.status, ClaimStatus::Verified | ClaimStatus::Rounded))
+            .count();
+        for src in &r.sources {
+            s.unchecked_sources += usize::from(src.status == SourceStatus::Unchecked);
+            if let Some(t) = &src.stale_since {
+                s.stale_sources += 1;
+                if self.oldest_stale.as_ref().is_none_or(|o| t < o) {
+                    self.oldest_stale = Some(t.clone());
+                }
+            }
+        }
+        self.add_findings(findings);
+    }
+
+    fn add_findings(&mut self, findings: &[FindingReport]) {
+        let s = &mut self.summary;
+        for f in findings {
+            count(&mut s.findings, f.severity);
+            s.baseline_findings += usize::from(f.baseline);
+            s.ignored_findings += usize::from(f.ignored.is_some());
+            if f.counts() {
+                self.worst = self.worst.max(Some(f.severity));
+            }
+        }
+    }
+
+    fn merge(&mut self, other: &Totals) {
+        let (s, o) = (&mut self.summary, &other.summary);
+        s.records += o.records;
+        s.sources += o.sources;
+        s.claims += o.claims;
+        s.verified_claims += o.verified_claims;
+        s.unchecked_sources += o.unchecked_sources;
+        s.stale_sources += o.stale_sources;
+        s.findings.error += o.findings.error;
+        s.findings.warning += o.findings.warning;
+        s.findings.note += o.findings.note;
+        s.baseline_findings += o.baseline_findings;
+        s.ignored_findings += o.ignored_findings;
+        self.worst = self.worst.max(other.worst);
+        if let Some(t) = &other.oldest_stale {
+            if self.oldest_stale.as_ref().is_none_or(|o| t < o) {
+                self.oldest_stale = Some(t.clone());
+            }
+        }
+    }
+}
+
+fn count(c: &mut Counts, s: Severity) {
+    match s {
+        Severity::Error => c.error += 1,
+        Severity::Warning => c.warning += 1,
+        Severity::Note => c.note += 1,
+    }
+}
+
+/// One record's part of a report, rendered, with what it adds to the totals.
+pub(crate) struct Fragment {
+    parts: Vec<Vec<u8>>,
+    totals: Totals,
+    /// Its findings left out below `--min-severity`.
+    hidden: usize,
+}
+
+/// How a report is written: its format, the renderer's options and, for text
+/// and github, the findings it leaves out (`--min-severity`; the counts still
+/// include them).
+#[derive(Clone, Copy)]
+pub(crate) struct Style<'a> {
+    pub(crate) format: &'static dyn Streamed,
+    pub(crate) opts: RenderOptions<'a>,
+    pub(crate) hide_below: Option<Severity>,
+}
+
+impl Style<'_> {
+    /// Renders a checked record (on the worker that checked it): its report,
+    /// its findings' reports (moved out of the result) and its fragment.
+    pub(crate) fn fragment(&self, r: RecordResult) -> Fragment {
+        let (record, findings) = v1::record_and_findings(r);
+        let mut totals = Totals::default();
+        totals.add(&record, &findings);
+        let shown: Vec<&FindingReport> = findings
+            .iter()
+            .filter(|f| self.hide_below.is_none_or(|min| f.severity >= min))
+            .collect();
+        let hidden = findings.len() - shown.len();
+        let parts = self.render(|format, outs| {
+            if format.grouped() {
+                format.record(&record, &shown, &self.opts, outs);
+            } else {
+                format.record(&record, &[], &self.opts, outs);
+                format.findings(&shown, &[&record], &self.opts, outs);
+            }
+        });
+        Fragment {
+            parts,
+            totals,
+            hidden,
+        }
+    }
+
+    fn render(&self, f: impl FnOnce(&dyn Streamed, &mut [Out])) -> Vec<Vec<u8>> {
+        let mut parts = vec![Vec::new(); self.format.sections()];
+        {
+            let mut outs: Vec<Out> = parts
+                .iter_mut()
+                .map(|p| Out::new(p as &mut dyn Write))
+                .collect();
+            f(self.format, &mut outs);
+        }
+        parts
+    }
+}
+
+/// Where one section of the body goes until it can be written.
+enum Section {
+    /// Straight to the output.
+    Direct,
+    File(std::io::BufWriter<std::fs::File>),
+    Memory(Vec<u8>),
+}
+
+impl Section {
+    fn spool(dir: Option<&Path>) -> Section {
+        let file = dir
+            .and_then(|d| tempfile::tempfile_in(d).ok())
+            .or_else(|| tempfile::tempfile().ok());
+        match file {
+            Some(f) => Section::File(std::io::BufWriter::with_capacity(1 << 16, f)),
+            None => Section::Memory(Vec::new()),
+        }
+    }
+}
+
+/// A report being written, fragment by fragment, in record order.
+pub(crate) struct Spooled<'w, 's> {
+    style: Style<'s>,
+    out: Out<'w>,
+    sections: Vec<Section>,
+    written: Vec<bool>,
+    totals: Totals,
+    hidden: usize,
+    error: Option<std::io::Error>,
+}
+
+impl<'w, 's> Spooled<'w, 's> {
+    /// Starts the report in `w`: its head, if it is written first; sections
+    /// spooled in `spool_dir` when given (an unnamed temporary file, gone
+    /// when closed).
+    pub(crate) fn new(
+        style: Style<'s>,
+        w: &'w mut dyn Write,
+        spool_dir: Option<&Path>,
+    ) -> Spooled<'w, 's> {
+        let format = style.format;
+        let mut out = Out::new(w);
+        let sections = (0..format.sections())
+            .map(|i| match i == 0 && !format.head_needs_totals() {
+                true => Section::Direct,
+                false => Section::spool(spool_dir),
+            })
+            .collect();
+        if !format.head_needs_totals() {
+            format.open(0, &Totals::default(), &style.opts, &mut out);
+        }
+        Spooled {
+            style,
+            out,
+            sections,
+            written: vec![false; format.sections()],
+            totals: Totals::default(),
+            hidden: 0,
+            error: None,
+        }
+    }
+
+    /// Writes the next record's fragment.
+    pub(crate) fn push(&mut self, f: Fragment) {
+        self.totals.merge(&f.totals);
+        self.hidden += f.hidden;
+        self.write_parts(f.parts);
+    }
+
+    fn write_parts(&mut self, parts: Vec<Vec<u8>>) {
+        for (i, part) in parts.into_iter().enumerate() {
+            if part.is_empty() {
+                continue;
+            }
+            let sep = self.style.format.separator(!self.written[i]).as_bytes();
+            self.written[i] = true;
+            let done = match &mut self.sections[i] {
+                Section::Direct => {
+                    self.out.push_bytes(sep);
+                    self.out.push_bytes(&part);
+                    Ok(())
+                }
+                Section::File(w) => w.write_all(sep).and_then(|()| w.write_all(&part)),
+                Section::Memory(v) => {
+                    v.extend_from_slice(sep);
+                    v.extend_from_slice(&part);
+                    Ok(())
+                }
+            };
+            if let Err(e) = done {
+                self.error.get_or_insert(e);
+            }
+        }
+    }
+
+    /// The findings that are no record's (after every record), their reports
+    /// given as they are.
+    pub(crate) fn findings(&mut self, findings: &[FindingReport]) {
+        self.totals.add_findings(findings);
+        let shown: Vec<&FindingReport> = findings
+            .iter()
+            .filter(|f| self.style.hide_below.is_none_or(|min| f.severity >= min))
+            .collect();
+        self.hidden += findings.len() - shown.len();
+        let style = self.style;
+        let parts = style.render(|format, outs| format.findings(&shown, &[], &style.opts, outs));
+        self.write_parts(parts);
+    }
+
+    /// [`Spooled::findings`] of the inputs that yielded no record.
+    pub(crate) fn orphans(&mut self, findings: &[Finding]) {
+        let reports: Vec<FindingReport> = findings.iter().map(FindingReport::from).collect();
+        self.findings(&reports);
+    }
+
+    /// Ends the report: the head when it comes last, each spooled section, the
+    /// tail. `complete` and `baseline_left` are the audit's. How many findings
+    /// were left out below `--min-severity`.
+    pub(crate) fn finish(
+        mut self,
+        generated_at: String,
+        complete: bool,
+        baseline_left: Option<Leftover>,
+    ) -> std::io::Result<usize> {
+        self.totals.generated_at = generated_at;
+        self.totals.summary.complete = complete;
+        self.totals.summary.baseline_resolved = baseline_left.map(|l| l.resolved);
+        self.totals.summary.baseline_not_rechecked = baseline_left.map(|l| l.not_rechecked);
+        self.finish_with_totals()
+    }
+
+    fn finish_with_totals(mut self) -> std::io::Result<usize> {
+        let format = self.style.format;
+        let (totals, opts) = (&self.totals, &self.style.opts);
+        for (i, section) in std::mem::take(&mut self.sections).into_iter().enumerate() {
+            if i > 0 || format.head_needs_totals() {
+                format.open(i, totals, opts, &mut self.out);
+            }
+            match section {
+                Section::Direct => {}
+                Section::Memory(v) => self.out.push_bytes(&v),
+                Section::File(w) => {
+                    let copied = w
+                        .into_inner()
+                        .map_err(|e| e.into_error())
+                        .and_then(|mut f| {
+                            f.rewind()?;
+                            std::io::copy(&mut f, self.out.io()).map(|_| ())
+                        });
+                    if let Err(e) = copied {
+                        self.error.get_or_insert(e);
+                    }
+                }
+            }
+            format.close(i, !self.written[i], totals, opts, &mut self.out);
+        }
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        self.out.finish().map(|()| self.hidden)
+    }
+}
+
+/// Writes a report held whole, through the same fragments as a streamed one
+/// (the bytes are the same).
+pub(crate) fn whole(
+    format: &'static dyn Streamed,
+    report: &Report,
+    opts: &RenderOptions,
+    out: &mut Out,
+) {
+    let style = Style {
+        format,
+        opts: *opts,
+        hide_below: None,
+    };
+    let mut spooled = Spooled::new(style, out.io(), None);
+    if format.grouped() {
+        let grouped = report.findings_by_record();
+        for (r, mine) in report.records.iter().zip(&grouped.records) {
+            let parts = style.render(|f, outs| f.record(r, mine, opts, outs));
+            spooled.write_parts(parts);
+        }
+        let parts = style.render(|f, outs| f.findings(&grouped.orphans, &[], opts, outs));
+        spooled.write_parts(parts);
+    } else {
+        for r in &report.records {
+            let parts = style.render(|f, outs| f.record(r, &[], opts, outs));
+            spooled.write_parts(parts);
+        }
+        let all: Vec<&FindingReport> = report.findings.iter().collect();
+        let records: Vec<&v1::RecordReport> = report.records.iter().collect();
+        let parts = style.render(|f, outs| f.findings(&all, &records, opts, outs));
+        spooled.write_parts(parts);
+    }
+    spooled.totals = Totals::of(report);
+    if let Err(e) = spooled.finish_with_totals() {
+        out.fail(e);
+    }
+}
