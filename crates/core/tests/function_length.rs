@@ -26,8 +26,6 @@ const ALLOWED: &[&str] = &[
 
 /// The same for the fetch crate (`crates/fetch/src`).
 const FETCH_ALLOWED: &[&str] = &[
-    // Not split yet: the sync engine, being rewritten to stream its results.
-    "sources.rs::sync_all_with",
     // Not split yet: the web documents' fetch loop.
     "provider/http.rs::fetch_all",
 ];
