@@ -29,8 +29,6 @@ const ALLOWED: &[&str] = &[
 const FETCH_ALLOWED: &[&str] = &[
     // Not split yet: the sync engine, being rewritten to stream its results.
     "sources.rs::sync_all_with",
-    // Not split yet: the web documents' fetch loop.
-    "provider/http.rs::fetch_all",
 ];
 
 /// The text with comments, strings and character literals replaced by spaces,
