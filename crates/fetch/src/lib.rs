@@ -18,6 +18,7 @@
 //! - [`classify`]: libgit2 failures classified as [`FetchError`]s for the report.
 //! - [`store`]: the authenticated store files and the check and drift memos.
 //! - [`cache_key`]: the key that authenticates them, kept outside the cache.
+//! - [`client`]: the one HTTP client and the one reading of rate-limit headers.
 //! - [`net`]: where connections go (`--resolve` pins, the public-host check).
 //! - [`sources`]: which commit of which remote each source needs, synced once per remote.
 //! - [`provider`]: the git cache and the web as providers of cited documents.
@@ -27,6 +28,7 @@
 mod bounded;
 pub mod cache_key;
 mod classify;
+mod client;
 mod credentials;
 pub mod git;
 pub mod hash;

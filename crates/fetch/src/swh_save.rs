@@ -20,11 +20,13 @@
 //! at once, with the reason, and no call starts after it.
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use reqwest::header::{HeaderMap, AUTHORIZATION, RETRY_AFTER};
+use reqwest::header::AUTHORIZATION;
 use reqwest::StatusCode;
 use serde::Deserialize;
+
+use crate::client::{asked_to_wait, causes, Deadline, RateLimit};
 
 /// Most SWHIDs the archive takes in one `known/` call.
 pub const KNOWN_BATCH: usize = 1000;
@@ -95,14 +97,11 @@ pub fn preserve(origins: &[String], swhids: &[String], opts: &SaveOptions) -> Pr
             .map(|s| (s.clone(), Err(why.clone())))
             .collect(),
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match crate::client::runtime(None) {
         Ok(rt) => rt,
         Err(e) => return everything_failed(format!("cannot start the HTTP runtime: {e}")),
     };
-    let mut archive = match Archive::new(opts) {
+    let archive = match Archive::new(opts) {
         Ok(a) => a,
         Err(why) => return everything_failed(why),
     };
@@ -171,66 +170,54 @@ fn origin_segment(origin: &str) -> String {
 struct Archive<'a> {
     client: reqwest::Client,
     opts: &'a SaveOptions,
-    ends: Instant,
+    deadline: Deadline,
     /// When the rate limit resets, after an answer said none is left.
-    exhausted_until: Option<Instant>,
+    limit: RateLimit,
 }
 
 impl<'a> Archive<'a> {
     fn new(opts: &'a SaveOptions) -> Result<Archive<'a>, String> {
         let api = reqwest::Url::parse(&opts.api)
             .map_err(|e| format!("`{}` is not a URL: {e}", opts.api))?;
-        if let Some(why) = crate::provider::http::refused(&api, opts.allow_local) {
+        if let Some(why) = crate::client::refused(&api, opts.allow_local) {
             return Err(format!("the archive at `{}` is refused: {why}", opts.api));
         }
-        let mut builder = reqwest::Client::builder();
-        for cert in crate::tls::extra_roots() {
-            builder = builder.add_root_certificate(cert);
-        }
-        let client = builder
-            .user_agent(concat!("pinaudit/", env!("CARGO_PKG_VERSION")))
-            .connect_timeout(opts.timeout.min(Duration::from_secs(30)))
-            .timeout(opts.timeout)
+        let client = crate::client::build(&crate::client::ClientOptions {
+            timeout: opts.timeout,
+            network: &opts.network,
+            allow_local: opts.allow_local,
             // The token goes to the API's host and nowhere else: no redirect is followed.
-            .redirect(reqwest::redirect::Policy::none())
-            .dns_resolver(opts.network.resolver(!opts.allow_local))
-            .build()
-            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+            redirects: crate::client::Redirects::Refuse,
+        })?;
         Ok(Archive {
             client,
             opts,
-            ends: Instant::now() + opts.deadline,
-            exhausted_until: None,
+            deadline: Deadline::new(opts.deadline),
+            limit: RateLimit::default(),
         })
     }
 
     /// Waits `wait`, unless that would end past the deadline: then why not.
     async fn wait(&self, wait: Duration, what: &str) -> Result<(), String> {
-        if Instant::now() + wait > self.ends {
-            return Err(format!(
-                "{what} and asked to wait {} s, past the deadline of {} s (raise it with --deadline)",
-                wait.as_secs().max(1),
-                self.opts.deadline.as_secs()
-            ));
-        }
-        tokio::time::sleep(wait).await;
-        Ok(())
+        self.deadline.sleep(wait).await.map_err(|past| {
+            format!(
+                "{what} and asked to wait {} s, {}",
+                past.wait_secs(),
+                past.past("")
+            )
+        })
     }
 
     /// POSTs to `url` (a JSON `body`, or none) and gives the answer's body.
-    async fn post(&mut self, url: &str, body: Option<Vec<u8>>) -> Result<Vec<u8>, String> {
-        if Instant::now() >= self.ends {
-            return Err(format!(
-                "timed out: the calls to the archive took longer than the deadline of {} s (raise it with --deadline)",
-                self.opts.deadline.as_secs()
-            ));
+    async fn post(&self, url: &str, body: Option<Vec<u8>>) -> Result<Vec<u8>, String> {
+        if self.deadline.passed() {
+            return Err(self.deadline.timed_out("the calls to the archive"));
         }
         // Kept until waited out: every later call is refused the same way.
-        if let Some(until) = self.exhausted_until {
-            let wait = until.saturating_duration_since(Instant::now());
-            self.wait(wait, "the archive said its rate limit is used up")
+        let spent = self.limit.until_reset();
+        if !spent.is_zero() {
+            self.wait(spent, "the archive said its rate limit is used up")
                 .await?;
-            self.exhausted_until = None;
         }
         for attempt in 1..=ATTEMPTS {
             let mut req = self.client.post(url);
@@ -244,7 +231,7 @@ impl<'a> Archive<'a> {
             }
             let res = match req.send().await {
                 Ok(res) => res,
-                Err(e) => return Err(format!("cannot reach the archive: {}", describe(&e))),
+                Err(e) => return Err(format!("cannot reach the archive: {}", causes(&e))),
             };
             let status = res.status();
             let headers = res.headers().clone();
@@ -260,13 +247,11 @@ impl<'a> Archive<'a> {
                     None => return Err(said),
                 }
             }
-            if header_number(&headers, "x-ratelimit-remaining") == Some(0) {
-                self.exhausted_until = reset_of(&headers).map(|d| Instant::now() + d);
-            }
+            self.limit.note(&headers);
             let bytes = res
                 .bytes()
                 .await
-                .map_err(|e| format!("the archive's answer broke off: {}", describe(&e)))?;
+                .map_err(|e| format!("the archive's answer broke off: {}", causes(&e)))?;
             if status.is_redirection() {
                 return Err(format!(
                     "the archive answered `{status}`; redirects are not followed (give the API's own address with --swh-url)"
@@ -284,50 +269,6 @@ impl<'a> Archive<'a> {
     }
 }
 
-/// How long a 429 or 503 asks to wait: `Retry-After` (seconds or an HTTP date),
-/// else until `X-RateLimit-Reset`.
-fn asked_to_wait(headers: &HeaderMap) -> Option<Duration> {
-    headers
-        .get(RETRY_AFTER)
-        .and_then(|v| v.to_str().ok())
-        .and_then(retry_after)
-        .or_else(|| reset_of(headers))
-}
-
-/// `Retry-After`: delay seconds, or an HTTP date (RFC 9110).
-fn retry_after(v: &str) -> Option<Duration> {
-    if let Ok(secs) = v.trim().parse::<u64>() {
-        return Some(Duration::from_secs(secs));
-    }
-    let v = v.trim();
-    let numeric = v.strip_suffix(" GMT").map(|d| format!("{d} +0000"));
-    let rfc2822 = &time::format_description::well_known::Rfc2822;
-    let when = time::OffsetDateTime::parse(v, rfc2822)
-        .or_else(|e| {
-            numeric
-                .as_deref()
-                .map_or(Err(e), |n| time::OffsetDateTime::parse(n, rfc2822))
-        })
-        .ok()?;
-    Some(Duration::try_from(when - time::OffsetDateTime::now_utc()).unwrap_or(Duration::ZERO))
-}
-
-/// `X-RateLimit-Reset` as a wait from now: the archive sends the Unix time of
-/// the reset; a small number is read as seconds from now.
-fn reset_of(headers: &HeaderMap) -> Option<Duration> {
-    let reset = header_number(headers, "x-ratelimit-reset")?;
-    let now = time::OffsetDateTime::now_utc().unix_timestamp().max(0) as u64;
-    Some(Duration::from_secs(if reset > 1_000_000_000 {
-        reset.saturating_sub(now)
-    } else {
-        reset
-    }))
-}
-
-fn header_number(headers: &HeaderMap, name: &str) -> Option<u64> {
-    headers.get(name)?.to_str().ok()?.trim().parse().ok()
-}
-
 /// The `reason` an API error carries (`{"exception": …, "reason": …}`), on one
 /// line and cut short.
 fn reason_of(body: &[u8]) -> Option<String> {
@@ -338,11 +279,6 @@ fn reason_of(body: &[u8]) -> Option<String> {
     let reason = serde_json::from_slice::<ApiError>(body).ok()?.reason;
     let one_line: String = reason.split_whitespace().collect::<Vec<_>>().join(" ");
     Some(one_line.chars().take(300).collect())
-}
-
-/// reqwest's error with its causes.
-fn describe(e: &dyn std::error::Error) -> String {
-    crate::classify::causes(vec![e.to_string()], e.source()).join(": ")
 }
 
 #[cfg(test)]
@@ -359,19 +295,6 @@ mod tests {
             origin_segment("https://h/o/r x#y?z"),
             "https://h/o/r%20x%23y%3Fz"
         );
-    }
-
-    #[test]
-    fn a_reset_is_a_unix_time_or_seconds_from_now() {
-        let mut h = HeaderMap::new();
-        h.insert("x-ratelimit-reset", "5".parse().unwrap());
-        assert_eq!(reset_of(&h), Some(Duration::from_secs(5)));
-        let soon = time::OffsetDateTime::now_utc().unix_timestamp() + 100;
-        h.insert("x-ratelimit-reset", soon.to_string().parse().unwrap());
-        let wait = reset_of(&h).unwrap();
-        assert!(wait <= Duration::from_secs(100) && wait >= Duration::from_secs(98));
-        h.insert(RETRY_AFTER, "7".parse().unwrap());
-        assert_eq!(asked_to_wait(&h), Some(Duration::from_secs(7)));
     }
 
     #[test]

@@ -15,18 +15,18 @@
 //!   a `304 Not Modified` costs no body.
 //! - At most [`PER_HOST`] requests at a time to one host; `--timeout` for the
 //!   whole request; bodies over `--max-document-size` are refused while they
-//!   stream; redirects are followed up to [`MAX_REDIRECTS`], never to `file:` and
+//!   stream; redirects are followed up to [`crate::client::MAX_REDIRECTS`], never to `file:` and
 //!   never to a loopback, private or link-local host unless `--allow-local`,
 //!   checked before any connection is made; a name is judged by its text and
 //!   then by the addresses it resolves to, which are the only ones connected to
 //!   (`crate::net::Resolver`, with the `--resolve` pins).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use reqwest::header::{ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED, RETRY_AFTER};
+use reqwest::header::{ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED};
 use reqwest::StatusCode;
 use reqwest_middleware::{ClientBuilder, ClientWithMiddleware, Middleware, Next};
 use reqwest_retry::policies::ExponentialBackoff;
@@ -34,12 +34,9 @@ use reqwest_retry::RetryTransientMiddleware;
 use serde::{Deserialize, Serialize};
 
 use crate::{sha256_hex, FetchError};
-use pinaudit_core::url::HostClass;
 
 /// Requests at a time to one host.
 pub(crate) const PER_HOST: usize = 2;
-/// Redirects followed before giving up.
-pub(crate) const MAX_REDIRECTS: usize = 5;
 /// The longest `Retry-After` waited for; a longer one fails the document.
 pub(crate) const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
 /// `--max-document-size` by default: 50 MiB.
@@ -59,33 +56,9 @@ pub struct WebOptions {
     pub network: crate::net::Network,
 }
 
-/// Why a document was not fetched when the phase's deadline came.
-fn past_deadline(deadline: Duration) -> String {
-    format!(
-        "timed out: the web documents took longer than the deadline of {} s (raise it with --deadline)",
-        deadline.as_secs()
-    )
-}
-
 pub use pinaudit_core::provider::web::{is_immutable, web_url, WebDoc};
 
-/// Why a URL may not be fetched; `None` when it may.
-pub(crate) fn refused(url: &reqwest::Url, allow_local: bool) -> Option<String> {
-    if !matches!(url.scheme(), "http" | "https") {
-        return Some(format!(
-            "`{}:` URLs are not fetched over HTTP",
-            url.scheme()
-        ));
-    }
-    let host = url.host_str().unwrap_or("");
-    let class = pinaudit_core::url::classify_host(host);
-    if class.is_public() || (allow_local && class != HostClass::Invalid) {
-        return None;
-    }
-    Some(format!(
-        "`{host}` is not a public host (pass --allow-local to fetch from loopback or private addresses)"
-    ))
-}
+use crate::client::{describe, refused, Deadline};
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Meta {
@@ -171,11 +144,10 @@ fn store(root: &Path, url: &str, doc: &WebDoc) -> std::io::Result<()> {
 
 /// Waits out a `Retry-After` (seconds or an HTTP date) on 429 and 503 before the
 /// retry middleware above it decides to try again; one that would end past
-/// `ends` fails the request instead (a middleware error, which the retry
+/// the deadline fails the request instead (a middleware error, which the retry
 /// middleware does not retry).
 struct HonourRetryAfter {
-    ends: Instant,
-    deadline: Duration,
+    deadline: Deadline,
 }
 
 #[async_trait::async_trait]
@@ -189,23 +161,15 @@ impl Middleware for HonourRetryAfter {
         let res = next.run(req, extensions).await?;
         let status = res.status();
         if status == StatusCode::TOO_MANY_REQUESTS || status == StatusCode::SERVICE_UNAVAILABLE {
-            if let Some(wait) = res
-                .headers()
-                .get(RETRY_AFTER)
-                .and_then(|v| v.to_str().ok())
-                .and_then(retry_after)
-            {
+            if let Some(wait) = crate::client::retry_after_of(res.headers()) {
                 if wait <= MAX_RETRY_AFTER {
-                    if Instant::now() + wait > self.ends {
-                        return Err(reqwest_middleware::Error::middleware(
-                            std::io::Error::other(format!(
-                                "the server answered `{status}` and asked to retry after {} s, past the deadline of {} s (raise it with --deadline)",
-                                wait.as_secs(),
-                                self.deadline.as_secs()
-                            )),
-                        ));
-                    }
-                    tokio::time::sleep(wait).await;
+                    self.deadline.sleep(wait).await.map_err(|past| {
+                        reqwest_middleware::Error::middleware(std::io::Error::other(format!(
+                            "the server answered `{status}` and asked to retry after {} s, {}",
+                            past.wait.as_secs(),
+                            past.past("")
+                        )))
+                    })?;
                 }
             }
         }
@@ -213,64 +177,19 @@ impl Middleware for HonourRetryAfter {
     }
 }
 
-/// A `Retry-After` value: delay seconds, or an HTTP date (RFC 7231).
-pub(crate) fn retry_after(v: &str) -> Option<Duration> {
-    if let Ok(secs) = v.trim().parse::<u64>() {
-        return Some(Duration::from_secs(secs));
-    }
-    // HTTP dates end in `GMT`, an obsolete zone RFC 2822 parsers may refuse.
-    let v = v.trim();
-    let numeric = v.strip_suffix(" GMT").map(|d| format!("{d} +0000"));
-    let rfc2822 = &time::format_description::well_known::Rfc2822;
-    let when = time::OffsetDateTime::parse(v, rfc2822)
-        .or_else(|e| {
-            numeric
-                .as_deref()
-                .map_or(Err(e), |n| time::OffsetDateTime::parse(n, rfc2822))
-        })
-        .ok()?;
-    let now = time::OffsetDateTime::now_utc();
-    Some(Duration::try_from(when - now).unwrap_or(Duration::ZERO))
-}
-
-fn client(opts: &WebOptions, ends: Instant) -> Result<ClientWithMiddleware, String> {
-    let allow_local = opts.allow_local;
-    let redirects = reqwest::redirect::Policy::custom(move |attempt| {
-        if attempt.previous().len() >= MAX_REDIRECTS {
-            let n = attempt.previous().len();
-            return attempt.error(format!("more than {n} redirects"));
-        }
-        match refused(attempt.url(), allow_local) {
-            Some(why) => {
-                let to = pinaudit_core::url::redact(attempt.url().as_str());
-                attempt.error(format!("redirect to `{to}` refused: {why}"))
-            }
-            None => attempt.follow(),
-        }
-    });
-    let mut inner = reqwest::Client::builder();
-    for cert in crate::tls::extra_roots() {
-        inner = inner.add_root_certificate(cert);
-    }
-    let inner = inner
-        .user_agent(concat!("pinaudit/", env!("CARGO_PKG_VERSION")))
-        .connect_timeout(opts.timeout.min(Duration::from_secs(30)))
-        .timeout(opts.timeout)
-        .redirect(redirects)
-        // Names that resolve to loopback, private or metadata addresses are
-        // refused on the addresses reqwest connects to (`crate::net`).
-        .dns_resolver(opts.network.resolver(!opts.allow_local))
-        .build()
-        .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+fn client(opts: &WebOptions, deadline: Deadline) -> Result<ClientWithMiddleware, String> {
+    let inner = crate::client::build(&crate::client::ClientOptions {
+        timeout: opts.timeout,
+        network: &opts.network,
+        allow_local: opts.allow_local,
+        redirects: crate::client::Redirects::FollowPublic,
+    })?;
     let policy = ExponentialBackoff::builder()
         .retry_bounds(Duration::from_millis(100), Duration::from_secs(5))
         .build_with_max_retries(3);
     Ok(ClientBuilder::new(inner)
         .with(RetryTransientMiddleware::new_with_policy(policy))
-        .with(HonourRetryAfter {
-            ends,
-            deadline: opts.deadline,
-        })
+        .with(HonourRetryAfter { deadline })
         .build())
 }
 
@@ -390,21 +309,8 @@ fn too_big(url: &str, max: u64) -> FetchError {
     )
 }
 
-/// reqwest's error with its causes, lowercase.
-pub(crate) fn describe(e: &dyn std::error::Error) -> String {
-    let parts = crate::classify::causes(vec![e.to_string()], e.source());
-    let joined = parts.join(": ");
-    // Messages are lowercase phrases (as every pinaudit message); reqwest-retry's start with a capital.
-    let mut chars = joined.chars();
-    let text: String = match chars.next() {
-        Some(c) => c.to_lowercase().chain(chars).collect(),
-        None => joined,
-    };
-    if text.contains("timed out") || text.contains("operation timed out") {
-        return format!("timed out: {text}");
-    }
-    text
-}
+/// Each URL's document, or why there is none.
+type Fetched = HashMap<String, Result<WebDoc, Arc<FetchError>>>;
 
 /// Fetches every URL once, at most [`PER_HOST`] at a time per host, on one
 /// runtime. Offline, only the cache answers.
@@ -412,16 +318,36 @@ pub(crate) fn fetch_all(
     urls: &[String],
     opts: &WebOptions,
     progress: Option<&Arc<dyn crate::progress::Progress>>,
-) -> HashMap<String, Result<WebDoc, Arc<FetchError>>> {
-    let mut out = HashMap::new();
+) -> Fetched {
     let mut unique: Vec<String> = urls.to_vec();
     unique.sort();
     unique.dedup();
     if unique.is_empty() {
-        return out;
+        return HashMap::new();
     }
     if opts.offline {
-        for url in unique {
+        return from_cache(unique, opts);
+    }
+    let runtime = match crate::client::runtime(Some(2)) {
+        Ok(rt) => rt,
+        Err(e) => return all_failed(unique, &format!("cannot start the HTTP workers: {e}")),
+    };
+    let deadline = Deadline::new(opts.deadline);
+    let client = match client(opts, deadline) {
+        Ok(c) => c,
+        Err(why) => return all_failed(unique, &why),
+    };
+    if let Some(p) = progress {
+        p.fetching_web();
+    }
+    let hosts = by_host(unique);
+    runtime.block_on(fetch_by_host(hosts, &client, opts, deadline, progress))
+}
+
+/// Offline: each URL's document as the cache holds it.
+fn from_cache(urls: Vec<String>, opts: &WebOptions) -> Fetched {
+    urls.into_iter()
+        .map(|url| {
             let r = cached(&opts.cache, &url)
                 .map(|(meta, bytes)| WebDoc {
                     sha256: meta.sha256,
@@ -431,98 +357,106 @@ pub(crate) fn fetch_all(
                     revalidated: false,
                 })
                 .ok_or_else(|| Arc::new(network(&url, "not in cache")));
-            out.insert(url, r);
-        }
-        return out;
-    }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            for url in unique {
-                let err = network(&url, format!("cannot start the HTTP workers: {e}"));
-                out.insert(url, Err(Arc::new(err)));
-            }
-            return out;
-        }
-    };
-    let ends = Instant::now() + opts.deadline;
-    let client = match client(opts, ends) {
-        Ok(c) => c,
-        Err(why) => {
-            for url in unique {
-                out.insert(url.clone(), Err(Arc::new(network(&url, why.clone()))));
-            }
-            return out;
-        }
-    };
-    if let Some(p) = progress {
-        p.fetching_web();
-    }
-    // Per host, [`PER_HOST`] lanes take the host's URLs from one queue in order,
-    // so documents start in a known order whatever the scheduler does (a silent
-    // host delays its own documents, never those listed before them).
-    let mut hosts: Vec<(String, std::collections::VecDeque<String>)> = Vec::new();
-    for url in unique {
+            (url, r)
+        })
+        .collect()
+}
+
+/// Every URL failed for one reason.
+fn all_failed(urls: Vec<String>, why: &str) -> Fetched {
+    urls.into_iter()
+        .map(|url| {
+            let err = network(&url, why);
+            (url, Err(Arc::new(err)))
+        })
+        .collect()
+}
+
+/// The URLs of each host, in order, hosts in the order they first appear.
+fn by_host(urls: Vec<String>) -> Vec<(String, VecDeque<String>)> {
+    let mut hosts: Vec<(String, VecDeque<String>)> = Vec::new();
+    for url in urls {
         let host = ::url::Url::parse(&url)
             .ok()
             .and_then(|u| u.host_str().map(str::to_string))
             .unwrap_or_default();
         match hosts.iter_mut().find(|(h, _)| *h == host) {
             Some((_, queue)) => queue.push_back(url),
-            None => hosts.push((host, std::collections::VecDeque::from([url]))),
+            None => hosts.push((host, VecDeque::from([url]))),
         }
     }
-    runtime.block_on(async {
-        let mut handles = Vec::new();
-        for (_, queue) in hosts {
-            let queue = Arc::new(std::sync::Mutex::new(queue));
-            for _ in 0..PER_HOST {
-                let queue = queue.clone();
-                let client = client.clone();
-                let opts = opts.clone();
-                let progress = progress.cloned();
-                handles.push(tokio::spawn(async move {
-                    let mut done = Vec::new();
-                    loop {
-                        let next = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
-                        let Some(url) = next else { break };
-                        let bar = progress
-                            .as_ref()
-                            .map(|p| p.web_document(&pinaudit_core::url::redact(&url)));
-                        let r = tokio::time::timeout_at(
-                            ends.into(),
-                            fetch_one(&client, &url, &opts, bar.as_deref()),
-                        )
-                        .await
-                        .unwrap_or_else(|_| {
-                            Err(failed(
-                                &url,
-                                past_deadline(opts.deadline),
-                                crate::NetworkCause::Limit,
-                            ))
-                        });
-                        if let Some(bar) = bar {
-                            bar.finish();
-                        }
-                        done.push((url, r));
-                    }
-                    done
-                }));
+    hosts
+}
+
+/// Per host, [`PER_HOST`] lanes take the host's URLs from one queue in order,
+/// so documents start in a known order whatever the scheduler does (a silent
+/// host delays its own documents, never those listed before them). All hosts
+/// start together.
+async fn fetch_by_host(
+    hosts: Vec<(String, VecDeque<String>)>,
+    client: &ClientWithMiddleware,
+    opts: &WebOptions,
+    deadline: Deadline,
+    progress: Option<&Arc<dyn crate::progress::Progress>>,
+) -> Fetched {
+    let mut handles = Vec::new();
+    for (_, queue) in hosts {
+        let queue = Arc::new(Mutex::new(queue));
+        for _ in 0..PER_HOST {
+            handles.push(tokio::spawn(lane(
+                queue.clone(),
+                client.clone(),
+                opts.clone(),
+                deadline,
+                progress.cloned(),
+            )));
+        }
+    }
+    let mut out = HashMap::new();
+    for h in handles {
+        if let Ok(done) = h.await {
+            for (url, r) in done {
+                out.insert(url, r.map_err(Arc::new));
             }
         }
-        for h in handles {
-            if let Ok(done) = h.await {
-                for (url, r) in done {
-                    out.insert(url, r.map_err(Arc::new));
-                }
-            }
-        }
-    });
+    }
     out
+}
+
+/// One lane of a host: its next URL until the queue is empty, each done by the
+/// deadline or failed as past it.
+async fn lane(
+    queue: Arc<Mutex<VecDeque<String>>>,
+    client: ClientWithMiddleware,
+    opts: WebOptions,
+    deadline: Deadline,
+    progress: Option<Arc<dyn crate::progress::Progress>>,
+) -> Vec<(String, Result<WebDoc, FetchError>)> {
+    let mut done = Vec::new();
+    loop {
+        let next = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
+        let Some(url) = next else { break };
+        let bar = progress
+            .as_ref()
+            .map(|p| p.web_document(&pinaudit_core::url::redact(&url)));
+        let r = tokio::time::timeout_at(
+            deadline.ends().into(),
+            fetch_one(&client, &url, &opts, bar.as_deref()),
+        )
+        .await
+        .unwrap_or_else(|_| {
+            Err(failed(
+                &url,
+                deadline.timed_out("the web documents"),
+                crate::NetworkCause::Limit,
+            ))
+        });
+        if let Some(bar) = bar {
+            bar.finish();
+        }
+        done.push((url, r));
+    }
+    done
 }
 
 /// The web as a provider of documents: it fetches the [`super::Target::Web`]
@@ -609,26 +543,5 @@ mod tests {
             "https://ipfs.io/ipfs/bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi"
         ));
         assert!(!is_immutable("https://example.com/paper.html"));
-    }
-
-    #[test]
-    fn refuses_local_hosts_and_other_schemes() {
-        let u = |s: &str| reqwest::Url::parse(s).unwrap();
-        assert!(refused(&u("https://example.com/a"), false).is_none());
-        assert!(refused(&u("http://127.0.0.1:8080/a"), false).is_some());
-        assert!(refused(&u("http://127.0.0.1:8080/a"), true).is_none());
-        assert!(refused(&u("http://10.0.0.1/a"), false).is_some());
-        assert!(refused(&u("http://169.254.169.254/latest"), false).is_some());
-        assert!(refused(&u("file:///etc/passwd"), true).is_some());
-    }
-
-    #[test]
-    fn retry_after_in_seconds_or_a_date() {
-        assert_eq!(retry_after("2"), Some(Duration::from_secs(2)));
-        assert_eq!(
-            retry_after("Wed, 21 Oct 2015 07:28:00 GMT"),
-            Some(Duration::ZERO)
-        );
-        assert_eq!(retry_after("soon"), None);
     }
 }

@@ -25,13 +25,13 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use reqwest::header::{HeaderMap, RETRY_AFTER};
 use reqwest::StatusCode;
 
 use super::archive::{ArchiveAnswer, ArchiveRef, Archived, Archives};
 use super::{DocRef, Provider, Skip, Snapshot, Target, Unchecked};
+use crate::client::{Deadline, RateLimit};
 use crate::store::{ArchiveStore, Kept};
 use crate::{sha256_hex, FetchError};
 
@@ -43,8 +43,6 @@ const SERVICE: &str = "software-heritage";
 const ATTEMPTS: usize = 4;
 /// The wait after a `429` that says nothing of when to come back.
 const DEFAULT_WAIT: Duration = Duration::from_secs(1);
-/// Redirects followed before giving up.
-const MAX_REDIRECTS: usize = 5;
 
 /// How an archive is asked (Software Heritage, the Wayback Machine).
 #[derive(Debug, Clone)]
@@ -67,39 +65,91 @@ pub struct ArchiveOptions {
 }
 
 /// Software Heritage, shared by every fork: one cache of answers, one client.
+#[derive(Clone)]
 pub struct SwhProvider {
-    inner: Arc<Inner>,
+    inner: Arc<Shared>,
 }
 
-struct Inner {
-    opts: ArchiveOptions,
-    store: ArchiveStore,
+/// What an archive provider (Software Heritage, the Wayback Machine) shares
+/// with its forks: its options, its store of answers, the client made on the
+/// first question the cache cannot answer, and this run's answers.
+pub(crate) struct Shared {
+    pub(crate) opts: ArchiveOptions,
+    pub(crate) store: ArchiveStore,
+    /// Who is asked, as failures name it ("asking Software Heritage: …").
+    asked: &'static str,
     /// Made on the first question the cache cannot answer.
     net: OnceLock<Result<Net, String>>,
-    /// This run's answers, by (commit, path): sources citing one document ask once.
+    /// This run's answers, by a key of two parts (for Software Heritage the
+    /// commit and the path): sources citing one document ask once.
     answers: Mutex<HashMap<(String, String), ArchiveAnswer>>,
 }
 
-pub(crate) struct Net {
-    pub(crate) runtime: tokio::runtime::Runtime,
+impl Shared {
+    /// The plumbing of the archive `asked`, its answers kept in the cache's
+    /// directory for `service`.
+    pub(crate) fn new(opts: ArchiveOptions, service: &str, asked: &'static str) -> Arc<Shared> {
+        let store = ArchiveStore::new(&opts.cache, service);
+        Arc::new(Shared {
+            opts,
+            store,
+            asked,
+            net: OnceLock::new(),
+            answers: Mutex::default(),
+        })
+    }
+
+    /// This run's answer for `key`: the one given before, else `lookup`'s,
+    /// kept for the next question.
+    pub(crate) fn answer(
+        &self,
+        key: (String, String),
+        lookup: impl FnOnce(&(String, String)) -> ArchiveAnswer,
+    ) -> ArchiveAnswer {
+        if let Some(known) = lock(&self.answers).get(&key) {
+            return known.clone();
+        }
+        let answer = lookup(&key);
+        lock(&self.answers).insert(key, answer.clone());
+        answer
+    }
+
+    /// One call to the API.
+    pub(crate) fn fetch(&self, endpoint: &str) -> Result<Got, ArchiveAnswer> {
+        let url = format!("{}{endpoint}", self.opts.url);
+        let failed = |reason: String| {
+            ArchiveAnswer::Failed(Unchecked::Fetch {
+                remote: url.clone(),
+                error: Arc::new(FetchError::Network {
+                    url: pinaudit_core::url::redact(&url),
+                    reason: format!("asking {}: {reason}", self.asked),
+                    cause: pinaudit_core::error::NetworkCause::Unreachable,
+                }),
+            })
+        };
+        let net = match self.net.get_or_init(|| Net::new(&self.opts)) {
+            Ok(net) => net,
+            Err(why) => return Err(failed(why.clone())),
+        };
+        net.runtime
+            .block_on(get(net, &self.opts, &url))
+            .map_err(failed)
+    }
+}
+
+/// The client of an archive, on its own runtime, with the deadline of all its
+/// calls and what its answers said of the rate limit.
+struct Net {
+    runtime: tokio::runtime::Runtime,
     client: reqwest::Client,
-    /// When the deadline of the archive's calls comes.
-    ends: Instant,
-    /// When the archive said its rate limit is spent (`X-RateLimit-Remaining: 0`):
-    /// the time it resets.
-    spent_until: Mutex<Option<SystemTime>>,
+    deadline: Deadline,
+    limit: RateLimit,
 }
 
 impl SwhProvider {
     pub fn new(opts: ArchiveOptions) -> SwhProvider {
-        let store = ArchiveStore::new(&opts.cache, SERVICE);
         SwhProvider {
-            inner: Arc::new(Inner {
-                opts,
-                store,
-                net: OnceLock::new(),
-                answers: Mutex::default(),
-            }),
+            inner: Shared::new(opts, SERVICE, "Software Heritage"),
         }
     }
 }
@@ -110,9 +160,7 @@ impl Provider for SwhProvider {
     fn prefetch(&mut self, _targets: &[&Target]) {}
 
     fn fork(&self) -> Option<Box<dyn Provider>> {
-        Some(Box::new(SwhProvider {
-            inner: self.inner.clone(),
-        }))
+        Some(Box::new(self.clone()))
     }
 
     fn archives(&self) -> Option<&dyn Archives> {
@@ -123,16 +171,11 @@ impl Provider for SwhProvider {
 impl Archives for SwhProvider {
     fn archived(&self, r: &DocRef) -> ArchiveAnswer {
         let key = (r.commit.as_str().to_string(), r.path.clone());
-        if let Some(known) = lock(&self.inner.answers).get(&key) {
-            return known.clone();
-        }
-        let answer = self.inner.lookup(r);
-        lock(&self.inner.answers).insert(key, answer.clone());
-        answer
+        self.inner.answer(key, |_| self.inner.lookup(r))
     }
 }
 
-pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -154,7 +197,7 @@ struct Entry {
     sha256: Option<String>,
 }
 
-impl Inner {
+impl Shared {
     fn lookup(&self, r: &DocRef) -> ArchiveAnswer {
         let commit = r.commit.as_str();
         let short = r.commit.short();
@@ -259,122 +302,52 @@ impl Inner {
         };
         Ok(got)
     }
-
-    /// One call to the API.
-    fn fetch(&self, endpoint: &str) -> Result<Got, ArchiveAnswer> {
-        let url = format!("{}{endpoint}", self.opts.url);
-        let failed = |reason: String| {
-            ArchiveAnswer::Failed(Unchecked::Fetch {
-                remote: url.clone(),
-                error: Arc::new(FetchError::Network {
-                    url: pinaudit_core::url::redact(&url),
-                    reason: format!("asking Software Heritage: {reason}"),
-                    cause: pinaudit_core::error::NetworkCause::Unreachable,
-                }),
-            })
-        };
-        let net = match self.net.get_or_init(|| Net::new(&self.opts)) {
-            Ok(net) => net,
-            Err(why) => return Err(failed(why.clone())),
-        };
-        net.runtime
-            .block_on(get(net, &self.opts, &url))
-            .map_err(failed)
-    }
 }
 
 impl Net {
-    pub(crate) fn new(opts: &ArchiveOptions) -> Result<Net, String> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
+    fn new(opts: &ArchiveOptions) -> Result<Net, String> {
+        let runtime = crate::client::runtime(Some(1))
             .map_err(|e| format!("cannot start the HTTP workers: {e}"))?;
-        let allow_local = opts.allow_local;
-        let redirects = reqwest::redirect::Policy::custom(move |attempt| {
-            if attempt.previous().len() >= MAX_REDIRECTS {
-                let n = attempt.previous().len();
-                return attempt.error(format!("more than {n} redirects"));
-            }
-            match super::http::refused(attempt.url(), allow_local) {
-                Some(why) => {
-                    let to = pinaudit_core::url::redact(attempt.url().as_str());
-                    attempt.error(format!("redirect to `{to}` refused: {why}"))
-                }
-                None => attempt.follow(),
-            }
-        });
-        let mut builder = reqwest::Client::builder();
-        for cert in crate::tls::extra_roots() {
-            builder = builder.add_root_certificate(cert);
-        }
-        let client = builder
-            .user_agent(concat!("pinaudit/", env!("CARGO_PKG_VERSION")))
-            .connect_timeout(opts.timeout.min(Duration::from_secs(30)))
-            .timeout(opts.timeout)
-            .redirect(redirects)
-            .dns_resolver(opts.network.resolver(!opts.allow_local))
-            .build()
-            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+        let client = crate::client::build(&crate::client::ClientOptions {
+            timeout: opts.timeout,
+            network: &opts.network,
+            allow_local: opts.allow_local,
+            redirects: crate::client::Redirects::FollowPublic,
+        })?;
         Ok(Net {
             runtime,
             client,
-            ends: Instant::now() + opts.deadline,
-            spent_until: Mutex::new(None),
+            deadline: Deadline::new(opts.deadline),
+            limit: RateLimit::default(),
         })
     }
 
     /// Waits until `wait` has passed, unless that ends past the deadline:
     /// then why not.
     async fn wait(&self, wait: Duration, what: &str, opts: &ArchiveOptions) -> Result<(), String> {
-        if Instant::now() + wait > self.ends {
+        self.deadline.sleep(wait).await.map_err(|past| {
             let token = match opts.url == DEFAULT_URL || opts.token.is_some() {
                 true => ", or set SWH_TOKEN for a larger allowance",
                 false => "",
             };
-            return Err(format!(
-                "{what}: waiting {} s for it would end past the deadline of {} s (raise it with --deadline{token})",
-                wait.as_secs().max(1),
-                opts.deadline.as_secs()
-            ));
-        }
-        tokio::time::sleep(wait).await;
-        Ok(())
-    }
-
-    /// Remembers when a spent rate limit resets.
-    fn note_limits(&self, headers: &HeaderMap) {
-        let number = |name: &str| {
-            headers
-                .get(name)
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.trim().parse::<u64>().ok())
-        };
-        if number("x-ratelimit-remaining") == Some(0) {
-            if let Some(reset) = number("x-ratelimit-reset") {
-                *lock(&self.spent_until) = Some(UNIX_EPOCH + Duration::from_secs(reset));
-            }
-        }
-    }
-
-    /// How long until a spent rate limit resets (zero when it is not spent).
-    fn until_reset(&self) -> Duration {
-        lock(&self.spent_until)
-            .and_then(|t| t.duration_since(SystemTime::now()).ok())
-            .unwrap_or(Duration::ZERO)
+            format!(
+                "{what}: waiting {} s for it would end {}",
+                past.wait_secs(),
+                past.past(token)
+            )
+        })
     }
 }
 
 /// `GET url`: its body, or that the archive does not hold it.
-pub(crate) async fn get(net: &Net, opts: &ArchiveOptions, url: &str) -> Result<Got, String> {
+async fn get(net: &Net, opts: &ArchiveOptions, url: &str) -> Result<Got, String> {
     let parsed = reqwest::Url::parse(url).map_err(|e| format!("not a URL: {e}"))?;
-    if let Some(why) = super::http::refused(&parsed, opts.allow_local) {
+    if let Some(why) = crate::client::refused(&parsed, opts.allow_local) {
         return Err(why);
     }
-    let ends = net.ends;
     let work = async {
         for _ in 0..ATTEMPTS {
-            let spent = net.until_reset();
+            let spent = net.limit.until_reset();
             if !spent.is_zero() {
                 net.wait(spent, "the archive's rate limit is spent", opts)
                     .await?;
@@ -385,21 +358,16 @@ pub(crate) async fn get(net: &Net, opts: &ArchiveOptions, url: &str) -> Result<G
                     req = req.bearer_auth(token);
                 }
             }
-            let res = req.send().await.map_err(|e| super::http::describe(&e))?;
-            net.note_limits(res.headers());
+            let res = req.send().await.map_err(|e| crate::client::describe(&e))?;
+            net.limit.note(res.headers());
             let status = res.status();
             if status == StatusCode::NOT_FOUND {
                 return Ok(Got::NotArchived);
             }
             if status == StatusCode::TOO_MANY_REQUESTS || status == StatusCode::SERVICE_UNAVAILABLE
             {
-                let asked = res
-                    .headers()
-                    .get(RETRY_AFTER)
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(super::http::retry_after);
-                let wait = asked
-                    .or_else(|| Some(net.until_reset()).filter(|d| !d.is_zero()))
+                let wait = crate::client::retry_after_of(res.headers())
+                    .or_else(|| Some(net.limit.until_reset()).filter(|d| !d.is_zero()))
                     .unwrap_or(DEFAULT_WAIT);
                 let what = format!("the archive answered `{status}`");
                 net.wait(wait, &what, opts).await?;
@@ -414,12 +382,9 @@ pub(crate) async fn get(net: &Net, opts: &ArchiveOptions, url: &str) -> Result<G
             "the archive answered `429 Too Many Requests` {ATTEMPTS} times"
         ))
     };
-    match tokio::time::timeout_at(ends.into(), work).await {
+    match tokio::time::timeout_at(net.deadline.ends().into(), work).await {
         Ok(got) => got,
-        Err(_) => Err(format!(
-            "timed out: the archive took longer than the deadline of {} s (raise it with --deadline)",
-            opts.deadline.as_secs()
-        )),
+        Err(_) => Err(net.deadline.timed_out("the archive")),
     }
 }
 
@@ -435,7 +400,7 @@ async fn read_body(mut res: reqwest::Response, max: u64) -> Result<Vec<u8>, Stri
         return Err(too_big());
     }
     let mut bytes = Vec::new();
-    while let Some(chunk) = res.chunk().await.map_err(|e| super::http::describe(&e))? {
+    while let Some(chunk) = res.chunk().await.map_err(|e| crate::client::describe(&e))? {
         if bytes.len() as u64 + chunk.len() as u64 > max {
             return Err(too_big());
         }

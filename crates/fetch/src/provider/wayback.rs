@@ -14,14 +14,13 @@
 //! client, rate-limit handling, deadline and host rules as Software Heritage's
 //! ([`super::swh`]), with no token.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 use super::archive::{ArchiveAnswer, ArchiveRef, Archived, WebArchives};
-use super::swh::{get, lock, now_secs, ArchiveOptions, Got, Net};
-use super::{Provider, Snapshot, Target, Unchecked};
-use crate::store::{ArchiveStore, Kept};
-use crate::{sha256_hex, FetchError};
+use super::swh::{now_secs, ArchiveOptions, Got, Shared};
+use super::{Provider, Snapshot, Target};
+use crate::sha256_hex;
+use crate::store::Kept;
 
 /// The public service, by default (`--wayback-url`).
 pub const DEFAULT_URL: &str = "https://web.archive.org/";
@@ -29,29 +28,16 @@ const SERVICE: &str = "wayback";
 /// Captures fetched per document, nearest the record's date first.
 const TRIED: usize = 3;
 
-/// The Wayback Machine, shared by every fork.
+/// The Wayback Machine, shared by every fork: its answers are by (URL, sha256).
+#[derive(Clone)]
 pub struct WaybackProvider {
-    inner: Arc<Inner>,
-}
-
-struct Inner {
-    opts: ArchiveOptions,
-    store: ArchiveStore,
-    net: OnceLock<Result<Net, String>>,
-    /// This run's answers, by (URL, sha256).
-    answers: Mutex<HashMap<(String, String), ArchiveAnswer>>,
+    inner: Arc<Shared>,
 }
 
 impl WaybackProvider {
     pub fn new(opts: ArchiveOptions) -> WaybackProvider {
-        let store = ArchiveStore::new(&opts.cache, SERVICE);
         WaybackProvider {
-            inner: Arc::new(Inner {
-                opts,
-                store,
-                net: OnceLock::new(),
-                answers: Mutex::default(),
-            }),
+            inner: Shared::new(opts, SERVICE, "the Wayback Machine"),
         }
     }
 }
@@ -61,9 +47,7 @@ impl Provider for WaybackProvider {
     fn prefetch(&mut self, _targets: &[&Target]) {}
 
     fn fork(&self) -> Option<Box<dyn Provider>> {
-        Some(Box::new(WaybackProvider {
-            inner: self.inner.clone(),
-        }))
+        Some(Box::new(self.clone()))
     }
 
     fn web_archives(&self) -> Option<&dyn WebArchives> {
@@ -74,116 +58,92 @@ impl Provider for WaybackProvider {
 impl WebArchives for WaybackProvider {
     fn capture(&self, url: &str, sha256: &str, near: Option<&str>) -> ArchiveAnswer {
         let key = (url.to_string(), sha256.to_ascii_lowercase());
-        if let Some(known) = lock(&self.inner.answers).get(&key) {
-            return known.clone();
-        }
-        let answer = self.inner.lookup(url, &key.1, near);
-        lock(&self.inner.answers).insert(key, answer.clone());
-        answer
+        self.inner
+            .answer(key, |(_, sha256)| lookup(&self.inner, url, sha256, near))
     }
 }
 
-impl Inner {
-    fn lookup(&self, url: &str, sha256: &str, near: Option<&str>) -> ArchiveAnswer {
-        let now = now_secs();
-        let picked = format!("pick:{sha256}:{url}");
-        if let Some(Kept::Found(ts)) = self.store.get(&picked, now) {
-            let ts = String::from_utf8_lossy(&ts).into_owned();
-            if let Some(found) = self.cached_capture(&ts, url, sha256) {
-                return found;
-            }
+/// The capture of `url` with bytes of `sha256`, nearest `near`: the one kept in
+/// the cache, else one of those the CDX API lists.
+fn lookup(archive: &Shared, url: &str, sha256: &str, near: Option<&str>) -> ArchiveAnswer {
+    let now = now_secs();
+    let picked = format!("pick:{sha256}:{url}");
+    if let Some(Kept::Found(ts)) = archive.store.get(&picked, now) {
+        let ts = String::from_utf8_lossy(&ts).into_owned();
+        if let Some(found) = cached_capture(archive, &ts, url, sha256) {
+            return found;
         }
-        let none = format!("none:{sha256}:{url}");
-        let nothing = || {
-            ArchiveAnswer::NotArchived(format!(
-                "no capture of `{}` in the Wayback Machine has the recorded bytes",
-                pinaudit_core::url::redact(url)
-            ))
-        };
-        if self.store.get(&none, now) == Some(Kept::NotArchived) {
-            return nothing();
-        }
-        if self.opts.offline {
-            return ArchiveAnswer::NotAsked;
-        }
-        let listing = format!(
-            "cdx/search/cdx?url={}&output=json&fl=timestamp,original,statuscode",
-            percent_encoding::utf8_percent_encode(url, percent_encoding::NON_ALPHANUMERIC)
-        );
-        let rows = match self.fetch(&listing) {
-            Ok(Got::Found(body)) => captures(&body),
-            Ok(Got::NotArchived) => Vec::new(),
+    }
+    let none = format!("none:{sha256}:{url}");
+    let nothing = || {
+        ArchiveAnswer::NotArchived(format!(
+            "no capture of `{}` in the Wayback Machine has the recorded bytes",
+            pinaudit_core::url::redact(url)
+        ))
+    };
+    if archive.store.get(&none, now) == Some(Kept::NotArchived) {
+        return nothing();
+    }
+    if archive.opts.offline {
+        return ArchiveAnswer::NotAsked;
+    }
+    let listing = format!(
+        "cdx/search/cdx?url={}&output=json&fl=timestamp,original,statuscode",
+        percent_encoding::utf8_percent_encode(url, percent_encoding::NON_ALPHANUMERIC)
+    );
+    let rows = match archive.fetch(&listing) {
+        Ok(Got::Found(body)) => captures(&body),
+        Ok(Got::NotArchived) => Vec::new(),
+        Err(answer) => return answer,
+    };
+    let mut rows = rows;
+    let near = near.and_then(epoch_of);
+    rows.sort_by_key(|(ts, _)| {
+        let at = epoch_of_timestamp(ts).unwrap_or(i64::MAX);
+        (near.map_or(0, |n| (at - n).unsigned_abs()), at)
+    });
+    for (ts, original) in rows.into_iter().take(TRIED) {
+        let bytes = match archive.fetch(&format!("web/{ts}id_/{original}")) {
+            Ok(Got::Found(bytes)) => bytes,
+            Ok(Got::NotArchived) => continue,
             Err(answer) => return answer,
         };
-        let mut rows = rows;
-        let near = near.and_then(epoch_of);
-        rows.sort_by_key(|(ts, _)| {
-            let at = epoch_of_timestamp(ts).unwrap_or(i64::MAX);
-            (near.map_or(0, |n| (at - n).unsigned_abs()), at)
-        });
-        for (ts, original) in rows.into_iter().take(TRIED) {
-            let bytes = match self.fetch(&format!("web/{ts}id_/{original}")) {
-                Ok(Got::Found(bytes)) => bytes,
-                Ok(Got::NotArchived) => continue,
-                Err(answer) => return answer,
-            };
-            if sha256_hex(&bytes) != sha256 {
-                continue;
-            }
-            let _ = self.store.put_found(&format!("cap:{ts}:{url}"), &bytes);
-            let _ = self.store.put_found(&picked, ts.as_bytes());
-            return self.found(&ts, url, bytes);
+        if sha256_hex(&bytes) != sha256 {
+            continue;
         }
-        let _ = self.store.put_not_archived(&none, now);
-        nothing()
+        let _ = archive.store.put_found(&format!("cap:{ts}:{url}"), &bytes);
+        let _ = archive.store.put_found(&picked, ts.as_bytes());
+        return found(archive, &ts, url, bytes);
     }
+    let _ = archive.store.put_not_archived(&none, now);
+    nothing()
+}
 
-    /// The capture `ts` of `url` kept in the cache, when its bytes still have
-    /// the sha256.
-    fn cached_capture(&self, ts: &str, url: &str, sha256: &str) -> Option<ArchiveAnswer> {
-        let Kept::Found(bytes) = self.store.get(&format!("cap:{ts}:{url}"), now_secs())? else {
-            return None;
-        };
-        (sha256_hex(&bytes) == sha256).then(|| self.found(ts, url, bytes))
-    }
+/// The capture `ts` of `url` kept in the cache, when its bytes still have
+/// the sha256.
+fn cached_capture(archive: &Shared, ts: &str, url: &str, sha256: &str) -> Option<ArchiveAnswer> {
+    let Kept::Found(bytes) = archive.store.get(&format!("cap:{ts}:{url}"), now_secs())? else {
+        return None;
+    };
+    (sha256_hex(&bytes) == sha256).then(|| found(archive, ts, url, bytes))
+}
 
-    fn found(&self, ts: &str, url: &str, bytes: Vec<u8>) -> ArchiveAnswer {
-        ArchiveAnswer::Found(Box::new(Archived {
-            snapshot: Snapshot {
-                sha256: sha256_hex(&bytes),
-                bytes,
-                loaded: true,
-                git_blob: None,
-                streamed: false,
-            },
-            commit_time: None,
-            at: ArchiveRef::Wayback {
-                url: format!("{}web/{ts}/{url}", self.opts.url),
-                time: rfc3339_of_timestamp(ts).unwrap_or_else(|| ts.to_string()),
-            },
-        }))
-    }
-
-    fn fetch(&self, endpoint: &str) -> Result<Got, ArchiveAnswer> {
-        let url = format!("{}{endpoint}", self.opts.url);
-        let failed = |reason: String| {
-            ArchiveAnswer::Failed(Unchecked::Fetch {
-                remote: url.clone(),
-                error: Arc::new(FetchError::Network {
-                    url: pinaudit_core::url::redact(&url),
-                    reason: format!("asking the Wayback Machine: {reason}"),
-                    cause: pinaudit_core::error::NetworkCause::Unreachable,
-                }),
-            })
-        };
-        let net = match self.net.get_or_init(|| Net::new(&self.opts)) {
-            Ok(net) => net,
-            Err(why) => return Err(failed(why.clone())),
-        };
-        net.runtime
-            .block_on(get(net, &self.opts, &url))
-            .map_err(failed)
-    }
+/// The answer for the capture `ts` of `url`, with its bytes.
+fn found(archive: &Shared, ts: &str, url: &str, bytes: Vec<u8>) -> ArchiveAnswer {
+    ArchiveAnswer::Found(Box::new(Archived {
+        snapshot: Snapshot {
+            sha256: sha256_hex(&bytes),
+            bytes,
+            loaded: true,
+            git_blob: None,
+            streamed: false,
+        },
+        commit_time: None,
+        at: ArchiveRef::Wayback {
+            url: format!("{}web/{ts}/{url}", archive.opts.url),
+            time: rfc3339_of_timestamp(ts).unwrap_or_else(|| ts.to_string()),
+        },
+    }))
 }
 
 /// The (timestamp, original URL) of each capture the CDX API listed with status
