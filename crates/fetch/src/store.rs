@@ -273,6 +273,9 @@ pub(crate) struct CheckMemo {
     magic: Vec<u8>,
     /// The largest answer kept.
     max_value: usize,
+    /// The most bytes of answers kept in all (`usize::MAX`: no bound): what is
+    /// held in memory and written back, whatever the number of records.
+    max_total: usize,
     /// Read far more than written (a re-check only reads): the workers checking
     /// records read it at once.
     inner: std::sync::Arc<std::sync::RwLock<CheckEntries>>,
@@ -282,6 +285,14 @@ pub(crate) struct CheckMemo {
 struct CheckEntries {
     map: DigestMap<Vec<u8>>,
     added: usize,
+    /// Bytes of the answers in `map`.
+    total: usize,
+    /// Answers not kept because the total was reached: then the memo is
+    /// written back with only what this run used, making room for them.
+    refused: usize,
+    /// The answers this run read or wrote: with a bound on the total, the ones
+    /// kept first when the memo is written back.
+    used: std::sync::Mutex<DigestMap<()>>,
 }
 
 /// Bump when the encoding of a remembered answer, or what a check derives from
@@ -297,6 +308,12 @@ const RECORDS_FILE: &str = "records.store";
 /// (records of many thousand figures): the memo must stay small beside the
 /// report.
 const RECORD_VALUE_MAX: usize = 4 << 20;
+/// The most bytes of record results kept: the memo is held in memory while the
+/// audit runs, so it is bounded whatever the number of records (about 10,000
+/// records of ten figures fit). Beyond it a record is checked as without the
+/// memo; when the memo is written back, the results this run used are kept
+/// first, so what an edited record left behind goes before what is in use.
+const RECORDS_TOTAL_MAX: usize = 64 << 20;
 
 impl CheckMemo {
     /// The memo under `cache_root`, loaded now, for answers of the checks at
@@ -305,7 +322,12 @@ impl CheckMemo {
     pub(crate) fn new(cache_root: &Path, version: &str) -> CheckMemo {
         let magic =
             format!("pinaudit-check-store v{CHECKS_VERSION} checks {version}\n").into_bytes();
-        CheckMemo::open(cache_root.join(CHECKS_FILE), magic, CHECK_VALUE_MAX)
+        CheckMemo::open(
+            cache_root.join(CHECKS_FILE),
+            magic,
+            CHECK_VALUE_MAX,
+            usize::MAX,
+        )
     }
 
     /// The whole-record memo under `cache_root` (`CACHE/records.store`): per
@@ -317,18 +339,45 @@ impl CheckMemo {
     pub(crate) fn records(cache_root: &Path, version: &str) -> CheckMemo {
         let magic =
             format!("pinaudit-record-store v{RECORDS_VERSION} checks {version}\n").into_bytes();
-        CheckMemo::open(cache_root.join(RECORDS_FILE), magic, RECORD_VALUE_MAX)
+        CheckMemo::open(
+            cache_root.join(RECORDS_FILE),
+            magic,
+            RECORD_VALUE_MAX,
+            RECORDS_TOTAL_MAX,
+        )
     }
 
-    fn open(path: std::path::PathBuf, magic: Vec<u8>, max_value: usize) -> CheckMemo {
+    fn open(
+        path: std::path::PathBuf,
+        magic: Vec<u8>,
+        max_value: usize,
+        max_total: usize,
+    ) -> CheckMemo {
         let map = load(&path, &magic)
             .and_then(|b| decode_checks(&b, max_value))
             .unwrap_or_default();
+        let total = map.values().map(Vec::len).sum();
         CheckMemo {
             path,
             magic,
             max_value,
-            inner: std::sync::Arc::new(std::sync::RwLock::new(CheckEntries { map, added: 0 })),
+            max_total,
+            inner: std::sync::Arc::new(std::sync::RwLock::new(CheckEntries {
+                map,
+                added: 0,
+                total,
+                refused: 0,
+                used: Default::default(),
+            })),
+        }
+    }
+
+    /// Notes that this run used the answer for `key` (only when the total is
+    /// bounded: it decides what is kept).
+    fn used(&self, entries: &CheckEntries, key: &[u8; 32]) {
+        if self.max_total != usize::MAX {
+            let mut used = entries.used.lock().unwrap_or_else(|e| e.into_inner());
+            used.insert(*key, ());
         }
     }
 
@@ -352,7 +401,10 @@ impl CheckMemo {
 
     /// `f` of the remembered answer for `key`, read in place (no copy).
     pub(crate) fn peek<R>(&self, key: &[u8; 32], f: impl FnOnce(&[u8]) -> R) -> Option<R> {
-        self.read().map.get(key).map(|v| f(v))
+        let entries = self.read();
+        let v = entries.map.get(key)?;
+        self.used(&entries, key);
+        Some(f(v))
     }
 
     /// Remembers an answer (kept in memory until [`persist`](Self::persist)).
@@ -361,11 +413,23 @@ impl CheckMemo {
             return;
         }
         // A re-check puts back what it read: that needs no write lock.
-        if self.read().map.get(&key) == Some(&value) {
-            return;
+        {
+            let entries = self.read();
+            if entries.map.get(&key) == Some(&value) {
+                self.used(&entries, &key);
+                return;
+            }
         }
         let mut entries = self.entries();
+        let old = entries.map.get(&key).map_or(0, Vec::len);
+        if entries.total - old + value.len() > self.max_total {
+            // Full: checked as without the memo (this time).
+            entries.refused += 1;
+            return;
+        }
         if entries.map.get(&key) != Some(&value) {
+            entries.total = entries.total - old + value.len();
+            self.used(&entries, &key);
             entries.map.insert(key, value);
             entries.added += 1;
         }
@@ -374,7 +438,8 @@ impl CheckMemo {
     /// Forgets an answer found unsound (the run recomputes and remembers it).
     pub(crate) fn forget(&self, key: &[u8; 32]) {
         let mut entries = self.entries();
-        if entries.map.remove(key).is_some() {
+        if let Some(v) = entries.map.remove(key) {
+            entries.total -= v.len();
             entries.added += 1;
         }
     }
@@ -383,7 +448,7 @@ impl CheckMemo {
     /// another run persisted meanwhile are kept.
     pub(crate) fn persist(&self) -> std::io::Result<()> {
         let mut entries = self.entries();
-        if entries.added == 0 {
+        if entries.added == 0 && entries.refused == 0 {
             return Ok(());
         }
         if let Some(theirs) =
@@ -394,6 +459,20 @@ impl CheckMemo {
             }
         }
         let mut keys: Vec<&[u8; 32]> = entries.map.keys().collect();
+        if self.max_total != usize::MAX {
+            // Within the bound: what this run used first, then the rest, in
+            // key order each.
+            let used = entries.used.lock().unwrap_or_else(|e| e.into_inner());
+            if entries.refused > 0 {
+                keys.retain(|k| used.contains_key(*k));
+            }
+            keys.sort_unstable_by_key(|k| (!used.contains_key(*k), **k));
+            let mut total = 0;
+            keys.retain(|k| {
+                total += entries.map[*k].len();
+                total <= self.max_total
+            });
+        }
         keys.sort_unstable();
         let mut body = Vec::new();
         for k in keys {
@@ -404,6 +483,7 @@ impl CheckMemo {
         }
         save(&self.path, &self.magic, &body)?;
         entries.added = 0;
+        entries.refused = 0;
         Ok(())
     }
 }
@@ -849,5 +929,36 @@ mod tests {
         // Another derivation's results, or the checks' store, are never read back.
         assert_eq!(CheckMemo::records(dir.path(), "m2").get(&k), None);
         assert_eq!(CheckMemo::new(dir.path(), "m1").get(&k), None);
+    }
+
+    /// A memo bounded in bytes keeps no more than its bound, and when it
+    /// turned answers away it is written back with only what the run used, so
+    /// what an edited record left behind makes room for the answers in use.
+    #[test]
+    fn a_bounded_memo_keeps_what_is_used_within_its_bound() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("bounded.store");
+        let open = || CheckMemo::open(path.clone(), b"bounded v1\n".to_vec(), 100, 25);
+        let k = |s: &str| CheckMemo::key("t", &[s.as_bytes()]);
+        let memo = open();
+        for name in ["a", "b", "c"] {
+            memo.put(k(name), vec![1; 10]);
+        }
+        memo.persist().expect("persist");
+        let again = open();
+        assert!(again.get(&k("a")).is_some() && again.get(&k("b")).is_some());
+        assert_eq!(again.get(&k("c")), None, "over the bound");
+        // The next run uses `b` only and would keep `c`: `a` goes, `c` gets in
+        // the run after.
+        assert!(again.peek(&k("b"), |v| v.len()).is_some());
+        again.put(k("c"), vec![1; 10]);
+        again.persist().expect("persist");
+        let third = open();
+        assert_eq!(third.get(&k("a")), None, "unused, and room was wanted");
+        assert!(third.get(&k("b")).is_some());
+        third.put(k("c"), vec![1; 10]);
+        third.persist().expect("persist");
+        let fourth = open();
+        assert!(fourth.get(&k("b")).is_some() && fourth.get(&k("c")).is_some());
     }
 }
