@@ -514,9 +514,9 @@ impl super::Web for WebProvider {
                 remote: url.to_string(),
                 error: error.clone(),
             }),
-            None => Err(super::Unchecked::Unresolvable(crate::sources::Skip(
-                "not fetched".into(),
-            ))),
+            None => Err(super::Unchecked::Unresolvable(
+                crate::sources::Skip::NotFetched,
+            )),
         }
     }
 }

@@ -411,9 +411,7 @@ async fn read_body(mut res: reqwest::Response, max: u64) -> Result<Vec<u8>, Stri
 
 /// Why an archived answer cannot be used: the source is unchecked, never judged.
 fn damaged(why: String) -> ArchiveAnswer {
-    ArchiveAnswer::Failed(Unchecked::Unresolvable(Skip(format!(
-        "archive answered damaged content: {why}"
-    ))))
+    ArchiveAnswer::Failed(Unchecked::Unresolvable(Skip::ArchiveDamaged { why }))
 }
 
 /// Why `bytes` are not the blob of `entry`, if they are not.
