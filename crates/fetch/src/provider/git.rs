@@ -144,10 +144,11 @@ fn too_large(size: u64, max: u64) -> Unchecked {
 impl GitProvider {
     pub fn new(cache: GitCache, plan: SyncPlan) -> GitProvider {
         let hashes = cache.blob_hashes();
-        let drift = crate::store::DriftMemo::new(cache.root());
+        let key = cache.key().clone();
+        let drift = crate::store::DriftMemo::new(cache.root(), key.clone());
         let version = pinaudit_core::check::derivation_version();
-        let checks = crate::store::CheckMemo::new(cache.root(), &version);
-        let records = crate::store::CheckMemo::records(cache.root(), &version);
+        let checks = crate::store::CheckMemo::new(cache.root(), &version, key.clone());
+        let records = crate::store::CheckMemo::records(cache.root(), &version, key);
         GitProvider {
             cache,
             plan,

@@ -62,6 +62,8 @@ pub struct ArchiveOptions {
     pub token: Option<String>,
     /// Where names resolve (`--resolve` pins), as for every other fetch.
     pub network: crate::net::Network,
+    /// The key kept answers are authenticated under (the cache's).
+    pub key: crate::cache_key::CacheKey,
 }
 
 /// Software Heritage, shared by every fork: one cache of answers, one client.
@@ -89,7 +91,7 @@ impl Shared {
     /// The plumbing of the archive `asked`, its answers kept in the cache's
     /// directory for `service`.
     pub(crate) fn new(opts: ArchiveOptions, service: &str, asked: &'static str) -> Arc<Shared> {
-        let store = ArchiveStore::new(&opts.cache, service);
+        let store = ArchiveStore::new(&opts.cache, service, opts.key.clone());
         Arc::new(Shared {
             opts,
             store,
