@@ -103,7 +103,7 @@ pub(crate) fn resolve(target: &str, allow_local: bool) -> Result<Resolved, ShowE
                 }
                 _ => "give a blob URL with a full commit id and a path",
             };
-            target_err(format!("cannot show `{target}`: {}", e.0), hint)
+            target_err(format!("cannot show `{target}`: {e}"), hint)
         })?;
         return Ok(Resolved {
             target,
@@ -163,7 +163,7 @@ pub(crate) fn resolve(target: &str, allow_local: bool) -> Result<Resolved, ShowE
     })?;
     let target = sources::resolve(source, allow_local).map_err(|e| {
         target_err(
-            format!("cannot show `{target}`: {}", e.0),
+            format!("cannot show `{target}`: {e}"),
             "pin the source to a full commit id",
         )
     })?;

@@ -176,7 +176,7 @@ fn document_check(
     };
     let target = match crate::sources::resolve(&source, allow_local) {
         Ok(t) => t,
-        Err(why) => return Check::Unchecked(why.0),
+        Err(why) => return Check::Unchecked(why.to_string()),
     };
     let repo = match cache.open(&target.remote) {
         Ok(r) => r,

@@ -27,8 +27,8 @@ fn hanging_server_fails_within_the_timeout() {
     let server = HangingServer::start();
     let dir = tempfile::tempdir().expect("tempdir");
     // Never the user's key file.
-    pinaudit::cache_key::set(pinaudit::cache_key::CacheKey::from_secret(b"tests"));
-    let cache = GitCache::new(dir.path());
+    let key = pinaudit::cache_key::CacheKey::from_secret(b"tests");
+    let cache = GitCache::with_key(dir.path(), key);
     for scheme in ["git", "http"] {
         let url = server.url(scheme, "x.git");
         let start = Instant::now();

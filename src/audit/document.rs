@@ -85,8 +85,9 @@ impl<'a> Document<'a> {
             // document. A line index that can't be allocated is this source's
             // problem, not an abort of the run.
             self.text = Some(
-                SourceText::try_from_bytes(std::mem::take(&mut self.snapshot.bytes))
-                    .map_err(|why| Unchecked::Unresolvable(crate::sources::Skip(why)))?,
+                SourceText::try_from_bytes(std::mem::take(&mut self.snapshot.bytes)).map_err(
+                    |why| Unchecked::Unresolvable(crate::sources::Skip::Unindexable(why)),
+                )?,
             );
         }
         self.text.as_ref().ok_or(Unchecked::NotCached)

@@ -150,6 +150,8 @@ pub(crate) fn timestamp() -> String {
 /// audit.
 fn providers(opts: &Options) -> Router {
     let plan = &opts.plan;
+    // The user's key, read once for every store of this audit's cache.
+    let key = crate::cache_key::CacheKey::for_user();
     let web = WebOptions {
         cache: opts.cache.clone(),
         offline: plan.sync.offline,
@@ -158,6 +160,7 @@ fn providers(opts: &Options) -> Router {
         allow_local: plan.allow_local,
         deadline: plan.sync.deadline,
         network: plan.sync.network.clone(),
+        key: key.clone(),
     };
     // Both archives are reached like web documents, each at its own URL.
     let archive = |url: &str, token: Option<String>| provider::swh::ArchiveOptions {
@@ -170,6 +173,7 @@ fn providers(opts: &Options) -> Router {
         max_size: opts.max_web_document_size,
         token,
         network: plan.sync.network.clone(),
+        key: key.clone(),
     };
     let swh = opts
         .software_heritage
@@ -177,6 +181,7 @@ fn providers(opts: &Options) -> Router {
     let wayback = opts.wayback.then(|| archive(&opts.wayback_url, None));
     provider::register(provider::Setup {
         cache: opts.cache.clone(),
+        key,
         plan: plan.clone(),
         max_document_size: opts.max_document_size,
         web,

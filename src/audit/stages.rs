@@ -455,9 +455,9 @@ fn check_afresh(
         let outcome = match target {
             Target::Git(d) => source.git(d, opts, &mut reported, manifests_seen),
             Target::Web(url) => source.web(url),
-            Target::Model(_) => SourceOutcome::unchecked(Unchecked::Unresolvable(Skip(
-                "a model repository is not a document".into(),
-            ))),
+            Target::Model(_) => {
+                SourceOutcome::unchecked(Unchecked::Unresolvable(Skip::ModelNotDocument))
+            }
             Target::Unfetchable(skip) => {
                 SourceOutcome::unchecked(Unchecked::Unresolvable(skip.clone()))
             }
@@ -855,9 +855,7 @@ fn check_weights(
         let facts = match target {
             Target::Model(m) => models.model(m).map(|facts| (m, facts)),
             Target::Unfetchable(skip) => Err(Unchecked::Unresolvable(skip.clone())),
-            _ => Err(Unchecked::Unresolvable(Skip(
-                "an artifact's weights are read from a model repository".into(),
-            ))),
+            _ => Err(Unchecked::Unresolvable(Skip::WeightsNeedModel)),
         };
         match facts {
             Ok((m, facts)) => {

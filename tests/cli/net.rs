@@ -646,8 +646,8 @@ fn a_git_protocol_name_resolving_to_loopback_is_refused() {
         .expect("a pin")]);
     let url = format!("git://gitforge.test:{port}/acme/bench.git");
     let ws = Scratch::new();
-    pinaudit::cache_key::set(pinaudit::cache_key::CacheKey::from_secret(b"tests"));
-    let cache = GitCache::new(ws.path());
+    let key = pinaudit::cache_key::CacheKey::from_secret(b"tests");
+    let cache = GitCache::with_key(ws.path(), key);
     let public_only = SyncOptions {
         public_only: true,
         network: network.clone(),

@@ -119,7 +119,8 @@ proptest! {
         let rel = cache_relpath(&url);
         prop_assert!(stays_inside(&rel), "{url:?} -> {rel:?}");
         let root = Path::new("/cache-root");
-        prop_assert!(GitCache::new(root).repo_path(&url).starts_with(root));
+        let key = pinaudit::cache_key::CacheKey::from_secret(b"tests");
+        prop_assert!(GitCache::with_key(root, key).repo_path(&url).starts_with(root));
     }
 
     #[test]

@@ -20,15 +20,17 @@
 //! - failing both, a key of this run alone, with a warning: nothing remembered
 //!   in earlier runs is trusted, and nothing remembered now will be next time.
 //!
-//! The key is worked out once per process ([`current`]): it is the user's (the
-//! environment's or the key file's), the same for every command, and the key
-//! file is read (or created) once. [`set`] lets a program that uses the cache in
-//! process choose the key instead.
+//! The key is a value, worked out once per command where the command opens its
+//! cache ([`CacheKey::for_user`]) and handed to every store that cache has (the
+//! git cache's, the archives', the web documents'), never held by the process:
+//! two caches in one process (a library user, tests on parallel threads) each
+//! answer under their own key ([`CacheKey::from_secret`],
+//! [`CacheKey::from_key_file`]), and one never accepts what the other wrote.
 
 use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::Arc;
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
@@ -38,9 +40,10 @@ pub const ENV: &str = "PINAUDIT_CACHE_KEY";
 /// The key file's name, in pinaudit's state directory.
 const FILE: &str = "cache.key";
 
-/// A secret to authenticate cache entries with.
+/// A secret to authenticate cache entries with (cheap to clone: the stores of
+/// one cache share it).
 #[derive(Clone)]
-pub struct CacheKey(Vec<u8>);
+pub struct CacheKey(Arc<[u8]>);
 
 impl std::fmt::Debug for CacheKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -51,7 +54,47 @@ impl std::fmt::Debug for CacheKey {
 impl CacheKey {
     /// The key of `secret` (any bytes; HMAC takes keys of any length).
     pub fn from_secret(secret: &[u8]) -> CacheKey {
-        CacheKey(secret.to_vec())
+        CacheKey(secret.into())
+    }
+
+    /// The key in the key file at `path`, created (0600, in a 0700 directory)
+    /// when there is none; a file others may read is refused.
+    pub fn from_key_file(path: &Path) -> Result<CacheKey, KeyError> {
+        load_or_create(path)
+    }
+
+    /// The user's key (see the module doc): `PINAUDIT_CACHE_KEY`, else the key
+    /// file, else a key of this command alone, with a warning. Read once per
+    /// command, where it opens its cache.
+    pub fn for_user() -> CacheKey {
+        // Unit tests never touch the user's state directory.
+        #[cfg(test)]
+        if std::env::var_os(ENV).is_none() {
+            return CacheKey::from_secret(b"pinaudit unit tests");
+        }
+        match std::env::var_os(ENV) {
+            Some(v) if !v.is_empty() => CacheKey::from_secret(v.as_encoded_bytes()),
+            set => {
+                if set.is_some() {
+                    eprintln!(
+                        "warning: {ENV} is set but empty (a CI secret this run may not read?); using the key file instead"
+                    );
+                }
+                match key_file().map(|p| load_or_create(&p)) {
+                    Some(Ok(key)) => key,
+                    why => {
+                        let why = match why {
+                            Some(Err(e)) => e,
+                            _ => KeyError::NoStateDirectory,
+                        };
+                        eprintln!(
+                            "warning: no cache key ({why}); answers remembered in the cache are not trusted this run, and this run's are not kept for the next (set {ENV}, or make the key file's directory writable)"
+                        );
+                        CacheKey::from_secret(&fresh_secret().unwrap_or_default())
+                    }
+                }
+            }
+        }
     }
 
     fn hmac(&self, parts: &[&[u8]]) -> Hmac<Sha256> {
@@ -73,49 +116,6 @@ impl CacheKey {
     pub fn verify(&self, parts: &[&[u8]], tag: &[u8]) -> bool {
         self.hmac(parts).verify_slice(tag).is_ok()
     }
-}
-
-static KEY: OnceLock<CacheKey> = OnceLock::new();
-
-/// Makes `key` this process's key, unless one was already worked out; whether
-/// it was set. For a program (a test) using the cache in process that must not
-/// read or create the user's key file.
-pub fn set(key: CacheKey) -> bool {
-    KEY.set(key).is_ok()
-}
-
-/// This process's key, worked out on first use (see the module doc).
-pub fn current() -> &'static CacheKey {
-    // Unit tests never touch the user's state directory.
-    #[cfg(test)]
-    if std::env::var_os(ENV).is_none() {
-        return KEY.get_or_init(|| CacheKey::from_secret(b"pinaudit unit tests"));
-    }
-    KEY.get_or_init(|| match std::env::var_os(ENV) {
-        Some(v) if !v.is_empty() => {
-            CacheKey::from_secret(v.as_encoded_bytes())
-        }
-        set => {
-            if set.is_some() {
-                eprintln!(
-                    "warning: {ENV} is set but empty (a CI secret this run may not read?); using the key file instead"
-                );
-            }
-            match key_file().map(|p| load_or_create(&p)) {
-                Some(Ok(key)) => key,
-                why => {
-                    let why = match why {
-                        Some(Err(e)) => e,
-                        _ => KeyError::NoStateDirectory,
-                    };
-                    eprintln!(
-                        "warning: no cache key ({why}); answers remembered in the cache are not trusted this run, and this run's are not kept for the next (set {ENV}, or make the key file's directory writable)"
-                    );
-                    CacheKey::from_secret(&fresh_secret().unwrap_or_default())
-                }
-            }
-        }
-    })
 }
 
 /// Where the key file lives: `$XDG_STATE_HOME/pinaudit/cache.key`, else

@@ -123,17 +123,36 @@ impl SyncReport {
 #[derive(Debug, Clone)]
 pub struct GitCache {
     root: PathBuf,
+    /// The key its stores are authenticated under, worked out when the cache
+    /// was opened.
+    key: crate::cache_key::CacheKey,
     /// Which mirrors were found whole, and in what state (`CACHE/verified.store`).
     verified: std::sync::Arc<super::verified::Verifier>,
 }
 
 impl GitCache {
-    /// A cache rooted at `root` (created on first sync).
+    /// A cache rooted at `root` (created on first sync), its stores under the
+    /// user's key ([`CacheKey::for_user`](crate::cache_key::CacheKey::for_user),
+    /// read now).
     pub fn new(root: impl Into<PathBuf>) -> Self {
+        GitCache::with_key(root, crate::cache_key::CacheKey::for_user())
+    }
+
+    /// A cache rooted at `root` whose stores are authenticated under `key`.
+    pub fn with_key(root: impl Into<PathBuf>, key: crate::cache_key::CacheKey) -> Self {
         isolate_user_config();
         let root = root.into();
-        let verified = std::sync::Arc::new(super::verified::Verifier::new(&root));
-        GitCache { root, verified }
+        let verified = std::sync::Arc::new(super::verified::Verifier::new(&root, key.clone()));
+        GitCache {
+            root,
+            key,
+            verified,
+        }
+    }
+
+    /// The key this cache's stores are authenticated under.
+    pub fn key(&self) -> &crate::cache_key::CacheKey {
+        &self.key
     }
 
     /// The cache root.
@@ -177,7 +196,7 @@ impl GitCache {
 
     /// The sha256 memo of this cache.
     pub fn blob_hashes(&self) -> BlobHashCache {
-        BlobHashCache::new(&self.root)
+        BlobHashCache::new(&self.root, self.key.clone())
     }
 
     /// Open the mirror of `remote` for reading, without any network.

@@ -49,6 +49,8 @@ const ENTRY: usize = 20 + 8 + 32;
 #[derive(Debug, Clone)]
 pub struct BlobHashCache {
     path: PathBuf,
+    /// The cache's key, which its store files are authenticated under.
+    cache_key: crate::cache_key::CacheKey,
     inner: std::sync::Arc<std::sync::Mutex<Memo>>,
 }
 
@@ -71,13 +73,14 @@ const VARIANTS_FILE: &str = "variants.store";
 impl BlobHashCache {
     /// The store under `cache_root` (the directory that also holds `git/`), loaded
     /// now; an unreadable or damaged store loads as empty.
-    pub(crate) fn new(cache_root: &Path) -> Self {
+    pub(crate) fn new(cache_root: &Path, cache_key: crate::cache_key::CacheKey) -> Self {
         let path = cache_root.join(STORE_FILE);
-        let entries = crate::store::load(&path, STORE_MAGIC)
+        let entries = crate::store::load(&cache_key, &path, STORE_MAGIC)
             .and_then(|body| decode(&body))
             .unwrap_or_default();
         BlobHashCache {
             path,
+            cache_key,
             inner: std::sync::Arc::new(std::sync::Mutex::new(Memo {
                 entries,
                 ..Memo::default()
@@ -182,7 +185,7 @@ impl BlobHashCache {
             if !memo.variants_loaded {
                 memo.variants_loaded = true;
                 let path = self.path.with_file_name(VARIANTS_FILE);
-                let theirs = crate::store::load(&path, VARIANTS_MAGIC)
+                let theirs = crate::store::load(&self.cache_key, &path, VARIANTS_MAGIC)
                     .and_then(|body| decode_variants(&body))
                     .unwrap_or_default();
                 for (k, v) in theirs {
@@ -210,26 +213,38 @@ impl BlobHashCache {
         if memo.variants_added > 0 {
             if let Some(dir) = self.path.parent() {
                 let path = dir.join(VARIANTS_FILE);
-                if let Some(theirs) =
-                    crate::store::load(&path, VARIANTS_MAGIC).and_then(|b| decode_variants(&b))
+                if let Some(theirs) = crate::store::load(&self.cache_key, &path, VARIANTS_MAGIC)
+                    .and_then(|b| decode_variants(&b))
                 {
                     for (k, v) in theirs {
                         memo.variants.entry(k).or_insert(v);
                     }
                 }
-                crate::store::save(&path, VARIANTS_MAGIC, &encode_variants(&memo.variants))?;
+                crate::store::save(
+                    &self.cache_key,
+                    &path,
+                    VARIANTS_MAGIC,
+                    &encode_variants(&memo.variants),
+                )?;
                 memo.variants_added = 0;
             }
         }
         if memo.added == 0 {
             return Ok(());
         }
-        if let Some(theirs) = crate::store::load(&self.path, STORE_MAGIC).and_then(|b| decode(&b)) {
+        if let Some(theirs) =
+            crate::store::load(&self.cache_key, &self.path, STORE_MAGIC).and_then(|b| decode(&b))
+        {
             for (k, v) in theirs {
                 memo.entries.entry(k).or_insert(v);
             }
         }
-        crate::store::save(&self.path, STORE_MAGIC, &encode(&memo.entries))?;
+        crate::store::save(
+            &self.cache_key,
+            &self.path,
+            STORE_MAGIC,
+            &encode(&memo.entries),
+        )?;
         memo.added = 0;
         Ok(())
     }
@@ -327,7 +342,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let blob = Oid::from_str("0123456789abcdef0123456789abcdef01234567").expect("oid");
         let other = Oid::from_str("89abcdef0123456789abcdef0123456789abcdef").expect("oid");
-        let cache = BlobHashCache::new(dir.path());
+        let cache = BlobHashCache::new(dir.path(), crate::cache_key::CacheKey::from_secret(b"t"));
         assert_eq!(cache.get(blob, 3), None);
         let hex = cache.sha256(blob, b"abc");
         assert_eq!(hex, sha256_hex(b"abc"));
@@ -339,7 +354,7 @@ mod tests {
         assert!(store.is_file());
         assert!(!dir.path().join("blobs").exists());
 
-        let again = BlobHashCache::new(dir.path());
+        let again = BlobHashCache::new(dir.path(), crate::cache_key::CacheKey::from_secret(b"t"));
         assert_eq!(again.len(), 2);
         assert_eq!(again.get(blob, 3), Some(hex.clone()));
         // An entry for a blob of another size never overrides a fresh read.
@@ -352,21 +367,29 @@ mod tests {
             let mut bad = good.clone();
             bad[at] ^= 0x20;
             fs::write(&store, &bad).expect("write");
-            assert!(BlobHashCache::new(dir.path()).is_empty(), "flip at {at}");
+            assert!(
+                BlobHashCache::new(dir.path(), crate::cache_key::CacheKey::from_secret(b"t"))
+                    .is_empty(),
+                "flip at {at}"
+            );
         }
         fs::write(&store, &good[..good.len() - 7]).expect("truncate");
-        let rebuilt = BlobHashCache::new(dir.path());
+        let rebuilt = BlobHashCache::new(dir.path(), crate::cache_key::CacheKey::from_secret(b"t"));
         assert!(rebuilt.is_empty());
         assert_eq!(rebuilt.sha256(blob, b"abc"), hex);
         rebuilt.persist().expect("persist");
-        assert_eq!(BlobHashCache::new(dir.path()).get(blob, 3), Some(hex));
+        assert_eq!(
+            BlobHashCache::new(dir.path(), crate::cache_key::CacheKey::from_secret(b"t"))
+                .get(blob, 3),
+            Some(hex)
+        );
     }
 
     #[test]
     fn variant_hashes_are_remembered_and_read_nothing_when_known() {
         let dir = tempfile::tempdir().expect("tempdir");
         let blob = Oid::from_str("0123456789abcdef0123456789abcdef01234567").expect("oid");
-        let cache = BlobHashCache::new(dir.path());
+        let cache = BlobHashCache::new(dir.path(), crate::cache_key::CacheKey::from_secret(b"t"));
         let (sha, vars) = cache
             .with_variants(blob, || Some(b"a\nb\n".to_vec()))
             .expect("read");
@@ -375,7 +398,7 @@ mod tests {
         assert_eq!(names, ["crlf", "bom", "no-trailing-newline"]);
         assert_eq!(vars[0].1, sha256_hex(b"a\r\nb\r\n"));
         cache.persist().expect("persist");
-        let again = BlobHashCache::new(dir.path());
+        let again = BlobHashCache::new(dir.path(), crate::cache_key::CacheKey::from_secret(b"t"));
         let known = again.with_variants(blob, || panic!("read although known"));
         assert_eq!(known, Some((sha.clone(), vars)));
         assert_eq!(again.get(blob, 4), Some(sha));
@@ -386,13 +409,13 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let a = Oid::from_str("0123456789abcdef0123456789abcdef01234567").expect("oid");
         let b = Oid::from_str("89abcdef0123456789abcdef0123456789abcdef").expect("oid");
-        let first = BlobHashCache::new(dir.path());
-        let second = BlobHashCache::new(dir.path());
+        let first = BlobHashCache::new(dir.path(), crate::cache_key::CacheKey::from_secret(b"t"));
+        let second = BlobHashCache::new(dir.path(), crate::cache_key::CacheKey::from_secret(b"t"));
         first.sha256(a, b"one");
         second.sha256(b, b"two");
         first.persist().expect("persist");
         second.persist().expect("persist");
-        let merged = BlobHashCache::new(dir.path());
+        let merged = BlobHashCache::new(dir.path(), crate::cache_key::CacheKey::from_secret(b"t"));
         assert_eq!(merged.len(), 2);
     }
 }

@@ -397,7 +397,7 @@ impl Shared {
         }
         if self.budget.public_only {
             let host = to.host_str().unwrap_or("");
-            if let Err(pinaudit_core::provider::Skip(why)) = crate::net::refuse_non_public(host) {
+            if let Err(why) = crate::net::refuse_non_public(host) {
                 return Err(io::Error::new(
                     io::ErrorKind::PermissionDenied,
                     format!("redirect to `{shown}` refused: {why}"),

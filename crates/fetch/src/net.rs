@@ -272,10 +272,10 @@ pub fn refuse_non_public(host: &str) -> Result<(), pinaudit_core::provider::Skip
             Some(what) => what,
         },
     };
-    Err(pinaudit_core::provider::Skip(format!(
-        "host `{}` refused: it is {what}, not a public host (records may only name public hosts; pass --allow-local to fetch from it)",
-        pinaudit_core::escape::terminal(host)
-    )))
+    Err(pinaudit_core::provider::Skip::HostRefused {
+        host: host.to_string(),
+        what: what.to_string(),
+    })
 }
 
 #[cfg(test)]

@@ -21,16 +21,12 @@ pub fn resolve(s: &Source, allow_local: bool) -> Result<DocRef, Skip> {
         Some(_) => None,
         None => s.repository.as_deref().and_then(url::parse_repository),
     };
-    let located = from_url.as_deref().or(from_repo.as_ref()).ok_or_else(|| {
-        Skip(
-            "no repository: the source gives neither a URL nor a repository pinaudit understands"
-                .into(),
-        )
-    })?;
+    let located = from_url
+        .as_deref()
+        .or(from_repo.as_ref())
+        .ok_or(Skip::NoRepository)?;
     if located.forge == Forge::Local && !allow_local {
-        return Err(Skip(
-            "local repository refused (pass --allow-local to read file: URLs and paths)".into(),
-        ));
+        return Err(Skip::LocalRefused);
     }
     if located.forge != Forge::Local && !allow_local {
         refuse_non_public(&located.host)?;
@@ -42,30 +38,30 @@ pub fn resolve(s: &Source, allow_local: bool) -> Result<DocRef, Skip> {
     let commit = match revision {
         Some(Revision::Commit(c)) => c,
         Some(Revision::Ref(r)) => {
-            return Err(Skip(format!("not pinned: `{r}` is not a full commit id")));
+            return Err(Skip::NotPinned { name: r });
         }
-        None => return Err(Skip("no revision: the source names no commit".into())),
+        None => return Err(Skip::NoRevision),
     };
     let path = s
         .path
         .clone()
         .or_else(|| from_url.as_ref().and_then(|u| u.path.clone()))
-        .ok_or_else(|| Skip("no document path".into()))?;
+        .ok_or(Skip::NoPath)?;
     // Refused here, for this source alone: never handed to the cache, where
     // git would fail on it as if the mirror were at fault.
     if let Some(why) = pinaudit_core::record::path_problem(&path) {
-        return Err(Skip(format!(
-            "invalid document path `{}`: it {why}",
-            pinaudit_core::escape::terminal(&path)
-        )));
+        return Err(Skip::InvalidPath {
+            path,
+            why: why.to_string(),
+        });
     }
     // What `Oid::from_str` accepts, without calling into git2: its one-time
     // start-up must wait until the run knows whether TLS is needed (fetch::tls).
     let id = commit.as_str();
     if id.is_empty() || id.len() > 40 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err(Skip(format!(
-            "commit id `{commit}` is not supported by this git build"
-        )));
+        return Err(Skip::UnsupportedCommitId {
+            commit: commit.to_string(),
+        });
     }
     Ok(DocRef {
         remote: located.clone_url(),
@@ -384,9 +380,10 @@ mod tests {
         assert!(resolve(&source(None, Some("o/r"), Some(SHA), None), false).is_err());
         assert!(resolve(&source(None, None, Some(SHA), Some("a")), false).is_err());
         let local = source(None, Some("file:///tmp/repo"), Some(SHA), Some("a"));
+        assert_eq!(resolve(&local, false).unwrap_err(), Skip::LocalRefused);
         assert!(resolve(&local, false)
             .unwrap_err()
-            .0
+            .to_string()
             .contains("--allow-local"));
         assert_eq!(resolve(&local, true).unwrap().remote, "file:///tmp/repo");
     }
@@ -412,7 +409,9 @@ mod tests {
             "http://0.0.0.0/o/r",
         ] {
             let s = source(None, Some(url), Some(SHA), Some("a"));
-            let why = resolve(&s, false).expect_err(url).0;
+            let skip = resolve(&s, false).expect_err(url);
+            assert!(matches!(skip, Skip::HostRefused { .. }), "{url}: {skip:?}");
+            let why = skip.to_string();
             assert!(why.contains("not a public host"), "{url}: {why}");
             assert!(why.contains("--allow-local"), "{url}: {why}");
             assert!(resolve(&s, true).is_ok(), "{url}");

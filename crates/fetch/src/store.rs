@@ -3,7 +3,7 @@
 //!
 //! A store file is a magic line naming its kind and version, a body, and an
 //! HMAC-SHA256 of both under the cache key ([`crate::cache_key`], kept outside
-//! the cache). [`load`] returns the body of a sound file only: a file that is
+//! the cache; each store is handed its cache's key when it is made). [`load`] returns the body of a sound file only: a file that is
 //! missing, truncated, torn, tampered with, written under another key (a cache
 //! restored from elsewhere) or of another version reads as absent, so the caller
 //! re-derives what it held and never trusts it in part. A checksum alone would
@@ -21,18 +21,11 @@ use std::fs;
 use std::io::{Read, Write};
 use std::path::Path;
 
-/// The body of the store at `path` when it is sound, of kind `magic`, and
-/// authenticated under this process's cache key.
-pub(crate) fn load(path: &Path, magic: &[u8]) -> Option<Vec<u8>> {
-    load_with(crate::cache_key::current(), path, magic)
-}
+use crate::cache_key::CacheKey;
 
-/// [`load`] under `key`.
-pub(crate) fn load_with(
-    key: &crate::cache_key::CacheKey,
-    path: &Path,
-    magic: &[u8],
-) -> Option<Vec<u8>> {
+/// The body of the store at `path` when it is sound, of kind `magic`, and
+/// authenticated under `key`.
+pub(crate) fn load(key: &CacheKey, path: &Path, magic: &[u8]) -> Option<Vec<u8>> {
     let mut bytes = read_regular(path)?;
     let body_len = bytes.len().checked_sub(32)?;
     if !key.verify(&[&bytes[..body_len]], &bytes[body_len..]) {
@@ -66,18 +59,8 @@ pub fn read_regular(path: &Path) -> Option<Vec<u8>> {
 }
 
 /// Writes `body` as a store of kind `magic` at `path`, atomically, with its MAC
-/// under this process's cache key.
-pub(crate) fn save(path: &Path, magic: &[u8], body: &[u8]) -> std::io::Result<()> {
-    save_with(crate::cache_key::current(), path, magic, body)
-}
-
-/// [`save`] under `key`.
-pub(crate) fn save_with(
-    key: &crate::cache_key::CacheKey,
-    path: &Path,
-    magic: &[u8],
-    body: &[u8],
-) -> std::io::Result<()> {
+/// under `key`.
+pub(crate) fn save(key: &CacheKey, path: &Path, magic: &[u8], body: &[u8]) -> std::io::Result<()> {
     let tag = key.mac(&[magic, body]);
     write_atomically(path, &[magic, body, &tag])
 }
@@ -121,6 +104,7 @@ pub fn write_atomically(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
 #[derive(Debug, Clone)]
 pub(crate) struct DriftMemo {
     path: std::path::PathBuf,
+    key: CacheKey,
     inner: std::sync::Arc<std::sync::Mutex<DriftEntries>>,
 }
 
@@ -180,9 +164,10 @@ fn oid_key(hex: &str) -> Option<[u8; 20]> {
 impl DriftMemo {
     /// The memo under `cache_root`, read on first use; a damaged memo reads as
     /// empty.
-    pub(crate) fn new(cache_root: &Path) -> DriftMemo {
+    pub(crate) fn new(cache_root: &Path, key: CacheKey) -> DriftMemo {
         DriftMemo {
             path: cache_root.join(DRIFT_FILE),
+            key,
             inner: std::sync::Arc::default(),
         }
     }
@@ -191,7 +176,7 @@ impl DriftMemo {
         let mut entries = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         if !entries.loaded {
             entries.loaded = true;
-            let theirs = load(&self.path, DRIFT_MAGIC)
+            let theirs = load(&self.key, &self.path, DRIFT_MAGIC)
                 .and_then(|b| decode_drift(&b))
                 .unwrap_or_default();
             for (k, v) in theirs {
@@ -209,7 +194,9 @@ impl DriftMemo {
         if entries.added == 0 {
             return Ok(());
         }
-        if let Some(theirs) = load(&self.path, DRIFT_MAGIC).and_then(|b| decode_drift(&b)) {
+        if let Some(theirs) =
+            load(&self.key, &self.path, DRIFT_MAGIC).and_then(|b| decode_drift(&b))
+        {
             for (k, v) in theirs {
                 entries.map.entry(k).or_insert(v);
             }
@@ -227,7 +214,7 @@ impl DriftMemo {
                 body.extend_from_slice(&f.to_le_bytes());
             }
         }
-        save(&self.path, DRIFT_MAGIC, &body)?;
+        save(&self.key, &self.path, DRIFT_MAGIC, &body)?;
         entries.added = 0;
         Ok(())
     }
@@ -270,6 +257,7 @@ fn decode_drift(mut b: &[u8]) -> Option<std::collections::HashMap<DriftKey, (u32
 #[derive(Debug, Clone)]
 pub(crate) struct CheckMemo {
     path: std::path::PathBuf,
+    key: CacheKey,
     magic: Vec<u8>,
     /// The largest answer kept.
     max_value: usize,
@@ -319,11 +307,12 @@ impl CheckMemo {
     /// The memo under `cache_root`, loaded now, for answers of the checks at
     /// `version` (see [`pinaudit_core::check::derivation_version`]); a damaged memo, or
     /// one of another version, loads as empty.
-    pub(crate) fn new(cache_root: &Path, version: &str) -> CheckMemo {
+    pub(crate) fn new(cache_root: &Path, version: &str, key: CacheKey) -> CheckMemo {
         let magic =
             format!("pinaudit-check-store v{CHECKS_VERSION} checks {version}\n").into_bytes();
         CheckMemo::open(
             cache_root.join(CHECKS_FILE),
+            key,
             magic,
             CHECK_VALUE_MAX,
             usize::MAX,
@@ -336,11 +325,12 @@ impl CheckMemo {
     /// results of the checks at `version`; a damaged memo, or one of another
     /// version, loads as empty. It is [`CheckMemo`]'s file format under its own
     /// name and magic line, with room for larger answers.
-    pub(crate) fn records(cache_root: &Path, version: &str) -> CheckMemo {
+    pub(crate) fn records(cache_root: &Path, version: &str, key: CacheKey) -> CheckMemo {
         let magic =
             format!("pinaudit-record-store v{RECORDS_VERSION} checks {version}\n").into_bytes();
         CheckMemo::open(
             cache_root.join(RECORDS_FILE),
+            key,
             magic,
             RECORD_VALUE_MAX,
             RECORDS_TOTAL_MAX,
@@ -349,16 +339,18 @@ impl CheckMemo {
 
     fn open(
         path: std::path::PathBuf,
+        key: CacheKey,
         magic: Vec<u8>,
         max_value: usize,
         max_total: usize,
     ) -> CheckMemo {
-        let map = load(&path, &magic)
+        let map = load(&key, &path, &magic)
             .and_then(|b| decode_checks(&b, max_value))
             .unwrap_or_default();
         let total = map.values().map(Vec::len).sum();
         CheckMemo {
             path,
+            key,
             magic,
             max_value,
             max_total,
@@ -452,7 +444,7 @@ impl CheckMemo {
             return Ok(());
         }
         if let Some(theirs) =
-            load(&self.path, &self.magic).and_then(|b| decode_checks(&b, self.max_value))
+            load(&self.key, &self.path, &self.magic).and_then(|b| decode_checks(&b, self.max_value))
         {
             for (k, v) in theirs {
                 entries.map.entry(k).or_insert(v);
@@ -481,7 +473,7 @@ impl CheckMemo {
             body.extend_from_slice(&(v.len() as u32).to_le_bytes());
             body.extend_from_slice(v);
         }
-        save(&self.path, &self.magic, &body)?;
+        save(&self.key, &self.path, &self.magic, &body)?;
         entries.added = 0;
         entries.refused = 0;
         Ok(())
@@ -512,9 +504,10 @@ fn decode_checks(mut b: &[u8], max_value: usize) -> Option<DigestMap<Vec<u8>>> {
 /// Stat data is git's own trust model for its index: a deliberate tamper that
 /// restores sizes and timestamps (ctime included) is not seen. A damaged store
 /// loads as empty, so every mirror is verified again.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct VerifiedMemo {
     path: std::path::PathBuf,
+    key: CacheKey,
     inner: std::sync::Mutex<VerifiedEntries>,
 }
 
@@ -536,9 +529,10 @@ const VERIFIED_FILE: &str = "verified.store";
 
 impl VerifiedMemo {
     /// The memo under `cache_root`, read on first use.
-    pub(crate) fn new(cache_root: &Path) -> VerifiedMemo {
+    pub(crate) fn new(cache_root: &Path, key: CacheKey) -> VerifiedMemo {
         VerifiedMemo {
             path: cache_root.join(VERIFIED_FILE),
+            key,
             inner: std::sync::Mutex::default(),
         }
     }
@@ -547,7 +541,8 @@ impl VerifiedMemo {
         let mut entries = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         if !entries.loaded {
             entries.loaded = true;
-            if let Some(theirs) = load(&self.path, VERIFIED_MAGIC).and_then(|b| decode_verified(&b))
+            if let Some(theirs) =
+                load(&self.key, &self.path, VERIFIED_MAGIC).and_then(|b| decode_verified(&b))
             {
                 entries.map = theirs;
             }
@@ -604,7 +599,7 @@ impl VerifiedMemo {
         if entries.changed.is_empty() {
             return Ok(());
         }
-        let mut merged = load(&self.path, VERIFIED_MAGIC)
+        let mut merged = load(&self.key, &self.path, VERIFIED_MAGIC)
             .and_then(|b| decode_verified(&b))
             .unwrap_or_default();
         for mirror in &entries.changed {
@@ -631,7 +626,7 @@ impl VerifiedMemo {
                 };
             }
         }
-        save(&self.path, VERIFIED_MAGIC, &body.0)?;
+        save(&self.key, &self.path, VERIFIED_MAGIC, &body.0)?;
         entries.map = merged;
         entries.changed.clear();
         Ok(())
@@ -687,6 +682,7 @@ pub use pinaudit_core::memo::{Dec, Enc};
 #[derive(Debug, Clone)]
 pub(crate) struct ArchiveStore {
     dir: std::path::PathBuf,
+    key: CacheKey,
 }
 
 /// An answer kept in an [`ArchiveStore`].
@@ -704,9 +700,10 @@ pub(crate) const NOT_ARCHIVED_FOR: u64 = 86_400;
 
 impl ArchiveStore {
     /// The answers of archive `service` under `cache_root`.
-    pub(crate) fn new(cache_root: &Path, service: &str) -> ArchiveStore {
+    pub(crate) fn new(cache_root: &Path, service: &str, key: CacheKey) -> ArchiveStore {
         ArchiveStore {
             dir: cache_root.join("archive").join(service),
+            key,
         }
     }
 
@@ -720,7 +717,7 @@ impl ArchiveStore {
     /// The answer kept for `question` at time `now` (seconds since the epoch):
     /// a found answer whenever it was kept, "not archived" within a day of it.
     pub(crate) fn get(&self, question: &str, now: u64) -> Option<Kept> {
-        let body = load(&self.path(question), ARCHIVE_MAGIC)?;
+        let body = load(&self.key, &self.path(question), ARCHIVE_MAGIC)?;
         let mut d = Dec(&body);
         if d.string()? != question {
             return None;
@@ -764,7 +761,7 @@ impl ArchiveStore {
                 self.dir.display()
             )));
         }
-        save(&self.path(question), ARCHIVE_MAGIC, body)
+        save(&self.key, &self.path(question), ARCHIVE_MAGIC, body)
     }
 }
 
@@ -815,6 +812,10 @@ mod tests {
     use super::*;
     use pinaudit_core::memo::DriftMemo as _;
 
+    fn key() -> CacheKey {
+        CacheKey::from_secret(b"store tests")
+    }
+
     const A: &str = "0123456789abcdef0123456789abcdef01234567";
     const B: &str = "89abcdef0123456789abcdef0123456789abcdef";
 
@@ -822,24 +823,27 @@ mod tests {
     fn store_round_trip_and_damage() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("x.store");
-        save(&path, b"kind v1\n", b"body").expect("save");
-        assert_eq!(load(&path, b"kind v1\n").as_deref(), Some(&b"body"[..]));
-        assert_eq!(load(&path, b"kind v2\n"), None);
+        save(&key(), &path, b"kind v1\n", b"body").expect("save");
+        assert_eq!(
+            load(&key(), &path, b"kind v1\n").as_deref(),
+            Some(&b"body"[..])
+        );
+        assert_eq!(load(&key(), &path, b"kind v2\n"), None);
         let good = fs::read(&path).expect("read");
         for at in 0..good.len() {
             let mut bad = good.clone();
             bad[at] ^= 1;
             fs::write(&path, &bad).expect("write");
-            assert_eq!(load(&path, b"kind v1\n"), None, "flip at {at}");
+            assert_eq!(load(&key(), &path, b"kind v1\n"), None, "flip at {at}");
         }
         fs::write(&path, &good[..good.len() - 1]).expect("write");
-        assert_eq!(load(&path, b"kind v1\n"), None);
+        assert_eq!(load(&key(), &path, b"kind v1\n"), None);
     }
 
     #[test]
     fn archive_store_keeps_found_answers_for_good_and_not_archived_for_a_day() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let store = ArchiveStore::new(dir.path(), "software-heritage");
+        let store = ArchiveStore::new(dir.path(), "software-heritage", key());
         let now = 1_800_000_000;
         assert_eq!(store.get("rev:a", now), None);
         store.put_found("rev:a", b"{}").expect("put");
@@ -864,11 +868,11 @@ mod tests {
     #[test]
     fn drift_memo_round_trip_checks_sizes() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let memo = DriftMemo::new(dir.path());
+        let memo = DriftMemo::new(dir.path(), key());
         assert_eq!(memo.get(A, B, 3, 2), None);
         memo.put(A, B, 2, vec![2, 0, 5]);
         memo.persist().expect("persist");
-        let again = DriftMemo::new(dir.path());
+        let again = DriftMemo::new(dir.path(), key());
         assert_eq!(again.get(A, B, 3, 2), Some(vec![2, 0, 5]));
         assert_eq!(again.get(A, B, 3, 9), None);
         assert_eq!(again.get(B, A, 3, 2), None);
@@ -878,36 +882,36 @@ mod tests {
         let last = bytes.len() - 40;
         bytes[last] ^= 4;
         fs::write(&path, &bytes).expect("write");
-        assert_eq!(DriftMemo::new(dir.path()).get(A, B, 3, 2), None);
+        assert_eq!(DriftMemo::new(dir.path(), key()).get(A, B, 3, 2), None);
     }
 
     #[test]
     fn check_memo_round_trip_version_and_damage() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let memo = CheckMemo::new(dir.path(), "m1");
+        let memo = CheckMemo::new(dir.path(), "m1", key());
         let k = CheckMemo::key("claim", &[b"a", b"bc"]);
         assert_ne!(k, CheckMemo::key("claim", &[b"ab", b"c"]));
         assert_eq!(memo.get(&k), None);
         memo.put(k, b"answer".to_vec());
         memo.persist().expect("persist");
         assert_eq!(
-            CheckMemo::new(dir.path(), "m1").get(&k).as_deref(),
+            CheckMemo::new(dir.path(), "m1", key()).get(&k).as_deref(),
             Some(&b"answer"[..])
         );
         // Another matcher's answers are never read back.
-        assert_eq!(CheckMemo::new(dir.path(), "m2").get(&k), None);
+        assert_eq!(CheckMemo::new(dir.path(), "m2", key()).get(&k), None);
         let path = dir.path().join(CHECKS_FILE);
         let mut bytes = fs::read(&path).expect("read");
         let at = bytes.len() - 33;
         bytes[at] ^= 1;
         fs::write(&path, &bytes).expect("write");
-        assert_eq!(CheckMemo::new(dir.path(), "m1").get(&k), None);
+        assert_eq!(CheckMemo::new(dir.path(), "m1", key()).get(&k), None);
     }
 
     #[test]
     fn record_memo_is_its_own_file_version_and_size() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let records = CheckMemo::records(dir.path(), "m1");
+        let records = CheckMemo::records(dir.path(), "m1", key());
         let k = CheckMemo::key("record", &[b"a"]);
         // Larger than a check's answer may be, within a record's.
         let big = vec![7u8; CHECK_VALUE_MAX + 1];
@@ -919,7 +923,7 @@ mod tests {
         records.persist().expect("persist");
         assert!(dir.path().join(RECORDS_FILE).is_file());
         assert!(!dir.path().join(CHECKS_FILE).exists());
-        let again = CheckMemo::records(dir.path(), "m1");
+        let again = CheckMemo::records(dir.path(), "m1", key());
         assert_eq!(again.get(&k), Some(big));
         assert_eq!(
             again.get(&CheckMemo::key("record", &[b"b"])),
@@ -927,8 +931,51 @@ mod tests {
             "too large"
         );
         // Another derivation's results, or the checks' store, are never read back.
-        assert_eq!(CheckMemo::records(dir.path(), "m2").get(&k), None);
-        assert_eq!(CheckMemo::new(dir.path(), "m1").get(&k), None);
+        assert_eq!(CheckMemo::records(dir.path(), "m2", key()).get(&k), None);
+        assert_eq!(CheckMemo::new(dir.path(), "m1", key()).get(&k), None);
+    }
+
+    /// Two caches in one process, each with its own key file: neither accepts
+    /// the other's stores (a cache copied from elsewhere plants nothing), and
+    /// each still reads its own.
+    #[test]
+    fn caches_with_different_key_files_do_not_accept_each_others_stores() {
+        let state = tempfile::tempdir().expect("tempdir");
+        let (one, two) = (
+            tempfile::tempdir().expect("a"),
+            tempfile::tempdir().expect("b"),
+        );
+        let key_one = CacheKey::from_key_file(&state.path().join("one/cache.key")).expect("key");
+        let key_two = CacheKey::from_key_file(&state.path().join("two/cache.key")).expect("key");
+        let k = CheckMemo::key("claim", &[b"a"]);
+        let memo = CheckMemo::new(one.path(), "m1", key_one.clone());
+        memo.put(k, b"answer".to_vec());
+        memo.persist().expect("persist");
+        let archive = ArchiveStore::new(one.path(), "software-heritage", key_one.clone());
+        archive.put_found("rev:a", b"{}").expect("put");
+        // The second cache holds the first one's files, byte for byte.
+        fs::copy(one.path().join(CHECKS_FILE), two.path().join(CHECKS_FILE)).expect("copy");
+        let moved = ArchiveStore::new(two.path(), "software-heritage", key_two.clone());
+        fs::create_dir_all(&moved.dir).expect("mkdir");
+        fs::copy(archive.path("rev:a"), moved.path("rev:a")).expect("copy");
+        assert_eq!(
+            CheckMemo::new(two.path(), "m1", key_two.clone()).get(&k),
+            None
+        );
+        assert_eq!(moved.get("rev:a", 0), None);
+        // Each cache reads what was written under its own key.
+        assert_eq!(
+            CheckMemo::new(one.path(), "m1", key_one.clone())
+                .get(&k)
+                .as_deref(),
+            Some(&b"answer"[..])
+        );
+        assert_eq!(archive.get("rev:a", 0), Some(Kept::Found(b"{}".to_vec())));
+        assert_eq!(
+            CheckMemo::new(two.path(), "m1", key_one).get(&k).as_deref(),
+            Some(&b"answer"[..]),
+            "the same file under the key it was written with"
+        );
     }
 
     /// A memo bounded in bytes keeps no more than its bound, and when it
@@ -938,7 +985,7 @@ mod tests {
     fn a_bounded_memo_keeps_what_is_used_within_its_bound() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("bounded.store");
-        let open = || CheckMemo::open(path.clone(), b"bounded v1\n".to_vec(), 100, 25);
+        let open = || CheckMemo::open(path.clone(), key(), b"bounded v1\n".to_vec(), 100, 25);
         let k = |s: &str| CheckMemo::key("t", &[s.as_bytes()]);
         let memo = open();
         for name in ["a", "b", "c"] {

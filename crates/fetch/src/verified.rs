@@ -151,9 +151,9 @@ fn from_docs(docs: &[VerifiedDoc]) -> Vec<(Oid, Option<String>)> {
 }
 
 impl Verifier {
-    pub(crate) fn new(cache_root: &Path) -> Verifier {
+    pub(crate) fn new(cache_root: &Path, key: crate::cache_key::CacheKey) -> Verifier {
         Verifier {
-            memo: VerifiedMemo::new(cache_root),
+            memo: VerifiedMemo::new(cache_root, key),
             pending: Mutex::default(),
         }
     }
@@ -293,7 +293,7 @@ mod tests {
         let (repo, commit) = mirror(&dir);
         let readme = vec![(commit, Some("README".to_string()))];
         let calls = Calls::default();
-        let verifier = Verifier::new(root.path());
+        let verifier = Verifier::new(root.path(), crate::cache_key::CacheKey::from_secret(b"t"));
         assert_eq!(
             verifier.damage("m", &dir, &repo, &readme, check(&calls)),
             None
@@ -306,7 +306,7 @@ mod tests {
         verifier.persist().expect("persist");
 
         // Another run: the store says the same.
-        let verifier = Verifier::new(root.path());
+        let verifier = Verifier::new(root.path(), crate::cache_key::CacheKey::from_secret(b"t"));
         verifier.damage("m", &dir, &repo, &readme, check(&calls));
         assert_eq!(calls.borrow().len(), 1, "nor in the next run");
         // A document not yet read back: only it is, not the refs.
@@ -360,7 +360,7 @@ mod tests {
         let dir = root.path().join("git/m.git");
         let (repo, commit) = mirror(&dir);
         let docs = vec![(commit, Some("README".to_string()))];
-        let verifier = Verifier::new(root.path());
+        let verifier = Verifier::new(root.path(), crate::cache_key::CacheKey::from_secret(b"t"));
         let count = std::cell::Cell::new(0);
         let damaged = |_: &Repository, _: &[(Oid, Option<String>)], _: bool| {
             count.set(count.get() + 1);
@@ -379,7 +379,7 @@ mod tests {
         assert_eq!(calls.borrow().len(), 2, "a racy stamp is not trusted");
         std::thread::sleep(RACY * 2);
         verifier.persist().expect("persist");
-        let verifier = Verifier::new(root.path());
+        let verifier = Verifier::new(root.path(), crate::cache_key::CacheKey::from_secret(b"t"));
         verifier.damage("m", &dir, &repo, &docs, check(&calls));
         assert_eq!(calls.borrow().len(), 2, "recorded at the end of the run");
     }

@@ -38,7 +38,7 @@ use pinaudit_core::memo::{CheckMemo, Dec, Enc};
 use std::path::Path;
 
 /// Bump when the encoding below, or what goes into the key, changes.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// The record's result: from the memo when it holds one for this key, else
 /// from `afresh` (remembered for the next run when it may be).
@@ -141,8 +141,8 @@ fn key(p: &Planned, provider: &Router, opts: &Options) -> Option<[u8; 32]> {
                 e.u32(0).str(&d.remote);
                 e.0.extend_from_slice(&revisions.refs_digest(&d.remote)?);
             }
-            Target::Unfetchable(Skip(why)) => {
-                e.u32(1).str(why);
+            Target::Unfetchable(skip) => {
+                e.u32(1).str(&skip_code(skip)?);
             }
             Target::Web(_) | Target::Model(_) => return None,
         }
@@ -152,6 +152,17 @@ fn key(p: &Planned, provider: &Router, opts: &Options) -> Option<[u8; 32]> {
         .str(&opts.max_document_size.to_string())
         .str(&opts.max_web_document_size.to_string());
     Some(pinaudit_core::memo::key("record", &[&e.0]))
+}
+
+/// A skip reason as the memo keeps it: its variant's name and its fields (JSON,
+/// so a reason that gains a variant or a field is still read back by its name;
+/// a text that no longer reads as one is a miss, never a wrong reason).
+fn skip_code(skip: &Skip) -> Option<String> {
+    serde_json::to_string(skip).ok()
+}
+
+fn skip_decoded(code: &str) -> Option<Skip> {
+    serde_json::from_str(code).ok()
 }
 
 fn unfetchable(t: &Target) -> bool {
@@ -328,7 +339,9 @@ fn encode(result: &RecordResult, from: usize) -> Option<Vec<u8>> {
             SourceState::Absent(Absence::Repository) => e.u32(1),
             SourceState::Absent(Absence::Commit) => e.u32(2),
             SourceState::Absent(Absence::Path) => e.u32(3),
-            SourceState::Unchecked(Unchecked::Unresolvable(Skip(why))) => e.u32(4).str(why),
+            SourceState::Unchecked(Unchecked::Unresolvable(skip)) => {
+                e.u32(4).str(&skip_code(skip)?)
+            }
             SourceState::Unchecked(_) => return None,
         };
         e.opt_str(o.sha256.as_deref())
@@ -518,7 +531,7 @@ fn decode_source(d: &mut Dec<'_>) -> Option<SourceOutcome> {
         1 => SourceState::Absent(Absence::Repository),
         2 => SourceState::Absent(Absence::Commit),
         3 => SourceState::Absent(Absence::Path),
-        4 => SourceState::Unchecked(Unchecked::Unresolvable(Skip(d.string()?))),
+        4 => SourceState::Unchecked(Unchecked::Unresolvable(skip_decoded(&d.string()?)?)),
         _ => return None,
     };
     let (sha256, git_blob, commit_time) = (d.opt_string()?, d.opt_string()?, d.opt_string()?);
@@ -578,5 +591,31 @@ mod tests {
             assert_eq!(status_of(status_tag(s)), Some(s));
         }
         assert_eq!(status_of(5), None);
+    }
+
+    /// A skip comes back from the memo as the same variant with the same
+    /// fields; words that no longer read as one are a miss, not a reason.
+    #[test]
+    fn skips_round_trip_by_variant() {
+        for skip in [
+            Skip::NoRepository,
+            Skip::NotPinned {
+                name: "main".into(),
+            },
+            Skip::HostRefused {
+                host: "10.0.0.1".into(),
+                what: "a private-network address".into(),
+            },
+            Skip::TooLarge { size: 9, max: 3 },
+            Skip::Unindexable("document has `9` lines".into()),
+        ] {
+            let code = skip_code(&skip).expect("encodes");
+            assert_eq!(skip_decoded(&code), Some(skip));
+        }
+        assert_eq!(
+            skip_decoded("not pinned: `main` is not a full commit id"),
+            None
+        );
+        assert_eq!(skip_decoded("{\"NoSuchReason\":null}"), None);
     }
 }

@@ -20,8 +20,6 @@ const T0: i64 = 1_700_000_000;
 /// machine never turns a slow answer into a network error; the timeout itself is
 /// tested in its own process (tests/fetch_timeout.rs).
 fn opts() -> SyncOptions {
-    // The caches these tests sync in process never touch the user's key file.
-    pinaudit::cache_key::set(pinaudit::cache_key::CacheKey::from_secret(b"tests"));
     SyncOptions {
         offline: false,
         connect_timeout: Duration::from_secs(30),
@@ -29,6 +27,12 @@ fn opts() -> SyncOptions {
         max_other_refs: 50,
         ..SyncOptions::default()
     }
+}
+
+/// A cache at `root` whose stores are under the tests' key: the caches these
+/// tests sync in process never touch the user's key file.
+fn cache_at(root: impl Into<std::path::PathBuf>) -> GitCache {
+    GitCache::with_key(root, pinaudit::cache_key::CacheKey::from_secret(b"tests"))
 }
 
 fn offline() -> SyncOptions {
@@ -105,7 +109,7 @@ fn by_id_error(report: &SyncReport, oid: Oid) -> String {
 /// Sync the scenario from `url` into a fresh cache; returns the cache too.
 fn sync_scenario(s: &Scenario, url: &str) -> (Scratch, GitCache, SyncReport) {
     let dir = Scratch::new();
-    let cache = GitCache::new(dir.path());
+    let cache = cache_at(dir.path());
     let report = cache
         .sync(url, url, &[s.c2, s.pr, s.erased, s.ghost], &opts())
         .expect("sync");
@@ -190,7 +194,7 @@ fn other_refs_are_bounded_and_exact_matches_come_first() {
     let daemon = GitDaemon::start(s.base.path(), Wants::Default);
     let url = daemon.url("proj.git");
     let dir = Scratch::new();
-    let cache = GitCache::new(dir.path());
+    let cache = cache_at(dir.path());
     let bounded = SyncOptions {
         max_other_refs: 2,
         ..opts()
@@ -223,7 +227,7 @@ fn stale_scratch_from_a_crashed_first_sync_is_cleared() {
     let s = scenario();
     let url = s.repo.file_url();
     let dir = Scratch::new();
-    let cache = GitCache::new(dir.path());
+    let cache = cache_at(dir.path());
     let path = cache.repo_path(&url);
     let scratch = path.with_file_name(format!(
         ".{}.init",
@@ -312,7 +316,7 @@ fn warm_resync_fetches_nothing_until_upstream_moves() {
     let daemon = GitDaemon::start(s.base.path(), Wants::Reachable);
     let url = daemon.url("proj.git");
     let dir = Scratch::new();
-    let cache = GitCache::new(dir.path());
+    let cache = cache_at(dir.path());
 
     let first = cache.sync(&url, &url, &[s.c2], &opts()).expect("sync");
     assert!(first.fetched && first.received_objects > 0);
@@ -354,7 +358,7 @@ fn missing_repositories_are_reported_as_such() {
     let s = scenario();
     let daemon = GitDaemon::start(s.base.path(), Wants::Default);
     let dir = Scratch::new();
-    let cache = GitCache::new(dir.path());
+    let cache = cache_at(dir.path());
 
     let url = daemon.url("nope.git");
     let err = cache.sync(&url, &url, &[], &opts()).unwrap_err();
@@ -373,7 +377,7 @@ fn missing_repositories_are_reported_as_such() {
 #[test]
 fn refused_connection_is_a_network_error_without_credentials() {
     let dir = Scratch::new();
-    let cache = GitCache::new(dir.path());
+    let cache = cache_at(dir.path());
     let port = free_port();
     for url in [
         format!("git://127.0.0.1:{port}/x.git"),
@@ -392,7 +396,7 @@ fn credentials_in_urls_never_reach_errors() {
     let s = scenario();
     let server = HttpGitServer::start(s.base.path(), Wants::Default);
     let dir = Scratch::new();
-    let cache = GitCache::new(dir.path());
+    let cache = cache_at(dir.path());
     let url = server
         .url("nope.git")
         .replace("http://", "http://x-access-token:s3cret-t0ken@");
@@ -413,7 +417,7 @@ fn credentials_in_urls_never_reach_the_cache_on_disk() {
         .url("proj.git")
         .replace("http://", "http://x-access-token:s3cret-t0ken@");
     let dir = Scratch::new();
-    let cache = GitCache::new(dir.path());
+    let cache = cache_at(dir.path());
     let report = cache
         .sync(&url, &url, &[s.c2, s.pr], &opts())
         .expect("sync");
@@ -434,7 +438,7 @@ fn credentials_in_urls_never_reach_the_cache_on_disk() {
 fn offline_uses_only_the_cache() {
     let s = scenario();
     let dir = Scratch::new();
-    let cache = GitCache::new(dir.path());
+    let cache = cache_at(dir.path());
     let url = s.repo.file_url();
 
     let err = cache.sync(&url, &url, &[s.c2], &offline()).unwrap_err();
@@ -458,7 +462,7 @@ fn offline_uses_only_the_cache() {
 #[test]
 fn broken_cache_directory_is_reported_not_panicked() {
     let dir = Scratch::new();
-    let cache = GitCache::new(dir.path());
+    let cache = cache_at(dir.path());
     let url = "https://github.com/owner/broken.git";
     let path = cache.repo_path(url);
     std::fs::create_dir_all(&path).expect("mkdir");
@@ -493,7 +497,7 @@ fn rewrites_change_where_we_fetch_not_the_cache_entry() {
     assert_eq!(fetch_url, daemon.url("proj.git"));
 
     let dir = Scratch::new();
-    let cache = GitCache::new(dir.path());
+    let cache = cache_at(dir.path());
     let report = cache
         .sync(original, &fetch_url, &[s.c2], &opts())
         .expect("sync");
@@ -515,7 +519,7 @@ fn concurrent_syncs_share_one_mirror_safely() {
     let threads: Vec<_> = (0..3)
         .map(|_| {
             let (root, url) = (root.clone(), url.clone());
-            std::thread::spawn(move || GitCache::new(root).sync(&url, &url, &wanted, &opts()))
+            std::thread::spawn(move || cache_at(root).sync(&url, &url, &wanted, &opts()))
         })
         .collect();
     let reports: Vec<SyncReport> = threads
@@ -544,7 +548,7 @@ fn read_side_helpers_answer_from_the_object_database() {
     let a5 = repo.delete(&["README.md", "docs/x.md"], "a5", T0 + 40);
     let url = repo.file_url();
     let dir = Scratch::new();
-    let cache = GitCache::new(dir.path());
+    let cache = cache_at(dir.path());
     cache.sync(&url, &url, &[], &opts()).expect("sync");
     let cached = cache.open(&url).expect("open");
 
@@ -600,7 +604,7 @@ fn recorded_hash_is_matched_to_a_variant_or_an_older_commit() {
     let new = repo.commit(&[("README.md", "decode: 3.1\n")], "new", T0 + 10);
     let url = repo.file_url();
     let dir = Scratch::new();
-    let cache = GitCache::new(dir.path());
+    let cache = cache_at(dir.path());
     cache.sync(&url, &url, &[], &opts()).expect("sync");
     let cached = cache.open(&url).expect("open");
     let hashes = cache.blob_hashes();
@@ -638,7 +642,7 @@ fn recorded_hash_is_matched_to_a_variant_or_an_older_commit() {
 #[test]
 fn cache_paths_stay_inside_the_cache() {
     let dir = Scratch::new();
-    let cache = GitCache::new(dir.path());
+    let cache = cache_at(dir.path());
     for url in [
         "https://github.com/../../etc/passwd",
         "https://user:pw@evil.example:22/../x",

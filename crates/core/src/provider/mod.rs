@@ -120,9 +120,131 @@ pub struct Head {
     pub document: Option<Snapshot>,
 }
 
-/// Why a source cannot be looked up in git at all.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Skip(pub String);
+/// Why a source cannot be looked up at all, or why a document of it was not
+/// read: a reason callers match on by its variant, never by its words. Its
+/// [`Display`](fmt::Display) is the sentence reports and messages show.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Skip {
+    /// The source gives neither a URL nor a repository that is understood.
+    NoRepository,
+    /// A `file:` URL or a path, without `--allow-local`.
+    LocalRefused,
+    /// A host that is not on the public internet, without `--allow-local`.
+    HostRefused {
+        /// The host as the record wrote it.
+        host: String,
+        /// What it is, in words ("a loopback address", ...).
+        what: String,
+    },
+    /// A branch, tag or short commit id instead of a full commit id.
+    NotPinned { name: String },
+    /// The source names no commit at all.
+    NoRevision,
+    /// The source names no document path.
+    NoPath,
+    /// The document path is unusable (`why` completes "it ...").
+    InvalidPath { path: String, why: String },
+    /// A commit id git cannot parse.
+    UnsupportedCommitId { commit: String },
+    /// A model repository URL no forge grammar reads (shown redacted).
+    UnknownModelRepository { written: String },
+    /// A document over `--max-document-size`, in bytes.
+    TooLarge { size: u64, max: u64 },
+    /// A blob that can't be streamed and is over `--max-document-size` whole.
+    NotStreamable { blob: String, max: u64 },
+    /// The document is too large to read whole; it is read as a stream.
+    StreamedOnly,
+    /// A snapshot without a git blob id, where one is needed to read it.
+    NoBlobId,
+    /// The remote or URL was not among those fetched.
+    NotFetched,
+    /// The document's lines can't be indexed (the whole sentence).
+    Unindexable(String),
+    /// An archive's answer did not check out (`why` says how).
+    ArchiveDamaged { why: String },
+    /// A model repository cited as a document.
+    ModelNotDocument,
+    /// An artifact's weights cited by something other than a model repository.
+    WeightsNeedModel,
+    /// The provider answering has no streaming reader.
+    NoStreaming,
+    /// No provider reads git revisions.
+    NoRevisionProvider,
+    /// No provider reads git documents.
+    NoDocumentProvider,
+    /// No provider reads model repositories (the remote, redacted when shown).
+    NoModelProvider { remote: String },
+    /// No provider fetches web documents (the URL, redacted when shown).
+    NoWebProvider { url: String },
+}
+
+impl fmt::Display for Skip {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mib = |n: u64| format!("{:.1} MiB", n as f64 / (1024.0 * 1024.0));
+        let shown = crate::escape::terminal;
+        match self {
+            Skip::NoRepository => f.write_str(
+                "no repository: the source gives neither a URL nor a repository pinaudit understands",
+            ),
+            Skip::LocalRefused => f.write_str(
+                "local repository refused (pass --allow-local to read file: URLs and paths)",
+            ),
+            Skip::HostRefused { host, what } => write!(
+                f,
+                "host `{}` refused: it is {what}, not a public host (records may only name public hosts; pass --allow-local to fetch from it)",
+                shown(host)
+            ),
+            Skip::NotPinned { name } => write!(f, "not pinned: `{name}` is not a full commit id"),
+            Skip::NoRevision => f.write_str("no revision: the source names no commit"),
+            Skip::NoPath => f.write_str("no document path"),
+            Skip::InvalidPath { path, why } => {
+                write!(f, "invalid document path `{}`: it {why}", shown(path))
+            }
+            Skip::UnsupportedCommitId { commit } => {
+                write!(f, "commit id `{commit}` is not supported by this git build")
+            }
+            Skip::UnknownModelRepository { written } => write!(
+                f,
+                "model repository `{}` is not a repository URL pinaudit understands",
+                crate::url::redact(written)
+            ),
+            Skip::TooLarge { size, max } => write!(
+                f,
+                "document is `{}`, over --max-document-size (`{}`); not read (raise --max-document-size to check it)",
+                mib(*size),
+                mib(*max)
+            ),
+            Skip::NotStreamable { blob, max } => write!(
+                f,
+                "blob `{blob}` can't be read as a stream (a delta whose base is in no pack of the cache) and reading it whole is over --max-document-size (`{max}` bytes); not read (raise --max-document-size to check it)"
+            ),
+            Skip::StreamedOnly => {
+                f.write_str("document is too large to read whole; it is read as a stream")
+            }
+            Skip::NoBlobId => f.write_str("no blob id"),
+            Skip::NotFetched => f.write_str("not fetched"),
+            Skip::Unindexable(why) => f.write_str(why),
+            Skip::ArchiveDamaged { why } => write!(f, "archive answered damaged content: {why}"),
+            Skip::ModelNotDocument => f.write_str("a model repository is not a document"),
+            Skip::WeightsNeedModel => {
+                f.write_str("an artifact's weights are read from a model repository")
+            }
+            Skip::NoStreaming => f.write_str("this provider does not stream documents"),
+            Skip::NoRevisionProvider => f.write_str("no provider reads git revisions"),
+            Skip::NoDocumentProvider => f.write_str("no provider reads git documents"),
+            Skip::NoModelProvider { remote } => write!(
+                f,
+                "this provider does not read model repositories (`{}`)",
+                crate::url::redact(remote)
+            ),
+            Skip::NoWebProvider { url } => write!(
+                f,
+                "this provider does not fetch web documents (`{}`)",
+                crate::url::redact(url)
+            ),
+        }
+    }
+}
 
 /// Why a source could not be judged. Never a finding: the audit is incomplete.
 #[derive(Debug, Clone)]
@@ -146,7 +268,7 @@ pub enum Unchecked {
 impl fmt::Display for Unchecked {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Unchecked::Unresolvable(skip) => f.write_str(&skip.0),
+            Unchecked::Unresolvable(skip) => skip.fmt(f),
             Unchecked::Fetch { remote, error } | Unchecked::Tool { remote, error } => {
                 f.write_str(&crate::error::describe(error, remote))
             }
@@ -242,9 +364,7 @@ pub trait Documents {
         if snapshot.loaded {
             return Ok(Box::new(snapshot.bytes.as_slice()));
         }
-        Err(Unchecked::Unresolvable(Skip(
-            "this provider does not stream documents".into(),
-        )))
+        Err(Unchecked::Unresolvable(Skip::NoStreaming))
     }
 
     /// The name of the first variant (`crlf`, `bom`, ...) of the pinned document
@@ -454,19 +574,15 @@ impl Router {
 /// source asking it is unchecked, with the reason.
 pub struct Missing;
 
-fn not_served(what: &str) -> Unchecked {
-    Unchecked::Unresolvable(Skip(format!("no provider {what}")))
-}
-
 impl Revisions for Missing {
     fn revision(&self, _r: &DocRef) -> Result<RevisionFacts, Unchecked> {
-        Err(not_served("reads git revisions"))
+        Err(Unchecked::Unresolvable(Skip::NoRevisionProvider))
     }
 }
 
 impl Documents for Missing {
     fn snapshot(&self, _r: &DocRef) -> Result<Option<Snapshot>, Unchecked> {
-        Err(not_served("reads git documents"))
+        Err(Unchecked::Unresolvable(Skip::NoDocumentProvider))
     }
 }
 
@@ -478,18 +594,79 @@ impl Heads for Missing {
 
 impl Models for Missing {
     fn model(&self, m: &ModelRef) -> Result<ModelFacts, Unchecked> {
-        Err(Unchecked::Unresolvable(Skip(format!(
-            "this provider does not read model repositories (`{}`)",
-            crate::url::redact(&m.remote)
-        ))))
+        Err(Unchecked::Unresolvable(Skip::NoModelProvider {
+            remote: m.remote.clone(),
+        }))
     }
 }
 
 impl Web for Missing {
     fn web(&self, url: &str) -> Result<self::web::WebDoc, Unchecked> {
-        Err(Unchecked::Unresolvable(Skip(format!(
-            "this provider does not fetch web documents (`{}`)",
-            crate::url::redact(url)
-        ))))
+        Err(Unchecked::Unresolvable(Skip::NoWebProvider {
+            url: url.to_string(),
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Skip;
+
+    /// Reports, snapshots and messages show a skip by these words: a reason
+    /// given a variant keeps the sentence it had as text.
+    #[test]
+    fn skips_read_as_the_sentences_reports_show() {
+        let s = |x: &str| x.to_string();
+        for (skip, shown) in [
+            (Skip::NoRepository, "no repository: the source gives neither a URL nor a repository pinaudit understands"),
+            (Skip::LocalRefused, "local repository refused (pass --allow-local to read file: URLs and paths)"),
+            (
+                Skip::HostRefused { host: s("127.0.0.1\x1b"), what: s("a loopback address") },
+                "host `127.0.0.1\\u{1b}` refused: it is a loopback address, not a public host (records may only name public hosts; pass --allow-local to fetch from it)",
+            ),
+            (Skip::NotPinned { name: s("main") }, "not pinned: `main` is not a full commit id"),
+            (Skip::NoRevision, "no revision: the source names no commit"),
+            (Skip::NoPath, "no document path"),
+            (
+                Skip::InvalidPath { path: s("../a"), why: s("leaves the tree") },
+                "invalid document path `../a`: it leaves the tree",
+            ),
+            (
+                Skip::UnsupportedCommitId { commit: s("abc") },
+                "commit id `abc` is not supported by this git build",
+            ),
+            (
+                Skip::UnknownModelRepository { written: s("https://u:p@h/x") },
+                "model repository `https://h/x` is not a repository URL pinaudit understands",
+            ),
+            (
+                Skip::TooLarge { size: 3 << 20, max: 1 << 20 },
+                "document is `3.0 MiB`, over --max-document-size (`1.0 MiB`); not read (raise --max-document-size to check it)",
+            ),
+            (
+                Skip::NotStreamable { blob: s("ab12"), max: 7 },
+                "blob `ab12` can't be read as a stream (a delta whose base is in no pack of the cache) and reading it whole is over --max-document-size (`7` bytes); not read (raise --max-document-size to check it)",
+            ),
+            (Skip::StreamedOnly, "document is too large to read whole; it is read as a stream"),
+            (Skip::NoBlobId, "no blob id"),
+            (Skip::NotFetched, "not fetched"),
+            (Skip::Unindexable(s("document has `9` lines")), "document has `9` lines"),
+            (Skip::ArchiveDamaged { why: s("short") }, "archive answered damaged content: short"),
+            (Skip::ModelNotDocument, "a model repository is not a document"),
+            (Skip::WeightsNeedModel, "an artifact's weights are read from a model repository"),
+            (Skip::NoStreaming, "this provider does not stream documents"),
+            (Skip::NoRevisionProvider, "no provider reads git revisions"),
+            (Skip::NoDocumentProvider, "no provider reads git documents"),
+            (
+                Skip::NoModelProvider { remote: s("https://h/m") },
+                "this provider does not read model repositories (`https://h/m`)",
+            ),
+            (
+                Skip::NoWebProvider { url: s("https://h/d") },
+                "this provider does not fetch web documents (`https://h/d`)",
+            ),
+        ] {
+            assert_eq!(skip.to_string(), shown, "{skip:?}");
+        }
     }
 }

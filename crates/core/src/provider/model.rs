@@ -54,15 +54,12 @@ pub fn resolve(a: &Artifact, allow_local: bool) -> Option<Result<ModelRef, Skip>
     }
     let written = a.repository.as_deref()?;
     let Some(parsed) = url::parse_repository(written) else {
-        return Some(Err(Skip(format!(
-            "model repository `{}` is not a repository URL pinaudit understands",
-            crate::url::redact(written)
-        ))));
+        return Some(Err(Skip::UnknownModelRepository {
+            written: written.to_string(),
+        }));
     };
     if parsed.forge == Forge::Local && !allow_local {
-        return Some(Err(Skip(
-            "local repository refused (pass --allow-local to read file: URLs and paths)".into(),
-        )));
+        return Some(Err(Skip::LocalRefused));
     }
     // The record's own revision wins over one in the URL; a `/blob/REV/FILE` or
     // `/resolve/REV/FILE` URL names a file when the record lists none.

@@ -138,21 +138,17 @@ pub const DEFAULT_MAX_SIZE: u64 = 4 << 30;
 
 /// Why a document over `--max-document-size` was not read.
 fn too_large(size: u64, max: u64) -> Unchecked {
-    let mib = |n: u64| format!("{:.1} MiB", n as f64 / (1024.0 * 1024.0));
-    Unchecked::Unresolvable(sources::Skip(format!(
-        "document is `{}`, over --max-document-size (`{}`); not read (raise --max-document-size to check it)",
-        mib(size),
-        mib(max)
-    )))
+    Unchecked::Unresolvable(sources::Skip::TooLarge { size, max })
 }
 
 impl GitProvider {
     pub fn new(cache: GitCache, plan: SyncPlan) -> GitProvider {
         let hashes = cache.blob_hashes();
-        let drift = crate::store::DriftMemo::new(cache.root());
+        let key = cache.key().clone();
+        let drift = crate::store::DriftMemo::new(cache.root(), key.clone());
         let version = pinaudit_core::check::derivation_version();
-        let checks = crate::store::CheckMemo::new(cache.root(), &version);
-        let records = crate::store::CheckMemo::records(cache.root(), &version);
+        let checks = crate::store::CheckMemo::new(cache.root(), &version, key.clone());
+        let records = crate::store::CheckMemo::records(cache.root(), &version, key);
         GitProvider {
             cache,
             plan,
@@ -185,10 +181,10 @@ impl GitProvider {
     ) -> Result<Box<dyn std::io::Read + Send>, Unchecked> {
         match repo.blob_stream(id, self.max_document_size) {
             Ok(Some(reader)) => Ok(reader),
-            Ok(None) => Err(Unchecked::Unresolvable(sources::Skip(format!(
-                "blob `{id}` can't be read as a stream (a delta whose base is in no pack of the cache) and reading it whole is over --max-document-size (`{}` bytes); not read (raise --max-document-size to check it)",
-                self.max_document_size
-            )))),
+            Ok(None) => Err(Unchecked::Unresolvable(sources::Skip::NotStreamable {
+                blob: id.to_string(),
+                max: self.max_document_size,
+            })),
             Err(e) => Err(tool(r, e)),
         }
     }
@@ -275,7 +271,7 @@ impl GitProvider {
                 remote: r.remote.clone(),
                 error: error.clone(),
             }),
-            None => Err(Unchecked::Unresolvable(sources::Skip("not fetched".into()))),
+            None => Err(Unchecked::Unresolvable(sources::Skip::NotFetched)),
         }
     }
 
@@ -486,10 +482,9 @@ impl Drop for GitProvider {
 
 fn oid(r: &DocRef) -> Result<Oid, Unchecked> {
     Oid::from_str(r.commit.as_str()).map_err(|_| {
-        Unchecked::Unresolvable(sources::Skip(format!(
-            "commit id `{}` is not supported by this git build",
-            r.commit
-        )))
+        Unchecked::Unresolvable(sources::Skip::UnsupportedCommitId {
+            commit: r.commit.to_string(),
+        })
     })
 }
 
@@ -856,15 +851,13 @@ impl Documents for GitProvider {
         }
         if snapshot.streamed {
             // Read piece by piece through `open`, never whole.
-            return Err(Unchecked::Unresolvable(sources::Skip(
-                "document is too large to read whole; it is read as a stream".into(),
-            )));
+            return Err(Unchecked::Unresolvable(sources::Skip::StreamedOnly));
         }
         let id = snapshot
             .git_blob
             .as_deref()
             .and_then(|b| Oid::from_str(b).ok())
-            .ok_or_else(|| Unchecked::Unresolvable(sources::Skip("no blob id".into())))?;
+            .ok_or(Unchecked::Unresolvable(sources::Skip::NoBlobId))?;
         if let Some(seen) = self.snapshots.borrow().get(&id) {
             snapshot.bytes = seen.bytes.clone();
             snapshot.loaded = true;
@@ -906,7 +899,7 @@ impl Documents for GitProvider {
             .git_blob
             .as_deref()
             .and_then(|b| Oid::from_str(b).ok())
-            .ok_or_else(|| Unchecked::Unresolvable(sources::Skip("no blob id".into())))?;
+            .ok_or(Unchecked::Unresolvable(sources::Skip::NoBlobId))?;
         let remote = self.remote(r)?;
         Ok(self.blob_reader(r, &remote.repo, id)?)
     }
@@ -1027,16 +1020,16 @@ impl Models for GitProvider {
                     }),
                 }
             }
-            None => return Err(Unchecked::Unresolvable(sources::Skip("not fetched".into()))),
+            None => return Err(Unchecked::Unresolvable(sources::Skip::NotFetched)),
         };
         let repo = &remote.repo;
         let commit = match &m.revision {
             None => repo.head(),
             Some(pinaudit_core::record::Revision::Commit(c)) => {
                 let oid = Oid::from_str(c.as_str()).map_err(|_| {
-                    Unchecked::Unresolvable(sources::Skip(format!(
-                        "commit id `{c}` is not supported by this git build"
-                    )))
+                    Unchecked::Unresolvable(sources::Skip::UnsupportedCommitId {
+                        commit: c.to_string(),
+                    })
                 })?;
                 if !repo.has_commit(oid) && remote.sync.offline {
                     return Err(Unchecked::NotCached);

@@ -54,6 +54,8 @@ pub struct WebOptions {
     pub deadline: Duration,
     /// Where connections go: the command's `--resolve` pins.
     pub network: crate::net::Network,
+    /// The key kept documents are authenticated under (the cache's).
+    pub key: crate::cache_key::CacheKey,
 }
 
 pub use pinaudit_core::provider::web::{is_immutable, web_url, WebDoc};
@@ -74,7 +76,7 @@ struct Meta {
 }
 
 impl Meta {
-    fn tag(&self) -> [u8; 32] {
+    fn tag(&self, key: &crate::cache_key::CacheKey) -> [u8; 32] {
         let field = |v: &Option<String>| match v {
             Some(v) => format!("+{v}"),
             None => "-".to_string(),
@@ -91,7 +93,7 @@ impl Meta {
             parts.push(p.into_bytes());
         }
         let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
-        crate::cache_key::current().mac(&refs)
+        key.mac(&refs)
     }
 }
 
@@ -104,10 +106,15 @@ fn cache_files(root: &Path, url: &str) -> (PathBuf, PathBuf) {
     )
 }
 
-fn cached(root: &Path, url: &str) -> Option<(Meta, Vec<u8>)> {
+fn cached(opts: &WebOptions, url: &str) -> Option<(Meta, Vec<u8>)> {
+    let root = &opts.cache;
     let (meta, body) = cache_files(root, url);
     let meta: Meta = serde_json::from_slice(&crate::store::read_regular(&meta)?).ok()?;
-    let tag: String = meta.tag().iter().map(|b| format!("{b:02x}")).collect();
+    let tag: String = meta
+        .tag(&opts.key)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
     if meta.url != url || meta.mac != tag {
         return None;
     }
@@ -115,7 +122,8 @@ fn cached(root: &Path, url: &str) -> Option<(Meta, Vec<u8>)> {
     (sha256_hex(&bytes) == meta.sha256).then_some((meta, bytes))
 }
 
-fn store(root: &Path, url: &str, doc: &WebDoc) -> std::io::Result<()> {
+fn store(opts: &WebOptions, url: &str, doc: &WebDoc) -> std::io::Result<()> {
+    let root = &opts.cache;
     let (meta_path, body_path) = cache_files(root, url);
     if let Some(dir) = meta_path.parent() {
         // Never into a directory a planted link names, outside the cache.
@@ -134,7 +142,11 @@ fn store(root: &Path, url: &str, doc: &WebDoc) -> std::io::Result<()> {
         sha256: doc.sha256.clone(),
         mac: String::new(),
     };
-    meta.mac = meta.tag().iter().map(|b| format!("{b:02x}")).collect();
+    meta.mac = meta
+        .tag(&opts.key)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
     // The body first: a meta file never names a body that is not there. Both
     // through new files of random names, never through a planted link.
     crate::store::write_atomically(&body_path, &[&doc.bytes])?;
@@ -216,7 +228,7 @@ async fn fetch_one(
     if let Some(why) = refused(&parsed, opts.allow_local) {
         return Err(network(url, why));
     }
-    let previous = cached(&opts.cache, url);
+    let previous = cached(opts, url);
     let mut req = client.get(parsed);
     if let Some((meta, _)) = &previous {
         if let Some(etag) = &meta.etag {
@@ -294,7 +306,7 @@ async fn fetch_one(
         revalidated: false,
     };
     // A cache that cannot be written costs the next run a body, not this one.
-    let _ = store(&opts.cache, url, &doc);
+    let _ = store(opts, url, &doc);
     Ok(doc)
 }
 
@@ -348,7 +360,7 @@ pub(crate) fn fetch_all(
 fn from_cache(urls: Vec<String>, opts: &WebOptions) -> Fetched {
     urls.into_iter()
         .map(|url| {
-            let r = cached(&opts.cache, &url)
+            let r = cached(opts, &url)
                 .map(|(meta, bytes)| WebDoc {
                     sha256: meta.sha256,
                     bytes,
@@ -514,9 +526,9 @@ impl super::Web for WebProvider {
                 remote: url.to_string(),
                 error: error.clone(),
             }),
-            None => Err(super::Unchecked::Unresolvable(crate::sources::Skip(
-                "not fetched".into(),
-            ))),
+            None => Err(super::Unchecked::Unresolvable(
+                crate::sources::Skip::NotFetched,
+            )),
         }
     }
 }

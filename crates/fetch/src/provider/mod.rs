@@ -16,6 +16,9 @@ pub use pinaudit_core::provider::*;
 pub struct Setup {
     /// The cache directory.
     pub cache: std::path::PathBuf,
+    /// The key the cache's stores are authenticated under (the web and
+    /// archive options carry the same).
+    pub key: crate::cache_key::CacheKey,
     /// How git remotes are synced.
     pub plan: crate::sources::SyncPlan,
     /// The largest git document read, in bytes (`--max-document-size`).
@@ -37,8 +40,9 @@ pub struct Setup {
 /// preferred: each kind of question goes to the first provider that answers it.
 /// A new provider is its own module here and one line below.
 pub fn register(setup: Setup) -> Router {
-    let git = git::GitProvider::new(crate::GitCache::new(&setup.cache), setup.plan)
-        .with_max_document_size(setup.max_document_size);
+    let cache = crate::GitCache::with_key(&setup.cache, setup.key);
+    let git =
+        git::GitProvider::new(cache, setup.plan).with_max_document_size(setup.max_document_size);
     let router = Router::new()
         .with(git)
         .with(http::WebProvider::new(setup.web, setup.progress));

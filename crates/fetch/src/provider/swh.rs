@@ -62,6 +62,8 @@ pub struct ArchiveOptions {
     pub token: Option<String>,
     /// Where names resolve (`--resolve` pins), as for every other fetch.
     pub network: crate::net::Network,
+    /// The key kept answers are authenticated under (the cache's).
+    pub key: crate::cache_key::CacheKey,
 }
 
 /// Software Heritage, shared by every fork: one cache of answers, one client.
@@ -89,7 +91,7 @@ impl Shared {
     /// The plumbing of the archive `asked`, its answers kept in the cache's
     /// directory for `service`.
     pub(crate) fn new(opts: ArchiveOptions, service: &str, asked: &'static str) -> Arc<Shared> {
-        let store = ArchiveStore::new(&opts.cache, service);
+        let store = ArchiveStore::new(&opts.cache, service, opts.key.clone());
         Arc::new(Shared {
             opts,
             store,
@@ -411,9 +413,7 @@ async fn read_body(mut res: reqwest::Response, max: u64) -> Result<Vec<u8>, Stri
 
 /// Why an archived answer cannot be used: the source is unchecked, never judged.
 fn damaged(why: String) -> ArchiveAnswer {
-    ArchiveAnswer::Failed(Unchecked::Unresolvable(Skip(format!(
-        "archive answered damaged content: {why}"
-    ))))
+    ArchiveAnswer::Failed(Unchecked::Unresolvable(Skip::ArchiveDamaged { why }))
 }
 
 /// Why `bytes` are not the blob of `entry`, if they are not.
