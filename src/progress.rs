@@ -1,5 +1,5 @@
 //! Progress on the terminal: the fetcher's observer ([`crate::fetch::progress`])
-//! drawn with indicatif, and the bar of documents checked. Only ever on stderr,
+//! drawn with indicatif, with the bar of documents checked among its lines. Only ever on stderr,
 //! only on a terminal, only when progress is wanted (not `--quiet`).
 
 use std::io::IsTerminal;
@@ -18,45 +18,54 @@ pub(crate) fn terminal(wanted: bool) -> Option<Arc<dyn Progress>> {
     Some(Arc::new(Bars::default()))
 }
 
-/// The overall bar of documents checked; hidden when `wanted` is false, there
-/// is nothing to check or stderr is not a terminal.
-pub(crate) fn checking(len: u64, wanted: bool) -> ProgressBar {
-    if !wanted || len == 0 || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
-    if let Ok(style) = ProgressStyle::with_template("{bar:30} checked {pos}/{len} documents") {
-        bar.set_style(style);
-    }
-    bar
+/// The overall line of documents checked, drawn by `progress` with its other
+/// lines (repositories may still be syncing); nothing when `progress` is
+/// `None` or there is nothing to check.
+pub(crate) fn checking(progress: Option<&Arc<dyn Progress>>, len: u64) -> Checking {
+    Checking(progress.filter(|_| len > 0).and_then(|p| p.checking(len)))
 }
 
-/// The fetcher's lines as indicatif bars: each stage's lines (the repositories
-/// synced, the web documents fetched) drawn together in one set.
+/// The line of documents checked, shared by the checking workers.
+#[derive(Clone)]
+pub(crate) struct Checking(Option<Arc<dyn Line>>);
+
+impl Checking {
+    /// `n` more documents are checked.
+    pub(crate) fn inc(&self, n: u64) {
+        if let Some(line) = &self.0 {
+            line.inc(n);
+        }
+    }
+
+    /// Checking is over: the line goes away.
+    pub(crate) fn finish(&self) {
+        if let Some(line) = &self.0 {
+            line.finish();
+        }
+    }
+}
+
+/// The fetcher's lines and the line of documents checked as indicatif bars,
+/// all drawn together in one set for the whole run: repositories sync, web
+/// documents are fetched and records are checked at the same time, and two
+/// sets drawing at once would overwrite each other's lines.
 #[derive(Default)]
 struct Bars {
     group: Mutex<Option<MultiProgress>>,
 }
 
 impl Bars {
-    /// Adds `bar` to the current set of lines (a new set when there is none).
+    /// Adds `bar` to the run's set of lines.
     fn add(&self, bar: ProgressBar) -> ProgressBar {
         let mut group = self.group.lock().unwrap_or_else(PoisonError::into_inner);
         group
             .get_or_insert_with(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr()))
             .add(bar)
     }
-
-    /// Starts a new set of lines.
-    fn start(&self) {
-        let mut group = self.group.lock().unwrap_or_else(PoisonError::into_inner);
-        *group = Some(MultiProgress::with_draw_target(ProgressDrawTarget::stderr()));
-    }
 }
 
 impl Progress for Bars {
     fn syncing(&self, len: u64) -> Arc<dyn Line> {
-        self.start();
         let bar = self.add(ProgressBar::new(len));
         if let Ok(style) =
             ProgressStyle::with_template("{spinner} fetching {pos}/{len} repositories {wide_msg}")
@@ -77,14 +86,20 @@ impl Progress for Bars {
         Arc::new(Bar(line))
     }
 
-    fn fetching_web(&self) {
-        self.start();
-    }
+    fn fetching_web(&self) {}
 
     fn web_document(&self, shown: &str) -> Arc<dyn Line> {
         let line = self.add(ProgressBar::new_spinner());
         line.set_message(shown.to_string());
         Arc::new(Bar(line))
+    }
+
+    fn checking(&self, len: u64) -> Option<Arc<dyn Line>> {
+        let bar = self.add(ProgressBar::new(len));
+        if let Ok(style) = ProgressStyle::with_template("{bar:30} checked {pos}/{len} documents") {
+            bar.set_style(style);
+        }
+        Some(Arc::new(Bar(bar)))
     }
 }
 

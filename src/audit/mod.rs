@@ -1,6 +1,8 @@
 //! The audit pipeline, as named stages ([`stages`]): load the inputs, plan which
 //! documents they cite, prefetch them through the registered providers (a [`Router`]), check each record,
-//! finish with what made the audit incomplete. Each record's result is domain
+//! finish with what made the audit incomplete. Online, the git cache goes on
+//! syncing after the prefetch stage returns, and each record is checked once
+//! the repositories it cites have synced. Each record's result is domain
 //! data ([`RecordResult`]) handed on in record order as it is checked (the
 //! report is written from it elsewhere, as it comes); the rest is an
 //! [`AuditResult`] in the [`Outcome`].

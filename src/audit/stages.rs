@@ -211,7 +211,8 @@ fn source_target(s: &Source, allow_local: bool) -> Target {
 }
 
 /// Gets every cited document in one go: one sync per repository, one request
-/// per URL.
+/// per URL. The git cache goes on syncing after this returns (online): the
+/// check stage takes each record once the repositories it cites have landed.
 pub(crate) fn prefetch(planned: &[Planned], provider: &mut Router) {
     let targets: Vec<&Target> = planned
         .iter()
@@ -232,6 +233,13 @@ pub(crate) fn prefetch(planned: &[Planned], provider: &mut Router) {
 /// result not yet accepted: what waits to be accepted is bounded by the
 /// workers, not by the records, and a report is written as its records are
 /// checked, in the same order for any `--jobs`.
+///
+/// Checking starts while repositories still sync: a worker skips, within its
+/// window, the records whose repositories have not landed yet
+/// ([`crate::provider::Revisions::landed`]) and comes back to them once they
+/// have, so no core idles while a sync waits on its server. One worker (one
+/// job, or `--manifests`) takes records strictly in input order, each
+/// waiting for its repositories.
 pub(crate) fn check<T: Send>(
     planned: Vec<Planned>,
     provider: &Router,
@@ -242,10 +250,12 @@ pub(crate) fn check<T: Send>(
     let documents: usize = planned.iter().map(|p| p.sources.len()).sum();
     // Offline, checking reads only the cache and is over at once: no bar, as for
     // fetching.
-    let bar = crate::progress::checking(
-        documents as u64,
-        opts.plan.progress.is_some() && !opts.plan.sync.offline,
-    );
+    let shown = opts
+        .plan
+        .progress
+        .as_ref()
+        .filter(|_| !opts.plan.sync.offline);
+    let bar = crate::progress::checking(shown, documents as u64);
     // A manifest is judged once per revision, by the first record that cites it:
     // with --manifests, records are checked in input order on one thread.
     let workers = if opts.manifests {
@@ -266,7 +276,7 @@ pub(crate) fn check<T: Send>(
             bar.inc(n);
             accept(prepare(result));
         }
-        bar.finish_and_clear();
+        bar.finish();
         return;
     };
     let window = WINDOW * forks.len();
@@ -280,7 +290,8 @@ pub(crate) fn check<T: Send>(
                 // accepted, so they would wait for it forever).
                 let _stop = StopOnPanic(queue);
                 let mut manifests_seen = manifests::Seen::new();
-                while let Some((i, p)) = queue.take(worker, window) {
+                let ready = |p: &Planned| landed(p, fork.revisions());
+                while let Some((i, p)) = queue.take(worker, window, &ready) {
                     let n = p.sources.len() as u64;
                     let result = check_record(p, &fork, opts, &mut manifests_seen);
                     bar.inc(n);
@@ -303,8 +314,33 @@ pub(crate) fn check<T: Send>(
             queue.accepted(next);
         }
     });
-    bar.finish_and_clear();
+    bar.finish();
 }
+
+/// Whether every repository `p` cites (its documents' and its weights') has
+/// landed, so that checking it waits for no sync.
+fn landed(p: &Planned, revisions: &dyn crate::provider::Revisions) -> bool {
+    let mut last = "";
+    p.sources
+        .iter()
+        .chain(p.artifacts.iter().flatten())
+        .all(|t| {
+            let remote = match t {
+                Target::Git(d) => d.remote.as_str(),
+                Target::Model(m) => m.remote.as_str(),
+                Target::Web(_) | Target::Unfetchable(_) => return true,
+            };
+            // A record's sources mostly cite one repository: asked once.
+            let asked = remote == last;
+            last = remote;
+            asked || revisions.landed(remote)
+        })
+}
+
+/// How long a worker whose records in its window all wait for a sync waits
+/// before looking again (a landing does not wake it: the fetcher knows
+/// nothing of the queue).
+const LANDING_POLL: std::time::Duration = std::time::Duration::from_millis(5);
 
 /// How many records each checking worker may be ahead of the oldest result
 /// not yet accepted (a result waiting is a record's fragment of the report:
@@ -368,22 +404,40 @@ impl Queue {
         }
     }
 
-    /// `worker`'s next record, once it is within `window` of the oldest not
-    /// accepted; `None` when its share is done or a worker failed. (The oldest
-    /// record not accepted is always its worker's next, so no worker waits on
-    /// one that waits.)
-    fn take(&self, worker: usize, window: usize) -> Option<(usize, Planned)> {
+    /// `worker`'s first record within `window` of the oldest not accepted
+    /// that is `ready` (whose repositories have landed); `None` when its share
+    /// is done or a worker failed. (The oldest record not accepted is always
+    /// in its worker's window and taken once its repositories land, which
+    /// they all do, so no worker waits on one that waits.)
+    fn take(
+        &self,
+        worker: usize,
+        window: usize,
+        ready: &dyn Fn(&Planned) -> bool,
+    ) -> Option<(usize, Planned)> {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         loop {
             if state.stopped {
                 return None;
             }
-            let next = *state.shares.get(worker)?.front()?;
-            if next < state.accepted + window {
-                state.shares[worker].pop_front();
+            let limit = state.accepted + window;
+            let share = state.shares.get(worker)?;
+            share.front()?;
+            let mut within = share.iter().enumerate().take_while(|(_, &i)| i < limit);
+            let found = within.find(|(_, &i)| state.items[i].as_ref().is_some_and(ready));
+            let waiting = share.front().is_some_and(|&i| i < limit);
+            if let Some((at, _)) = found {
+                let next = state.shares[worker].remove(at)?;
                 return Some((next, state.items[next].take()?));
             }
-            state = self.moved.wait(state).unwrap_or_else(|e| e.into_inner());
+            state = match waiting {
+                // Records in the window wait for their syncs: look again soon.
+                true => {
+                    let waited = self.moved.wait_timeout(state, LANDING_POLL);
+                    waited.unwrap_or_else(|e| e.into_inner()).0
+                }
+                false => self.moved.wait(state).unwrap_or_else(|e| e.into_inner()),
+            };
         }
     }
 

@@ -441,3 +441,190 @@ fn a_same_size_ref_edit_after_the_mirror_was_verified_is_caught() {
         assert!(reason.contains("cache damaged"), "{reason}");
     }
 }
+
+/// A loopback proxy in front of `git daemon` that holds every connection for
+/// `delay` before passing it on: a repository whose server is slow to answer.
+struct Stalling {
+    port: u16,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Stalling {
+    fn start(to: u16, delay: std::time::Duration) -> Stalling {
+        use std::net::{TcpListener, TcpStream};
+        use std::sync::atomic::Ordering;
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        listener.set_nonblocking(true).expect("nonblocking");
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        let pass = move |client: TcpStream| {
+            std::thread::sleep(delay);
+            let Ok(server) = TcpStream::connect(("127.0.0.1", to)) else {
+                return;
+            };
+            let (Ok(mut c2), Ok(mut s2)) = (client.try_clone(), server.try_clone()) else {
+                return;
+            };
+            let up = std::thread::spawn(move || {
+                let _ = std::io::copy(&mut c2, &mut s2);
+                let _ = s2.shutdown(std::net::Shutdown::Write);
+            });
+            let (mut client, mut server) = (client, server);
+            let _ = std::io::copy(&mut server, &mut client);
+            let _ = client.shutdown(std::net::Shutdown::Write);
+            let _ = up.join();
+        };
+        let thread = std::thread::spawn(move || {
+            let mut passing = Vec::new();
+            while !flag.load(Ordering::SeqCst) {
+                match listener.accept() {
+                    Ok((client, _)) => {
+                        let _ = client.set_nonblocking(false);
+                        passing.push(std::thread::spawn(move || pass(client)));
+                    }
+                    Err(_) => std::thread::sleep(std::time::Duration::from_millis(10)),
+                }
+            }
+            // Every connection ends with the run that opened it.
+            for p in passing {
+                let _ = p.join();
+            }
+        });
+        Stalling {
+            port,
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Stalling {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Checking starts while repositories still sync (the records of a synced
+/// repository are checked before those of one whose server is slow, and of one
+/// that does not exist), yet every record is reported as a run that checks one
+/// record after the other at `--jobs 1` reports it, byte for byte, and as a
+/// warm re-check does.
+#[test]
+fn a_cold_audit_with_a_slow_and_a_missing_repository_reports_as_jobs_1() {
+    let forge = Forge::new();
+    let names = ["acme/slow", "acme/one", "acme/two", "acme/three"];
+    let mut commits = Vec::new();
+    for (k, name) in names.iter().enumerate() {
+        let text = table(&[("decode", 2.5 + k as f64), ("batch", 10.5 + k as f64)]);
+        let commit = forge
+            .repo(name)
+            .commit(&[("README.md", &text)], "results", T0);
+        commits.push((*name, commit, text));
+    }
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let slow = Stalling::start(daemon.port(), std::time::Duration::from_millis(700));
+    let time = "2023-11-14T22:13:20Z";
+    let readme = |k: usize, id: &str| {
+        let (name, commit, text) = &commits[k];
+        source(id, name, *commit, "README.md", &sha256_hex(text), time)
+    };
+    // The slow repository's records come first, so the others are checked
+    // while it syncs; some records cite two repositories, one of them slow.
+    let mut pins = Vec::new();
+    for i in 0..15 {
+        let k = i % 5;
+        let (sources, claims) = match k {
+            4 => {
+                let (_, commit, _) = &commits[1];
+                let gone = source(
+                    "readme",
+                    "acme/gone",
+                    *commit,
+                    "README.md",
+                    &sha256_hex("x"),
+                    time,
+                );
+                let claims = vec![claim("decode", &gone, 5, 2.5)];
+                (vec![gone], claims)
+            }
+            _ => {
+                let s = readme(k, "readme");
+                let mut claims = vec![
+                    claim("decode", &s, 5, 2.5 + k as f64),
+                    // Not on its line: a finding.
+                    claim("batch", &s, 5, 10.5 + k as f64),
+                ];
+                let mut sources = vec![s];
+                if i % 3 == 0 {
+                    let other = readme((k + 1) % 4, "other");
+                    claims.push(claim("other", &other, 6, 10.5 + ((k + 1) % 4) as f64));
+                    sources.push(other);
+                }
+                (sources, claims)
+            }
+        };
+        pins.push(pin(&format!("rec{i:02}"), &sources, &claims));
+    }
+    let rewrites = [
+        to_daemon(&daemon),
+        format!(
+            "https://github.com/acme/slow=git://127.0.0.1:{}/acme/slow",
+            slow.port
+        ),
+    ];
+    let audit = |ws: &Scratch, files: &[String], jobs: &str| {
+        let mut args: Vec<&str> = vec!["--jobs", jobs];
+        for r in &rewrites {
+            args.extend(["--rewrite", r.as_str()]);
+        }
+        args.extend(files.iter().map(String::as_str));
+        ws.audit(args)
+    };
+    let (ws, one) = (Scratch::new(), Scratch::new());
+    let files: Vec<String> = pins.iter().map(|p| ws.write_pin(p)).collect();
+    let files_one: Vec<String> = pins.iter().map(|p| one.write_pin(p)).collect();
+    assert_eq!(files, files_one);
+
+    let cold = audit(&ws, &files, "4");
+    let cold_one = audit(&one, &files, "1");
+    assert_eq!(cold.code(), 1, "{}", cold.stderr);
+    assert_eq!(cold.stdout, cold_one.stdout, "cold, --jobs 4 and --jobs 1");
+    for i in 0..15 {
+        let record = format!("rec{i:02}");
+        let k = i % 5;
+        let s = cold.source(&record, "readme");
+        if k == 4 {
+            assert_eq!(s["status"], "absent", "{s:#}");
+            continue;
+        }
+        assert_eq!(s["status"], "checked", "{record}: {s:#}");
+        assert_eq!(
+            cold.claim(&record, "decode")["status"],
+            "verified",
+            "{record}"
+        );
+        assert_eq!(
+            cold.claim(&record, "batch")["status"],
+            "shifted",
+            "{record}"
+        );
+        if i % 3 == 0 {
+            assert_eq!(
+                cold.claim(&record, "other")["status"],
+                "verified",
+                "{record}"
+            );
+        }
+    }
+    let missing = cold.with_code("repository-missing");
+    assert_eq!(missing.len(), 3, "{missing:#?}");
+    assert_eq!(cold.with_code("value-shifted").len(), 12);
+
+    let warm = audit(&ws, &files, "4");
+    assert_eq!(warm.stdout, cold.stdout, "warm, --jobs 4");
+}

@@ -20,6 +20,13 @@ pub trait Progress: Send + Sync {
 
     /// A line for one web document being fetched (`shown`: its redacted URL).
     fn web_document(&self, shown: &str) -> Arc<dyn Line>;
+
+    /// Checking `len` documents begins, maybe while repositories still sync:
+    /// the line that counts them, drawn with the others; `None` when this
+    /// observer shows none.
+    fn checking(&self, _len: u64) -> Option<Arc<dyn Line>> {
+        None
+    }
 }
 
 /// One line of progress.

@@ -1,7 +1,7 @@
 //! From records to repositories: which commit of which remote each source needs,
 //! one sync per repository however many records cite it, run concurrently.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use git2::Oid;
@@ -102,6 +102,10 @@ pub fn sync_options(plan: &SyncPlan, remote: &str, fetch_url: &str) -> SyncOptio
 /// A sync's outcome per remote (keyed by the pre-rewrite clone URL).
 pub(crate) type Synced = HashMap<String, Result<SyncReport, FetchError>>;
 
+/// Each remote to sync with its wanted commits (and the paths a verdict will
+/// read there), in the order the targets first name them.
+pub(crate) type Wanted = Vec<(String, Vec<(Oid, Option<String>)>)>;
+
 /// Syncs every remote once, `jobs` at a time, with each remote's wanted commits.
 pub fn sync_all(cache: &GitCache, targets: &[&DocRef], plan: &SyncPlan) -> Synced {
     sync_all_with(cache, targets, &[], plan)
@@ -115,82 +119,118 @@ pub(crate) fn sync_all_with(
     extra: &[(String, Option<Oid>)],
     plan: &SyncPlan,
 ) -> Synced {
-    let wanted = wanted(targets, extra);
+    let mut out = HashMap::new();
+    sync_streamed(
+        cache,
+        wanted(targets, extra),
+        plan,
+        &mut |remote, result| {
+            out.insert(remote, result);
+        },
+    );
+    out
+}
+
+/// Syncs every remote of `wanted` once, `jobs` at a time, started in the
+/// order given, and tells `landed` each remote's outcome as soon as its sync is
+/// over (in the order they end), on the calling thread: whoever waits for a
+/// remote need not wait for the others.
+pub(crate) fn sync_streamed(
+    cache: &GitCache,
+    wanted: Wanted,
+    plan: &SyncPlan,
+    landed: &mut dyn FnMut(String, Result<SyncReport, FetchError>),
+) {
     if wanted.is_empty() {
-        return HashMap::new();
+        return;
     }
     // Offline, syncing reads only the cache and is over at once: nothing shown.
     let progress = plan.progress.as_ref().filter(|_| !plan.sync.offline);
     let bar = progress.map(|p| p.syncing(wanted.len() as u64));
     let runtime = match workers(plan) {
         Ok(rt) => rt,
-        Err(e) => return failed_to_start(wanted, &e),
+        Err(e) => return failed_to_start(wanted, &e, landed),
     };
     let semaphore = Arc::new(tokio::sync::Semaphore::new(plan.jobs.max(1)));
-    let results = runtime.block_on(async {
-        let handles: Vec<_> = wanted
-            .into_iter()
-            .map(|(remote, oids)| {
-                let one = One {
-                    cache: cache.clone(),
-                    plan: plan.clone(),
-                    bar: bar.clone(),
-                    // One line per remote being fetched, under the overall bar.
-                    line: progress.map(|p| p.remote(&crate::redact(&remote))),
-                };
-                let sem = semaphore.clone();
-                tokio::spawn(async move {
-                    let _permit = sem.acquire_owned().await;
-                    let result = one.sync(&remote, oids).await;
-                    (remote, result)
-                })
-            })
-            .collect();
-        let mut out = HashMap::new();
-        for h in handles {
-            if let Ok((remote, result)) = h.await {
-                out.insert(remote, result);
+    runtime.block_on(async {
+        // Permits are granted first come, first served: the syncs start in
+        // the order of `wanted`.
+        let mut syncs = tokio::task::JoinSet::new();
+        for (remote, oids) in wanted {
+            let one = One {
+                cache: cache.clone(),
+                plan: plan.clone(),
+                bar: bar.clone(),
+                // One line per remote being fetched, under the overall bar.
+                line: progress.map(|p| p.remote(&crate::redact(&remote))),
+            };
+            let sem = semaphore.clone();
+            syncs.spawn(async move {
+                let _permit = sem.acquire_owned().await;
+                let result = one.sync(&remote, oids).await;
+                (remote, result)
+            });
+        }
+        while let Some(joined) = syncs.join_next().await {
+            if let Ok((remote, result)) = joined {
+                landed(remote, result);
             }
         }
-        out
     });
     if let Some(bar) = &bar {
         bar.finish();
     }
     // Don't wait for a worker abandoned at its deadline.
     runtime.shutdown_background();
-    results
 }
 
 /// Each remote's wanted commits, with the paths a verdict will read there: the
 /// sync checks that they read back whole (a damaged cache is not a finding).
-/// Model repositories (`extra`) want their commit, if they name one.
-fn wanted(
-    targets: &[&DocRef],
-    extra: &[(String, Option<Oid>)],
-) -> BTreeMap<String, Vec<(Oid, Option<String>)>> {
-    let mut wanted: BTreeMap<String, Vec<(Oid, Option<String>)>> = BTreeMap::new();
-    for (remote, oid) in extra {
-        let list = wanted.entry(remote.clone()).or_default();
-        if let Some(oid) = oid {
-            if !list.iter().any(|(o, _)| o == oid) {
-                list.push((*oid, None));
-            }
-        }
-    }
+/// Model repositories (`extra`) want their commit, if they name one. Remotes
+/// come in the order the targets first cite them, then the model repositories
+/// no target cites: records are checked in about that order, so the first
+/// remotes to land are those the first records wait for.
+pub(crate) fn wanted(targets: &[&DocRef], extra: &[(String, Option<Oid>)]) -> Wanted {
+    let mut wanted: Wanted = Vec::new();
+    let mut at: HashMap<&str, usize> = HashMap::new();
     // A set beside the lists: looking each target up in its remote's list made
     // many distinct documents of one repository quadratic.
     let mut seen: std::collections::HashSet<(&str, Oid, &str)> = Default::default();
+    let mut docs: Vec<(usize, Oid, &str)> = Vec::new();
     for t in targets {
         let Ok(oid) = Oid::from_str(t.commit.as_str()) else {
             continue;
         };
         if seen.insert((t.remote.as_str(), oid, t.path.as_str())) {
-            let list = wanted.entry(t.remote.clone()).or_default();
-            list.push((oid, Some(t.path.clone())));
+            docs.push((slot(&mut wanted, &mut at, &t.remote), oid, t.path.as_str()));
         }
     }
+    let mut models: Vec<(usize, Oid)> = Vec::new();
+    for (remote, oid) in extra {
+        let i = slot(&mut wanted, &mut at, remote);
+        if let Some(oid) = oid {
+            models.push((i, *oid));
+        }
+    }
+    // A model's commit comes first in its remote's list, as it always has.
+    for (i, oid) in models {
+        if !wanted[i].1.iter().any(|(o, _)| *o == oid) {
+            wanted[i].1.push((oid, None));
+        }
+    }
+    for (i, oid, path) in docs {
+        wanted[i].1.push((oid, Some(path.to_string())));
+    }
     wanted
+}
+
+/// The index of `remote`'s entry in `wanted`, a new one at the end when it has
+/// none yet.
+fn slot<'a>(wanted: &mut Wanted, at: &mut HashMap<&'a str, usize>, remote: &'a str) -> usize {
+    *at.entry(remote).or_insert_with(|| {
+        wanted.push((remote.to_string(), Vec::new()));
+        wanted.len() - 1
+    })
 }
 
 /// The runtime the syncs run on: `--jobs` blocking workers (git2 blocks).
@@ -204,20 +244,18 @@ fn workers(plan: &SyncPlan) -> std::io::Result<tokio::runtime::Runtime> {
 
 /// Every remote's answer when the fetch workers cannot start.
 fn failed_to_start(
-    wanted: BTreeMap<String, Vec<(Oid, Option<String>)>>,
+    wanted: Wanted,
     e: &std::io::Error,
-) -> Synced {
+    landed: &mut dyn FnMut(String, Result<SyncReport, FetchError>),
+) {
     let reason = format!("cannot start the fetch workers: {e}");
-    wanted
-        .into_keys()
-        .map(|remote| {
-            let err = FetchError::Git {
-                url: remote.clone(),
-                reason: reason.clone(),
-            };
-            (remote, Err(err))
-        })
-        .collect()
+    for (remote, _) in wanted {
+        let err = FetchError::Git {
+            url: remote.clone(),
+            reason: reason.clone(),
+        };
+        landed(remote, Err(err));
+    }
 }
 
 /// One remote's sync, with what it tells progress.

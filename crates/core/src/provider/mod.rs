@@ -331,6 +331,15 @@ pub trait Revisions {
     fn refs_digest(&self, _remote: &str) -> Option<[u8; 32]> {
         None
     }
+
+    /// Whether questions about `remote` are answered without waiting: `false`
+    /// while a provider that syncs in the background (its
+    /// [`Provider::prefetch`] returned before every remote was synced) is still
+    /// syncing `remote`, whose questions wait until that sync is over. The
+    /// check stage takes first the records whose remotes have all landed.
+    fn landed(&self, _remote: &str) -> bool {
+        true
+    }
 }
 
 /// The documents at pinned revisions, and what is remembered of them.
@@ -444,7 +453,9 @@ pub trait Web {
 pub trait Provider: Send {
     /// Gets everything the targets this provider serves need onto disk, each
     /// remote or URL once however many sources cite it; ignores the others.
-    /// Failures are kept and answered per source later.
+    /// Failures are kept and answered per source later. A provider may go on
+    /// fetching after it returns, each question waiting for what it needs
+    /// (see [`Revisions::landed`]).
     fn prefetch(&mut self, targets: &[&Target]);
 
     /// Remotes that could not be fetched, with the reason, in a stable order.

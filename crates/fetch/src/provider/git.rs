@@ -3,7 +3,8 @@
 
 use std::cell::{OnceCell, RefCell};
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use git2::Oid;
 
@@ -116,9 +117,12 @@ pub struct GitProvider {
     checks: crate::store::CheckMemo,
     /// Whole records' results (`CACHE/records.store`).
     records: crate::store::CheckMemo,
-    remotes: HashMap<String, Result<Remote, Arc<FetchError>>>,
-    /// Remotes that could not be reached but that the cache stood in for.
-    stale: Vec<(String, Arc<FetchError>)>,
+    /// Every remote of the run, opened on first use once its sync has landed
+    /// (each provider and fork opens its own handle).
+    remotes: HashMap<String, OnceCell<Result<Remote, Arc<FetchError>>>>,
+    /// How the run's syncs went, remote by remote as they land; shared with
+    /// the forks.
+    landing: Arc<Landing>,
     /// Pinned documents already read this run, by blob id (small ones, up to
     /// [`SNAPSHOT_MEMO_BYTES`] in all).
     snapshots: RefCell<HashMap<Oid, Snapshot>>,
@@ -157,7 +161,7 @@ impl GitProvider {
             checks,
             records,
             remotes: HashMap::new(),
-            stale: Vec::new(),
+            landing: Landing::start(Vec::new()),
             snapshots: RefCell::default(),
             snapshot_bytes: std::cell::Cell::new(0),
             persist: true,
@@ -241,31 +245,19 @@ impl GitProvider {
             .is_none_or(|size| size <= self.max_document_size)
     }
 
-    /// The mirror of `remote` read offline, for a remote the network failed on;
-    /// `None` when the cache has no mirror of it.
-    fn cached_stand_in(&self, remote: &str, refs: &[&DocRef]) -> Option<Remote> {
-        let wanted: Vec<Oid> = refs
-            .iter()
-            .filter(|r| r.remote == remote)
-            .filter_map(|r| Oid::from_str(r.commit.as_str()).ok())
-            .collect();
-        let offline = crate::SyncOptions {
-            offline: true,
-            ..self.plan.sync.clone()
-        };
-        let sync = self.cache.sync(remote, "", &wanted, &offline).ok()?;
-        let repo = self.cache.open(remote).ok()?;
-        let since = self
-            .cache
-            .last_synced(remote)
-            .and_then(|t| pinaudit_core::check::revision::rfc3339(t, 0));
-        // Unknown age still means stale.
-        let since = since.unwrap_or_else(|| "unknown".to_string());
-        Some(Remote::new(sync, repo, Some(since)))
+    /// `remote` as this run synced it, opened on first use (waiting for its
+    /// sync to land); `None` for a remote the run did not sync.
+    fn remote_named(&self, remote: &str) -> Option<&Result<Remote, Arc<FetchError>>> {
+        let slot = self.remotes.get(remote)?;
+        Some(slot.get_or_init(|| {
+            let (sync, stale_since) = self.landing.wait(remote)?;
+            let repo = self.cache.open(remote).map_err(Arc::new)?;
+            Ok(Remote::new(sync, repo, stale_since))
+        }))
     }
 
     fn remote(&self, r: &DocRef) -> Result<&Remote, Unchecked> {
-        match self.remotes.get(&r.remote) {
+        match self.remote_named(&r.remote) {
             Some(Ok(remote)) => Ok(remote),
             Some(Err(error)) => Err(Unchecked::Fetch {
                 remote: r.remote.clone(),
@@ -316,8 +308,15 @@ impl GitProvider {
             Some(e) if e.starts_with(&tips) && (e.len() - 32) % 21 == 0 => e,
             _ => tips.to_vec(),
         };
-        entry.extend_from_slice(oid.as_bytes());
-        entry.push(u8::from(yes));
+        // In commit order, not in the order records were checked (which
+        // depends on when each remote landed): the store's bytes stay the same.
+        let before = entry[32..]
+            .chunks_exact(21)
+            .take_while(|c| c[..20] < *oid.as_bytes())
+            .count();
+        let at = 32 + before * 21;
+        let answer = oid.as_bytes().iter().copied().chain([u8::from(yes)]);
+        entry.splice(at..at, answer);
         self.checks.put(key, entry);
     }
 }
@@ -472,6 +471,8 @@ impl Drop for GitProvider {
         if !self.persist {
             return;
         }
+        // The syncs write the cache too: they are over first.
+        self.landing.settle();
         let _ = self.hashes.persist();
         let _ = self.drift.persist();
         let _ = self.checks.persist();
@@ -497,7 +498,11 @@ fn tool(r: &DocRef, error: FetchError) -> Unchecked {
 
 impl GitProvider {
     /// Syncs the remotes of the git documents and of the model repositories:
-    /// one sync per repository, however many sources cite it.
+    /// one sync per repository, however many sources cite it. Online, the
+    /// syncs run on a thread of their own and this returns at once: each
+    /// question about a remote waits until its sync has landed, so a record is
+    /// checked as soon as its own remotes are synced, while the others are
+    /// still syncing. Offline (nothing to wait for) they run here.
     fn prefetch_git(&mut self, refs: &[&DocRef], models: &[&ModelRef]) {
         // Before the first git2 call (`Oid::from_str` included): OpenSSL's
         // start-up loads the CA bundle only when a remote may be reached over TLS.
@@ -516,29 +521,258 @@ impl GitProvider {
                 (m.remote.clone(), oid)
             })
             .collect();
-        let synced = sources::sync_all_with(&self.cache, refs, &extra, &self.plan);
-        for (remote, result) in synced {
-            let opened = match result {
-                Ok(sync) => self
-                    .cache
-                    .open(&remote)
-                    .map(|repo| Remote::new(sync, repo, None)),
-                // The network failed: what the cache already holds is judged as
-                // `--offline` would, marked stale; the failure is still told.
-                Err(e @ FetchError::Network { .. }) => {
-                    let error = Arc::new(e);
-                    if let Some(stale) = self.cached_stand_in(&remote, refs) {
-                        self.stale.push((remote.clone(), error));
-                        self.remotes.insert(remote, Ok(stale));
-                    } else {
-                        self.remotes.insert(remote, Err(error));
-                    }
-                    continue;
-                }
-                Err(e) => Err(e),
-            };
-            self.remotes.insert(remote, opened.map_err(Arc::new));
+        let wanted = sources::wanted(refs, &extra);
+        // A second prefetch waits for the first to be over.
+        self.landing.settle();
+        let names: Vec<String> = wanted.iter().map(|(remote, _)| remote.clone()).collect();
+        self.remotes = names.iter().map(|r| (r.clone(), OnceCell::new())).collect();
+        self.landing = Landing::start(names);
+        let syncs = Syncs {
+            cache: self.cache.clone(),
+            plan: self.plan.clone(),
+            landing: self.landing.clone(),
+        };
+        if self.plan.sync.offline {
+            return syncs.run(wanted);
         }
+        // Handed over through a cell, so that it is still here when no thread starts.
+        let wanted = Arc::new(Mutex::new(Some(wanted)));
+        let (run, theirs) = (syncs.clone(), wanted.clone());
+        let started = std::thread::Builder::new()
+            .name("pinaudit-sync".into())
+            .spawn(move || run.run(take(&theirs)));
+        match started {
+            Ok(thread) => self.landing.syncing_on(thread),
+            // No thread to spare: synced here, before anything is checked.
+            Err(_) => syncs.run(take(&wanted)),
+        }
+    }
+}
+
+/// What a cell holds, taken out of it.
+fn take(cell: &Mutex<Option<sources::Wanted>>) -> sources::Wanted {
+    cell.lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take()
+        .unwrap_or_default()
+}
+
+/// One remote's sync as the provider keeps it: its report and, when the
+/// cache stood in for an unreachable remote, since when it is stale (RFC
+/// 3339); or why it failed.
+type Landed = Result<(SyncReport, Option<String>), Arc<FetchError>>;
+
+/// The syncs of a run as they land, shared by the provider that started them
+/// and its forks: who asks about a remote waits for that remote only.
+struct Landing {
+    state: Mutex<Board>,
+    moved: Condvar,
+    /// Every remote has landed: asking takes no lock.
+    all: AtomicBool,
+    /// The thread syncing in the background, joined before the stores are
+    /// written.
+    syncing: Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+/// What has landed.
+#[derive(Default)]
+struct Board {
+    /// Per remote of the run, how its sync went, once it is over.
+    remotes: HashMap<String, Option<Landed>>,
+    /// How many have not landed yet.
+    waiting: usize,
+    /// Remotes that could not be reached but that the cache stood in for.
+    stale: Vec<(String, Arc<FetchError>)>,
+}
+
+impl Landing {
+    /// The landing of the syncs of `remotes`, none landed yet.
+    fn start(remotes: Vec<String>) -> Arc<Landing> {
+        let waiting = remotes.len();
+        Arc::new(Landing {
+            state: Mutex::new(Board {
+                remotes: remotes.into_iter().map(|r| (r, None)).collect(),
+                waiting,
+                stale: Vec::new(),
+            }),
+            moved: Condvar::new(),
+            all: AtomicBool::new(waiting == 0),
+            syncing: Mutex::new(None),
+        })
+    }
+
+    fn board(&self) -> MutexGuard<'_, Board> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn syncing_on(&self, thread: std::thread::JoinHandle<()>) {
+        *self.syncing.lock().unwrap_or_else(PoisonError::into_inner) = Some(thread);
+    }
+
+    /// `remote`'s sync is over: those waiting for it go on.
+    fn land(&self, remote: String, landed: Landed, stale: Option<Arc<FetchError>>) {
+        let mut board = self.board();
+        if let Some(error) = stale {
+            board.stale.push((remote.clone(), error));
+        }
+        if let Some(slot @ None) = board.remotes.get_mut(&remote) {
+            *slot = Some(landed);
+            board.waiting -= 1;
+        }
+        if board.waiting == 0 {
+            self.all.store(true, Ordering::Release);
+        }
+        self.moved.notify_all();
+    }
+
+    /// Every remote not landed yet failed with `reason` (the syncs stopped
+    /// short): nobody waits for them forever.
+    fn land_the_rest(&self, reason: &str) {
+        let rest: Vec<String> = {
+            let board = self.board();
+            let left = board.remotes.iter().filter(|(_, l)| l.is_none());
+            left.map(|(r, _)| r.clone()).collect()
+        };
+        for remote in rest {
+            let error = FetchError::Git {
+                url: crate::redact(&remote),
+                reason: reason.to_string(),
+            };
+            self.land(remote, Err(Arc::new(error)), None);
+        }
+    }
+
+    /// Whether `remote` has landed (or is not one of the run's).
+    fn landed(&self, remote: &str) -> bool {
+        self.all.load(Ordering::Acquire)
+            || self.board().remotes.get(remote).is_none_or(|l| l.is_some())
+    }
+
+    /// How `remote`'s sync went, once it has landed.
+    fn wait(&self, remote: &str) -> Landed {
+        let mut board = self.board();
+        loop {
+            match board.remotes.get(remote) {
+                Some(Some(landed)) => return landed.clone(),
+                Some(None) => {}
+                None => {
+                    return Err(Arc::new(FetchError::Git {
+                        url: crate::redact(remote),
+                        reason: "not synced by this run".into(),
+                    }))
+                }
+            }
+            board = self
+                .moved
+                .wait(board)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    /// Waits until every remote has landed and the syncing thread is over.
+    fn settle(&self) {
+        let thread = self
+            .syncing
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(thread) = thread {
+            let _ = thread.join();
+        }
+        let mut board = self.board();
+        while board.waiting > 0 {
+            board = self
+                .moved
+                .wait(board)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
+
+/// The syncs of a run, wherever they run.
+#[derive(Clone)]
+struct Syncs {
+    cache: GitCache,
+    plan: SyncPlan,
+    landing: Arc<Landing>,
+}
+
+impl Syncs {
+    /// Syncs every remote of `wanted`, landing each as its sync ends.
+    fn run(self, wanted: sources::Wanted) {
+        // Whatever happens here (a panic included), nobody waits forever.
+        let _rest = LandTheRest(&self.landing);
+        // For a remote the network fails on, the commits its cached copy is
+        // asked for.
+        let docs: HashMap<String, Vec<Oid>> = wanted
+            .iter()
+            .map(|(remote, list)| {
+                let mut oids: Vec<Oid> = Vec::new();
+                for (oid, _) in list.iter().filter(|(_, path)| path.is_some()) {
+                    if !oids.contains(oid) {
+                        oids.push(*oid);
+                    }
+                }
+                (remote.clone(), oids)
+            })
+            .collect();
+        sources::sync_streamed(&self.cache, wanted, &self.plan, &mut |remote, result| {
+            let oids = docs.get(&remote).map_or(&[][..], Vec::as_slice);
+            let (landed, stale) = self.settle(&remote, result, oids);
+            self.landing.land(remote, landed, stale);
+        });
+    }
+
+    /// What a sync's result leaves the run: the mirror when it opens; when
+    /// the network failed, what the cache already holds, judged as `--offline`
+    /// would and marked stale (the failure still told); else the failure.
+    fn settle(
+        &self,
+        remote: &str,
+        result: Result<SyncReport, FetchError>,
+        oids: &[Oid],
+    ) -> (Landed, Option<Arc<FetchError>>) {
+        match result {
+            Ok(sync) => match self.cache.open(remote) {
+                Ok(_) => (Ok((sync, None)), None),
+                Err(e) => (Err(Arc::new(e)), None),
+            },
+            Err(e @ FetchError::Network { .. }) => {
+                let error = Arc::new(e);
+                match self.stand_in(remote, oids) {
+                    Some(stale) => (Ok(stale), Some(error)),
+                    None => (Err(error), None),
+                }
+            }
+            Err(e) => (Err(Arc::new(e)), None),
+        }
+    }
+
+    /// The mirror of `remote` read offline, for a remote the network failed on,
+    /// with when it last synced; `None` when the cache has no mirror of it.
+    fn stand_in(&self, remote: &str, oids: &[Oid]) -> Option<(SyncReport, Option<String>)> {
+        let offline = crate::SyncOptions {
+            offline: true,
+            ..self.plan.sync.clone()
+        };
+        let sync = self.cache.sync(remote, "", oids, &offline).ok()?;
+        self.cache.open(remote).ok()?;
+        let since = self
+            .cache
+            .last_synced(remote)
+            .and_then(|t| pinaudit_core::check::revision::rfc3339(t, 0));
+        // Unknown age still means stale.
+        Some((sync, Some(since.unwrap_or_else(|| "unknown".to_string()))))
+    }
+}
+
+/// Lands every remote still waiting when the syncs are over, however they end.
+struct LandTheRest<'a>(&'a Landing);
+
+impl Drop for LandTheRest<'_> {
+    fn drop(&mut self) {
+        self.0
+            .land_the_rest("the sync stopped before this remote's was over");
     }
 }
 
@@ -561,35 +795,36 @@ impl Provider for GitProvider {
         self.prefetch_git(&refs, &models);
     }
 
+    /// Once every sync has landed.
     fn failures(&self) -> Vec<(String, Arc<FetchError>)> {
+        self.landing.settle();
         let mut out: Vec<(String, Arc<FetchError>)> = self
+            .landing
+            .board()
             .remotes
             .iter()
-            .filter_map(|(remote, r)| Some((remote.clone(), r.as_ref().err()?.clone())))
+            .filter_map(|(remote, l)| Some((remote.clone(), l.as_ref()?.as_ref().err()?.clone())))
             .collect();
         out.sort_by(|a, b| a.0.cmp(&b.0));
         out
     }
 
+    /// Once every sync has landed.
     fn stale(&self) -> Vec<(String, Arc<FetchError>)> {
-        let mut out = self.stale.clone();
+        self.landing.settle();
+        let mut out = self.landing.board().stale.clone();
         out.sort_by(|a, b| a.0.cmp(&b.0));
         out
     }
 
+    /// The fork opens its own handle on each mirror when it first asks about
+    /// it, once the mirror's sync has landed.
     fn fork(&self) -> Option<Box<dyn Provider>> {
-        let mut remotes = HashMap::with_capacity(self.remotes.len());
-        for (name, r) in &self.remotes {
-            let forked = match r {
-                Ok(remote) => Ok(Remote::new(
-                    remote.sync.clone(),
-                    self.cache.open(name).ok()?,
-                    remote.stale_since.clone(),
-                )),
-                Err(e) => Err(e.clone()),
-            };
-            remotes.insert(name.clone(), forked);
-        }
+        let remotes = self
+            .remotes
+            .keys()
+            .map(|name| (name.clone(), OnceCell::new()))
+            .collect();
         Some(Box::new(GitProvider {
             cache: self.cache.clone(),
             plan: self.plan.clone(),
@@ -598,7 +833,7 @@ impl Provider for GitProvider {
             checks: self.checks.clone(),
             records: self.records.clone(),
             remotes,
-            stale: self.stale.clone(),
+            landing: self.landing.clone(),
             snapshots: RefCell::default(),
             snapshot_bytes: std::cell::Cell::new(0),
             persist: false,
@@ -625,13 +860,17 @@ impl Revisions for GitProvider {
         self.remote(r).ok()?.stale_since.clone()
     }
 
+    fn landed(&self, remote: &str) -> bool {
+        self.landing.landed(remote)
+    }
+
     /// Every ref of the mirror (branches, tags, other refs, the recorded
     /// default-branch head, the pinned commits) and the default branch's name:
     /// what reachability, the head compared with and the history searched for
     /// a recorded hash are read from. `None` for a remote that failed or that
     /// the cache stood in for.
     fn refs_digest(&self, remote: &str) -> Option<[u8; 32]> {
-        let remote = self.remotes.get(remote)?.as_ref().ok()?;
+        let remote = self.remote_named(remote)?.as_ref().ok()?;
         if remote.stale_since.is_some() {
             return None;
         }
@@ -1007,7 +1246,7 @@ impl Models for GitProvider {
             commit,
             path: String::new(),
         };
-        let remote = match self.remotes.get(&m.remote) {
+        let remote = match self.remote_named(&m.remote) {
             Some(Ok(remote)) => remote,
             Some(Err(error)) => {
                 return match error.as_ref() {
