@@ -466,7 +466,9 @@ impl CheckMemo {
             });
         }
         keys.sort_unstable();
-        let mut body = Vec::new();
+        // Sized once: grown by doubling, the copy would hold the memo twice over.
+        let size = keys.iter().map(|k| 36 + entries.map[*k].len()).sum();
+        let mut body = Vec::with_capacity(size);
         for k in keys {
             let v = &entries.map[k];
             body.extend_from_slice(k);

@@ -288,8 +288,12 @@ impl PartialEq for InputDigest {
 /// once per URL rather than once each. It is kept with the text it was made
 /// of: a field changed since (credentials redacted) is parsed afresh. Not part
 /// of what the record says (equal whatever it holds, as [`At`]).
+///
+/// Boxed: every source and claim has one, most records are read and held all
+/// at once, and a parse is far larger than the pointer (an empty one costs the
+/// pointer only).
 #[derive(Debug, Clone, Default)]
-pub struct ParsedUrl(std::sync::OnceLock<(String, Option<url::ForgeUrl>)>);
+pub struct ParsedUrl(std::sync::OnceLock<Box<(String, Option<url::ForgeUrl>)>>);
 
 impl PartialEq for ParsedUrl {
     fn eq(&self, _: &ParsedUrl) -> bool {
@@ -301,15 +305,18 @@ impl ParsedUrl {
     /// A parse already made of `text` (the importer parses each URL as it
     /// reads it).
     pub fn with(text: &str, parsed: Option<url::ForgeUrl>) -> ParsedUrl {
-        ParsedUrl(std::sync::OnceLock::from((text.to_string(), parsed)))
+        ParsedUrl(std::sync::OnceLock::from(Box::new((
+            text.to_string(),
+            parsed,
+        ))))
     }
 
     /// The parse of `text`: the kept one when it was made of this text, else
     /// made now (and kept, when none was).
     pub fn of<'a>(&'a self, text: &str) -> Option<std::borrow::Cow<'a, url::ForgeUrl>> {
-        let (kept, parsed) = self
+        let (kept, parsed) = &**self
             .0
-            .get_or_init(|| (text.to_string(), url::parse(text).ok()));
+            .get_or_init(|| Box::new((text.to_string(), url::parse(text).ok())));
         if kept == text {
             parsed.as_ref().map(std::borrow::Cow::Borrowed)
         } else {
