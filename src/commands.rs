@@ -128,6 +128,18 @@ pub fn audit(args: AuditArgs, choice: &ConfigChoice) -> ExitStatus {
     )
 }
 
+/// After a report that hid findings (`--min-severity`), how many it hid.
+fn hidden_note(w: &mut dyn Write, hidden: usize, args: &AuditArgs) -> std::io::Result<()> {
+    if hidden > 0 {
+        let min = args.min_severity.map_or("", |m| m.severity().as_str());
+        writeln!(
+            w,
+            "{hidden} finding(s) below {min} not shown (--min-severity; the counts above include them)"
+        )?;
+    }
+    Ok(())
+}
+
 /// How the report is rendered, from the audit's flags.
 fn render_options(args: &AuditArgs, fail_on: crate::audit::FailOn) -> report::RenderOptions<'_> {
     let to_terminal = args.output.is_none() && args.color.stdout();
@@ -179,13 +191,7 @@ fn audit_streamed(
         let written = spooled.finish(generated_at, done.complete(), done.result.baseline_left);
         *outcome.borrow_mut() = Some(done);
         let hidden = written?;
-        if hidden > 0 {
-            let min = args.min_severity.map_or("", |m| m.severity().as_str());
-            writeln!(
-                w,
-                "{hidden} finding(s) below {min} not shown (--min-severity; the counts above include them)"
-            )?;
-        }
+        hidden_note(w, hidden, args)?;
         w.flush()
     };
     let mut failed = false;
@@ -384,13 +390,7 @@ fn write_report(
             }
             None => report::write(&report, args.format, &opts, w)?,
         }
-        if hidden > 0 {
-            let min = args.min_severity.map_or("", |m| m.severity().as_str());
-            writeln!(
-                w,
-                "{hidden} finding(s) below {min} not shown (--min-severity; the counts above include them)"
-            )?;
-        }
+        hidden_note(w, hidden, args)?;
         w.flush()
     };
     match &args.output {
