@@ -16,6 +16,8 @@ use pinaudit::exit::ExitStatus;
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    // Before any thread and any git2 call (see the function's docs).
+    pinaudit_fetch::tls::defer_certificates();
     let cli = match Cli::command()
         .try_get_matches()
         .and_then(|m| Cli::from_arg_matches(&m))

@@ -4,12 +4,15 @@
 //! the whole system CA bundle (`SSL_CTX_set_default_verify_paths` parses every
 //! certificate of the file `SSL_CERT_FILE` names): about 0.24 G instructions,
 //! 12 % of an `--offline` re-check of 2,000 citations, paid even when nothing is
-//! contacted. [`prepare`] runs before the first git2 call of a run: when no
-//! remote of the run can lead to TLS (offline, or only `git://`, `ssh://`, local
-//! paths), it points `SSL_CERT_FILE` at an empty file, so the initialisation
-//! loads nothing. A later run in the same process that does plan an `https`
-//! fetch loads the real certificates then, through libgit2's own option
+//! contacted. The binary calls [`defer_certificates`] first in `main`, before
+//! any git2 call (opening the cache makes the first, before a run knows its
+//! remotes): it points `SSL_CERT_FILE` at an empty file, so the initialisation
+//! loads nothing. [`prepare`] runs before a run's fetches: when a remote of the
+//! run may be reached over TLS (`https`, `http`), it loads the real
+//! certificates then, through libgit2's own option
 //! ([`git2::opts::set_ssl_cert_file`]), so TLS is never attempted without them.
+//! (Without the early call, [`prepare`] makes the same choice itself when it
+//! comes before the first git2 call.)
 //!
 //! A `SSL_CERT_FILE` the user set is honoured by that later loading (it is
 //! only set aside while no TLS connection is planned).
@@ -41,6 +44,14 @@ const EMPTY: &str = "/dev/null";
 pub(crate) fn may_use_tls(url: &str) -> bool {
     let lower = url.trim_start().to_ascii_lowercase();
     lower.starts_with("https:") || lower.starts_with("http:")
+}
+
+/// Call first in `main`, before any thread starts: libgit2's one-time OpenSSL
+/// initialisation then loads no CA bundle, whichever git2 call comes first
+/// (opening the cache makes one before any run knows its remotes). A run that
+/// does plan a TLS fetch loads the certificates then ([`prepare`]).
+pub fn defer_certificates() {
+    prepare(false, std::iter::empty());
 }
 
 /// Call before the run's first git2 call, with whether the run contacts remotes
