@@ -1,9 +1,8 @@
 //! `--format json`: the frozen `pinaudit/report/v1` document.
 //!
 //! Written as serde_json's pretty printer writes the whole [`super::Report`]:
-//! each record and each finding is serialised on its own and indented to the
-//! depth it has in the document (a newline in pretty JSON is always between
-//! tokens: strings escape theirs), the head and tail around them are the
+//! each record and each finding is serialised on its own by the same pretty
+//! printer started at the depth it has in the document, the head and tail around them are the
 //! document serialised with markers in place of the two lists.
 
 use serde::Serialize;
@@ -51,38 +50,101 @@ fn skeleton(totals: &Totals) -> [String; 3] {
 }
 
 /// Writes `value` as pretty JSON, as an element of a list at `depth` (two
-/// spaces per level), into `out`.
+/// spaces per level), into `out`: serialised into one buffer, then written
+/// once.
 pub(super) fn element(value: &impl Serialize, depth: usize, out: &mut Out) {
-    let indent = " ".repeat(2 * depth);
-    out.push_str(&indent);
-    let mut w = Indented {
-        out,
-        indent: indent.as_bytes(),
-    };
-    if let Err(e) = serde_json::to_writer_pretty(&mut w, value) {
-        w.out.fail(e.into());
+    let mut buf = Vec::with_capacity(4096);
+    buf.extend(std::iter::repeat_n(b' ', 2 * depth));
+    let mut ser = serde_json::Serializer::with_formatter(&mut buf, Deep::at(depth));
+    match value.serialize(&mut ser) {
+        Ok(()) => out.push_bytes(&buf),
+        Err(e) => out.fail(e.into()),
     }
 }
 
-/// Puts `indent` after every newline written through it.
-struct Indented<'o, 'w, 'i> {
-    out: &'o mut Out<'w>,
-    indent: &'i [u8],
+/// serde_json's pretty printer (two spaces a level) starting `depth` levels
+/// in: the bytes it writes are those of `to_writer_pretty` with the indent put
+/// after every newline, as a value nested that deep in the whole document.
+struct Deep {
+    level: usize,
+    has_value: bool,
 }
 
-impl std::io::Write for Indented<'_, '_, '_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let mut rest = buf;
-        while let Some(at) = rest.iter().position(|b| *b == b'\n') {
-            self.out.push_bytes(&rest[..=at]);
-            self.out.push_bytes(self.indent);
-            rest = &rest[at + 1..];
+impl Deep {
+    fn at(depth: usize) -> Deep {
+        Deep {
+            level: depth,
+            has_value: false,
         }
-        self.out.push_bytes(rest);
-        Ok(buf.len())
     }
 
-    fn flush(&mut self) -> std::io::Result<()> {
+    fn newline<W: ?Sized + std::io::Write>(&self, w: &mut W, sep: &[u8]) -> std::io::Result<()> {
+        w.write_all(sep)?;
+        for _ in 0..self.level {
+            w.write_all(b"  ")?;
+        }
+        Ok(())
+    }
+
+    fn open<W: ?Sized + std::io::Write>(&mut self, w: &mut W, c: &[u8]) -> std::io::Result<()> {
+        self.level += 1;
+        self.has_value = false;
+        w.write_all(c)
+    }
+
+    fn close<W: ?Sized + std::io::Write>(&mut self, w: &mut W, c: &[u8]) -> std::io::Result<()> {
+        self.level -= 1;
+        if self.has_value {
+            self.newline(w, b"\n")?;
+        }
+        w.write_all(c)
+    }
+}
+
+impl serde_json::ser::Formatter for Deep {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open(w, b"[")
+    }
+
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.newline(w, if first { b"\n" } else { b",\n" })
+    }
+
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open(w, b"{")
+    }
+
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.newline(w, if first { b"\n" } else { b",\n" })
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b": ")
+    }
+
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
         Ok(())
     }
 }

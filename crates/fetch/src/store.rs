@@ -265,8 +265,83 @@ pub(crate) struct CheckMemo {
     /// held in memory and written back, whatever the number of records.
     max_total: usize,
     /// Read far more than written (a re-check only reads): the workers checking
-    /// records read it at once.
-    inner: std::sync::Arc<std::sync::RwLock<CheckEntries>>,
+    /// records read it at once. Loaded when first asked (the record memo: on
+    /// a thread of its own from the start), so a run that never asks never
+    /// reads the file, and one that does reads it while the inputs load.
+    inner: std::sync::Arc<Deferred<std::sync::RwLock<CheckEntries>>>,
+}
+
+/// A value made once, when first asked for: lazily, or on a thread of its own
+/// started at once ([`Deferred::background`]) and waited for when asked.
+pub(crate) struct Deferred<T> {
+    value: std::sync::OnceLock<T>,
+    make: std::sync::Mutex<Option<Maker<T>>>,
+}
+
+type Maker<T> = Box<dyn FnOnce() -> T + Send>;
+
+impl<T: Default + Send + 'static> Deferred<T> {
+    /// Made by `make` when first asked for.
+    pub(crate) fn lazy(make: impl FnOnce() -> T + Send + 'static) -> Deferred<T> {
+        Deferred {
+            value: std::sync::OnceLock::new(),
+            make: std::sync::Mutex::new(Some(Box::new(make))),
+        }
+    }
+
+    /// Made by `make` on a thread started now (here, when no thread can be
+    /// started); asking waits for it. A `make` that panics leaves the default.
+    pub(crate) fn background(make: impl FnOnce() -> T + Send + 'static) -> Deferred<T> {
+        let slot = std::sync::Arc::new(std::sync::Mutex::new(Some(Box::new(make) as Maker<T>)));
+        let theirs = std::sync::Arc::clone(&slot);
+        let spawned = std::thread::Builder::new()
+            .name("pinaudit-store".into())
+            .spawn(move || {
+                let make = theirs.lock().unwrap_or_else(|e| e.into_inner()).take();
+                make.map(|m| m())
+            });
+        match spawned {
+            Ok(handle) => Deferred::lazy(move || {
+                match handle.join() {
+                    Ok(Some(v)) => v,
+                    // Not started before this ask: made here.
+                    Ok(None) | Err(_) => slot
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .take()
+                        .map(|m| m())
+                        .unwrap_or_default(),
+                }
+            }),
+            Err(_) => {
+                let make = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+                Deferred::lazy(move || make.map(|m| m()).unwrap_or_default())
+            }
+        }
+    }
+
+    /// The value, made now if it is not yet.
+    pub(crate) fn get(&self) -> &T {
+        self.value.get_or_init(|| {
+            let make = self.make.lock().unwrap_or_else(|e| e.into_inner()).take();
+            // `None` only after a `make` that panicked: the default then.
+            make.map(|m| m()).unwrap_or_default()
+        })
+    }
+
+    /// The value when it was made (nothing is made to answer).
+    pub(crate) fn made(&self) -> Option<&T> {
+        self.value.get()
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for Deferred<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.value.get() {
+            Some(v) => v.fmt(f),
+            None => f.write_str("(not loaded)"),
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -304,7 +379,7 @@ const RECORD_VALUE_MAX: usize = 4 << 20;
 const RECORDS_TOTAL_MAX: usize = 64 << 20;
 
 impl CheckMemo {
-    /// The memo under `cache_root`, loaded now, for answers of the checks at
+    /// The memo under `cache_root`, loaded when first asked, for answers of the checks at
     /// `version` (see [`pinaudit_core::check::derivation_version`]); a damaged memo, or
     /// one of another version, loads as empty.
     pub(crate) fn new(cache_root: &Path, version: &str, key: CacheKey) -> CheckMemo {
@@ -316,6 +391,7 @@ impl CheckMemo {
             magic,
             CHECK_VALUE_MAX,
             usize::MAX,
+            false,
         )
     }
 
@@ -334,6 +410,7 @@ impl CheckMemo {
             magic,
             RECORD_VALUE_MAX,
             RECORDS_TOTAL_MAX,
+            true,
         )
     }
 
@@ -343,24 +420,33 @@ impl CheckMemo {
         magic: Vec<u8>,
         max_value: usize,
         max_total: usize,
+        background: bool,
     ) -> CheckMemo {
-        let map = load(&key, &path, &magic)
-            .and_then(|b| decode_checks(&b, max_value))
-            .unwrap_or_default();
-        let total = map.values().map(Vec::len).sum();
+        let (k, p, m) = (key.clone(), path.clone(), magic.clone());
+        let make = move || {
+            let map = load(&k, &p, &m)
+                .and_then(|b| decode_checks(&b, max_value))
+                .unwrap_or_default();
+            let total = map.values().map(Vec::len).sum();
+            std::sync::RwLock::new(CheckEntries {
+                map,
+                added: 0,
+                total,
+                refused: 0,
+                used: Default::default(),
+            })
+        };
+        let inner = match background {
+            true => Deferred::background(make),
+            false => Deferred::lazy(make),
+        };
         CheckMemo {
             path,
             key,
             magic,
             max_value,
             max_total,
-            inner: std::sync::Arc::new(std::sync::RwLock::new(CheckEntries {
-                map,
-                added: 0,
-                total,
-                refused: 0,
-                used: Default::default(),
-            })),
+            inner: std::sync::Arc::new(inner),
         }
     }
 
@@ -379,11 +465,11 @@ impl CheckMemo {
     }
 
     fn entries(&self) -> std::sync::RwLockWriteGuard<'_, CheckEntries> {
-        self.inner.write().unwrap_or_else(|e| e.into_inner())
+        self.inner.get().write().unwrap_or_else(|e| e.into_inner())
     }
 
     fn read(&self) -> std::sync::RwLockReadGuard<'_, CheckEntries> {
-        self.inner.read().unwrap_or_else(|e| e.into_inner())
+        self.inner.get().read().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The remembered answer for `key`.
@@ -439,6 +525,10 @@ impl CheckMemo {
     /// Writes the memo once, atomically, when this run changed it; entries
     /// another run persisted meanwhile are kept.
     pub(crate) fn persist(&self) -> std::io::Result<()> {
+        // A memo never asked is not read just to be left alone.
+        if self.inner.made().is_none() {
+            return Ok(());
+        }
         let mut entries = self.entries();
         if entries.added == 0 && entries.refused == 0 {
             return Ok(());
@@ -987,7 +1077,7 @@ mod tests {
     fn a_bounded_memo_keeps_what_is_used_within_its_bound() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("bounded.store");
-        let open = || CheckMemo::open(path.clone(), key(), b"bounded v1\n".to_vec(), 100, 25);
+        let open = || CheckMemo::open(path.clone(), key(), b"bounded v1\n".to_vec(), 100, 25, true);
         let k = |s: &str| CheckMemo::key("t", &[s.as_bytes()]);
         let memo = open();
         for name in ["a", "b", "c"] {
