@@ -190,6 +190,7 @@ fn providers(opts: &Options) -> Router {
         progress: plan.progress.clone(),
         swh,
         wayback,
+        records_version: stages::records_version(),
     })
 }
 

@@ -25,6 +25,12 @@ use crate::sources::{self, Skip};
 use super::document::Document;
 use super::Options;
 
+/// What makes the record memo's results: its encoding and the derivation of
+/// the code that makes them (the records store of another reads as empty).
+pub(crate) fn records_version() -> String {
+    format!("{}-{}", memo::VERSION, memo::derivation())
+}
+
 /// The inputs, read: records with their record-level findings, and the rest.
 pub(crate) struct Loaded {
     pub(crate) records: Vec<(Record, Vec<Finding>)>,

@@ -95,7 +95,46 @@ impl Enc {
         }
         self
     }
+    /// A JSON object (a finding's evidence), kept as tagged values: read back
+    /// without parsing JSON text, keys in their order.
+    pub fn map(&mut self, m: &serde_json::Map<String, serde_json::Value>) -> &mut Self {
+        self.u32(m.len() as u32);
+        for (k, v) in m {
+            self.str(k).value(v);
+        }
+        self
+    }
+    fn value(&mut self, v: &serde_json::Value) -> &mut Self {
+        use serde_json::Value;
+        match v {
+            Value::Null => self.0.push(0),
+            Value::Bool(b) => self.0.push(1 + u8::from(*b)),
+            Value::Number(n) => {
+                self.0.push(3);
+                self.str(&n.to_string());
+            }
+            Value::String(s) => {
+                self.0.push(4);
+                self.str(s);
+            }
+            Value::Array(items) => {
+                self.0.push(5);
+                self.u32(items.len() as u32);
+                for item in items {
+                    self.value(item);
+                }
+            }
+            Value::Object(m) => {
+                self.0.push(6);
+                self.map(m);
+            }
+        }
+        self
+    }
 }
+
+/// How deep [`Dec::map`] reads nested values (evidence is a few levels deep).
+const VALUE_DEPTH_MAX: usize = 32;
 
 pub struct Dec<'a>(pub &'a [u8]);
 
@@ -135,6 +174,52 @@ impl Dec<'_> {
             false => Some(None),
         }
     }
+    /// What [`Enc::map`] wrote.
+    pub fn map(&mut self) -> Option<serde_json::Map<String, serde_json::Value>> {
+        self.map_at(0)
+    }
+    fn map_at(&mut self, depth: usize) -> Option<serde_json::Map<String, serde_json::Value>> {
+        let n = self.u32()? as usize;
+        // No count is trusted beyond what the bytes can hold (a key and a tag).
+        if n > self.0.len() / 5 {
+            return None;
+        }
+        let mut m = serde_json::Map::new();
+        for _ in 0..n {
+            let k = self.string()?;
+            let v = self.value(depth + 1)?;
+            m.insert(k, v);
+        }
+        Some(m)
+    }
+    fn value(&mut self, depth: usize) -> Option<serde_json::Value> {
+        use serde_json::Value;
+        if depth > VALUE_DEPTH_MAX {
+            return None;
+        }
+        let (&tag, rest) = self.0.split_first()?;
+        self.0 = rest;
+        Some(match tag {
+            0 => Value::Null,
+            1 => Value::Bool(false),
+            2 => Value::Bool(true),
+            3 => Value::Number(serde_json::from_str(&self.string()?).ok()?),
+            4 => Value::String(self.string()?),
+            5 => {
+                let n = self.u32()? as usize;
+                if n > self.0.len() {
+                    return None;
+                }
+                let mut items = Vec::with_capacity(n);
+                for _ in 0..n {
+                    items.push(self.value(depth + 1)?);
+                }
+                Value::Array(items)
+            }
+            6 => Value::Object(self.map_at(depth)?),
+            _ => return None,
+        })
+    }
     /// Whether everything was read.
     pub fn done(&self) -> bool {
         self.0.is_empty()
@@ -170,6 +255,47 @@ mod tests {
         let mut cut = Dec(&e.0[..6]);
         assert_eq!(cut.u32(), Some(7));
         assert_eq!(cut.string(), None);
+    }
+
+    /// Evidence comes back as it went in: key order, nesting, numbers as
+    /// written; a cut, a bad tag or too deep a nesting reads as nothing.
+    #[test]
+    fn evidence_round_trips_and_refusals() {
+        let v: serde_json::Value = serde_json::from_str(
+            r#"{"z": 1, "a": [true, false, null, 2.50, -3e4, "tok/s \"é\"\n"],
+                "m": {"x": {}, "y": []}, "big": 18446744073709551617}"#,
+        )
+        .expect("json");
+        let m = v.as_object().expect("object");
+        let mut e = Enc::default();
+        e.map(m).u32(5);
+        let mut d = Dec(&e.0);
+        let back = d.map().expect("reads");
+        assert_eq!(
+            serde_json::to_string(&back).expect("json"),
+            serde_json::to_string(m).expect("json")
+        );
+        assert_eq!(d.u32(), Some(5));
+        assert!(d.done());
+        for cut in 0..e.0.len() - 4 {
+            assert!(Dec(&e.0[..cut]).map().is_none(), "cut at {cut}");
+        }
+        let mut bad = Enc::default();
+        bad.u32(1).str("k");
+        bad.0.push(9);
+        assert!(Dec(&bad.0).map().is_none());
+        let mut deep = serde_json::Value::Null;
+        for _ in 0..40 {
+            deep = serde_json::json!([deep]);
+        }
+        let mut e = Enc::default();
+        e.map(
+            &serde_json::json!({ "d": deep })
+                .as_object()
+                .expect("o")
+                .clone(),
+        );
+        assert!(Dec(&e.0).map().is_none());
     }
 }
 

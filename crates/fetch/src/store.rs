@@ -398,12 +398,21 @@ impl CheckMemo {
     /// The whole-record memo under `cache_root` (`CACHE/records.store`): per
     /// record, its finished result, by a key of everything the result depends
     /// on (the binary's `audit::stages::memo` makes the keys and the encoding), for
-    /// results of the checks at `version`; a damaged memo, or one of another
-    /// version, loads as empty. It is [`CheckMemo`]'s file format under its own
+    /// results of the checks at `version` made as `records_version` says; a
+    /// damaged memo, or one of another version of either, loads as empty (so a
+    /// new build does not carry the last one's results along until the bound
+    /// evicts them). It is [`CheckMemo`]'s file format under its own
     /// name and magic line, with room for larger answers.
-    pub(crate) fn records(cache_root: &Path, version: &str, key: CacheKey) -> CheckMemo {
-        let magic =
-            format!("pinaudit-record-store v{RECORDS_VERSION} checks {version}\n").into_bytes();
+    pub(crate) fn records(
+        cache_root: &Path,
+        version: &str,
+        records_version: &str,
+        key: CacheKey,
+    ) -> CheckMemo {
+        let magic = format!(
+            "pinaudit-record-store v{RECORDS_VERSION} checks {version} records {records_version}\n"
+        )
+        .into_bytes();
         CheckMemo::open(
             cache_root.join(RECORDS_FILE),
             key,
@@ -1003,7 +1012,7 @@ mod tests {
     #[test]
     fn record_memo_is_its_own_file_version_and_size() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let records = CheckMemo::records(dir.path(), "m1", key());
+        let records = CheckMemo::records(dir.path(), "m1", "r1", key());
         let k = CheckMemo::key("record", &[b"a"]);
         // Larger than a check's answer may be, within a record's.
         let big = vec![7u8; CHECK_VALUE_MAX + 1];
@@ -1015,7 +1024,7 @@ mod tests {
         records.persist().expect("persist");
         assert!(dir.path().join(RECORDS_FILE).is_file());
         assert!(!dir.path().join(CHECKS_FILE).exists());
-        let again = CheckMemo::records(dir.path(), "m1", key());
+        let again = CheckMemo::records(dir.path(), "m1", "r1", key());
         assert_eq!(again.get(&k), Some(big));
         assert_eq!(
             again.get(&CheckMemo::key("record", &[b"b"])),
@@ -1023,7 +1032,15 @@ mod tests {
             "too large"
         );
         // Another derivation's results, or the checks' store, are never read back.
-        assert_eq!(CheckMemo::records(dir.path(), "m2", key()).get(&k), None);
+        assert_eq!(
+            CheckMemo::records(dir.path(), "m2", "r1", key()).get(&k),
+            None
+        );
+        // Nor those another build of the record results made.
+        assert_eq!(
+            CheckMemo::records(dir.path(), "m1", "r2", key()).get(&k),
+            None
+        );
         assert_eq!(CheckMemo::new(dir.path(), "m1", key()).get(&k), None);
     }
 

@@ -38,7 +38,7 @@ use pinaudit_core::memo::{CheckMemo, Dec, Enc};
 use std::path::Path;
 
 /// Bump when the encoding below, or what goes into the key, changes.
-const VERSION: u32 = 2;
+pub(super) const VERSION: u32 = 3;
 
 /// The record's result: from the memo when it holds one for this key, else
 /// from `afresh` (remembered for the next run when it may be).
@@ -173,7 +173,7 @@ fn unfetchable(t: &Target) -> bool {
 /// derivation version, and the source of the checks, the matcher and the code
 /// that runs them on a record, so a build that changes any of them never reads
 /// back another's results.
-fn derivation() -> &'static str {
+pub(super) fn derivation() -> &'static str {
     static VERSION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
         let mut parts: Vec<&[u8]> =
             vec![env!("CARGO_PKG_VERSION").as_bytes(), DERIVED_BY.as_bytes()];
@@ -417,7 +417,7 @@ fn encode_finding(e: &mut Enc, f: &Finding) -> Option<()> {
         .opt_str(l.revision.as_deref())
         .opt_str(l.path.as_deref())
         .opt_u32(l.line);
-    e.str(&serde_json::to_string(&f.evidence).ok()?);
+    e.map(&f.evidence);
     e.opt_str(f.hint.as_deref())
         .opt_str(f.fingerprint.as_deref())
         .bool(f.baseline)
@@ -442,7 +442,7 @@ fn decode_finding(d: &mut Dec<'_>) -> Option<Finding> {
         path: d.opt_string()?,
         line: d.opt_u32()?,
     };
-    let evidence = serde_json::from_str(&d.string()?).ok()?;
+    let evidence = d.map()?;
     Some(Finding {
         code,
         severity,

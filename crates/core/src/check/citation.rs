@@ -313,7 +313,14 @@ fn source_urls(
     reported: &mut HashSet<String>,
     out: &mut Vec<Finding>,
 ) {
-    let parsed = match s.url.as_deref().map(url::parse) {
+    // The source's kept parse (the plan reads it again); parsed afresh only
+    // for the error's words.
+    let parsed = match s.url.as_deref().map(|u| {
+        s.parsed_url
+            .of(u)
+            .ok_or(())
+            .or_else(|()| url::parse(u).map(std::borrow::Cow::Owned))
+    }) {
         Some(Ok(p)) => Some(p),
         Some(Err(e)) => {
             out.push(

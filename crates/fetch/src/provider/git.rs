@@ -146,13 +146,16 @@ fn too_large(size: u64, max: u64) -> Unchecked {
 }
 
 impl GitProvider {
-    pub fn new(cache: GitCache, plan: SyncPlan) -> GitProvider {
+    /// The provider of `cache`'s mirrors, synced as `plan` says; whole-record
+    /// results are kept for `records_version` (see [`super::Setup`]).
+    pub fn new(cache: GitCache, plan: SyncPlan, records_version: &str) -> GitProvider {
         let hashes = cache.blob_hashes();
         let key = cache.key().clone();
         let drift = crate::store::DriftMemo::new(cache.root(), key.clone());
         let version = pinaudit_core::check::derivation_version();
         let checks = crate::store::CheckMemo::new(cache.root(), &version, key.clone());
-        let records = crate::store::CheckMemo::records(cache.root(), &version, key);
+        let records =
+            crate::store::CheckMemo::records(cache.root(), &version, records_version, key);
         GitProvider {
             cache,
             plan,

@@ -34,6 +34,10 @@ pub struct Setup {
     /// How the Wayback Machine is asked for a web document its host lost;
     /// `None`: it is not.
     pub wayback: Option<swh::ArchiveOptions>,
+    /// What makes the whole-record results (the binary's derivation of
+    /// them): a record memo written by another build reads as empty, so its
+    /// entries are not carried along beside this build's.
+    pub records_version: String,
 }
 
 /// The providers of an audit, registered in the order their answers are
@@ -41,8 +45,8 @@ pub struct Setup {
 /// A new provider is its own module here and one line below.
 pub fn register(setup: Setup) -> Router {
     let cache = crate::GitCache::with_key(&setup.cache, setup.key);
-    let git =
-        git::GitProvider::new(cache, setup.plan).with_max_document_size(setup.max_document_size);
+    let git = git::GitProvider::new(cache, setup.plan, &setup.records_version)
+        .with_max_document_size(setup.max_document_size);
     let router = Router::new()
         .with(git)
         .with(http::WebProvider::new(setup.web, setup.progress));
