@@ -352,6 +352,8 @@ fn likeness(old: &[&str], new: &[&str]) -> Vec<f32> {
     let n: Vec<Vec<char>> = new.iter().map(shape).collect();
     let mut like = Vec::with_capacity(o.len() * n.len());
     for a in &o {
+        // Made for the first pair that needs the exact count.
+        let mut positions: Option<Positions> = None;
         for b in &n {
             let total = a.len() + b.len();
             // The ratio is 2 * matched / total, and at most the shorter one matches:
@@ -367,7 +369,11 @@ fn likeness(old: &[&str], new: &[&str]) -> Vec<f32> {
             } else {
                 // What `similar::get_diff_ratio` of an exact (Myers) character diff
                 // gives, from the length of the longest common subsequence alone.
-                2.0 * matched(a, b) as f32 / total as f32
+                let common = match a == b {
+                    true => a.len(),
+                    false => positions.get_or_insert_with(|| Positions::of(a)).common(b),
+                };
+                2.0 * common as f32 / total as f32
             };
             like.push(if r >= ALIKE { r } else { 0.0 });
         }
@@ -395,24 +401,106 @@ fn shared(a: &[char], b: &[char]) -> usize {
 }
 
 /// How many characters an exact (Myers) diff of `a` and `b` matches: what
-/// `similar::get_diff_ratio` counts, without capturing and compacting the diff's
-/// operations (which were most of a first audit's drift work).
+/// `similar::get_diff_ratio` counts. A shortest edit script keeps a longest
+/// common subsequence, so this is its length, computed bit-parallel (Hyyrö,
+/// "Bit-parallel LCS-length computation revisited", 2004): one pass over `b`,
+/// a few word operations per character, where the diff took quadratic steps
+/// (it was most of a first audit's drift work). [`likeness`] does the same,
+/// keeping each old line's [`Positions`] for all its pairs.
+#[cfg(test)]
 fn matched(a: &[char], b: &[char]) -> usize {
     if a == b {
         // Rows of one table often share a skeleton.
         return a.len();
     }
-    struct Matched(usize);
-    impl similar::algorithms::DiffHook for Matched {
-        type Error = std::convert::Infallible;
-        fn equal(&mut self, _old: usize, _new: usize, len: usize) -> Result<(), Self::Error> {
-            self.0 += len;
-            Ok(())
+    Positions::of(a).common(b)
+}
+
+/// Per character of a string, the bit set of the positions it holds, for
+/// [`matched`].
+struct Positions {
+    len: usize,
+    words: usize,
+    /// ASCII characters' sets, `words` words each.
+    ascii: Vec<u64>,
+    /// The other characters' sets.
+    other: Vec<(char, Vec<u64>)>,
+}
+
+impl Positions {
+    fn of(a: &[char]) -> Positions {
+        let words = a.len().div_ceil(64);
+        let mut p = Positions {
+            len: a.len(),
+            words,
+            ascii: vec![0; 128 * words],
+            other: Vec::new(),
+        };
+        for (i, &c) in a.iter().enumerate() {
+            let bit = 1u64 << (i % 64);
+            if c.is_ascii() {
+                p.ascii[c as usize * words + i / 64] |= bit;
+            } else {
+                match p.other.iter_mut().find(|(o, _)| *o == c) {
+                    Some((_, set)) => set[i / 64] |= bit,
+                    None => {
+                        let mut set = vec![0; words];
+                        set[i / 64] |= bit;
+                        p.other.push((c, set));
+                    }
+                }
+            }
+        }
+        p
+    }
+
+    fn set(&self, c: char) -> Option<&[u64]> {
+        if c.is_ascii() {
+            let at = c as usize * self.words;
+            Some(&self.ascii[at..at + self.words])
+        } else {
+            self.other
+                .iter()
+                .find(|(o, _)| *o == c)
+                .map(|(_, set)| set.as_slice())
         }
     }
-    let mut m = Matched(0);
-    let Ok(()) = similar::algorithms::myers::diff(&mut m, a, 0..a.len(), b, 0..b.len());
-    m.0
+
+    /// The length of a longest common subsequence of the string and `b`.
+    fn common(&self, b: &[char]) -> usize {
+        if self.len == 0 {
+            return 0;
+        }
+        // A zero bit in `v` is a position of the string matched so far.
+        let mut v = vec![u64::MAX; self.words];
+        for &c in b {
+            let Some(m) = self.set(c) else {
+                continue;
+            };
+            let mut carry = 0u64;
+            for (k, vk) in v.iter_mut().enumerate() {
+                let u = *vk & m[k];
+                let (sum, c1) = vk.overflowing_add(u);
+                let (sum, c2) = sum.overflowing_add(carry);
+                carry = u64::from(c1 || c2);
+                *vk = sum | (*vk & !m[k]);
+            }
+        }
+        let ones: usize = v
+            .iter()
+            .enumerate()
+            .map(|(k, w)| {
+                let bits = (self.len - 64 * k).min(64);
+                let mask = if bits == 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << bits) - 1
+                };
+                (w & mask).count_ones() as usize
+            })
+            .sum();
+        self.len - ones
+    }
 }
 
 /// Cited lines against the head upstream.
