@@ -350,18 +350,23 @@ fn likeness(old: &[&str], new: &[&str]) -> Vec<f32> {
         |line: &&str| -> Vec<char> { skeleton(line).trim().chars().take(SKELETON_CHARS).collect() };
     let o: Vec<Vec<char>> = old.iter().map(shape).collect();
     let n: Vec<Vec<char>> = new.iter().map(shape).collect();
+    // Each line's characters counted once, for the bound of every pair.
+    let (oc, nc): (Vec<Counts>, Vec<Counts>) = (
+        o.iter().map(|l| Counts::of(l)).collect(),
+        n.iter().map(|l| Counts::of(l)).collect(),
+    );
     let mut like = Vec::with_capacity(o.len() * n.len());
-    for a in &o {
+    for (a, ac) in o.iter().zip(&oc) {
         // Made for the first pair that needs the exact count.
         let mut positions: Option<Positions> = None;
-        for b in &n {
+        for (b, bc) in n.iter().zip(&nc) {
             let total = a.len() + b.len();
             // The ratio is 2 * matched / total, and at most the shorter one matches:
             // lines of very different lengths need no diff.
             let r = if total == 0 {
                 1.0
             } else if (2 * a.len().min(b.len())) as f32 / (total as f32) < ALIKE
-                || (2 * shared(a, b)) as f32 / (total as f32) < ALIKE
+                || (2 * ac.shared(bc)) as f32 / (total as f32) < ALIKE
             {
                 // Not even the characters they have in common, in any order,
                 // would make them alike.
@@ -381,8 +386,35 @@ fn likeness(old: &[&str], new: &[&str]) -> Vec<f32> {
     like
 }
 
+/// How often each character occurs in a skeleton (every non-ASCII character
+/// counted as one), for [`shared`] between many pairs: a count per ASCII
+/// character and one for the rest, saturating (skeletons are at most
+/// [`SKELETON_CHARS`] long, so no count saturates).
+struct Counts([u8; 129]);
+
+impl Counts {
+    fn of(line: &[char]) -> Counts {
+        let mut c = [0u8; 129];
+        for ch in line {
+            let slot = &mut c[(*ch as usize).min(128)];
+            *slot = slot.saturating_add(1);
+        }
+        Counts(c)
+    }
+
+    /// [`shared`] of the two lines counted.
+    fn shared(&self, other: &Counts) -> usize {
+        self.0
+            .iter()
+            .zip(&other.0)
+            .map(|(a, b)| usize::from((*a).min(*b)))
+            .sum()
+    }
+}
+
 /// An upper bound of [`matched`]: the characters `a` and `b` have in common,
 /// counted regardless of order (every non-ASCII character taken as any other).
+#[cfg(test)]
 fn shared(a: &[char], b: &[char]) -> usize {
     let mut counts = [0i32; 129];
     let slot = |c: &char| (*c as usize).min(128);
@@ -1088,6 +1120,7 @@ mod tests {
             };
             assert_eq!(got, want, "{a:?} / {b:?}");
             assert!(shared(&a, &b) >= matched(&a, &b), "{a:?} / {b:?}");
+            assert_eq!(Counts::of(&a).shared(&Counts::of(&b)), shared(&a, &b));
         }
     }
 
