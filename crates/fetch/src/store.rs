@@ -1009,6 +1009,40 @@ mod tests {
         assert_eq!(CheckMemo::new(dir.path(), "m1", key()).get(&k), None);
     }
 
+    /// A memo no check asks is never read, and never written back; one read
+    /// on its own thread answers as one read when asked.
+    #[test]
+    fn a_memo_is_read_when_first_asked_or_on_its_own_thread() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let k = CheckMemo::key("t", &[b"a"]);
+        let memo = CheckMemo::new(dir.path(), "m1", key());
+        memo.put(k, vec![1, 2, 3]);
+        memo.persist().expect("persist");
+        let path = dir.path().join(CHECKS_FILE);
+        let written = fs::read(&path).expect("written");
+
+        // Not asked: not read (a file that is no store stays as it is, unread).
+        fs::write(&path, b"not a store").expect("write");
+        let untouched = CheckMemo::new(dir.path(), "m1", key());
+        assert!(untouched.inner.made().is_none(), "read before asked");
+        untouched.persist().expect("persist");
+        assert_eq!(fs::read(&path).expect("read"), b"not a store");
+        fs::write(&path, &written).expect("write");
+        let asked = CheckMemo::new(dir.path(), "m1", key());
+        assert_eq!(asked.get(&k), Some(vec![1, 2, 3]));
+
+        // Read on its own thread: the same answers, the same bounds.
+        let records = CheckMemo::records(dir.path(), "m1", "r1", key());
+        records.put(k, vec![4; 10]);
+        records.persist().expect("persist");
+        let again = CheckMemo::records(dir.path(), "m1", "r1", key());
+        assert_eq!(again.get(&k), Some(vec![4; 10]));
+        let deferred = Deferred::background(|| 7u32);
+        assert_eq!(*deferred.get(), 7);
+        let panicked: Deferred<u32> = Deferred::background(|| panic!("a loader that panics"));
+        assert_eq!(*panicked.get(), 0, "the default");
+    }
+
     #[test]
     fn record_memo_is_its_own_file_version_and_size() {
         let dir = tempfile::tempdir().expect("tempdir");
