@@ -363,7 +363,9 @@ fn likeness(old: &[&str], new: &[&str]) -> Vec<f32> {
             let total = a.len() + b.len();
             // The ratio is 2 * matched / total, and at most the shorter one matches:
             // lines of very different lengths need no diff.
-            let r = if total == 0 {
+            let r = if a == b {
+                // Rows of one table often share a skeleton (and two empty
+                // skeletons are alike).
                 1.0
             } else if (2 * a.len().min(b.len())) as f32 / (total as f32) < ALIKE
                 || (2 * ac.shared(bc)) as f32 / (total as f32) < ALIKE
@@ -374,10 +376,7 @@ fn likeness(old: &[&str], new: &[&str]) -> Vec<f32> {
             } else {
                 // What `similar::get_diff_ratio` of an exact (Myers) character diff
                 // gives, from the length of the longest common subsequence alone.
-                let common = match a == b {
-                    true => a.len(),
-                    false => positions.get_or_insert_with(|| Positions::of(a)).common(b),
-                };
+                let common = positions.get_or_insert_with(|| Positions::of(a)).common(b);
                 2.0 * common as f32 / total as f32
             };
             like.push(if r >= ALIKE { r } else { 0.0 });
