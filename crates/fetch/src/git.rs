@@ -322,8 +322,7 @@ impl GitCache {
         wanted: &[Oid],
     ) -> Result<SyncReport, FetchError> {
         let cached = self.open(remote)?;
-        let repo = open_mirror(&path)?;
-        if let Some(reason) = self.damage_unless_verified(&path, &path, &repo, docs) {
+        if let Some(reason) = self.damage_unless_verified(&path, &path, cached.repo(), docs) {
             return Err(FetchError::CacheDamaged { path, reason });
         }
         Ok(offline_report(&cached, path, wanted))

@@ -75,9 +75,21 @@ impl CachedRepo {
         }
     }
 
-    /// Whether the object database holds commit `oid`.
+    /// The repository itself, for the checks of the cache that read it whole.
+    pub(crate) fn repo(&self) -> &Repository {
+        &self.repo
+    }
+
+    /// Whether the object database holds commit `oid`: its header names a
+    /// commit. The object is not inflated and parsed (a re-check asks this of
+    /// every pinned commit, most of whose verdicts are remembered); whether
+    /// what a verdict reads is whole is the cache check's to say
+    /// ([`crate::verified`]), and reading it fails loudly when it is not.
     pub fn has_commit(&self, oid: Oid) -> bool {
-        self.repo.find_commit(oid).is_ok()
+        self.repo
+            .odb()
+            .and_then(|odb| odb.read_header(oid))
+            .is_ok_and(|(_, kind)| kind == git2::ObjectType::Commit)
     }
 
     /// Committer time of `oid` as (seconds since the epoch, UTC offset in
