@@ -123,8 +123,7 @@ pub fn audit(args: AuditArgs, choice: &ConfigChoice) -> ExitStatus {
         outcome.result,
         code,
         render_options(&args, eff.fail_on.value),
-        &eff.fetch.cache.value,
-        opts.pool(),
+        &opts,
     )
 }
 
@@ -194,24 +193,7 @@ fn audit_streamed(
         hidden_note(w, hidden, args)?;
         w.flush()
     };
-    let mut failed = false;
-    match &args.output {
-        Some(path) => {
-            if let Err(e) = write_output(path, fill) {
-                error(
-                    &format!("cannot write the report to `{}`: {e}", path.display()),
-                    None,
-                );
-                failed = true;
-            }
-        }
-        None => {
-            let stdout = std::io::stdout();
-            let mut w = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-            // As with `out`: a closed pipe is the reader's choice, not an error.
-            let _ = fill(&mut w);
-        }
-    }
+    let failed = !deliver(args.output.as_deref(), fill);
     // The output could not even be opened: the audit still runs (the cache is
     // brought up to date, the warnings said).
     if outcome.borrow().is_none() {
@@ -290,6 +272,7 @@ fn audit_options(args: &AuditArgs, eff: &Effective) -> Result<Options, ExitStatu
         swh_url: archive_url("--swh-url", &eff.swh_url.value)?,
         wayback: eff.archive.value.wayback,
         wayback_url: archive_url("--wayback-url", &eff.wayback_url.value)?,
+        key: crate::cache_key::CacheKey::for_user(),
         swh_token: std::env::var("SWH_TOKEN")
             .ok()
             .filter(|t| !t.trim().is_empty()),
@@ -367,20 +350,15 @@ fn write_report(
     result: AuditResult,
     code: ExitStatus,
     opts: report::RenderOptions,
-    cache: &Path,
-    pool: crate::par::Pool,
+    audit: &Options,
 ) -> ExitStatus {
     // The result is not used after: its findings move into the report.
-    let (mut report, rest) = report::Report::from_result(result, pool);
-    let hidden = match args.min_severity {
-        Some(min) if matches!(args.format, Format::Text | Format::Github) => {
-            below(&mut report, min.severity())
-        }
-        _ => 0,
-    };
+    let (report, rest) = report::Report::from_result(result, audit.pool());
     // The proof sheet shows the cited lines with context, read from the cache.
-    let excerpts = (args.format == Format::Html)
-        .then(|| report::html::excerpts(&rest, cache, args.fetch.allow_local));
+    let excerpts = (args.format == Format::Html).then(|| {
+        let cache = crate::fetch::GitCache::with_key(&audit.cache, audit.key.clone());
+        report::html::excerpts(&rest, &cache, args.fetch.allow_local)
+    });
     // Streamed as it is rendered, never built whole first: a 100,000-record
     // report is hundreds of megabytes.
     let fill = |w: &mut dyn Write| -> std::io::Result<()> {
@@ -390,25 +368,10 @@ fn write_report(
             }
             None => report::write(&report, args.format, &opts, w)?,
         }
-        hidden_note(w, hidden, args)?;
         w.flush()
     };
-    match &args.output {
-        Some(path) => {
-            if let Err(e) = write_output(path, fill) {
-                error(
-                    &format!("cannot write the report to `{}`: {e}", path.display()),
-                    None,
-                );
-                return ExitStatus::Incomplete;
-            }
-        }
-        None => {
-            let stdout = std::io::stdout();
-            let mut w = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-            // As with `out`: a closed pipe is the reader's choice, not an error.
-            let _ = fill(&mut w);
-        }
+    if !deliver(args.output.as_deref(), fill) {
+        return ExitStatus::Incomplete;
     }
     // The process ends right after this: freeing every record, finding and the
     // report piece by piece took a fifth of a 20,000-citation re-check.
@@ -416,12 +379,31 @@ fn write_report(
     code
 }
 
-/// Drops the findings below `min` from what a person reads (`--min-severity`);
-/// the summary's counts and the exit status still include them. How many went.
-fn below(report: &mut report::Report, min: crate::finding::Severity) -> usize {
-    let before = report.findings.len();
-    report.findings.retain(|f| f.severity >= min);
-    before - report.findings.len()
+/// Writes the report `fill` makes to `--output` (`output`), else to stdout;
+/// false when it could not be written to `output` (the error said).
+fn deliver(
+    output: Option<&Path>,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> bool {
+    match output {
+        Some(path) => match write_output(path, fill) {
+            Ok(()) => true,
+            Err(e) => {
+                error(
+                    &format!("cannot write the report to `{}`: {e}", path.display()),
+                    None,
+                );
+                false
+            }
+        },
+        None => {
+            let stdout = std::io::stdout();
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+            // As with `out`: a closed pipe is the reader's choice, not an error.
+            let _ = fill(&mut w);
+            true
+        }
+    }
 }
 
 /// Writes an `--output` target. A regular file (or a path with nothing there yet)
@@ -713,7 +695,7 @@ pub fn verify_statement(args: VerifyStatementArgs, choice: &ConfigChoice) -> Exi
 /// place, before the audit runs. Record documents are never rewritten.
 fn fix(args: &AuditArgs, eff: &Effective, opts: &Options) {
     let collected = input::collect(&eff.inputs.value, &opts.walk, opts.pool());
-    let cache = crate::fetch::GitCache::new(&eff.fetch.cache.value);
+    let cache = crate::fetch::GitCache::with_key(&eff.fetch.cache.value, opts.key.clone());
     let plan = SyncPlan {
         jobs: 1,
         ..opts.plan.clone()
@@ -897,17 +879,8 @@ pub fn merge(args: MergeArgs, choice: &ConfigChoice) -> ExitStatus {
     };
     let mut text = serde_json::to_string_pretty(&merged).unwrap_or_default();
     text.push('\n');
-    match &args.output {
-        Some(path) => {
-            if let Err(e) = write_output(path, |w| w.write_all(text.as_bytes())) {
-                error(
-                    &format!("cannot write the report to `{}`: {e}", path.display()),
-                    None,
-                );
-                return ExitStatus::Incomplete;
-            }
-        }
-        None => out(&text),
+    if !deliver(args.output.as_deref(), |w| w.write_all(text.as_bytes())) {
+        return ExitStatus::Incomplete;
     }
     crate::merge::exit_status(&merged, fail_on)
 }

@@ -86,8 +86,6 @@ impl Progress for Bars {
         Arc::new(Bar(line))
     }
 
-    fn fetching_web(&self) {}
-
     fn web_document(&self, shown: &str) -> Arc<dyn Line> {
         let line = self.add(ProgressBar::new_spinner());
         line.set_message(shown.to_string());

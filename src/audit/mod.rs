@@ -26,6 +26,9 @@ use crate::sources::SyncPlan;
 #[derive(Clone)]
 pub(crate) struct Options {
     pub(crate) cache: PathBuf,
+    /// The user's key, read once for every store of this command's cache (the
+    /// audit's, the proof sheet's excerpts, `--fix`).
+    pub(crate) key: crate::cache_key::CacheKey,
     /// How remotes are reached, held once: rewrites, `--offline`, timeouts, the
     /// budgets of each sync, `--jobs`, `--allow-local`, and the progress
     /// observer (`None`: no progress is drawn). Web fetching reads the same
@@ -152,8 +155,7 @@ pub(crate) fn timestamp() -> String {
 /// audit.
 fn providers(opts: &Options) -> Router {
     let plan = &opts.plan;
-    // The user's key, read once for every store of this audit's cache.
-    let key = crate::cache_key::CacheKey::for_user();
+    let key = opts.key.clone();
     let web = WebOptions {
         cache: opts.cache.clone(),
         offline: plan.sync.offline,
@@ -278,7 +280,7 @@ pub(crate) fn run_with<T: Send>(
         accept(prepared);
     };
     stages::check(planned, provider, opts, &settle, &mut take);
-    let mut result = stages::finish(loaded.rest, Vec::new(), provider);
+    let mut result = stages::finish(loaded.rest, provider);
     // The unreadable inputs' findings come after every record's, as in the report.
     policy.settle_orphans(&mut result.orphan_findings);
     if let Some(b) = &mut baseline {

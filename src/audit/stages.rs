@@ -932,8 +932,9 @@ fn check_weights(
     out
 }
 
-/// Gathers what made the audit incomplete beside the records.
-pub(crate) fn finish(rest: Rest, records: Vec<RecordResult>, provider: &Router) -> AuditResult {
+/// Gathers what made the audit incomplete beside the records (which went on
+/// one by one as they were checked: `records` is left empty).
+pub(crate) fn finish(rest: Rest, provider: &Router) -> AuditResult {
     let remote_failures = provider
         .failures()
         .into_iter()
@@ -941,7 +942,7 @@ pub(crate) fn finish(rest: Rest, records: Vec<RecordResult>, provider: &Router) 
         .map(|(remote, error)| RemoteFailure { remote, error })
         .collect();
     AuditResult {
-        records,
+        records: Vec::new(),
         orphan_findings: rest.orphan_findings,
         walk_errors: rest.walk_errors,
         skipped_inputs: rest.skipped,

@@ -61,12 +61,11 @@ pub(crate) type Excerpts = HashMap<(usize, usize), ClaimExcerpt>;
 /// cache cannot give is left out: its claims show the report's line.
 pub(crate) fn excerpts(
     result: &crate::result::AuditResult,
-    cache: &std::path::Path,
+    cache: &crate::fetch::GitCache,
     allow_local: bool,
 ) -> Excerpts {
     use crate::check::claims::expected;
     use crate::check::SourceText;
-    let cache = crate::fetch::GitCache::new(cache);
     let mut out = Excerpts::new();
     for (ri, r) in result.records.iter().enumerate() {
         // Each document read once per record, however many claims cite it.

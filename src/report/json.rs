@@ -149,6 +149,16 @@ impl serde_json::ser::Formatter for Deep {
     }
 }
 
+/// What comes before an element of a JSON array written one element per
+/// line (the first after the opening bracket's line).
+pub(super) fn array_separator(first: bool) -> &'static str {
+    if first {
+        "\n"
+    } else {
+        ",\n"
+    }
+}
+
 impl Streamed for Json {
     fn sections(&self) -> usize {
         2
@@ -163,11 +173,7 @@ impl Streamed for Json {
     }
 
     fn separator(&self, first: bool) -> &'static str {
-        if first {
-            "\n"
-        } else {
-            ",\n"
-        }
+        array_separator(first)
     }
 
     fn record(&self, r: &RecordReport, _: &[&FindingReport], _: &RenderOptions, parts: &mut [Out]) {

@@ -255,11 +255,7 @@ impl super::Streamed for Sarif {
     }
 
     fn separator(&self, first: bool) -> &'static str {
-        if first {
-            "\n"
-        } else {
-            ",\n"
-        }
+        super::json::array_separator(first)
     }
 
     fn record(

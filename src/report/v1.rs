@@ -824,27 +824,18 @@ impl From<&AuditResult> for Report {
     fn from(a: &AuditResult) -> Report {
         let pool = crate::par::Pool::cores();
         let converted: Vec<(RecordReport, Vec<FindingReport>)> = pool.map(&a.records, |r| {
-            let record = record_report(r);
             // Each finding about a record points at the entry it is about.
-            let positions = r.positions();
             let findings = r
                 .findings
                 .iter()
-                .map(|f| {
+                .zip(finding_locations(r))
+                .map(|(f, at)| {
                     let mut report = FindingReport::from(f);
-                    let at = positions.of(f);
-                    report.record_location = Some(RecordLocation {
-                        file: f
-                            .file
-                            .clone()
-                            .unwrap_or_else(|| r.record.file.display().to_string()),
-                        line: at.line,
-                        column: at.column,
-                    });
+                    report.record_location = Some(at);
                     report
                 })
                 .collect();
-            (record, findings)
+            (record_report(r), findings)
         });
         let mut records = Vec::with_capacity(converted.len());
         let mut findings = Vec::new();

@@ -164,8 +164,10 @@ fn a_streamed_report_of_many_records_is_the_same_whatever_the_jobs() {
         "pins/zz-broken.json",
         "{ \"schema\": \"pinaudit/pins/v1\", ",
     );
-    let report = |format: &str, jobs: &str| {
-        let run = ws.run([
+    // One audit of the pins in `format` with `jobs` workers (and `extra`
+    // flags), its exit status held to `status`.
+    let audit = |format: &str, jobs: &str, extra: &[&str], status: i32| {
+        let mut args = vec![
             "audit",
             "--cache",
             "cache",
@@ -177,16 +179,19 @@ fn a_streamed_report_of_many_records_is_the_same_whatever_the_jobs() {
             format,
             "--jobs",
             jobs,
-            "pins",
-        ]);
+        ];
+        args.extend_from_slice(extra);
+        args.push("pins");
+        let run = ws.run(args);
         assert_eq!(
             run.status,
-            Some(1),
-            "{format} --jobs {jobs}: {}",
+            Some(status),
+            "{format} --jobs {jobs} {extra:?}: {}",
             run.stderr
         );
         run.stdout
     };
+    let report = |format: &str, jobs: &str| audit(format, jobs, &[], 1);
     let json = report("json", "1");
     let parsed: serde_json::Value = serde_json::from_str(&json).expect("one JSON document");
     let records = parsed["records"].as_array().expect("records");
@@ -214,31 +219,7 @@ fn a_streamed_report_of_many_records_is_the_same_whatever_the_jobs() {
     // Against its own report as a baseline (matched in report order, on the
     // main thread): every finding is the baseline's, whatever the workers.
     ws.write("baseline.json", &json);
-    let against = |jobs: &str| {
-        let run = ws.run([
-            "audit",
-            "--cache",
-            "cache",
-            "--timeout",
-            "10",
-            "--rewrite",
-            &rewrite,
-            "--format",
-            "json",
-            "--jobs",
-            jobs,
-            "--baseline",
-            "baseline.json",
-            "pins",
-        ]);
-        assert_eq!(
-            run.status,
-            Some(2),
-            "--baseline --jobs {jobs}: {}",
-            run.stderr
-        );
-        run.stdout
-    };
+    let against = |jobs: &str| audit("json", jobs, &["--baseline", "baseline.json"], 2);
     let one = against("1");
     let parsed: serde_json::Value = serde_json::from_str(&one).expect("one JSON document");
     let findings = parsed["findings"].as_array().expect("findings");

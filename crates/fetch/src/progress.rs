@@ -14,10 +14,6 @@ pub trait Progress: Send + Sync {
     /// line of [`Progress::syncing`].
     fn remote(&self, shown: &str) -> Arc<dyn Line>;
 
-    /// Fetching web documents begins: the lines of [`Progress::web_document`]
-    /// that follow are shown together.
-    fn fetching_web(&self);
-
     /// A line for one web document being fetched (`shown`: its redacted URL).
     fn web_document(&self, shown: &str) -> Arc<dyn Line>;
 

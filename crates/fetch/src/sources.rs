@@ -108,26 +108,10 @@ pub(crate) type Wanted = Vec<(String, Vec<(Oid, Option<String>)>)>;
 
 /// Syncs every remote once, `jobs` at a time, with each remote's wanted commits.
 pub fn sync_all(cache: &GitCache, targets: &[&DocRef], plan: &SyncPlan) -> Synced {
-    sync_all_with(cache, targets, &[], plan)
-}
-
-/// [`sync_all`], also syncing `extra` remotes (model repositories) with
-/// the commits they want, if any: their branches and tags are fetched either way.
-pub(crate) fn sync_all_with(
-    cache: &GitCache,
-    targets: &[&DocRef],
-    extra: &[(String, Option<Oid>)],
-    plan: &SyncPlan,
-) -> Synced {
     let mut out = HashMap::new();
-    sync_streamed(
-        cache,
-        wanted(targets, extra),
-        plan,
-        &mut |remote, result| {
-            out.insert(remote, result);
-        },
-    );
+    sync_streamed(cache, wanted(targets, &[]), plan, &mut |remote, result| {
+        out.insert(remote, result);
+    });
     out
 }
 

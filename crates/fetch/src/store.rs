@@ -301,18 +301,9 @@ impl<T: Default + Send + 'static> Deferred<T> {
                 make.map(|m| m())
             });
         match spawned {
-            Ok(handle) => Deferred::lazy(move || {
-                match handle.join() {
-                    Ok(Some(v)) => v,
-                    // Not started before this ask: made here.
-                    Ok(None) | Err(_) => slot
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .take()
-                        .map(|m| m())
-                        .unwrap_or_default(),
-                }
-            }),
+            // The thread takes `make` first thing: joined, it has made the
+            // value (or panicked).
+            Ok(handle) => Deferred::lazy(move || handle.join().ok().flatten().unwrap_or_default()),
             Err(_) => {
                 let make = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
                 Deferred::lazy(move || make.map(|m| m()).unwrap_or_default())

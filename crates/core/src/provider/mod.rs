@@ -409,13 +409,13 @@ pub trait Documents {
         None
     }
 
-    /// Where what checks derived from documents is remembered, when this
-    /// provider keeps it (the git cache does, in `CACHE/checks.store`).
     /// Where whole records' results are remembered, when the provider keeps them.
     fn record_memo(&self) -> Option<&dyn crate::memo::CheckMemo> {
         None
     }
 
+    /// Where what checks derived from documents is remembered, when this
+    /// provider keeps it (the git cache does, in `CACHE/checks.store`).
     fn check_memo(&self) -> Option<&dyn crate::memo::CheckMemo> {
         None
     }

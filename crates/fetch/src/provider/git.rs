@@ -706,19 +706,22 @@ impl Syncs {
         // Whatever happens here (a panic included), nobody waits forever.
         let _rest = LandTheRest(&self.landing);
         // For a remote the network fails on, the commits its cached copy is
-        // asked for.
-        let docs: HashMap<String, Vec<Oid>> = wanted
-            .iter()
-            .map(|(remote, list)| {
-                let mut oids: Vec<Oid> = Vec::new();
-                for (oid, _) in list.iter().filter(|(_, path)| path.is_some()) {
-                    if !oids.contains(oid) {
-                        oids.push(*oid);
-                    }
-                }
-                (remote.clone(), oids)
-            })
-            .collect();
+        // asked for (offline, no sync reaches the network).
+        let docs: HashMap<String, Vec<Oid>> = match self.plan.sync.offline {
+            true => HashMap::new(),
+            false => wanted
+                .iter()
+                .map(|(remote, list)| {
+                    let mut seen = std::collections::HashSet::new();
+                    let oids = list
+                        .iter()
+                        .filter(|(oid, path)| path.is_some() && seen.insert(*oid))
+                        .map(|(oid, _)| *oid)
+                        .collect();
+                    (remote.clone(), oids)
+                })
+                .collect(),
+        };
         sources::sync_streamed(&self.cache, wanted, &self.plan, &mut |remote, result| {
             let oids = docs.get(&remote).map_or(&[][..], Vec::as_slice);
             let (landed, stale) = self.settle(&remote, result, oids);
@@ -758,8 +761,8 @@ impl Syncs {
             offline: true,
             ..self.plan.sync.clone()
         };
+        // An offline sync opens the mirror: what it gives opens.
         let sync = self.cache.sync(remote, "", oids, &offline).ok()?;
-        self.cache.open(remote).ok()?;
         let since = self
             .cache
             .last_synced(remote)

@@ -349,9 +349,6 @@ pub(crate) fn fetch_all(
         Ok(c) => c,
         Err(why) => return all_failed(unique, &why),
     };
-    if let Some(p) = progress {
-        p.fetching_web();
-    }
     let hosts = by_host(unique);
     runtime.block_on(fetch_by_host(hosts, &client, opts, deadline, progress))
 }
