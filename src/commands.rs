@@ -182,9 +182,11 @@ fn audit_streamed(
     let outcome = std::cell::RefCell::new(None);
     let fill = |w: &mut dyn Write| -> std::io::Result<()> {
         let mut spooled = report::Spooled::new(style, w, Some(cache));
-        let done = audit::run_streamed(inputs, opts, &|r| style.fragment(r), &mut |f| {
-            spooled.push(f)
-        });
+        let keep: &dyn audit::Keep<report::Fragment> = &KeptWhole(style);
+        let done =
+            audit::run_streamed(inputs, opts, Some(keep), &|r| style.fragment(r), &mut |f| {
+                spooled.push(f)
+            });
         spooled.orphans(&done.result.orphan_findings);
         let generated_at = done.result.generated_at.clone();
         let written = spooled.finish(generated_at, done.complete(), done.result.baseline_left);
@@ -210,6 +212,25 @@ fn audit_streamed(
     match failed {
         true => ExitStatus::Incomplete,
         false => code,
+    }
+}
+
+/// A streamed report's record fragments, kept whole by the audit's
+/// whole-record memo.
+struct KeptWhole<'a>(report::Style<'a>);
+
+impl audit::Keep<report::Fragment> for KeptWhole<'_> {
+    fn depends(&self) -> Vec<u8> {
+        self.0.depends()
+    }
+
+    fn encode(&self, f: &report::Fragment, e: &mut pinaudit_core::memo::Enc) -> Option<()> {
+        f.encode(e);
+        Some(())
+    }
+
+    fn decode(&self, d: &mut pinaudit_core::memo::Dec) -> Option<report::Fragment> {
+        report::Fragment::decode(d, self.0.format.sections())
     }
 }
 

@@ -317,13 +317,22 @@ pub(crate) fn load(file: &Path) -> Input {
             }
         }
     };
-    let ext = file.extension().and_then(|e| e.to_str());
-    let input = if ext.is_some_and(|e| e.eq_ignore_ascii_case("json")) {
-        load_pinfile(file, &bytes)
-    } else {
-        load_document(file, &bytes)
+    load_bytes(file, &bytes)
+}
+
+/// [`load`] of a file already read as `bytes` (not stdin).
+pub(crate) fn load_bytes(file: &Path, bytes: &[u8]) -> Input {
+    let input = match is_json(file) {
+        true => load_pinfile(file, bytes),
+        false => load_document(file, bytes),
     };
-    read_from(without_credentials(file, input), &bytes)
+    read_from(without_credentials(file, input), bytes)
+}
+
+fn is_json(file: &Path) -> bool {
+    file.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
 }
 
 /// `input` with its record marked as read from `bytes` (the whole-record memo
@@ -351,29 +360,30 @@ pub(crate) fn load_found(file: &Path) -> Option<Input> {
         // Says why it can't be read.
         return Some(load(file));
     };
-    let is_json = file
-        .extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-    if !is_json {
-        if !has_json_fence(&bytes) {
+    load_found_bytes(file, &bytes)
+}
+
+/// [`load_found`] of a file already read as `bytes` (not stdin).
+pub(crate) fn load_found_bytes(file: &Path, bytes: &[u8]) -> Option<Input> {
+    if !is_json(file) {
+        if !has_json_fence(bytes) {
             return None;
         }
-        let input = load_document(file, &bytes);
-        if !document_carries_record(&input, &bytes) {
+        let input = load_document(file, bytes);
+        if !document_carries_record(&input, bytes) {
             return None;
         }
-        return Some(read_from(without_credentials(file, input), &bytes));
+        return Some(read_from(without_credentials(file, input), bytes));
     }
-    let json = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
+    let json = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
     let value = match serde_json::from_slice::<Value>(json) {
         Ok(v) if pin_like(&v) => v,
         Ok(_) => return None,
         // Broken: an `invalid-record`, as `load` says.
-        Err(_) => return Some(load(file)),
+        Err(_) => return Some(load_bytes(file, bytes)),
     };
     let input = pinfile_input(file, json, &value);
-    Some(read_from(without_credentials(file, input), &bytes))
+    Some(read_from(without_credentials(file, input), bytes))
 }
 
 /// `input` with every URL's credentials removed, and a finding when there were any.

@@ -12,6 +12,7 @@ mod policy;
 mod stages;
 
 pub use policy::{Ignore, Policy};
+pub(crate) use stages::Keep;
 
 use std::path::PathBuf;
 
@@ -152,8 +153,8 @@ pub(crate) fn timestamp() -> String {
 }
 
 /// The registered providers (the git cache, the web, the archives) for an
-/// audit.
-fn providers(opts: &Options) -> Router {
+/// audit; `fragments_first` when records are looked up whole first.
+fn providers(opts: &Options, fragments_first: bool) -> Router {
     let plan = &opts.plan;
     let key = opts.key.clone();
     let web = WebOptions {
@@ -193,6 +194,7 @@ fn providers(opts: &Options) -> Router {
         swh,
         wayback,
         records_version: stages::records_version(),
+        fragments_first,
     })
 }
 
@@ -201,21 +203,25 @@ fn providers(opts: &Options) -> Router {
 /// once: the proof sheet, the in-toto statement).
 pub(crate) fn run(paths: &[PathBuf], opts: &Options) -> Outcome {
     let mut records = Vec::new();
-    let mut outcome = run_streamed(paths, opts, &|r| r, &mut |r| records.push(r));
+    let mut outcome = run_streamed(paths, opts, None, &|r| r, &mut |r| records.push(r));
     outcome.result.records = records;
     outcome
 }
 
 /// Runs the audit over input paths with the registered providers, handing each
 /// record's result, the policy applied, to `prepare` on the worker that checked
-/// it and what that gives to `accept` in record order (see [`run_with`]).
+/// it and what that gives to `accept` in record order (see [`run_with`]);
+/// with `keep`, what `prepare` gives is kept whole for the next run.
 pub(crate) fn run_streamed<T: Send>(
     paths: &[PathBuf],
     opts: &Options,
+    keep: Option<&dyn Keep<T>>,
     prepare: &(dyn Fn(RecordResult) -> T + Sync),
     accept: &mut dyn FnMut(T),
 ) -> Outcome {
-    run_with(paths, opts, &mut providers(opts), prepare, accept)
+    let fragments_first = keep.is_some() && stages::Whole::<T>::applies(opts);
+    let mut provider = providers(opts, fragments_first);
+    run_with(paths, opts, &mut provider, keep, prepare, accept)
 }
 
 /// Runs the audit with any providers: load, plan, prefetch, check, finish.
@@ -226,18 +232,28 @@ pub(crate) fn run_streamed<T: Send>(
 /// A baseline is taken in report order (the first of two findings with one
 /// fingerprint is the one the baseline holds), so with `--baseline` a record
 /// goes to `prepare` on this thread, after its findings are matched.
+///
+/// With `keep`, a record is kept whole in the whole-record memo (what
+/// `prepare` gave, and what the record says about the audit), and a record
+/// the memo holds, unchanged on unchanged refs, is handed to `accept` as it
+/// was kept, neither parsed nor checked nor prepared again.
 pub(crate) fn run_with<T: Send>(
     paths: &[PathBuf],
     opts: &Options,
     provider: &mut Router,
+    keep: Option<&dyn Keep<T>>,
     prepare: &(dyn Fn(RecordResult) -> T + Sync),
     accept: &mut dyn FnMut(T),
 ) -> Outcome {
     let pool = opts.pool();
-    let mut loaded = stages::load(paths, &opts.walk, pool);
+    let policy = &opts.policy;
+    let settling = keep.map(|inner| Settling { inner, policy });
+    let whole = stages::Whole::new(settling.as_ref().map(|k| k as &dyn Keep<_>), opts);
+    let memo = provider.documents().fragment_memo();
+    let mut loaded = stages::load(paths, &opts.walk, pool, whole.as_ref().zip(memo));
     if let Some(shard) = opts.shard {
         // Before planning, so that no other shard's repository is fetched.
-        loaded.records.retain(|(r, _)| shard.holds(r));
+        loaded.records.retain(|e| e.in_shard(&shard));
         let rest = &mut loaded.rest;
         rest.orphan_findings
             .retain(|f| shard.holds_key(&format!("file:{}", f.file.as_deref().unwrap_or(""))));
@@ -245,7 +261,6 @@ pub(crate) fn run_with<T: Send>(
     }
     let planned = stages::plan(loaded.records, opts.plan.allow_local, pool);
     stages::prefetch(&planned, provider);
-    let policy = &opts.policy;
     let mut baseline = policy.baseline.clone();
     let mut not_checked = crate::diff::NotChecked::default();
     let (mut records_complete, mut records_worst, mut notices) = (true, None, Vec::new());
@@ -279,7 +294,7 @@ pub(crate) fn run_with<T: Send>(
         notices.extend(said.notices);
         accept(prepared);
     };
-    stages::check(planned, provider, opts, &settle, &mut take);
+    stages::check(planned, provider, opts, whole.as_ref(), &settle, &mut take);
     let mut result = stages::finish(loaded.rest, provider);
     // The unreadable inputs' findings come after every record's, as in the report.
     policy.settle_orphans(&mut result.orphan_findings);
@@ -311,4 +326,62 @@ struct Said {
 enum Settled<T> {
     Prepared(T),
     Waiting(Box<RecordResult>),
+}
+
+/// What the check stage hands on for a record, kept whole: what the record
+/// says about the audit, then the caller's form ([`Keep`]); it depends on the
+/// policy too (severity overrides and ignores; a run with a baseline keeps
+/// nothing).
+struct Settling<'a, T> {
+    inner: &'a dyn Keep<T>,
+    policy: &'a Policy,
+}
+
+impl<T> Keep<(Said, Settled<T>)> for Settling<'_, T> {
+    fn depends(&self) -> Vec<u8> {
+        let mut e = pinaudit_core::memo::Enc::default();
+        e.bytes(&self.inner.depends());
+        e.u32(self.policy.severity.len() as u32);
+        for (code, severity) in &self.policy.severity {
+            e.str(code.as_str()).opt_severity(Some(*severity));
+        }
+        e.u32(self.policy.ignores.len() as u32);
+        for i in &self.policy.ignores {
+            e.str(i.code.as_str())
+                .str(&i.record)
+                .opt_str(i.source.as_deref())
+                .opt_str(i.claim.as_deref())
+                .str(&i.reason);
+        }
+        e.0
+    }
+
+    fn encode(&self, u: &(Said, Settled<T>), e: &mut pinaudit_core::memo::Enc) -> Option<()> {
+        let (said, Settled::Prepared(t)) = u else {
+            return None;
+        };
+        e.bool(said.complete).opt_severity(said.worst);
+        e.u32(said.notices.len() as u32);
+        for n in &said.notices {
+            e.str(n);
+        }
+        self.inner.encode(t, e)
+    }
+
+    fn decode(&self, d: &mut pinaudit_core::memo::Dec) -> Option<(Said, Settled<T>)> {
+        let complete = d.bool()?;
+        let worst = d.opt_severity()?;
+        let n = d.u32()? as usize;
+        if n > d.0.len() / 4 {
+            return None;
+        }
+        let notices = (0..n).map(|_| d.string()).collect::<Option<Vec<_>>>()?;
+        let t = self.inner.decode(d)?;
+        let said = Said {
+            complete,
+            worst,
+            notices,
+        };
+        Some((said, Settled::Prepared(t)))
+    }
 }

@@ -1,6 +1,10 @@
 //! The stages of an audit, each a function of the previous one's output.
 
 mod memo;
+mod whole;
+
+pub(crate) use whole::{Keep, Whole};
+use whole::{Placed, Remembered};
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -21,6 +25,7 @@ use crate::result::{
     Verdict, WebValidators,
 };
 use crate::sources::{self, Skip};
+use pinaudit_core::memo::CheckMemo;
 
 use super::document::Document;
 use super::Options;
@@ -31,10 +36,86 @@ pub(crate) fn records_version() -> String {
     format!("{}-{}", memo::VERSION, memo::derivation())
 }
 
-/// The inputs, read: records with their record-level findings, and the rest.
+/// The inputs, read: records with their record-level findings (or what the
+/// whole-record memo holds for them), and the rest.
 pub(crate) struct Loaded {
-    pub(crate) records: Vec<(Record, Vec<Finding>)>,
+    pub(crate) records: Vec<Entry>,
     pub(crate) rest: Rest,
+}
+
+/// An input that carries a record.
+pub(crate) enum Entry {
+    /// Read and parsed, with the findings of loading it and its key in the
+    /// whole-record memo (when the memo may keep it).
+    Read {
+        record: Record,
+        findings: Vec<Finding>,
+        whole: Option<[u8; 32]>,
+    },
+    /// Not parsed: the whole-record memo holds it.
+    Remembered(Remembered),
+}
+
+impl Entry {
+    /// Whether the record falls in `shard`.
+    pub(crate) fn in_shard(&self, shard: &crate::shard::Shard) -> bool {
+        match self {
+            Entry::Read { record, .. } => shard.holds(record),
+            Entry::Remembered(r) => shard.holds_key(&r.shard_key),
+        }
+    }
+
+    fn file(&self) -> &std::path::Path {
+        match self {
+            Entry::Read { record, .. } => &record.file,
+            Entry::Remembered(r) => &r.file,
+        }
+    }
+}
+
+/// One input file, read: what the memo holds for it, or its input and the
+/// checks of its record (with its key in the memo).
+enum Got {
+    Remembered(Remembered),
+    Read(input::Input, Vec<Finding>, Option<[u8; 32]>),
+}
+
+/// Reads one input file (`named` on the command line, else found while
+/// walking: `None` when it carries no record), looked up in the whole-record
+/// memo first when there is one.
+fn read_one<U>(
+    file: &std::path::Path,
+    named: bool,
+    whole: Option<(&Whole<U>, &dyn CheckMemo)>,
+) -> Option<Got> {
+    let read = |bytes: Option<&[u8]>| {
+        let loaded = match (named, bytes) {
+            (true, Some(b)) => input::load_bytes(file, b),
+            (false, Some(b)) => input::load_found_bytes(file, b)?,
+            (true, None) => input::load(file),
+            (false, None) => input::load_found(file)?,
+        };
+        let checks = loaded
+            .record
+            .as_ref()
+            .map(check::record_checks)
+            .unwrap_or_default();
+        Some((loaded, checks))
+    };
+    let bytes = whole
+        .filter(|_| file.as_os_str() != "-")
+        .and_then(|w| Some((w, std::fs::read(file).ok()?)));
+    let Some((w, bytes)) = bytes else {
+        let (loaded, checks) = read(None)?;
+        return Some(Got::Read(loaded, checks, None));
+    };
+    let (w, memo) = w;
+    let key = w.key(file, named, &bytes);
+    if let Some(r) = w.recall(memo, key, file) {
+        return Some(Got::Remembered(r));
+    }
+    let (loaded, checks) = read(Some(&bytes))?;
+    Some(Got::Read(loaded, checks, Some(key)))
 }
 
 /// What loading found outside of any record.
@@ -52,23 +133,20 @@ pub(crate) struct Rest {
 /// Files are read, parsed and checked on up to `--jobs` workers, one per core
 /// (reading pin files is most of a re-check of unchanged inputs); the results
 /// are put together in input order, so nothing depends on the number of workers.
-pub(crate) fn load(paths: &[PathBuf], walk: &input::WalkOptions, pool: Pool) -> Loaded {
+///
+/// A file the whole-record memo holds (`whole`) is not parsed: its entry
+/// stands for it.
+pub(crate) fn load<U>(
+    paths: &[PathBuf],
+    walk: &input::WalkOptions,
+    pool: Pool,
+    whole: Option<(&Whole<U>, &dyn CheckMemo)>,
+) -> Loaded {
     let collected = input::collect(paths, walk, pool);
     let mut walk_errors = collected.errors;
-    // Per file: skipped (no record in it), or its input and the checks of its
-    // record.
-    let read = pool.map(&collected.files, |(f, named)| {
-        let loaded = match named {
-            true => input::load(f),
-            false => input::load_found(f)?,
-        };
-        let checks = loaded
-            .record
-            .as_ref()
-            .map(check::record_checks)
-            .unwrap_or_default();
-        Some((loaded, checks))
-    });
+    // Per file: skipped (no record in it), or what the memo holds, or its
+    // input and the checks of its record.
+    let read = pool.map(&collected.files, |(f, named)| read_one(f, *named, whole));
     let mut skipped = Vec::new();
     let mut inputs = Vec::with_capacity(read.len());
     for ((file, _), got) in collected.files.into_iter().zip(read) {
@@ -94,10 +172,27 @@ pub(crate) fn load(paths: &[PathBuf], walk: &input::WalkOptions, pool: Pool) -> 
     }
     let mut unreadable_input = false;
     let mut orphan_findings: Vec<Finding> = Vec::new();
-    let mut records: Vec<(Record, Vec<Finding>)> = Vec::new();
+    let mut records: Vec<Entry> = Vec::new();
     // The first record with each id, by position in `records`.
     let mut first_with_id: HashMap<String, usize> = HashMap::new();
-    for (file, (loaded, checks)) in inputs {
+    for (file, got) in inputs {
+        let (loaded, checks, whole) = match got {
+            Got::Read(loaded, checks, whole) => (loaded, checks, whole),
+            Got::Remembered(r) => {
+                if !first_with_id.contains_key(&r.id) {
+                    first_with_id.insert(r.id.clone(), records.len());
+                    records.push(Entry::Remembered(r));
+                    continue;
+                }
+                // Its id is another record's: read it, for the finding that
+                // says so (no entry is made of a record found so).
+                let (loaded, checks) = match read_one::<()>(&file, true, None) {
+                    Some(Got::Read(loaded, checks, _)) => (loaded, checks),
+                    _ => continue,
+                };
+                (loaded, checks, None)
+            }
+        };
         let shown = file.display().to_string();
         let stamp = |mut f: Finding| {
             f.file = Some(shown.clone());
@@ -109,28 +204,34 @@ pub(crate) fn load(paths: &[PathBuf], walk: &input::WalkOptions, pool: Pool) -> 
                 // figures cite.
                 r.at_cited_revisions();
                 let mut mine: Vec<Finding> = loaded.findings.into_iter().map(stamp).collect();
+                let mut whole = whole;
                 match first_with_id.get(r.id.as_str()) {
                     Some(&at) => {
-                        let first = &records[at].0;
+                        let first = records[at].file().display().to_string();
                         mine.push(stamp(
                             Finding::new(
                                 Code::InvalidRecord,
                                 &r.id,
                                 format!(
-                                    "`{shown}`: record id `{}` is also the id of `{}`; give each record its own id",
+                                    "`{shown}`: record id `{}` is also the id of `{first}`; give each record its own id",
                                     r.id,
-                                    first.file.display()
                                 ),
                             )
-                            .with("other_file", first.file.display().to_string()),
+                            .with("other_file", first),
                         ));
+                        // What it says depends on another file.
+                        whole = None;
                     }
                     None => {
                         first_with_id.insert(r.id.clone(), records.len());
                     }
                 }
                 mine.extend(checks.into_iter().map(stamp));
-                records.push((r, mine));
+                records.push(Entry::Read {
+                    record: r,
+                    findings: mine,
+                    whole,
+                });
             }
             None => {
                 unreadable_input = true;
@@ -157,51 +258,94 @@ pub(crate) struct Planned {
     pub(crate) sources: Vec<Target>,
     /// Per artifact, the model repository its weights are read from, if it names one.
     pub(crate) artifacts: Vec<Option<Target>>,
+    /// Its key in the whole-record memo, when the memo may keep it.
+    pub(crate) whole: Option<[u8; 32]>,
 }
 
-impl Planned {
+/// A record to check: planned, or remembered whole (checked only when a
+/// remote it cites moved).
+pub(crate) enum Work {
+    Planned(Planned),
+    Remembered(Remembered),
+}
+
+impl Work {
     /// The first git remote the record cites (the key its records are grouped by).
     fn first_remote(&self) -> Option<&str> {
-        self.sources.iter().find_map(|t| match t {
-            Target::Git(d) => Some(d.remote.as_str()),
-            _ => None,
-        })
+        match self {
+            Work::Planned(p) => p.sources.iter().find_map(|t| match t {
+                Target::Git(d) => Some(d.remote.as_str()),
+                _ => None,
+            }),
+            Work::Remembered(r) => r.first_remote(),
+        }
+    }
+
+    /// How many sources the record has.
+    fn sources(&self) -> usize {
+        match self {
+            Work::Planned(p) => p.sources.len(),
+            Work::Remembered(r) => r.sources,
+        }
+    }
+
+    /// Everything the record asks to be fetched.
+    fn targets(&self) -> Box<dyn Iterator<Item = &Target> + '_> {
+        match self {
+            Work::Planned(p) => Box::new(p.sources.iter().chain(p.artifacts.iter().flatten())),
+            Work::Remembered(r) => Box::new(r.targets.iter()),
+        }
     }
 }
 
 /// Works out, for every source, which document at which revision it cites
-/// (URLs parsed and hosts checked on every worker of `pool`).
-pub(crate) fn plan(
-    records: Vec<(Record, Vec<Finding>)>,
-    allow_local: bool,
-    pool: Pool,
-) -> Vec<Planned> {
-    let targets = pool.map(&records, |(record, _)| {
-        let sources: Vec<Target> = record
-            .sources
-            .iter()
-            .map(|s| source_target(s, allow_local))
-            .collect();
-        let artifacts: Vec<Option<Target>> = record
-            .artifacts
-            .iter()
-            .map(|a| {
-                model::resolve(a, allow_local)
-                    .map(|m| m.map_or_else(Target::Unfetchable, Target::Model))
-            })
-            .collect();
-        (sources, artifacts)
+/// (URLs parsed and hosts checked on every worker of `pool`); a record the
+/// whole-record memo holds needs no plan (its entry names what it cites).
+pub(crate) fn plan(records: Vec<Entry>, allow_local: bool, pool: Pool) -> Vec<Work> {
+    let targets = pool.map(&records, |e| match e {
+        Entry::Read { record, .. } => Some(targets_of(record, allow_local)),
+        Entry::Remembered(_) => None,
     });
     records
         .into_iter()
         .zip(targets)
-        .map(|((record, findings), (sources, artifacts))| Planned {
-            record,
-            findings,
-            sources,
-            artifacts,
+        .map(|(e, targets)| match e {
+            Entry::Read {
+                record,
+                findings,
+                whole,
+            } => {
+                let (sources, artifacts) =
+                    targets.unwrap_or_else(|| targets_of(&record, allow_local));
+                Work::Planned(Planned {
+                    record,
+                    findings,
+                    sources,
+                    artifacts,
+                    whole,
+                })
+            }
+            Entry::Remembered(r) => Work::Remembered(r),
         })
         .collect()
+}
+
+/// What a record's sources and artifacts ask to be fetched.
+fn targets_of(record: &Record, allow_local: bool) -> (Vec<Target>, Vec<Option<Target>>) {
+    let sources: Vec<Target> = record
+        .sources
+        .iter()
+        .map(|s| source_target(s, allow_local))
+        .collect();
+    let artifacts: Vec<Option<Target>> = record
+        .artifacts
+        .iter()
+        .map(|a| {
+            model::resolve(a, allow_local)
+                .map(|m| m.map_or_else(Target::Unfetchable, Target::Model))
+        })
+        .collect();
+    (sources, artifacts)
 }
 
 /// What a source cites: a git document, else a web document, else nothing that
@@ -219,11 +363,8 @@ fn source_target(s: &Source, allow_local: bool) -> Target {
 /// Gets every cited document in one go: one sync per repository, one request
 /// per URL. The git cache goes on syncing after this returns (online): the
 /// check stage takes each record once the repositories it cites have landed.
-pub(crate) fn prefetch(planned: &[Planned], provider: &mut Router) {
-    let targets: Vec<&Target> = planned
-        .iter()
-        .flat_map(|p| p.sources.iter().chain(p.artifacts.iter().flatten()))
-        .collect();
+pub(crate) fn prefetch(planned: &[Work], provider: &mut Router) {
+    let targets: Vec<&Target> = planned.iter().flat_map(Work::targets).collect();
     provider.prefetch(&targets);
 }
 
@@ -246,14 +387,19 @@ pub(crate) fn prefetch(planned: &[Planned], provider: &mut Router) {
 /// have, so no core idles while a sync waits on its server. One worker (one
 /// job, or `--manifests`) takes records strictly in input order, each
 /// waiting for its repositories.
+///
+/// A record the whole-record memo holds is handed on as it holds it when the
+/// remotes it cites have not moved, else read and checked; a record checked
+/// is kept in the memo when it may be.
 pub(crate) fn check<T: Send>(
-    planned: Vec<Planned>,
+    planned: Vec<Work>,
     provider: &Router,
     opts: &Options,
+    whole: Option<&Whole<T>>,
     prepare: &(dyn Fn(RecordResult) -> T + Sync),
     accept: &mut dyn FnMut(T),
 ) {
-    let documents: usize = planned.iter().map(|p| p.sources.len()).sum();
+    let documents: usize = planned.iter().map(Work::sources).sum();
     // Offline, checking reads only the cache and is over at once: no bar, as for
     // fetching.
     let shown = opts
@@ -275,12 +421,12 @@ pub(crate) fn check<T: Send>(
         None
     };
     let Some(forks) = forks else {
-        let mut manifests_seen = manifests::Seen::new();
-        for p in planned {
-            let n = p.sources.len() as u64;
-            let result = check_record(p, provider, opts, &mut manifests_seen);
+        let mut seen = manifests::Seen::new();
+        for w in planned {
+            let n = w.sources() as u64;
+            let done = handed_on(w, provider, opts, whole, prepare, &mut seen);
             bar.inc(n);
-            accept(prepare(result));
+            accept(done);
         }
         bar.finish();
         return;
@@ -295,13 +441,13 @@ pub(crate) fn check<T: Send>(
                 // A worker that panics stops the others (its record is never
                 // accepted, so they would wait for it forever).
                 let _stop = StopOnPanic(queue);
-                let mut manifests_seen = manifests::Seen::new();
-                let ready = |p: &Planned| landed(p, fork.revisions());
-                while let Some((i, p)) = queue.take(worker, window, &ready) {
-                    let n = p.sources.len() as u64;
-                    let result = check_record(p, &fork, opts, &mut manifests_seen);
+                let mut seen = manifests::Seen::new();
+                let ready = |w: &Work| landed(w, fork.revisions());
+                while let Some((i, w)) = queue.take(worker, window, &ready) {
+                    let n = w.sources() as u64;
+                    let done = handed_on(w, &fork, opts, whole, prepare, &mut seen);
                     bar.inc(n);
-                    if send.send((i, prepare(result))).is_err() {
+                    if send.send((i, done)).is_err() {
                         break;
                     }
                 }
@@ -323,24 +469,107 @@ pub(crate) fn check<T: Send>(
     bar.finish();
 }
 
-/// Whether every repository `p` cites (its documents' and its weights') has
+/// What is handed on for one record: what the whole-record memo holds for it
+/// when that still holds, else its result checked and prepared (and kept in
+/// the memo when it may be).
+fn handed_on<T>(
+    w: Work,
+    provider: &Router,
+    opts: &Options,
+    whole: Option<&Whole<T>>,
+    prepare: &(dyn Fn(RecordResult) -> T + Sync),
+    seen: &mut manifests::Seen,
+) -> T {
+    let p = match w {
+        Work::Planned(p) => p,
+        Work::Remembered(r) => {
+            if let Some(done) = whole.and_then(|w| w.answer(&r, provider)) {
+                return done;
+            }
+            match reread(&r, opts) {
+                Ok(p) => p,
+                Err(result) => return prepare(*result),
+            }
+        }
+    };
+    let Some((whole, key)) = whole.zip(p.whole) else {
+        return prepare(check_record(p, provider, opts, seen).0);
+    };
+    let (targets, sources) = (p.sources.clone(), p.sources.len());
+    let (id, shard_key) = (p.record.id.clone(), crate::shard::key_of(&p.record));
+    let (result, kept) = check_record(p, provider, opts, seen);
+    let done = prepare(result);
+    if kept {
+        let placed = Placed {
+            id: &id,
+            shard_key,
+            sources,
+            targets: &targets,
+        };
+        whole.keep(provider, key, placed, &done);
+    }
+    done
+}
+
+/// A remembered record whose remotes moved, read again and planned (its id
+/// was found to be its own when it was looked up); when the file no longer
+/// holds a record (it changed since), the result that says so.
+fn reread(r: &Remembered, opts: &Options) -> Result<Planned, Box<RecordResult>> {
+    let loaded = input::load(&r.file);
+    let shown = r.file.display().to_string();
+    let stamp = |mut f: Finding| {
+        f.file = Some(shown.clone());
+        f
+    };
+    let mut findings: Vec<Finding> = loaded.findings.into_iter().map(stamp).collect();
+    let Some(mut record) = loaded.record else {
+        let record = Record {
+            id: r.id.clone(),
+            title: None,
+            file: r.file.clone(),
+            sources: Vec::new(),
+            claims: Vec::new(),
+            artifacts: Vec::new(),
+            references: Vec::new(),
+            input: crate::record::InputDigest(None),
+        };
+        return Err(Box::new(RecordResult {
+            record,
+            sources: Vec::new(),
+            claims: Vec::new(),
+            findings,
+            artifacts: Vec::new(),
+            notices: Vec::new(),
+        }));
+    };
+    let checks = check::record_checks(&record);
+    record.at_cited_revisions();
+    findings.extend(checks.into_iter().map(stamp));
+    let (sources, artifacts) = targets_of(&record, opts.plan.allow_local);
+    Ok(Planned {
+        record,
+        findings,
+        sources,
+        artifacts,
+        whole: Some(r.key),
+    })
+}
+
+/// Whether every repository `w` cites (its documents' and its weights') has
 /// landed, so that checking it waits for no sync.
-fn landed(p: &Planned, revisions: &dyn crate::provider::Revisions) -> bool {
+fn landed(w: &Work, revisions: &dyn crate::provider::Revisions) -> bool {
     let mut last = "";
-    p.sources
-        .iter()
-        .chain(p.artifacts.iter().flatten())
-        .all(|t| {
-            let remote = match t {
-                Target::Git(d) => d.remote.as_str(),
-                Target::Model(m) => m.remote.as_str(),
-                Target::Web(_) | Target::Unfetchable(_) => return true,
-            };
-            // A record's sources mostly cite one repository: asked once.
-            let asked = remote == last;
-            last = remote;
-            asked || revisions.landed(remote)
-        })
+    w.targets().all(|t| {
+        let remote = match t {
+            Target::Git(d) => d.remote.as_str(),
+            Target::Model(m) => m.remote.as_str(),
+            Target::Web(_) | Target::Unfetchable(_) => return true,
+        };
+        // A record's sources mostly cite one repository: asked once.
+        let asked = remote == last;
+        last = remote;
+        asked || revisions.landed(remote)
+    })
 }
 
 /// How long a worker whose records in its window all wait for a sync waits
@@ -360,7 +589,7 @@ struct Queue {
 }
 
 struct Dispense {
-    items: Vec<Option<Planned>>,
+    items: Vec<Option<Work>>,
     /// Per worker, the indices of its records not yet taken, in input order.
     shares: Vec<std::collections::VecDeque<usize>>,
     /// How many results were accepted (all those before this index).
@@ -372,7 +601,7 @@ struct Dispense {
 impl Queue {
     /// Groups the records by the first repository they cite and gives the
     /// largest groups first to the least loaded of `workers` (cost ~ sources).
-    fn new(planned: Vec<Planned>, workers: usize) -> Queue {
+    fn new(planned: Vec<Work>, workers: usize) -> Queue {
         let mut groups: Vec<(&str, Vec<usize>, usize)> = Vec::new();
         let mut at: HashMap<&str, usize> = HashMap::new();
         for (i, p) in planned.iter().enumerate() {
@@ -382,7 +611,7 @@ impl Queue {
                 groups.len() - 1
             });
             groups[g].1.push(i);
-            groups[g].2 += p.sources.len() + 1;
+            groups[g].2 += p.sources() + 1;
         }
         groups.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(b.0)));
         let mut shares: Vec<(usize, Vec<usize>)> = vec![(0, Vec::new()); workers.max(1)];
@@ -419,8 +648,8 @@ impl Queue {
         &self,
         worker: usize,
         window: usize,
-        ready: &dyn Fn(&Planned) -> bool,
-    ) -> Option<(usize, Planned)> {
+        ready: &dyn Fn(&Work) -> bool,
+    ) -> Option<(usize, Work)> {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         loop {
             if state.stopped {
@@ -472,12 +701,13 @@ impl Drop for StopOnPanic<'_> {
 
 /// A record's result: remembered from an earlier run when nothing it depends
 /// on changed ([`memo`]), else checked source by source.
+/// Says too whether the result may be remembered (see [`memo::checked`]).
 fn check_record(
     p: Planned,
     provider: &Router,
     opts: &Options,
     manifests_seen: &mut manifests::Seen,
-) -> RecordResult {
+) -> (RecordResult, bool) {
     memo::checked(p, provider, opts, |p| {
         check_afresh(p, provider, opts, manifests_seen)
     })
@@ -494,6 +724,7 @@ fn check_afresh(
         mut findings,
         sources,
         artifacts,
+        whole: _,
     } = p;
     let from = findings.len();
     let mut verdicts: Vec<Verdict> = r.claims.iter().map(|_| Verdict::unchecked()).collect();

@@ -28,6 +28,10 @@ pub(crate) const FORMAT: &dyn super::Streamed = &Github;
 struct Github;
 
 impl super::Streamed for Github {
+    fn name(&self) -> &'static str {
+        "github"
+    }
+
     fn grouped(&self) -> bool {
         false
     }

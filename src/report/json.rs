@@ -160,6 +160,10 @@ pub(super) fn array_separator(first: bool) -> &'static str {
 }
 
 impl Streamed for Json {
+    fn name(&self) -> &'static str {
+        "json"
+    }
+
     fn sections(&self) -> usize {
         2
     }

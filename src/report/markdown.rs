@@ -29,6 +29,10 @@ pub(crate) const FORMAT: &dyn super::Streamed = &Markdown;
 struct Markdown;
 
 impl super::Streamed for Markdown {
+    fn name(&self) -> &'static str {
+        "markdown"
+    }
+
     fn head_needs_totals(&self) -> bool {
         true
     }

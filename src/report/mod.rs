@@ -65,7 +65,7 @@ macro_rules! formats {
 }
 
 mod stream;
-pub(crate) use stream::{Spooled, Style, Totals};
+pub(crate) use stream::{Fragment, Spooled, Style, Totals};
 
 /// A format rendered record by record: each record's part is rendered on the
 /// worker that checked it, as soon as it is checked ([`Streamed::record`]), and
@@ -77,6 +77,9 @@ pub(crate) use stream::{Spooled, Style, Totals};
 /// [`Streamed::open`] and [`Streamed::close`]. A section that follows a head
 /// needing the totals is spooled to a temporary file and copied out at the end.
 pub(crate) trait Streamed: Sync {
+    /// The format as `--format` names it.
+    fn name(&self) -> &'static str;
+
     /// How many sections the body has.
     fn sections(&self) -> usize {
         1

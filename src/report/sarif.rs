@@ -250,6 +250,10 @@ struct Sarif;
 const RESULT_DEPTH: usize = 4;
 
 impl super::Streamed for Sarif {
+    fn name(&self) -> &'static str {
+        "sarif"
+    }
+
     fn grouped(&self) -> bool {
         false
     }

@@ -14,6 +14,7 @@ use super::v1::{self, ClaimStatus, Counts, FindingReport, Report, SourceStatus, 
 use super::{Out, RenderOptions, Streamed};
 use crate::finding::{Finding, Severity};
 use crate::result::{Leftover, RecordResult};
+use pinaudit_core::memo::{Dec, Enc};
 
 /// What the head and tail of a report say about all of it.
 #[derive(Debug, Clone, Default)]
@@ -164,6 +165,106 @@ impl Style<'_> {
             f(self.format, &mut outs);
         }
         parts
+    }
+}
+
+impl Style<'_> {
+    /// What a record's fragment depends on beyond the record's result: the
+    /// format, how it renders, the findings it hides.
+    pub(crate) fn depends(&self) -> Vec<u8> {
+        let mut e = Enc::default();
+        let o = &self.opts;
+        e.str(self.format.name())
+            .bool(o.color)
+            .opt_str(o.shard.map(|s| s.to_string()).as_deref())
+            .opt_str(o.fail_on)
+            .opt_str(o.baseline.map(|b| b.display().to_string()).as_deref())
+            .opt_severity(self.hide_below);
+        e.0
+    }
+}
+
+/// A fragment as the whole-record memo keeps it: its parts as rendered,
+/// what it adds to the totals, how many of its findings it hides.
+impl Fragment {
+    pub(crate) fn encode(&self, e: &mut Enc) {
+        // Compressed part by part (a JSON report about fourfold), each read
+        // back straight into its own buffer.
+        e.u32(self.parts.len() as u32);
+        for p in &self.parts {
+            e.bytes(&lz4_flex::compress_prepend_size(p));
+        }
+        let Totals {
+            tool: _,
+            generated_at: _,
+            summary,
+            worst,
+            oldest_stale,
+        } = &self.totals;
+        let Summary {
+            records,
+            sources,
+            claims,
+            verified_claims,
+            unchecked_sources,
+            stale_sources,
+            complete: _,
+            findings,
+            baseline_findings,
+            ignored_findings,
+            baseline_resolved: _,
+            baseline_not_rechecked: _,
+        } = summary;
+        for n in [
+            records,
+            sources,
+            claims,
+            verified_claims,
+            unchecked_sources,
+            stale_sources,
+            &findings.error,
+            &findings.warning,
+            &findings.note,
+            baseline_findings,
+            ignored_findings,
+            &self.hidden,
+        ] {
+            e.u64(*n as u64);
+        }
+        e.opt_severity(*worst).opt_str(oldest_stale.as_deref());
+    }
+
+    /// What [`Fragment::encode`] wrote, for a format of `sections` sections.
+    pub(crate) fn decode(d: &mut Dec, sections: usize) -> Option<Fragment> {
+        let n = d.u32()? as usize;
+        if n != sections {
+            return None;
+        }
+        let parts = (0..n)
+            .map(|_| lz4_flex::decompress_size_prepended(d.bytes()?).ok())
+            .collect::<Option<Vec<_>>>()?;
+        let mut count = || d.u64().and_then(|n| usize::try_from(n).ok());
+        let mut totals = Totals::default();
+        let s = &mut totals.summary;
+        s.records = count()?;
+        s.sources = count()?;
+        s.claims = count()?;
+        s.verified_claims = count()?;
+        s.unchecked_sources = count()?;
+        s.stale_sources = count()?;
+        s.findings.error = count()?;
+        s.findings.warning = count()?;
+        s.findings.note = count()?;
+        s.baseline_findings = count()?;
+        s.ignored_findings = count()?;
+        let hidden = count()?;
+        totals.worst = d.opt_severity()?;
+        totals.oldest_stale = d.opt_string()?;
+        Some(Fragment {
+            parts,
+            totals,
+            hidden,
+        })
     }
 }
 

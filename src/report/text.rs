@@ -166,6 +166,10 @@ pub(crate) const FORMAT: &dyn super::Streamed = &Text;
 struct Text;
 
 impl super::Streamed for Text {
+    fn name(&self) -> &'static str {
+        "text"
+    }
+
     fn grouped(&self) -> bool {
         true
     }

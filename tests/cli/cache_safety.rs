@@ -349,9 +349,10 @@ fn forge_store(
     edit: impl Fn(&mut Vec<u8>),
 ) {
     use sha2::{Digest, Sha256};
-    // The whole-record memo would answer the record before the forged store is
-    // asked: each forgery is tried on its own.
+    // The whole-record memos would answer the record before the forged store
+    // is asked: each forgery is tried on its own.
     let _ = std::fs::remove_file(path.with_file_name("records.store"));
+    let _ = std::fs::remove_file(path.with_file_name("fragments.store"));
     let mut body = original[..original.len() - 32].to_vec();
     edit(&mut body);
     let tag: Vec<u8> = match seal {
@@ -552,7 +553,8 @@ fn links_planted_in_the_cache_are_never_followed() {
         (cache.join("checks.store"), out.join("a")),
         (cache.join("blobs.store"), PathBuf::from("/dev/zero")),
         (cache.join("verified.store"), out.join("b")),
-        (cache.join("records.store"), out.join("e")),
+        (cache.join("fragments.store"), out.join("e")),
+        (cache.join("records.store"), out.join("f")),
         (cache.join("drift.store"), out.join("c")),
         (mirror.join("pinaudit-synced-at"), out.join("d")),
     ];

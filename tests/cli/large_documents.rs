@@ -274,6 +274,7 @@ fn a_large_document_is_judged_as_a_stream_in_bounded_memory() {
         "checks.store",
         "drift.store",
         "records.store",
+        "fragments.store",
     ] {
         let _ = std::fs::remove_file(work.cache().join(store));
     }

@@ -49,6 +49,10 @@ one process, and a reader finds the tests of a capability by its name.
 - [`record_memo`]: an unchanged record on unchanged refs answered by one
   lookup, and the same report whatever `records.store` holds (damaged, cut
   short, forged, of other options, from before a branch moved).
+- [`fragment_memo`]: an unchanged record file on unchanged refs neither read,
+  checked nor rendered again, and the same report in every streamed format
+  after edits, moved branches, duplicate ids, other policies or options, and
+  whatever `fragments.store` holds.
 - [`scale`]: ten times the citations on the same repositories: what a run
   remembers across sources citing one document gives each its own answer; the
   JSON report streamed into `--output` is stdout's.
@@ -83,6 +87,7 @@ mod drift;
 mod durable;
 mod explain;
 mod formats;
+mod fragment_memo;
 mod git_sources;
 mod import;
 mod large_documents;

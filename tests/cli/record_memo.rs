@@ -1,4 +1,5 @@
-//! The whole-record memo (`CACHE/records.store`): an unchanged record on
+//! The whole-record memo (`CACHE/records.store`), of runs that keep no report
+//! fragments (here: runs with a baseline): an unchanged record on
 //! unchanged refs is answered by a lookup, and the report is the same byte for
 //! byte whatever the memo holds: nothing, a sound answer, a damaged, cut short
 //! or forged file, answers that make no sense, answers of other options, or
@@ -19,12 +20,12 @@ const DOCUMENT_STORES: [&str; 4] = [
     "checks.store",
 ];
 
-const KEY: &[u8] = b"pinaudit tests";
+pub(crate) const KEY: &[u8] = b"pinaudit tests";
 
 /// A store entry: its key and value.
-type Entry = ([u8; 32], Vec<u8>);
+pub(crate) type Entry = ([u8; 32], Vec<u8>);
 
-fn remove(cache: &Path, names: &[&str]) {
+pub(crate) fn remove(cache: &Path, names: &[&str]) {
     for n in names {
         let _ = std::fs::remove_file(cache.join(n));
     }
@@ -32,7 +33,7 @@ fn remove(cache: &Path, names: &[&str]) {
 
 /// The entries of a store file (magic line, then per entry a 32-byte key, a
 /// length and the value), without checking its MAC.
-fn entries(bytes: &[u8]) -> (Vec<u8>, Vec<Entry>) {
+pub(crate) fn entries(bytes: &[u8]) -> (Vec<u8>, Vec<Entry>) {
     let body = &bytes[..bytes.len() - 32];
     let magic_len = body.iter().position(|&b| b == b'\n').expect("magic") + 1;
     let mut rest = &body[magic_len..];
@@ -47,7 +48,7 @@ fn entries(bytes: &[u8]) -> (Vec<u8>, Vec<Entry>) {
 }
 
 /// A store file of `entries`, signed under `key` as pinaudit signs its stores.
-fn signed(key: &[u8], magic: &[u8], entries: &[Entry]) -> Vec<u8> {
+pub(crate) fn signed(key: &[u8], magic: &[u8], entries: &[Entry]) -> Vec<u8> {
     let mut body = Vec::new();
     for (k, v) in entries {
         body.extend_from_slice(k);
@@ -62,16 +63,16 @@ fn signed(key: &[u8], magic: &[u8], entries: &[Entry]) -> Vec<u8> {
 }
 
 /// The corpus of the store tests, served by `git daemon`, and its pin files.
-struct Setup {
-    forge: Forge,
+pub(crate) struct Setup {
+    pub(crate) forge: Forge,
     _daemon: GitDaemon,
     rewrite: String,
-    ws: Scratch,
-    files: Vec<String>,
+    pub(crate) ws: Scratch,
+    pub(crate) files: Vec<String>,
 }
 
 impl Setup {
-    fn new() -> Setup {
+    pub(crate) fn new() -> Setup {
         let forge = Forge::new();
         let pins = corpus(&forge);
         let daemon = GitDaemon::start(forge.path(), Wants::Default);
@@ -87,7 +88,27 @@ impl Setup {
         }
     }
 
+    /// A run of the record memo's: with a baseline (empty), so that records
+    /// are not kept whole (`fragments.store`, which would answer first, and
+    /// instead of the record memo).
     fn audit(&self, extra: &[&str]) -> crate::common::run::Run {
+        let baseline = self.ws.write(
+            "empty-baseline.json",
+            r#"{"schema": "pinaudit/report/v1", "findings": []}"#,
+        );
+        let baseline = baseline.display().to_string();
+        let mut args = vec!["--baseline", baseline.as_str()];
+        args.extend_from_slice(extra);
+        self.run(&args)
+    }
+
+    /// The `--rewrite` to the test's daemon.
+    pub(crate) fn rewrite(&self) -> &str {
+        &self.rewrite
+    }
+
+    /// A run with the stores as they are.
+    pub(crate) fn run(&self, extra: &[&str]) -> crate::common::run::Run {
         let mut args: Vec<&str> = vec!["--rewrite", &self.rewrite];
         args.extend_from_slice(extra);
         args.extend(self.files.iter().map(String::as_str));

@@ -19,13 +19,15 @@ const STORES: [&str; 5] = [
     "drift.store",
     "variants.store",
     "checks.store",
-    "records.store",
+    "fragments.store",
 ];
 
-/// Removes the whole-record memo, so that the run after it asks the other
-/// stores (a record memo hit asks none of them).
+/// Removes the whole-record memos (the report fragments, and the results a
+/// run without them keeps), so that the run after it asks the other stores
+/// (a hit in either asks none of them).
 fn forget_records(cache: &Path) {
     let _ = std::fs::remove_file(cache.join("records.store"));
+    let _ = std::fs::remove_file(cache.join("fragments.store"));
 }
 
 /// Rewrites every remembered answer of `checks.store` as nonsense (an unknown

@@ -79,6 +79,26 @@ impl Enc {
         self.0.push(u8::from(b));
         self
     }
+    /// Length-prefixed bytes (any bytes, not only UTF-8).
+    pub fn bytes(&mut self, b: &[u8]) -> &mut Self {
+        self.u32(b.len() as u32);
+        self.0.extend_from_slice(b);
+        self
+    }
+    pub fn u64(&mut self, v: u64) -> &mut Self {
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+    /// A severity that may be absent, as one number.
+    pub fn opt_severity(&mut self, s: Option<crate::codes::Severity>) -> &mut Self {
+        use crate::codes::Severity;
+        self.u32(match s {
+            None => 0,
+            Some(Severity::Note) => 1,
+            Some(Severity::Warning) => 2,
+            Some(Severity::Error) => 3,
+        })
+    }
     /// A string that may be absent: a presence byte, then the string.
     pub fn opt_str(&mut self, s: Option<&str>) -> &mut Self {
         self.bool(s.is_some());
@@ -138,11 +158,40 @@ const VALUE_DEPTH_MAX: usize = 32;
 
 pub struct Dec<'a>(pub &'a [u8]);
 
-impl Dec<'_> {
+impl<'a> Dec<'a> {
     pub fn u32(&mut self) -> Option<u32> {
         let v = u32::from_le_bytes(self.0.get(..4)?.try_into().ok()?);
         self.0 = &self.0[4..];
         Some(v)
+    }
+    pub fn u64(&mut self) -> Option<u64> {
+        let v = u64::from_le_bytes(self.0.get(..8)?.try_into().ok()?);
+        self.0 = &self.0[8..];
+        Some(v)
+    }
+    /// What [`Enc::opt_severity`] wrote; `None` for a number it never writes.
+    pub fn opt_severity(&mut self) -> Option<Option<crate::codes::Severity>> {
+        use crate::codes::Severity;
+        Some(match self.u32()? {
+            0 => None,
+            1 => Some(Severity::Note),
+            2 => Some(Severity::Warning),
+            3 => Some(Severity::Error),
+            _ => return None,
+        })
+    }
+    /// What [`Enc::bytes`] wrote, in place.
+    pub fn bytes(&mut self) -> Option<&'a [u8]> {
+        let len = self.u32()? as usize;
+        let b = self.0.get(..len)?;
+        self.0 = &self.0[len..];
+        Some(b)
+    }
+    /// Exactly `n` bytes, in place.
+    pub fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let b = self.0.get(..n)?;
+        self.0 = &self.0[n..];
+        Some(b)
     }
     pub fn string(&mut self) -> Option<String> {
         let len = self.u32()? as usize;

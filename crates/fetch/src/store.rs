@@ -65,6 +65,15 @@ pub(crate) fn save(key: &CacheKey, path: &Path, magic: &[u8], body: &[u8]) -> st
     write_atomically(path, &[magic, body, &tag])
 }
 
+/// [`save`] of a store whose magic line and body are the concatenation of
+/// `parts` (the magic line first).
+fn save_parts(key: &CacheKey, path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
+    let tag = key.mac(parts);
+    let mut all = parts.to_vec();
+    all.push(&tag);
+    write_atomically(path, &all)
+}
+
 /// Writes the concatenation of `parts` to `path` through a new temporary file
 /// of a random name beside it (created exclusively, so never through a planted
 /// link), renamed into place; the temporary file is removed on failure.
@@ -337,7 +346,8 @@ impl<T: std::fmt::Debug> std::fmt::Debug for Deferred<T> {
 
 #[derive(Debug, Default)]
 struct CheckEntries {
-    map: DigestMap<Vec<u8>>,
+    /// Entries read from the file are slices of its one buffer.
+    map: DigestMap<bytes::Bytes>,
     added: usize,
     /// Bytes of the answers in `map`.
     total: usize,
@@ -368,6 +378,13 @@ const RECORD_VALUE_MAX: usize = 4 << 20;
 /// memo; when the memo is written back, the results this run used are kept
 /// first, so what an edited record left behind goes before what is in use.
 const RECORDS_TOTAL_MAX: usize = 64 << 20;
+/// Bump when the encoding of a remembered record fragment changes.
+const FRAGMENTS_VERSION: u32 = 1;
+const FRAGMENTS_FILE: &str = "fragments.store";
+/// The most bytes of report fragments kept (compressed; about 20,000 records
+/// of ten figures in a JSON report fit): held in memory while the audit runs,
+/// like the record results.
+const FRAGMENTS_TOTAL_MAX: usize = 128 << 20;
 
 impl CheckMemo {
     /// The memo under `cache_root`, loaded when first asked, for answers of the checks at
@@ -393,12 +410,14 @@ impl CheckMemo {
     /// damaged memo, or one of another version of either, loads as empty (so a
     /// new build does not carry the last one's results along until the bound
     /// evicts them). It is [`CheckMemo`]'s file format under its own
-    /// name and magic line, with room for larger answers.
+    /// name and magic line, with room for larger answers; read on a thread
+    /// of its own from the start when `background`, else when first asked.
     pub(crate) fn records(
         cache_root: &Path,
         version: &str,
         records_version: &str,
         key: CacheKey,
+        background: bool,
     ) -> CheckMemo {
         let magic = format!(
             "pinaudit-record-store v{RECORDS_VERSION} checks {version} records {records_version}\n"
@@ -410,6 +429,35 @@ impl CheckMemo {
             magic,
             RECORD_VALUE_MAX,
             RECORDS_TOTAL_MAX,
+            background,
+        )
+    }
+
+    /// The whole-record report memo under `cache_root` (`CACHE/fragments.store`):
+    /// per record file, its rendered part of a report and what it adds to the
+    /// report's totals, by a key of the file's bytes, the options, the format
+    /// and the policy (the binary's `audit::stages::whole` makes the keys and
+    /// the encoding), valid while the refs of the remotes it cites stay as
+    /// they were. Of another version of the checks or of the records'
+    /// derivation, it loads as empty. [`CheckMemo`]'s file format under its
+    /// own name and magic line, read on a thread of its own from the start
+    /// (the inputs are looked up in it as they are read).
+    pub(crate) fn fragments(
+        cache_root: &Path,
+        version: &str,
+        records_version: &str,
+        key: CacheKey,
+    ) -> CheckMemo {
+        let magic = format!(
+            "pinaudit-fragment-store v{FRAGMENTS_VERSION} checks {version} records {records_version}\n"
+        )
+        .into_bytes();
+        CheckMemo::open(
+            cache_root.join(FRAGMENTS_FILE),
+            key,
+            magic,
+            RECORD_VALUE_MAX,
+            FRAGMENTS_TOTAL_MAX,
             true,
         )
     }
@@ -424,10 +472,10 @@ impl CheckMemo {
     ) -> CheckMemo {
         let (k, p, m) = (key.clone(), path.clone(), magic.clone());
         let make = move || {
-            let map = load(&k, &p, &m)
-                .and_then(|b| decode_checks(&b, max_value))
+            let map = load_shared(&k, &p, &m)
+                .and_then(|b| decode_checks(b, max_value))
                 .unwrap_or_default();
-            let total = map.values().map(Vec::len).sum();
+            let total = map.values().map(bytes::Bytes::len).sum();
             std::sync::RwLock::new(CheckEntries {
                 map,
                 added: 0,
@@ -474,7 +522,7 @@ impl CheckMemo {
 
     /// The remembered answer for `key`.
     pub(crate) fn get(&self, key: &[u8; 32]) -> Option<Vec<u8>> {
-        self.read().map.get(key).cloned()
+        self.read().map.get(key).map(|v| v.to_vec())
     }
 
     /// `f` of the remembered answer for `key`, read in place (no copy).
@@ -493,22 +541,22 @@ impl CheckMemo {
         // A re-check puts back what it read: that needs no write lock.
         {
             let entries = self.read();
-            if entries.map.get(&key) == Some(&value) {
+            if entries.map.get(&key).is_some_and(|v| v[..] == value[..]) {
                 self.used(&entries, &key);
                 return;
             }
         }
         let mut entries = self.entries();
-        let old = entries.map.get(&key).map_or(0, Vec::len);
+        let old = entries.map.get(&key).map_or(0, bytes::Bytes::len);
         if entries.total - old + value.len() > self.max_total {
             // Full: checked as without the memo (this time).
             entries.refused += 1;
             return;
         }
-        if entries.map.get(&key) != Some(&value) {
+        if entries.map.get(&key).is_none_or(|v| v[..] != value[..]) {
             entries.total = entries.total - old + value.len();
             self.used(&entries, &key);
-            entries.map.insert(key, value);
+            entries.map.insert(key, value.into());
             entries.added += 1;
         }
     }
@@ -533,8 +581,8 @@ impl CheckMemo {
         if entries.added == 0 && entries.refused == 0 {
             return Ok(());
         }
-        if let Some(theirs) =
-            load(&self.key, &self.path, &self.magic).and_then(|b| decode_checks(&b, self.max_value))
+        if let Some(theirs) = load_shared(&self.key, &self.path, &self.magic)
+            .and_then(|b| decode_checks(b, self.max_value))
         {
             for (k, v) in theirs {
                 entries.map.entry(k).or_insert(v);
@@ -556,35 +604,53 @@ impl CheckMemo {
             });
         }
         keys.sort_unstable();
-        // Sized once: grown by doubling, the copy would hold the memo twice over.
-        let size = keys.iter().map(|k| 36 + entries.map[*k].len()).sum();
-        let mut body = Vec::with_capacity(size);
-        for k in keys {
-            let v = &entries.map[k];
-            body.extend_from_slice(k);
-            body.extend_from_slice(&(v.len() as u32).to_le_bytes());
-            body.extend_from_slice(v);
+        // Written and authenticated piece by piece from the map: a body put
+        // together first would hold the memo twice over.
+        let lengths: Vec<[u8; 4]> = keys
+            .iter()
+            .map(|k| (entries.map[*k].len() as u32).to_le_bytes())
+            .collect();
+        let mut parts: Vec<&[u8]> = Vec::with_capacity(1 + 3 * keys.len());
+        parts.push(&self.magic);
+        for (k, len) in keys.iter().zip(&lengths) {
+            parts.extend([&k[..], &len[..], &entries.map[*k][..]]);
         }
-        save(&self.key, &self.path, &self.magic, &body)?;
+        save_parts(&self.key, &self.path, &parts)?;
         entries.added = 0;
         entries.refused = 0;
         Ok(())
     }
 }
 
-fn decode_checks(mut b: &[u8], max_value: usize) -> Option<DigestMap<Vec<u8>>> {
+/// The entries of a check store's body, each a slice of it.
+fn decode_checks(body: bytes::Bytes, max_value: usize) -> Option<DigestMap<bytes::Bytes>> {
     let mut map = DigestMap::default();
-    while !b.is_empty() {
+    let mut at = 0;
+    while at < body.len() {
+        let b = &body[at..];
         let k: [u8; 32] = b.get(..32)?.try_into().ok()?;
         let len = u32::from_le_bytes(b.get(32..36)?.try_into().ok()?) as usize;
-        if len > max_value {
+        if len > max_value || b.len() < 36 + len {
             return None;
         }
-        let v = b.get(36..36 + len)?.to_vec();
-        b = &b[36 + len..];
-        map.insert(k, v);
+        map.insert(k, body.slice(at + 36..at + 36 + len));
+        at += 36 + len;
     }
     Some(map)
+}
+
+/// [`load`] of a store read into one shared buffer, sliced past its magic
+/// line (nothing is moved).
+fn load_shared(key: &CacheKey, path: &Path, magic: &[u8]) -> Option<bytes::Bytes> {
+    let bytes = read_regular(path)?;
+    let body_len = bytes.len().checked_sub(32)?;
+    if !key.verify(&[&bytes[..body_len]], &bytes[body_len..]) {
+        return None;
+    }
+    if !bytes[..body_len].starts_with(magic) {
+        return None;
+    }
+    Some(bytes::Bytes::from(bytes).slice(magic.len()..body_len))
 }
 
 /// Which mirrors were last found whole, and in what state (`CACHE/verified.store`):
@@ -1023,10 +1089,10 @@ mod tests {
         assert_eq!(asked.get(&k), Some(vec![1, 2, 3]));
 
         // Read on its own thread: the same answers, the same bounds.
-        let records = CheckMemo::records(dir.path(), "m1", "r1", key());
+        let records = CheckMemo::records(dir.path(), "m1", "r1", key(), true);
         records.put(k, vec![4; 10]);
         records.persist().expect("persist");
-        let again = CheckMemo::records(dir.path(), "m1", "r1", key());
+        let again = CheckMemo::records(dir.path(), "m1", "r1", key(), true);
         assert_eq!(again.get(&k), Some(vec![4; 10]));
         let deferred = Deferred::background(|| 7u32);
         assert_eq!(*deferred.get(), 7);
@@ -1037,7 +1103,7 @@ mod tests {
     #[test]
     fn record_memo_is_its_own_file_version_and_size() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let records = CheckMemo::records(dir.path(), "m1", "r1", key());
+        let records = CheckMemo::records(dir.path(), "m1", "r1", key(), true);
         let k = CheckMemo::key("record", &[b"a"]);
         // Larger than a check's answer may be, within a record's.
         let big = vec![7u8; CHECK_VALUE_MAX + 1];
@@ -1049,7 +1115,7 @@ mod tests {
         records.persist().expect("persist");
         assert!(dir.path().join(RECORDS_FILE).is_file());
         assert!(!dir.path().join(CHECKS_FILE).exists());
-        let again = CheckMemo::records(dir.path(), "m1", "r1", key());
+        let again = CheckMemo::records(dir.path(), "m1", "r1", key(), true);
         assert_eq!(again.get(&k), Some(big));
         assert_eq!(
             again.get(&CheckMemo::key("record", &[b"b"])),
@@ -1058,12 +1124,12 @@ mod tests {
         );
         // Another derivation's results, or the checks' store, are never read back.
         assert_eq!(
-            CheckMemo::records(dir.path(), "m2", "r1", key()).get(&k),
+            CheckMemo::records(dir.path(), "m2", "r1", key(), true).get(&k),
             None
         );
         // Nor those another build of the record results made.
         assert_eq!(
-            CheckMemo::records(dir.path(), "m1", "r2", key()).get(&k),
+            CheckMemo::records(dir.path(), "m1", "r2", key(), true).get(&k),
             None
         );
         assert_eq!(CheckMemo::new(dir.path(), "m1", key()).get(&k), None);

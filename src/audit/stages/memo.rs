@@ -41,29 +41,36 @@ use std::path::Path;
 pub(super) const VERSION: u32 = 3;
 
 /// The record's result: from the memo when it holds one for this key, else
-/// from `afresh` (remembered for the next run when it may be).
+/// from `afresh` (remembered for the next run when it may be); and whether
+/// the result is one the memo holds or may hold (so the result of the whole
+/// record, its report fragment included, may be kept too).
 pub(super) fn checked(
     p: Planned,
     provider: &Router,
     opts: &Options,
     afresh: impl FnOnce(Planned) -> RecordResult,
-) -> RecordResult {
+) -> (RecordResult, bool) {
     let memo = provider.documents().record_memo();
     let key = memo.and_then(|_| key(&p, provider, opts));
     let (Some(memo), Some(key)) = (memo, key) else {
-        return afresh(p);
+        return (afresh(p), false);
     };
     if let Some(remembered) = recall(memo, &key, &p) {
-        return remembered.into_result(p);
+        return (remembered.into_result(p), true);
     }
     let (from, targets) = (p.findings.len(), p.sources.clone());
+    // A record kept whole (its report fragment) is answered whole next time:
+    // its result is not kept twice over (the memos are held in memory).
+    let whole = p.whole.is_some();
     let result = afresh(p);
-    if rememberable(&result, &targets, opts.software_heritage) {
-        if let Some(value) = encode(&result, from) {
-            memo.put(key, value);
-        }
+    if !rememberable(&result, &targets, opts.software_heritage) {
+        return (result, false);
     }
-    result
+    if whole {
+        return (result, true);
+    }
+    let kept = encode(&result, from).map(|value| memo.put(key, value));
+    (result, kept.is_some())
 }
 
 /// What the memo holds for `p`, when it holds something that fits it (an

@@ -414,6 +414,12 @@ pub trait Documents {
         None
     }
 
+    /// Where whole records' parts of a report are remembered, when the
+    /// provider keeps them.
+    fn fragment_memo(&self) -> Option<&dyn crate::memo::CheckMemo> {
+        None
+    }
+
     /// Where what checks derived from documents is remembered, when this
     /// provider keeps it (the git cache does, in `CACHE/checks.store`).
     fn check_memo(&self) -> Option<&dyn crate::memo::CheckMemo> {

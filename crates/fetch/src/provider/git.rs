@@ -117,6 +117,8 @@ pub struct GitProvider {
     checks: crate::store::CheckMemo,
     /// Whole records' results (`CACHE/records.store`).
     records: crate::store::CheckMemo,
+    /// Whole records' report fragments (`CACHE/fragments.store`).
+    fragments: crate::store::CheckMemo,
     /// Every remote of the run, opened on first use once its sync has landed
     /// (each provider and fork opens its own handle).
     remotes: HashMap<String, OnceCell<Result<Remote, Arc<FetchError>>>>,
@@ -148,14 +150,28 @@ fn too_large(size: u64, max: u64) -> Unchecked {
 impl GitProvider {
     /// The provider of `cache`'s mirrors, synced as `plan` says; whole-record
     /// results are kept for `records_version` (see [`super::Setup`]).
-    pub fn new(cache: GitCache, plan: SyncPlan, records_version: &str) -> GitProvider {
+    /// With `fragments_first`, records are looked up whole first, so the
+    /// record results are read when first asked rather than from the start.
+    pub fn new(
+        cache: GitCache,
+        plan: SyncPlan,
+        records_version: &str,
+        fragments_first: bool,
+    ) -> GitProvider {
         let hashes = cache.blob_hashes();
         let key = cache.key().clone();
         let drift = crate::store::DriftMemo::new(cache.root(), key.clone());
         let version = pinaudit_core::check::derivation_version();
         let checks = crate::store::CheckMemo::new(cache.root(), &version, key.clone());
-        let records =
-            crate::store::CheckMemo::records(cache.root(), &version, records_version, key);
+        let records = crate::store::CheckMemo::records(
+            cache.root(),
+            &version,
+            records_version,
+            key.clone(),
+            !fragments_first,
+        );
+        let fragments =
+            crate::store::CheckMemo::fragments(cache.root(), &version, records_version, key);
         GitProvider {
             cache,
             plan,
@@ -163,6 +179,7 @@ impl GitProvider {
             drift,
             checks,
             records,
+            fragments,
             remotes: HashMap::new(),
             landing: Landing::start(Vec::new()),
             snapshots: RefCell::default(),
@@ -480,6 +497,7 @@ impl Drop for GitProvider {
         let _ = self.drift.persist();
         let _ = self.checks.persist();
         let _ = self.records.persist();
+        let _ = self.fragments.persist();
         let _ = self.cache.persist_verified();
     }
 }
@@ -838,6 +856,7 @@ impl Provider for GitProvider {
             drift: self.drift.clone(),
             checks: self.checks.clone(),
             records: self.records.clone(),
+            fragments: self.fragments.clone(),
             remotes,
             landing: self.landing.clone(),
             snapshots: RefCell::default(),
@@ -1023,6 +1042,10 @@ impl Documents for GitProvider {
 
     fn record_memo(&self) -> Option<&dyn pinaudit_core::memo::CheckMemo> {
         Some(&self.records)
+    }
+
+    fn fragment_memo(&self) -> Option<&dyn pinaudit_core::memo::CheckMemo> {
+        Some(&self.fragments)
     }
 
     fn matching_variant(

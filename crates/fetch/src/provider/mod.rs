@@ -38,6 +38,10 @@ pub struct Setup {
     /// them): a record memo written by another build reads as empty, so its
     /// entries are not carried along beside this build's.
     pub records_version: String,
+    /// Whether records are looked up whole first (their report fragments,
+    /// `CACHE/fragments.store`): then the record results are read only when
+    /// a record is checked, not on a thread of their own from the start.
+    pub fragments_first: bool,
 }
 
 /// The providers of an audit, registered in the order their answers are
@@ -45,8 +49,13 @@ pub struct Setup {
 /// A new provider is its own module here and one line below.
 pub fn register(setup: Setup) -> Router {
     let cache = crate::GitCache::with_key(&setup.cache, setup.key);
-    let git = git::GitProvider::new(cache, setup.plan, &setup.records_version)
-        .with_max_document_size(setup.max_document_size);
+    let git = git::GitProvider::new(
+        cache,
+        setup.plan,
+        &setup.records_version,
+        setup.fragments_first,
+    )
+    .with_max_document_size(setup.max_document_size);
     let router = Router::new()
         .with(git)
         .with(http::WebProvider::new(setup.web, setup.progress));
