@@ -38,7 +38,7 @@ use pinaudit_core::memo::{CheckMemo, Dec, Enc};
 use std::path::Path;
 
 /// Bump when the encoding below, or what goes into the key, changes.
-pub(super) const VERSION: u32 = 3;
+pub(super) const VERSION: u32 = 4;
 
 /// The record's result: from the memo when it holds one for this key, else
 /// from `afresh` (remembered for the next run when it may be); and whether
@@ -120,7 +120,9 @@ impl Decoded {
 ///   planning found nothing to fetch;
 /// - the options that change a verdict: `--no-upstream` (no drift findings),
 ///   `--max-document-size` (a larger document is unchecked), `--allow-local`
-///   (which sources planning can fetch, and the web limit for completeness);
+///   (which sources planning can fetch, and the web limit for completeness),
+///   the archives asked (`--archive`: with none asked, a lost document is
+///   absent and remembered so; with one asked, it is asked every run);
 ///   `--manifests` leaves the record without a key (the manifest check shares
 ///   what it read between records).
 ///
@@ -157,7 +159,9 @@ fn key(p: &Planned, provider: &Router, opts: &Options) -> Option<[u8; 32]> {
     e.bool(opts.no_upstream)
         .bool(opts.plan.allow_local)
         .str(&opts.max_document_size.to_string())
-        .str(&opts.max_web_document_size.to_string());
+        .str(&opts.max_web_document_size.to_string())
+        .bool(opts.software_heritage)
+        .bool(opts.wayback);
     Some(pinaudit_core::memo::key("record", &[&e.0]))
 }
 
