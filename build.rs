@@ -13,7 +13,13 @@ fn main() {
         println!("cargo:rerun-if-changed={root}");
         collect(Path::new(root), &mut files);
     }
-    for extra in ["Cargo.lock", "Cargo.toml"] {
+    for extra in [
+        "build.rs",
+        "Cargo.lock",
+        "Cargo.toml",
+        "crates/core/Cargo.toml",
+        "crates/fetch/Cargo.toml",
+    ] {
         println!("cargo:rerun-if-changed={extra}");
         files.push(PathBuf::from(extra));
     }

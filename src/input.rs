@@ -14,7 +14,7 @@ use crate::record::document::{self, Issue};
 use crate::record::{pinfile, Record};
 
 /// One input file, read.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct Input {
     /// `None` when nothing of the file could be read as a record.
     pub(crate) record: Option<Record>,

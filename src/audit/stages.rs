@@ -88,34 +88,53 @@ fn read_one<U>(
     named: bool,
     whole: Option<(&Whole<U>, &dyn CheckMemo)>,
 ) -> Option<Got> {
-    let read = |bytes: Option<&[u8]>| {
-        let loaded = match (named, bytes) {
-            (true, Some(b)) => input::load_bytes(file, b),
-            (false, Some(b)) => input::load_found_bytes(file, b)?,
-            (true, None) => input::load(file),
-            (false, None) => input::load_found(file)?,
-        };
-        let checks = loaded
-            .record
-            .as_ref()
-            .map(check::record_checks)
-            .unwrap_or_default();
-        Some((loaded, checks))
-    };
     let bytes = whole
         .filter(|_| file.as_os_str() != "-")
         .and_then(|w| Some((w, std::fs::read(file).ok()?)));
-    let Some((w, bytes)) = bytes else {
-        let (loaded, checks) = read(None)?;
+    let Some(((w, memo), bytes)) = bytes else {
+        let (loaded, checks) = parse(file, named, None)?;
         return Some(Got::Read(loaded, checks, None));
     };
-    let (w, memo) = w;
     let key = w.key(file, named, &bytes);
-    if let Some(r) = w.recall(memo, key, file) {
+    if let Some(r) = w.recall(memo, key, file, named) {
         return Some(Got::Remembered(r));
     }
-    let (loaded, checks) = read(Some(&bytes))?;
+    let (loaded, checks) = parse(file, named, Some(&bytes))?;
     Some(Got::Read(loaded, checks, Some(key)))
+}
+
+/// Parses one input file from `bytes` (`None`: read here) and runs the
+/// checks its record alone answers; `None` for a file found while walking
+/// that carries no record.
+fn parse(
+    file: &std::path::Path,
+    named: bool,
+    bytes: Option<&[u8]>,
+) -> Option<(input::Input, Vec<Finding>)> {
+    let loaded = match (named, bytes) {
+        (true, Some(b)) => input::load_bytes(file, b),
+        (false, Some(b)) => input::load_found_bytes(file, b)?,
+        (true, None) => input::load(file),
+        (false, None) => input::load_found(file)?,
+    };
+    let checks = loaded
+        .record
+        .as_ref()
+        .map(check::record_checks)
+        .unwrap_or_default();
+    Some((loaded, checks))
+}
+
+/// `findings` of the input `file`, each naming it.
+fn stamped(file: &std::path::Path, findings: Vec<Finding>) -> Vec<Finding> {
+    let shown = file.display().to_string();
+    findings
+        .into_iter()
+        .map(|mut f| {
+            f.file = Some(shown.clone());
+            f
+        })
+        .collect()
 }
 
 /// What loading found outside of any record.
@@ -134,8 +153,8 @@ pub(crate) struct Rest {
 /// (reading pin files is most of a re-check of unchanged inputs); the results
 /// are put together in input order, so nothing depends on the number of workers.
 ///
-/// A file the whole-record memo holds (`whole`) is not parsed: its entry
-/// stands for it.
+/// A file the whole-record memo holds (`whole`) is neither parsed nor
+/// checked: its entry stands for it, the checks' findings included.
 pub(crate) fn load<U>(
     paths: &[PathBuf],
     walk: &input::WalkOptions,
@@ -186,29 +205,27 @@ pub(crate) fn load<U>(
                 }
                 // Its id is another record's: read it, for the finding that
                 // says so (no entry is made of a record found so).
-                let (loaded, checks) = match read_one::<()>(&file, true, None) {
-                    Some(Got::Read(loaded, checks, _)) => (loaded, checks),
-                    _ => continue,
-                };
-                (loaded, checks, None)
+                match parse(&file, r.named, None) {
+                    Some((loaded, checks)) => (loaded, checks, None),
+                    None => {
+                        skipped.push(file);
+                        continue;
+                    }
+                }
             }
         };
         let shown = file.display().to_string();
-        let stamp = |mut f: Finding| {
-            f.file = Some(shown.clone());
-            f
-        };
         match loaded.record {
             Some(mut r) => {
                 // Judged as written above; checked below at the revisions its
                 // figures cite.
                 r.at_cited_revisions();
-                let mut mine: Vec<Finding> = loaded.findings.into_iter().map(stamp).collect();
+                let mut mine = stamped(&file, loaded.findings);
                 let mut whole = whole;
                 match first_with_id.get(r.id.as_str()) {
                     Some(&at) => {
                         let first = records[at].file().display().to_string();
-                        mine.push(stamp(
+                        mine.extend(stamped(&file, vec![
                             Finding::new(
                                 Code::InvalidRecord,
                                 &r.id,
@@ -218,7 +235,7 @@ pub(crate) fn load<U>(
                                 ),
                             )
                             .with("other_file", first),
-                        ));
+                        ]));
                         // What it says depends on another file.
                         whole = None;
                     }
@@ -226,7 +243,7 @@ pub(crate) fn load<U>(
                         first_with_id.insert(r.id.clone(), records.len());
                     }
                 }
-                mine.extend(checks.into_iter().map(stamp));
+                mine.extend(stamped(&file, checks));
                 records.push(Entry::Read {
                     record: r,
                     findings: mine,
@@ -235,7 +252,7 @@ pub(crate) fn load<U>(
             }
             None => {
                 unreadable_input = true;
-                orphan_findings.extend(loaded.findings.into_iter().map(stamp));
+                orphan_findings.extend(stamped(&file, loaded.findings));
             }
         }
     }
@@ -273,11 +290,8 @@ impl Work {
     /// The first git remote the record cites (the key its records are grouped by).
     fn first_remote(&self) -> Option<&str> {
         match self {
-            Work::Planned(p) => p.sources.iter().find_map(|t| match t {
-                Target::Git(d) => Some(d.remote.as_str()),
-                _ => None,
-            }),
-            Work::Remembered(r) => r.first_remote(),
+            Work::Planned(p) => whole::first_remote(&p.sources),
+            Work::Remembered(r) => whole::first_remote(&r.targets),
         }
     }
 
@@ -486,7 +500,7 @@ fn handed_on<T>(
             if let Some(done) = whole.and_then(|w| w.answer(&r, provider)) {
                 return done;
             }
-            match reread(&r, opts) {
+            match reread(&r, whole, opts) {
                 Ok(p) => p,
                 Err(result) => return prepare(*result),
             }
@@ -499,30 +513,50 @@ fn handed_on<T>(
     let (id, shard_key) = (p.record.id.clone(), crate::shard::key_of(&p.record));
     let (result, kept) = check_record(p, provider, opts, seen);
     let done = prepare(result);
-    if kept {
+    if kept.may() {
         let placed = Placed {
             id: &id,
             shard_key,
             sources,
             targets: &targets,
         };
-        whole.keep(provider, key, placed, &done);
+        let whole_kept = whole.keep(provider, key, placed, &done).is_some();
+        if let (false, memo::Kept::Whole(fallback)) = (whole_kept, kept) {
+            fallback.put(provider);
+        }
     }
     done
 }
 
-/// A remembered record whose remotes moved, read again and planned (its id
-/// was found to be its own when it was looked up); when the file no longer
-/// holds a record (it changed since), the result that says so.
-fn reread(r: &Remembered, opts: &Options) -> Result<Planned, Box<RecordResult>> {
-    let loaded = input::load(&r.file);
-    let shown = r.file.display().to_string();
-    let stamp = |mut f: Finding| {
-        f.file = Some(shown.clone());
-        f
-    };
-    let mut findings: Vec<Finding> = loaded.findings.into_iter().map(stamp).collect();
+/// A remembered record whose remotes moved, read again and planned. Kept
+/// anew only when its bytes are still those it was looked up by (its id and
+/// shard were placed by them); a file that changed since is audited as it
+/// is now, and one that no longer holds a record gives the result that says
+/// so.
+fn reread<T>(
+    r: &Remembered,
+    whole: Option<&Whole<T>>,
+    opts: &Options,
+) -> Result<Planned, Box<RecordResult>> {
+    let bytes = std::fs::read(&r.file).ok();
+    let unchanged = whole
+        .zip(bytes.as_deref())
+        .is_some_and(|(w, b)| w.key(&r.file, r.named, b) == r.key);
+    let parsed = parse(&r.file, r.named, bytes.as_deref());
+    let (loaded, checks) = parsed.unwrap_or_default();
+    let mut findings = stamped(&r.file, loaded.findings);
     let Some(mut record) = loaded.record else {
+        findings.extend(stamped(
+            &r.file,
+            vec![Finding::new(
+                Code::InvalidRecord,
+                &r.id,
+                format!(
+                    "`{}` changed while it was audited and no longer holds a record; audit it again",
+                    r.file.display()
+                ),
+            )],
+        ));
         let record = Record {
             id: r.id.clone(),
             title: None,
@@ -542,16 +576,15 @@ fn reread(r: &Remembered, opts: &Options) -> Result<Planned, Box<RecordResult>> 
             notices: Vec::new(),
         }));
     };
-    let checks = check::record_checks(&record);
     record.at_cited_revisions();
-    findings.extend(checks.into_iter().map(stamp));
+    findings.extend(stamped(&r.file, checks));
     let (sources, artifacts) = targets_of(&record, opts.plan.allow_local);
     Ok(Planned {
         record,
         findings,
         sources,
         artifacts,
-        whole: Some(r.key),
+        whole: unchanged.then_some(r.key),
     })
 }
 
@@ -707,7 +740,7 @@ fn check_record(
     provider: &Router,
     opts: &Options,
     manifests_seen: &mut manifests::Seen,
-) -> (RecordResult, bool) {
+) -> (RecordResult, memo::Kept) {
     memo::checked(p, provider, opts, |p| {
         check_afresh(p, provider, opts, manifests_seen)
     })

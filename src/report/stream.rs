@@ -241,7 +241,7 @@ impl Fragment {
             return None;
         }
         let parts = (0..n)
-            .map(|_| lz4_flex::decompress_size_prepended(d.bytes()?).ok())
+            .map(|_| unpack(d.bytes()?))
             .collect::<Option<Vec<_>>>()?;
         let mut count = || d.u64().and_then(|n| usize::try_from(n).ok());
         let mut totals = Totals::default();
@@ -266,6 +266,17 @@ impl Fragment {
             hidden,
         })
     }
+}
+
+/// A part compressed by [`Fragment::encode`], when it decompresses to no more
+/// than LZ4 can make of its size (the size it names is never trusted
+/// further).
+fn unpack(packed: &[u8]) -> Option<Vec<u8>> {
+    let size = u32::from_le_bytes(packed.get(..4)?.try_into().ok()?) as usize;
+    if size > packed.len().saturating_mul(255) {
+        return None;
+    }
+    lz4_flex::decompress_size_prepended(packed).ok()
 }
 
 /// Where one section of the body goes until it can be written.
@@ -481,5 +492,42 @@ pub(crate) fn whole(
     spooled.totals = Totals::of(report);
     if let Err(e) = spooled.finish_with_totals() {
         out.fail(e);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A kept fragment reads back as it was; a part that names a size LZ4
+    /// cannot make of it, or does not decompress, reads as nothing (it is
+    /// never allocated).
+    #[test]
+    fn a_kept_fragment_reads_back_and_a_bad_one_does_not() {
+        let mut totals = Totals::default();
+        totals.summary.records = 1;
+        totals.summary.findings.warning = 3;
+        totals.worst = Some(Severity::Warning);
+        let f = Fragment {
+            parts: vec![b"{\"id\": \"r\"}".repeat(50), Vec::new()],
+            totals,
+            hidden: 2,
+        };
+        let mut e = Enc::default();
+        f.encode(&mut e);
+        let back = Fragment::decode(&mut Dec(&e.0), 2).expect("reads back");
+        assert_eq!(back.parts, f.parts);
+        assert_eq!(back.hidden, 2);
+        assert_eq!(back.totals.summary.findings.warning, 3);
+        assert_eq!(back.totals.worst, Some(Severity::Warning));
+        assert!(Fragment::decode(&mut Dec(&e.0), 3).is_none(), "sections");
+        assert!(
+            unpack(&[0xff, 0xff, 0xff, 0x7f, 1, 2, 3]).is_none(),
+            "2 GiB"
+        );
+        assert!(
+            unpack(&[200, 0, 0, 0, 0xff, 0xff, 0xff]).is_none(),
+            "garbage"
+        );
     }
 }

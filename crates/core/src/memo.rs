@@ -14,8 +14,9 @@ pub trait CheckMemo: Sync {
     /// Calls `f` with the remembered answer for `key`, read in place, when there is one.
     fn peek_with(&self, key: &[u8; 32], f: &mut dyn FnMut(&[u8]));
 
-    /// Remembers an answer.
-    fn put(&self, key: [u8; 32], value: Vec<u8>);
+    /// Remembers an answer; whether it is kept (a memo may turn away an
+    /// answer too large, or one past its bound).
+    fn put(&self, key: [u8; 32], value: Vec<u8>) -> bool;
 
     /// Forgets an answer found unsound (the run recomputes and remembers it).
     fn forget(&self, key: &[u8; 32]);
@@ -360,8 +361,9 @@ impl CheckMemo for InMemory {
             f(v)
         }
     }
-    fn put(&self, key: [u8; 32], value: Vec<u8>) {
+    fn put(&self, key: [u8; 32], value: Vec<u8>) -> bool {
         self.0.write().expect("lock").insert(key, value);
+        true
     }
     fn forget(&self, key: &[u8; 32]) {
         self.0.write().expect("lock").remove(key);

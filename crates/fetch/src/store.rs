@@ -357,6 +357,8 @@ struct CheckEntries {
     /// The answers this run read or wrote: with a bound on the total, the ones
     /// kept first when the memo is written back.
     used: std::sync::Mutex<DigestMap<()>>,
+    /// The answers this run found unsound and did not replace.
+    forgotten: DigestMap<()>,
 }
 
 /// Bump when the encoding of a remembered answer, or what a check derives from
@@ -482,6 +484,7 @@ impl CheckMemo {
                 total,
                 refused: 0,
                 used: Default::default(),
+                forgotten: Default::default(),
             })
         };
         let inner = match background {
@@ -533,17 +536,18 @@ impl CheckMemo {
         Some(f(v))
     }
 
-    /// Remembers an answer (kept in memory until [`persist`](Self::persist)).
-    pub(crate) fn put(&self, key: [u8; 32], value: Vec<u8>) {
+    /// Remembers an answer (kept in memory until [`persist`](Self::persist));
+    /// whether it is kept (not when too large, or past the bound).
+    pub(crate) fn put(&self, key: [u8; 32], value: Vec<u8>) -> bool {
         if value.len() > self.max_value {
-            return;
+            return false;
         }
         // A re-check puts back what it read: that needs no write lock.
         {
             let entries = self.read();
             if entries.map.get(&key).is_some_and(|v| v[..] == value[..]) {
                 self.used(&entries, &key);
-                return;
+                return true;
             }
         }
         let mut entries = self.entries();
@@ -551,7 +555,7 @@ impl CheckMemo {
         if entries.total - old + value.len() > self.max_total {
             // Full: checked as without the memo (this time).
             entries.refused += 1;
-            return;
+            return false;
         }
         if entries.map.get(&key).is_none_or(|v| v[..] != value[..]) {
             entries.total = entries.total - old + value.len();
@@ -559,15 +563,19 @@ impl CheckMemo {
             entries.map.insert(key, value.into());
             entries.added += 1;
         }
+        entries.forgotten.remove(&key);
+        true
     }
 
-    /// Forgets an answer found unsound (the run recomputes and remembers it).
+    /// Forgets an answer found unsound (the run recomputes and remembers it;
+    /// it is not taken back from the file when the memo is written).
     pub(crate) fn forget(&self, key: &[u8; 32]) {
         let mut entries = self.entries();
         if let Some(v) = entries.map.remove(key) {
             entries.total -= v.len();
             entries.added += 1;
         }
+        entries.forgotten.insert(*key, ());
     }
 
     /// Writes the memo once, atomically, when this run changed it; entries
@@ -584,8 +592,11 @@ impl CheckMemo {
         if let Some(theirs) = load_shared(&self.key, &self.path, &self.magic)
             .and_then(|b| decode_checks(b, self.max_value))
         {
+            let entries = &mut *entries;
             for (k, v) in theirs {
-                entries.map.entry(k).or_insert(v);
+                if !entries.forgotten.contains_key(&k) {
+                    entries.map.entry(k).or_insert(v);
+                }
             }
         }
         let mut keys: Vec<&[u8; 32]> = entries.map.keys().collect();
@@ -927,7 +938,7 @@ impl pinaudit_core::memo::CheckMemo for CheckMemo {
     fn peek_with(&self, key: &[u8; 32], f: &mut dyn FnMut(&[u8])) {
         self.peek(key, f);
     }
-    fn put(&self, key: [u8; 32], value: Vec<u8>) {
+    fn put(&self, key: [u8; 32], value: Vec<u8>) -> bool {
         CheckMemo::put(self, key, value)
     }
     fn forget(&self, key: &[u8; 32]) {
@@ -1098,6 +1109,28 @@ mod tests {
         assert_eq!(*deferred.get(), 7);
         let panicked: Deferred<u32> = Deferred::background(|| panic!("a loader that panics"));
         assert_eq!(*panicked.get(), 0, "the default");
+    }
+
+    /// An answer forgotten as unsound stays forgotten when the memo is
+    /// written back (the file it was read from is not merged back over it),
+    /// and what is put says whether it is kept.
+    #[test]
+    fn a_forgotten_answer_is_not_taken_back_from_the_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (a, b) = (CheckMemo::key("t", &[b"a"]), CheckMemo::key("t", &[b"b"]));
+        let memo = CheckMemo::fragments(dir.path(), "m1", "r1", key());
+        assert!(memo.put(a, vec![1; 8]));
+        assert!(memo.put(b, vec![2; 8]));
+        assert!(!memo.put(b, vec![0; RECORD_VALUE_MAX + 1]), "too large");
+        memo.persist().expect("persist");
+        let again = CheckMemo::fragments(dir.path(), "m1", "r1", key());
+        assert_eq!(again.get(&a), Some(vec![1; 8]), "slices of the file");
+        again.forget(&a);
+        again.persist().expect("persist");
+        let after = CheckMemo::fragments(dir.path(), "m1", "r1", key());
+        assert_eq!(after.get(&a), None, "forgotten for good");
+        assert_eq!(after.get(&b), Some(vec![2; 8]));
+        assert!(dir.path().join(FRAGMENTS_FILE).is_file());
     }
 
     #[test]

@@ -1,11 +1,13 @@
-//! The whole-record memo: a record whose bytes have not changed, citing
+//! The record memo: a record whose bytes have not changed, citing
 //! repositories whose refs have not moved, gets the result it got last time,
 //! for the cost of a lookup, instead of being checked source by source.
 //!
 //! The result is the record's finished domain result (each source's outcome,
 //! each claim's verdict, the findings the checks made, the artifacts' outcomes
 //! and notices) encoded with the core memo codec and kept in
-//! `CACHE/records.store`, authenticated like every store: a store that fails
+//! `CACHE/records.store` (unless the record is kept whole, report fragment
+//! and all, by [`super::whole`]: then only when that fails), authenticated
+//! like every store: a store that fails
 //! its MAC, is cut short or is of another version reads as empty, and an entry
 //! that does not decode or does not fit the record is dropped and the record
 //! checked afresh. What loading found (`invalid-record`, duplicate ids) is
@@ -42,35 +44,70 @@ pub(super) const VERSION: u32 = 4;
 
 /// The record's result: from the memo when it holds one for this key, else
 /// from `afresh` (remembered for the next run when it may be); and whether
-/// the result is one the memo holds or may hold (so the result of the whole
-/// record, its report fragment included, may be kept too).
+/// the result may be remembered (so the record may be kept whole, its report
+/// fragment included).
 pub(super) fn checked(
     p: Planned,
     provider: &Router,
     opts: &Options,
     afresh: impl FnOnce(Planned) -> RecordResult,
-) -> (RecordResult, bool) {
+) -> (RecordResult, Kept) {
     let memo = provider.documents().record_memo();
     let key = memo.and_then(|_| key(&p, provider, opts));
     let (Some(memo), Some(key)) = (memo, key) else {
-        return (afresh(p), false);
+        return (afresh(p), Kept::No);
     };
     if let Some(remembered) = recall(memo, &key, &p) {
-        return (remembered.into_result(p), true);
+        return (remembered.into_result(p), Kept::Yes);
     }
     let (from, targets) = (p.findings.len(), p.sources.clone());
-    // A record kept whole (its report fragment) is answered whole next time:
-    // its result is not kept twice over (the memos are held in memory).
     let whole = p.whole.is_some();
     let result = afresh(p);
     if !rememberable(&result, &targets, opts.software_heritage) {
-        return (result, false);
+        return (result, Kept::No);
     }
+    let Some(value) = encode(&result, from) else {
+        return (result, Kept::No);
+    };
+    // A record kept whole (its report fragment) is answered whole next time:
+    // its result is kept here only when that fails (the memos are held in
+    // memory; one form is enough).
     if whole {
-        return (result, true);
+        return (result, Kept::Whole(Fallback { key, value }));
     }
-    let kept = encode(&result, from).map(|value| memo.put(key, value));
-    (result, kept.is_some())
+    memo.put(key, value);
+    (result, Kept::Yes)
+}
+
+/// Whether a record's result may be remembered, and where it is.
+pub(super) enum Kept {
+    /// Not: it depends on something no key holds.
+    No,
+    /// In the record memo (answered from it, or put there).
+    Yes,
+    /// Not yet: the record is to be kept whole; when it cannot be, the result
+    /// goes into the record memo ([`Fallback::put`]).
+    Whole(Fallback),
+}
+
+impl Kept {
+    pub(super) fn may(&self) -> bool {
+        !matches!(self, Kept::No)
+    }
+}
+
+/// A result the record memo keeps when the record is not kept whole.
+pub(super) struct Fallback {
+    key: [u8; 32],
+    value: Vec<u8>,
+}
+
+impl Fallback {
+    pub(super) fn put(self, provider: &Router) {
+        if let Some(memo) = provider.documents().record_memo() {
+            memo.put(self.key, self.value);
+        }
+    }
 }
 
 /// What the memo holds for `p`, when it holds something that fits it (an

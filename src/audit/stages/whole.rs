@@ -23,8 +23,8 @@
 //! An entry is made only for a record whose result the record memo could keep
 //! (see `memo::rememberable`: nothing that depends on the time, the network
 //! or an archive) and whose loading found nothing that depends on another
-//! file (a duplicate id). A run with a baseline, `--manifests` or stdin as an
-//! input makes and reads none.
+//! file (a duplicate id). A run with a baseline or `--manifests` makes and
+//! reads none; stdin (`-`) is never looked up or kept.
 
 use std::path::{Path, PathBuf};
 
@@ -64,6 +64,8 @@ pub(crate) struct Whole<'a, U> {
 /// remotes' refs are found unchanged).
 pub(crate) struct Remembered {
     pub(crate) file: PathBuf,
+    /// Named on the command line (else found while walking).
+    pub(crate) named: bool,
     pub(crate) key: [u8; 32],
     pub(crate) id: String,
     pub(crate) shard_key: String,
@@ -73,6 +75,8 @@ pub(crate) struct Remembered {
     pub(crate) targets: Vec<Target>,
     /// Each remote it cites, once, with its refs digest when the entry was made.
     refs: Vec<(String, [u8; 32])>,
+    /// Where the handed-on form starts in the entry.
+    form_at: usize,
 }
 
 /// What an entry is made of, beside the form handed on.
@@ -128,8 +132,9 @@ impl<'a, U> Whole<'a, U> {
         memo: &dyn CheckMemo,
         key: [u8; 32],
         file: &Path,
+        named: bool,
     ) -> Option<Remembered> {
-        match memo.peek(&key, |raw| decode_entry(raw, key, file))? {
+        match memo.peek(&key, |raw| decode_entry(raw, key, file, named))? {
             Some(r) => Some(r),
             None => {
                 memo.forget(&key);
@@ -153,8 +158,7 @@ impl<'a, U> Whole<'a, U> {
         // The form is read in place where the entry is kept (its header was
         // read when the file was looked up).
         let decoded = memo.peek(&r.key, |raw| {
-            let mut d = Dec(raw);
-            skip_header(&mut d)?;
+            let mut d = Dec(raw.get(r.form_at..)?);
             let u = self.keep.decode(&mut d)?;
             d.0.is_empty().then_some(u)
         })?;
@@ -165,7 +169,9 @@ impl<'a, U> Whole<'a, U> {
     }
 
     /// Keeps `u`, the form a record placed as `placed` is handed on in, under
-    /// `key`, when every remote it cites synced whole this run.
+    /// `key`, when every remote it cites synced whole this run; `None` when
+    /// it is not kept (a remote not synced whole, a form that cannot be kept,
+    /// the memo full).
     pub(crate) fn keep(
         &self,
         provider: &Router,
@@ -207,12 +213,11 @@ impl<'a, U> Whole<'a, U> {
             e.0.extend_from_slice(digest);
         }
         e.0.extend_from_slice(&form.0);
-        memo.put(key, e.0);
-        Some(())
+        memo.put(key, e.0).then_some(())
     }
 }
 
-fn decode_entry(raw: &[u8], key: [u8; 32], file: &Path) -> Option<Remembered> {
+fn decode_entry(raw: &[u8], key: [u8; 32], file: &Path, named: bool) -> Option<Remembered> {
     let mut d = Dec(raw);
     let id = d.string()?;
     let shard_key = d.string()?;
@@ -248,39 +253,22 @@ fn decode_entry(raw: &[u8], key: [u8; 32], file: &Path) -> Option<Remembered> {
     }
     Some(Remembered {
         file: file.to_path_buf(),
+        named,
         key,
         id,
         shard_key,
         sources,
         targets,
         refs,
+        form_at: raw.len() - d.0.len(),
     })
 }
 
-/// Reads past an entry's header (what [`decode_entry`] reads), to its form.
-fn skip_header(d: &mut Dec) -> Option<()> {
-    d.bytes()?;
-    d.bytes()?;
-    d.u32()?;
-    for _ in 0..d.u32()? {
-        d.bytes()?;
-        d.bytes()?;
-        d.bytes()?;
-    }
-    for _ in 0..d.u32()? {
-        d.bytes()?;
-        d.take(32)?;
-    }
-    Some(())
-}
-
-impl Remembered {
-    /// The first git remote the record cites (the key its records are grouped
-    /// by, as for a planned record).
-    pub(crate) fn first_remote(&self) -> Option<&str> {
-        self.targets.iter().find_map(|t| match t {
-            Target::Git(d) => Some(d.remote.as_str()),
-            _ => None,
-        })
-    }
+/// The first git remote that `targets` name (the key a record's checks are
+/// grouped by).
+pub(crate) fn first_remote(targets: &[Target]) -> Option<&str> {
+    targets.iter().find_map(|t| match t {
+        Target::Git(d) => Some(d.remote.as_str()),
+        _ => None,
+    })
 }
