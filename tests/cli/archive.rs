@@ -332,6 +332,50 @@ fn a_force_pushed_commit_is_verified_from_the_archive() {
     strict.assert_code(1);
 }
 
+/// What a run that asked no archive found of a lost commit (absent) is not
+/// what a run that asks one is told: the archive is asked (the record memo's
+/// key names the archives; a baseline makes the runs use that memo).
+#[test]
+fn a_commit_lost_with_no_archive_asked_is_asked_of_one_later() {
+    let forge = Forge::new();
+    let repo = forge.repo(NAME);
+    let base = repo.commit(&[("README.md", README)], "add results", T0);
+    let erased = repo.commit(&[("notes.md", "to be erased\n")], "notes", T0 + 60);
+    repo.reset_branch("main", base);
+    let daemon = GitDaemon::start(forge.path(), Wants::Default);
+    let swh = FakeSwh::start(holding_readme(erased, T0 + 60));
+    let ws = Scratch::new();
+    let file = ws.write_pin(&readme_pin(
+        "erased",
+        NAME,
+        erased,
+        &sha256_hex(README),
+        "2023-11-14T22:14:20Z",
+    ));
+    let baseline = ws.write(
+        "empty-baseline.json",
+        r#"{"schema": "pinaudit/report/v1", "findings": []}"#,
+    );
+    let baseline = baseline.display().to_string();
+    let rewrite = to_daemon(&daemon);
+    let alone = ws.audit([
+        "--rewrite",
+        &rewrite,
+        "--allow-local",
+        "--archive",
+        "none",
+        "--baseline",
+        &baseline,
+        &file,
+    ]);
+    let s = alone.source("erased", "readme");
+    assert_ne!(s["status"], "checked", "{s:#}");
+    let asked = audit(&ws, &daemon, &swh, &["--baseline", &baseline, &file]);
+    let s = asked.source("erased", "readme");
+    assert_eq!(s["status"], "checked", "{s:#}");
+    assert_eq!(s["archive"]["swhid"], expected_swhid(NAME, erased));
+}
+
 #[test]
 fn damaged_archive_content_is_refused_never_judged() {
     let (forge, c) = deleted_repository();
