@@ -194,6 +194,7 @@ fn providers(opts: &Options, fragments_first: bool) -> Router {
         swh,
         wayback,
         records_version: stages::records_version(),
+        fragments_version: stages::fragments_version(),
         fragments_first,
     })
 }

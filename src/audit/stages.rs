@@ -36,6 +36,13 @@ pub(crate) fn records_version() -> String {
     format!("{}-{}", memo::VERSION, memo::derivation())
 }
 
+/// What makes the whole-record report memo's entries: its encoding and the
+/// digest of the sources the binary was built from (the fragment store of
+/// another reads as empty).
+pub(crate) fn fragments_version() -> String {
+    whole::version()
+}
+
 /// The inputs, read: records with their record-level findings (or what the
 /// whole-record memo holds for them), and the rest.
 pub(crate) struct Loaded {

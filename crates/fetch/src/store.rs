@@ -440,18 +440,21 @@ impl CheckMemo {
     /// report's totals, by a key of the file's bytes, the options, the format
     /// and the policy (the binary's `audit::stages::whole` makes the keys and
     /// the encoding), valid while the refs of the remotes it cites stay as
-    /// they were. Of another version of the checks or of the records'
-    /// derivation, it loads as empty. [`CheckMemo`]'s file format under its
-    /// own name and magic line, read on a thread of its own from the start
-    /// (the inputs are looked up in it as they are read).
+    /// they were. Of another version of the checks or of the fragments (the
+    /// binary's encoding and the digest of its sources), it loads as empty,
+    /// so a new build does not carry the last one's entries along.
+    /// [`CheckMemo`]'s file format under its own name and magic line, read on
+    /// a thread of its own from the start when `background` (the inputs are
+    /// looked up in it as they are read), else when first asked.
     pub(crate) fn fragments(
         cache_root: &Path,
         version: &str,
-        records_version: &str,
+        fragments_version: &str,
         key: CacheKey,
+        background: bool,
     ) -> CheckMemo {
         let magic = format!(
-            "pinaudit-fragment-store v{FRAGMENTS_VERSION} checks {version} records {records_version}\n"
+            "pinaudit-fragment-store v{FRAGMENTS_VERSION} checks {version} fragments {fragments_version}\n"
         )
         .into_bytes();
         CheckMemo::open(
@@ -460,7 +463,7 @@ impl CheckMemo {
             magic,
             RECORD_VALUE_MAX,
             FRAGMENTS_TOTAL_MAX,
-            true,
+            background,
         )
     }
 
@@ -1118,19 +1121,22 @@ mod tests {
     fn a_forgotten_answer_is_not_taken_back_from_the_file() {
         let dir = tempfile::tempdir().expect("tempdir");
         let (a, b) = (CheckMemo::key("t", &[b"a"]), CheckMemo::key("t", &[b"b"]));
-        let memo = CheckMemo::fragments(dir.path(), "m1", "r1", key());
+        let memo = CheckMemo::fragments(dir.path(), "m1", "f1", key(), true);
         assert!(memo.put(a, vec![1; 8]));
         assert!(memo.put(b, vec![2; 8]));
         assert!(!memo.put(b, vec![0; RECORD_VALUE_MAX + 1]), "too large");
         memo.persist().expect("persist");
-        let again = CheckMemo::fragments(dir.path(), "m1", "r1", key());
+        let again = CheckMemo::fragments(dir.path(), "m1", "f1", key(), true);
         assert_eq!(again.get(&a), Some(vec![1; 8]), "slices of the file");
         again.forget(&a);
         again.persist().expect("persist");
-        let after = CheckMemo::fragments(dir.path(), "m1", "r1", key());
+        let after = CheckMemo::fragments(dir.path(), "m1", "f1", key(), true);
         assert_eq!(after.get(&a), None, "forgotten for good");
         assert_eq!(after.get(&b), Some(vec![2; 8]));
         assert!(dir.path().join(FRAGMENTS_FILE).is_file());
+        // Another build's fragments read as empty (not carried along).
+        let other = CheckMemo::fragments(dir.path(), "m1", "f2", key(), false);
+        assert_eq!(other.get(&b), None, "another build");
     }
 
     #[test]

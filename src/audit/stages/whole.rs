@@ -40,6 +40,12 @@ const VERSION: u32 = 1;
 /// The sources the binary was built from, digested (see `build.rs`).
 const SOURCE_DIGEST: &str = env!("PINAUDIT_SOURCE_DIGEST");
 
+/// The encoding's version and the build's source digest, as the store's
+/// magic line names them.
+pub(super) fn version() -> String {
+    format!("{VERSION}-{SOURCE_DIGEST}")
+}
+
 /// How what the check stage hands on for a record (`U`) is kept whole.
 pub(crate) trait Keep<U>: Sync {
     /// What `U` depends on beyond the record's result: the format and how it

@@ -151,11 +151,14 @@ impl GitProvider {
     /// The provider of `cache`'s mirrors, synced as `plan` says; whole-record
     /// results are kept for `records_version` (see [`super::Setup`]).
     /// With `fragments_first`, records are looked up whole first, so the
-    /// record results are read when first asked rather than from the start.
+    /// fragments are read from the start and the record results when first
+    /// asked; else the other way round. Fragments are kept for
+    /// `fragments_version`.
     pub fn new(
         cache: GitCache,
         plan: SyncPlan,
         records_version: &str,
+        fragments_version: &str,
         fragments_first: bool,
     ) -> GitProvider {
         let hashes = cache.blob_hashes();
@@ -170,8 +173,13 @@ impl GitProvider {
             key.clone(),
             !fragments_first,
         );
-        let fragments =
-            crate::store::CheckMemo::fragments(cache.root(), &version, records_version, key);
+        let fragments = crate::store::CheckMemo::fragments(
+            cache.root(),
+            &version,
+            fragments_version,
+            key,
+            fragments_first,
+        );
         GitProvider {
             cache,
             plan,

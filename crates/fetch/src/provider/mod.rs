@@ -38,9 +38,14 @@ pub struct Setup {
     /// them): a record memo written by another build reads as empty, so its
     /// entries are not carried along beside this build's.
     pub records_version: String,
+    /// What makes the whole-record report fragments (the binary's encoding
+    /// and the digest of its sources): a fragment store written by another
+    /// build reads as empty.
+    pub fragments_version: String,
     /// Whether records are looked up whole first (their report fragments,
-    /// `CACHE/fragments.store`): then the record results are read only when
-    /// a record is checked, not on a thread of their own from the start.
+    /// `CACHE/fragments.store`, read on a thread of their own from the
+    /// start): then the record results are read only when a record is
+    /// checked. Else the other way round.
     pub fragments_first: bool,
 }
 
@@ -53,6 +58,7 @@ pub fn register(setup: Setup) -> Router {
         cache,
         setup.plan,
         &setup.records_version,
+        &setup.fragments_version,
         setup.fragments_first,
     )
     .with_max_document_size(setup.max_document_size);
