@@ -248,3 +248,31 @@ fn a_damaged_or_poisoned_fragment_store_reads_as_empty() {
         same(&again, &fresh, &format!("fragments.store {what}, rebuilt"));
     }
 }
+
+/// Files found while walking a directory are looked up as they are found: a
+/// record is answered whole, a file that carries none is still skipped, and
+/// the report is the one a run that checks everything gives.
+#[test]
+fn a_walked_directory_is_answered_whole() {
+    let s = Setup::new();
+    s.ws.write("pins/package.json", r#"{"name": "not a record"}"#);
+    remove(&s.ws.cache(), &STORES);
+    let fresh = s.run_as(&[], &["pins"]);
+    assert_eq!(
+        fresh.report()["summary"]["records"],
+        2,
+        "two records, the package file skipped"
+    );
+    remove(&s.ws.cache(), &STORES[..5]);
+    let warm = s.run_as(&[], &["pins"]);
+    same(&warm, &fresh, "walked, from the memo");
+    assert!(!s.asked_other_stores(), "answered whole");
+    // Named or walked, each has its own entries (what is skipped differs).
+    remove(&s.ws.cache(), &STORES[..5]);
+    s.run_as(&[], &[&s.files[0], &s.files[1]]);
+    assert!(
+        s.asked_other_stores(),
+        "named: checked, not taken from the walk's"
+    );
+    same(&s.run_as(&[], &["pins"]), &fresh, "walked again");
+}
