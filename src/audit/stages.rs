@@ -311,11 +311,12 @@ impl Work {
     }
 
     /// Everything the record asks to be fetched.
-    fn targets(&self) -> Box<dyn Iterator<Item = &Target> + '_> {
-        match self {
-            Work::Planned(p) => Box::new(p.sources.iter().chain(p.artifacts.iter().flatten())),
-            Work::Remembered(r) => Box::new(r.targets.iter()),
-        }
+    fn targets(&self) -> impl Iterator<Item = &Target> {
+        let (sources, artifacts): (&[Target], &[Option<Target>]) = match self {
+            Work::Planned(p) => (&p.sources, &p.artifacts),
+            Work::Remembered(r) => (&r.targets, &[]),
+        };
+        sources.iter().chain(artifacts.iter().flatten())
     }
 }
 
@@ -324,8 +325,8 @@ impl Work {
 /// whole-record memo holds needs no plan (its entry names what it cites).
 pub(crate) fn plan(records: Vec<Entry>, allow_local: bool, pool: Pool) -> Vec<Work> {
     let targets = pool.map(&records, |e| match e {
-        Entry::Read { record, .. } => Some(targets_of(record, allow_local)),
-        Entry::Remembered(_) => None,
+        Entry::Read { record, .. } => targets_of(record, allow_local),
+        Entry::Remembered(_) => Default::default(),
     });
     records
         .into_iter()
@@ -335,17 +336,13 @@ pub(crate) fn plan(records: Vec<Entry>, allow_local: bool, pool: Pool) -> Vec<Wo
                 record,
                 findings,
                 whole,
-            } => {
-                let (sources, artifacts) =
-                    targets.unwrap_or_else(|| targets_of(&record, allow_local));
-                Work::Planned(Planned {
-                    record,
-                    findings,
-                    sources,
-                    artifacts,
-                    whole,
-                })
-            }
+            } => Work::Planned(Planned {
+                record,
+                findings,
+                sources: targets.0,
+                artifacts: targets.1,
+                whole,
+            }),
             Entry::Remembered(r) => Work::Remembered(r),
         })
         .collect()

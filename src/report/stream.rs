@@ -194,44 +194,12 @@ impl Fragment {
         for p in &self.parts {
             e.bytes(&lz4_flex::compress_prepend_size(p));
         }
-        let Totals {
-            tool: _,
-            generated_at: _,
-            summary,
-            worst,
-            oldest_stale,
-        } = &self.totals;
-        let Summary {
-            records,
-            sources,
-            claims,
-            verified_claims,
-            unchecked_sources,
-            stale_sources,
-            complete: _,
-            findings,
-            baseline_findings,
-            ignored_findings,
-            baseline_resolved: _,
-            baseline_not_rechecked: _,
-        } = summary;
-        for n in [
-            records,
-            sources,
-            claims,
-            verified_claims,
-            unchecked_sources,
-            stale_sources,
-            &findings.error,
-            &findings.warning,
-            &findings.note,
-            baseline_findings,
-            ignored_findings,
-            &self.hidden,
-        ] {
+        let (mut summary, mut hidden) = (self.totals.summary.clone(), self.hidden);
+        for n in counts(&mut summary, &mut hidden) {
             e.u64(*n as u64);
         }
-        e.opt_severity(*worst).opt_str(oldest_stale.as_deref());
+        e.opt_severity(self.totals.worst)
+            .opt_str(self.totals.oldest_stale.as_deref());
     }
 
     /// What [`Fragment::encode`] wrote, for a format of `sections` sections.
@@ -243,21 +211,10 @@ impl Fragment {
         let parts = (0..n)
             .map(|_| unpack(d.bytes()?))
             .collect::<Option<Vec<_>>>()?;
-        let mut count = || d.u64().and_then(|n| usize::try_from(n).ok());
-        let mut totals = Totals::default();
-        let s = &mut totals.summary;
-        s.records = count()?;
-        s.sources = count()?;
-        s.claims = count()?;
-        s.verified_claims = count()?;
-        s.unchecked_sources = count()?;
-        s.stale_sources = count()?;
-        s.findings.error = count()?;
-        s.findings.warning = count()?;
-        s.findings.note = count()?;
-        s.baseline_findings = count()?;
-        s.ignored_findings = count()?;
-        let hidden = count()?;
+        let (mut totals, mut hidden) = (Totals::default(), 0);
+        for n in counts(&mut totals.summary, &mut hidden) {
+            *n = usize::try_from(d.u64()?).ok()?;
+        }
         totals.worst = d.opt_severity()?;
         totals.oldest_stale = d.opt_string()?;
         Some(Fragment {
@@ -266,6 +223,40 @@ impl Fragment {
             hidden,
         })
     }
+}
+
+/// The counts a record adds to a report's summary, and the findings it hides,
+/// in the order the whole-record memo keeps them (every field of the
+/// summary is named: one the memo leaves out is left out on purpose).
+fn counts<'a>(s: &'a mut Summary, hidden: &'a mut usize) -> [&'a mut usize; 12] {
+    let Summary {
+        records,
+        sources,
+        claims,
+        verified_claims,
+        unchecked_sources,
+        stale_sources,
+        complete: _,
+        findings,
+        baseline_findings,
+        ignored_findings,
+        baseline_resolved: _,
+        baseline_not_rechecked: _,
+    } = s;
+    [
+        records,
+        sources,
+        claims,
+        verified_claims,
+        unchecked_sources,
+        stale_sources,
+        &mut findings.error,
+        &mut findings.warning,
+        &mut findings.note,
+        baseline_findings,
+        ignored_findings,
+        hidden,
+    ]
 }
 
 /// A part compressed by [`Fragment::encode`], when it decompresses to no more

@@ -293,8 +293,18 @@ fn offline_the_cache_of_the_archive_is_still_read() {
     assert_eq!(swh.asked().len(), asked, "offline asked the archive");
 }
 
-#[test]
-fn a_force_pushed_commit_is_verified_from_the_archive() {
+/// A commit force-pushed away on the forge that the archive holds, and a
+/// record citing it.
+struct Erased {
+    _forge: Forge,
+    daemon: GitDaemon,
+    swh: FakeSwh,
+    ws: Scratch,
+    file: String,
+    erased: Oid,
+}
+
+fn erased_commit() -> Erased {
     let forge = Forge::new();
     let repo = forge.repo(NAME);
     let base = repo.commit(&[("README.md", README)], "add results", T0);
@@ -311,6 +321,27 @@ fn a_force_pushed_commit_is_verified_from_the_archive() {
         &sha256_hex(README),
         "2023-11-14T22:14:20Z",
     ));
+    Erased {
+        _forge: forge,
+        daemon,
+        swh,
+        ws,
+        file,
+        erased,
+    }
+}
+
+#[test]
+fn a_force_pushed_commit_is_verified_from_the_archive() {
+    // `_forge` is bound, not ignored: it holds the served repositories.
+    let Erased {
+        _forge,
+        daemon,
+        swh,
+        ws,
+        file,
+        erased,
+    } = erased_commit();
 
     let run = audit(&ws, &daemon, &swh, &[&file]);
     run.assert_code(0);
@@ -337,26 +368,16 @@ fn a_force_pushed_commit_is_verified_from_the_archive() {
 /// key names the archives; a baseline makes the runs use that memo).
 #[test]
 fn a_commit_lost_with_no_archive_asked_is_asked_of_one_later() {
-    let forge = Forge::new();
-    let repo = forge.repo(NAME);
-    let base = repo.commit(&[("README.md", README)], "add results", T0);
-    let erased = repo.commit(&[("notes.md", "to be erased\n")], "notes", T0 + 60);
-    repo.reset_branch("main", base);
-    let daemon = GitDaemon::start(forge.path(), Wants::Default);
-    let swh = FakeSwh::start(holding_readme(erased, T0 + 60));
-    let ws = Scratch::new();
-    let file = ws.write_pin(&readme_pin(
-        "erased",
-        NAME,
+    // `_forge` is bound, not ignored: it holds the served repositories.
+    let Erased {
+        _forge,
+        daemon,
+        swh,
+        ws,
+        file,
         erased,
-        &sha256_hex(README),
-        "2023-11-14T22:14:20Z",
-    ));
-    let baseline = ws.write(
-        "empty-baseline.json",
-        r#"{"schema": "pinaudit/report/v1", "findings": []}"#,
-    );
-    let baseline = baseline.display().to_string();
+    } = erased_commit();
+    let baseline = ws.empty_baseline();
     let rewrite = to_daemon(&daemon);
     let alone = ws.audit([
         "--rewrite",

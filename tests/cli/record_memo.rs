@@ -92,11 +92,7 @@ impl Setup {
     /// are not kept whole (`fragments.store`, which would answer first, and
     /// instead of the record memo).
     fn audit(&self, extra: &[&str]) -> crate::common::run::Run {
-        let baseline = self.ws.write(
-            "empty-baseline.json",
-            r#"{"schema": "pinaudit/report/v1", "findings": []}"#,
-        );
-        let baseline = baseline.display().to_string();
+        let baseline = self.ws.empty_baseline();
         let mut args = vec!["--baseline", baseline.as_str()];
         args.extend_from_slice(extra);
         self.run(&args)

@@ -26,7 +26,16 @@ use crate::cache_key::CacheKey;
 /// The body of the store at `path` when it is sound, of kind `magic`, and
 /// authenticated under `key`.
 pub(crate) fn load(key: &CacheKey, path: &Path, magic: &[u8]) -> Option<Vec<u8>> {
-    let mut bytes = read_regular(path)?;
+    let (mut bytes, body) = sound(key, path, magic)?;
+    bytes.truncate(body.end);
+    bytes.drain(..body.start);
+    Some(bytes)
+}
+
+/// The bytes of the store at `path` and where its body lies in them, when
+/// the store is sound, of kind `magic`, and authenticated under `key`.
+fn sound(key: &CacheKey, path: &Path, magic: &[u8]) -> Option<(Vec<u8>, std::ops::Range<usize>)> {
+    let bytes = read_regular(path)?;
     let body_len = bytes.len().checked_sub(32)?;
     if !key.verify(&[&bytes[..body_len]], &bytes[body_len..]) {
         return None;
@@ -34,9 +43,7 @@ pub(crate) fn load(key: &CacheKey, path: &Path, magic: &[u8]) -> Option<Vec<u8>>
     if !bytes[..body_len].starts_with(magic) {
         return None;
     }
-    bytes.truncate(body_len);
-    bytes.drain(..magic.len());
-    Some(bytes)
+    Some((bytes, magic.len()..body_len))
 }
 
 /// The bytes of the regular file at `path`, read without following a link (a
@@ -656,15 +663,8 @@ fn decode_checks(body: bytes::Bytes, max_value: usize) -> Option<DigestMap<bytes
 /// [`load`] of a store read into one shared buffer, sliced past its magic
 /// line (nothing is moved).
 fn load_shared(key: &CacheKey, path: &Path, magic: &[u8]) -> Option<bytes::Bytes> {
-    let bytes = read_regular(path)?;
-    let body_len = bytes.len().checked_sub(32)?;
-    if !key.verify(&[&bytes[..body_len]], &bytes[body_len..]) {
-        return None;
-    }
-    if !bytes[..body_len].starts_with(magic) {
-        return None;
-    }
-    Some(bytes::Bytes::from(bytes).slice(magic.len()..body_len))
+    let (bytes, body) = sound(key, path, magic)?;
+    Some(bytes::Bytes::from(bytes).slice(body))
 }
 
 /// Which mirrors were last found whole, and in what state (`CACHE/verified.store`):

@@ -96,6 +96,18 @@ impl Scratch {
         self.write(name, serde_json::to_string_pretty(value).unwrap() + "\n")
     }
 
+    /// Writes a baseline report with no findings (a run with `--baseline`
+    /// keeps no report fragments, so the record memo answers); returns its
+    /// path.
+    pub fn empty_baseline(&self) -> String {
+        self.write(
+            "empty-baseline.json",
+            r#"{"schema": "pinaudit/report/v1", "findings": []}"#,
+        )
+        .display()
+        .to_string()
+    }
+
     /// Writes `pins/ID.json`; returns the path relative to the directory.
     pub fn write_pin(&self, pin: &Value) -> String {
         let id = pin["id"].as_str().unwrap_or("record");
