@@ -87,27 +87,95 @@ enum Got {
     Read(input::Input, Vec<Finding>, Option<[u8; 32]>),
 }
 
+/// One input file as the first pass over the inputs leaves it: settled
+/// (`None`: it carries no record), or read and keyed while the whole-record
+/// memo was still loading, to be looked up once it has. (As large as a
+/// [`Got`]: the first pass's results are what the inputs were before.)
+#[allow(clippy::large_enum_variant)]
+enum Reading {
+    Settled(Option<Got>),
+    Waiting(Vec<u8>, [u8; 32]),
+}
+
+/// The most bytes of input files held while the whole-record memo loads
+/// (past it, a read waits for the memo): the files are read and hashed
+/// meanwhile, instead of each worker waiting after its first file.
+const HELD_MAX: usize = 64 << 20;
+
 /// Reads one input file (`named` on the command line, else found while
 /// walking: `None` when it carries no record), looked up in the whole-record
-/// memo first when there is one.
+/// memo first when there is one; `held` counts the bytes of files kept
+/// waiting for the memo.
 fn read_one<U>(
     file: &std::path::Path,
     named: bool,
     whole: Option<(&Whole<U>, &dyn CheckMemo)>,
-) -> Option<Got> {
+    held: &std::sync::atomic::AtomicUsize,
+) -> Reading {
     let bytes = whole
         .filter(|_| file.as_os_str() != "-")
         .and_then(|w| Some((w, std::fs::read(file).ok()?)));
     let Some(((w, memo), bytes)) = bytes else {
-        let (loaded, checks) = parse(file, named, None)?;
-        return Some(Got::Read(loaded, checks, None));
+        let got = parse(file, named, None).map(|(loaded, checks)| Got::Read(loaded, checks, None));
+        return Reading::Settled(got);
     };
     let key = w.key(file, named, &bytes);
+    if !memo.ready() {
+        let len = bytes.len();
+        let before = held.fetch_add(len, std::sync::atomic::Ordering::Relaxed);
+        if before + len <= HELD_MAX {
+            return Reading::Waiting(bytes, key);
+        }
+    }
+    Reading::Settled(look_up(file, named, (w, memo), &bytes, key))
+}
+
+/// What the whole-record memo holds for `file` (its `bytes` are keyed
+/// `key`), else the file parsed from `bytes`.
+fn look_up<U>(
+    file: &std::path::Path,
+    named: bool,
+    (w, memo): (&Whole<U>, &dyn CheckMemo),
+    bytes: &[u8],
+    key: [u8; 32],
+) -> Option<Got> {
     if let Some(r) = w.recall(memo, key, file, named) {
         return Some(Got::Remembered(r));
     }
-    let (loaded, checks) = parse(file, named, Some(&bytes))?;
+    let (loaded, checks) = parse(file, named, Some(bytes))?;
     Some(Got::Read(loaded, checks, Some(key)))
+}
+
+/// Reads every input file on `pool`, in input order: files read while the
+/// whole-record memo was loading are looked up in a second pass.
+fn read_all<U>(
+    files: &[(PathBuf, bool)],
+    pool: Pool,
+    whole: Option<(&Whole<U>, &dyn CheckMemo)>,
+) -> Vec<Option<Got>> {
+    let held = std::sync::atomic::AtomicUsize::new(0);
+    let reading = pool.map(files, |(f, named)| read_one(f, *named, whole, &held));
+    let mut read = Vec::with_capacity(reading.len());
+    let mut waiting = Vec::new();
+    for (i, r) in reading.into_iter().enumerate() {
+        match r {
+            Reading::Settled(got) => read.push(got),
+            Reading::Waiting(bytes, key) => {
+                read.push(None);
+                waiting.push((i, bytes, key));
+            }
+        }
+    }
+    if let Some(whole) = whole.filter(|_| !waiting.is_empty()) {
+        let looked = pool.map(&waiting, |(i, bytes, key)| {
+            let (file, named) = &files[*i];
+            look_up(file, *named, whole, bytes, *key)
+        });
+        for ((i, ..), got) in waiting.iter().zip(looked) {
+            read[*i] = got;
+        }
+    }
+    read
 }
 
 /// Parses one input file from `bytes` (`None`: read here) and runs the
@@ -172,7 +240,7 @@ pub(crate) fn load<U>(
     let mut walk_errors = collected.errors;
     // Per file: skipped (no record in it), or what the memo holds, or its
     // input and the checks of its record.
-    let read = pool.map(&collected.files, |(f, named)| read_one(f, *named, whole));
+    let read = read_all(&collected.files, pool, whole);
     let mut skipped = Vec::new();
     let mut inputs = Vec::with_capacity(read.len());
     for ((file, _), got) in collected.files.into_iter().zip(read) {
@@ -1223,5 +1291,138 @@ pub(crate) fn finish(rest: Rest, provider: &Router) -> AuditResult {
             .collect(),
         generated_at: super::timestamp(),
         baseline_left: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+    /// A memo that holds nothing and says it is loading until told otherwise;
+    /// it counts the lookups made while it was.
+    #[derive(Default)]
+    struct Loading {
+        ready: AtomicBool,
+        early: AtomicUsize,
+        lookups: AtomicUsize,
+    }
+
+    impl CheckMemo for Loading {
+        fn peek_with(&self, _: &[u8; 32], _: &mut dyn FnMut(&[u8])) {
+            self.lookups.fetch_add(1, Ordering::SeqCst);
+            if !self.ready.load(Ordering::SeqCst) {
+                self.early.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        fn put(&self, _: [u8; 32], _: Vec<u8>) -> bool {
+            false
+        }
+        fn forget(&self, _: &[u8; 32]) {}
+        fn ready(&self) -> bool {
+            // Ready once the first pass is over: the test flips it after
+            // every file was read once.
+            self.ready.load(Ordering::SeqCst)
+        }
+    }
+
+    struct NoForm;
+
+    impl Keep<()> for NoForm {
+        fn depends(&self) -> Vec<u8> {
+            Vec::new()
+        }
+        fn encode(&self, _: &(), _: &mut Enc) -> Option<()> {
+            None
+        }
+        fn decode(&self, _: &mut Dec) -> Option<()> {
+            None
+        }
+    }
+
+    use pinaudit_core::memo::{Dec, Enc};
+
+    /// Files read while the whole-record memo loads are held, not looked up,
+    /// and looked up once it has, each in its place: the result is the one a
+    /// loaded memo gives, file by file.
+    #[test]
+    fn files_read_while_the_memo_loads_are_looked_up_after_in_order() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut files = Vec::new();
+        for i in 0..12 {
+            // Every fourth file, found while walking, is notes, no record:
+            // skipped either way.
+            let (name, body) = match i % 4 {
+                3 => (format!("notes{i}.md"), "Some notes, no figures.\n".to_string()),
+                _ => (
+                    format!("r{i:02}.json"),
+                    format!(
+                        "{{\"schema\": \"pinaudit/pins/v1\", \"id\": \"r{i}\", \"title\": \"t\", \"sources\": [], \"claims\": [], \"artifacts\": []}}"
+                    ),
+                ),
+            };
+            let path = dir.path().join(name);
+            std::fs::write(&path, body).expect("write");
+            files.push((path, i % 4 != 3));
+        }
+        let keep = NoForm;
+        let whole = Whole::with_shared(&keep as &dyn Keep<()>, [7; 32]);
+        let summary = |read: Vec<Option<Got>>| -> Vec<Option<(String, Option<[u8; 32]>)>> {
+            read.into_iter()
+                .map(|g| match g? {
+                    Got::Read(input, _, key) => {
+                        Some((input.record.map(|r| r.id).unwrap_or_default(), key))
+                    }
+                    Got::Remembered(r) => Some((format!("remembered {}", r.id), None)),
+                })
+                .collect()
+        };
+        let loaded = Loading::default();
+        loaded.ready.store(true, Ordering::SeqCst);
+        let want = summary(read_all(&files, Pool::new(3), Some((&whole, &loaded))));
+        assert_eq!(want.iter().filter(|g| g.is_none()).count(), 3, "{want:?}");
+        assert!(want.iter().flatten().all(|(_, key)| key.is_some()));
+
+        // Not ready during the first pass: nothing is looked up then.
+        let loading = Loading::default();
+        let reading = Pool::new(3).map(&files, |(f, named)| {
+            read_one(f, *named, Some((&whole, &loading)), &AtomicUsize::new(0))
+        });
+        assert!(reading.iter().all(|r| matches!(r, Reading::Waiting(..))));
+        assert_eq!(loading.lookups.load(Ordering::SeqCst), 0);
+        // Past the bound, a read looks up at once (and waits for the memo).
+        let full = AtomicUsize::new(HELD_MAX);
+        let got = read_one(&files[0].0, true, Some((&whole, &loading)), &full);
+        assert!(matches!(got, Reading::Settled(Some(Got::Read(..)))));
+        assert_eq!(loading.early.load(Ordering::SeqCst), 1);
+
+        // The whole way, with the memo turning ready between the passes.
+        struct Flip<'m>(&'m Loading, AtomicUsize, usize);
+        impl CheckMemo for Flip<'_> {
+            fn peek_with(&self, k: &[u8; 32], f: &mut dyn FnMut(&[u8])) {
+                self.0.peek_with(k, f)
+            }
+            fn put(&self, _: [u8; 32], _: Vec<u8>) -> bool {
+                false
+            }
+            fn forget(&self, _: &[u8; 32]) {}
+            fn ready(&self) -> bool {
+                // Asked once per file read: ready after the last.
+                if self.1.fetch_add(1, Ordering::SeqCst) + 1 >= self.2 {
+                    self.0.ready.store(true, Ordering::SeqCst);
+                }
+                false
+            }
+        }
+        let memo = Loading::default();
+        let flip = Flip(&memo, AtomicUsize::new(0), files.len());
+        let got = summary(read_all(&files, Pool::new(3), Some((&whole, &flip))));
+        assert_eq!(got, want, "the same, file by file");
+        assert_eq!(
+            memo.early.load(Ordering::SeqCst),
+            0,
+            "no lookup while loading"
+        );
+        assert_eq!(memo.lookups.load(Ordering::SeqCst), 12, "every file, once");
     }
 }

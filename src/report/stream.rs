@@ -112,10 +112,30 @@ fn count(c: &mut Counts, s: Severity) {
 
 /// One record's part of a report, rendered, with what it adds to the totals.
 pub(crate) struct Fragment {
-    parts: Vec<Vec<u8>>,
+    parts: Vec<Part>,
     totals: Totals,
     /// Its findings left out below `--min-severity`.
     hidden: usize,
+}
+
+/// A fragment's part of one section of a report: as rendered, or as the
+/// whole-record memo keeps it (LZ4, its size first), unpacked where it is
+/// written out, so a record answered from the memo is never decompressed
+/// into a spool and read back.
+#[derive(Debug, Clone, PartialEq)]
+enum Part {
+    Plain(Vec<u8>),
+    Packed(Vec<u8>),
+}
+
+impl Part {
+    fn is_empty(&self) -> bool {
+        match self {
+            Part::Plain(p) => p.is_empty(),
+            // Its size is checked readable when the part is decoded.
+            Part::Packed(p) => p.get(..4) == Some(&[0; 4]),
+        }
+    }
 }
 
 /// How a report is written: its format, the renderer's options and, for text
@@ -149,7 +169,7 @@ impl Style<'_> {
             }
         });
         Fragment {
-            parts,
+            parts: parts.into_iter().map(Part::Plain).collect(),
             totals,
             hidden,
         }
@@ -192,7 +212,10 @@ impl Fragment {
         // back straight into its own buffer.
         e.u32(self.parts.len() as u32);
         for p in &self.parts {
-            e.bytes(&lz4_flex::compress_prepend_size(p));
+            match p {
+                Part::Plain(p) => e.bytes(&lz4_flex::compress_prepend_size(p)),
+                Part::Packed(p) => e.bytes(p),
+            };
         }
         let (mut summary, mut hidden) = (self.totals.summary.clone(), self.hidden);
         for n in counts(&mut summary, &mut hidden) {
@@ -209,7 +232,11 @@ impl Fragment {
             return None;
         }
         let parts = (0..n)
-            .map(|_| unpack(d.bytes()?))
+            .map(|_| {
+                let packed = d.bytes()?;
+                unpacked_size(packed)?;
+                Some(Part::Packed(packed.to_vec()))
+            })
             .collect::<Option<Vec<_>>>()?;
         let (mut totals, mut hidden) = (Totals::default(), 0);
         for n in counts(&mut totals.summary, &mut hidden) {
@@ -259,23 +286,86 @@ fn counts<'a>(s: &'a mut Summary, hidden: &'a mut usize) -> [&'a mut usize; 12] 
     ]
 }
 
-/// A part compressed by [`Fragment::encode`], when it decompresses to no more
-/// than LZ4 can make of its size (the size it names is never trusted
-/// further).
-fn unpack(packed: &[u8]) -> Option<Vec<u8>> {
+/// The size a part compressed by [`Fragment::encode`] names, when LZ4 can
+/// make that much of it (the size is never trusted further).
+fn unpacked_size(packed: &[u8]) -> Option<usize> {
     let size = u32::from_le_bytes(packed.get(..4)?.try_into().ok()?) as usize;
-    if size > packed.len().saturating_mul(255) {
-        return None;
-    }
-    lz4_flex::decompress_size_prepended(packed).ok()
+    (size <= packed.len().saturating_mul(255)).then_some(size)
 }
+
+/// A part compressed by [`Fragment::encode`], decompressed into `into` (room
+/// reused from part to part), when it decompresses to the size it names.
+fn unpack_into<'b>(packed: &[u8], into: &'b mut Vec<u8>) -> std::io::Result<&'b [u8]> {
+    let bad = || std::io::Error::other("a report fragment kept in the cache does not decompress");
+    let size = unpacked_size(packed).ok_or_else(bad)?;
+    if into.len() < size {
+        into.resize(size, 0);
+    }
+    match lz4_flex::block::decompress_into(&packed[4..], &mut into[..size]) {
+        Ok(n) if n == size => Ok(&into[..size]),
+        _ => Err(bad()),
+    }
+}
+
+/// The most bytes of packed parts a spooled section holds in memory, to be
+/// unpacked straight into the output; past it, parts are unpacked into the
+/// spool as they come.
+const PACKED_HELD_MAX: usize = 64 << 20;
 
 /// Where one section of the body goes until it can be written.
 enum Section {
     /// Straight to the output.
     Direct,
-    File(std::io::BufWriter<std::fs::File>),
+    File(Spool),
     Memory(Vec<u8>),
+}
+
+/// A section spooled to a file: what was rendered goes to the file, packed
+/// parts are held (up to [`PACKED_HELD_MAX`]) between its stretches, in order.
+struct Spool {
+    file: std::io::BufWriter<std::fs::File>,
+    /// The section in order: stretches of the file (their lengths), and the
+    /// packed parts held between them.
+    order: Vec<Stretch>,
+    held: usize,
+    /// [`PACKED_HELD_MAX`], but in tests.
+    held_max: usize,
+}
+
+enum Stretch {
+    Spooled(u64),
+    Packed(Vec<u8>),
+}
+
+impl Spool {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<()> {
+        match self.order.last_mut() {
+            Some(Stretch::Spooled(n)) => *n += b.len() as u64,
+            _ => self.order.push(Stretch::Spooled(b.len() as u64)),
+        }
+        self.file.write_all(b)
+    }
+
+    /// Writes the section out to `to`, stretch by stretch.
+    fn copy_out(self, to: &mut dyn Write) -> std::io::Result<()> {
+        let mut file = self.file.into_inner().map_err(|e| e.into_error())?;
+        file.rewind()?;
+        // Short stretches (the separators between packed parts) are served
+        // from the reader's buffer; long ones are read past it.
+        let mut file = std::io::BufReader::with_capacity(1 << 16, file);
+        // Unpacked parts are written out a megabyte at a time.
+        let mut to = std::io::BufWriter::with_capacity(1 << 20, to);
+        let (mut chunk, mut buf) = (vec![0u8; 1 << 20], Vec::new());
+        for stretch in self.order {
+            match stretch {
+                Stretch::Spooled(n) => {
+                    copy_out(&mut std::io::Read::take(&mut file, n), &mut to, &mut chunk)?
+                }
+                Stretch::Packed(p) => to.write_all(unpack_into(&p, &mut buf)?)?,
+            }
+        }
+        to.flush()
+    }
 }
 
 impl Section {
@@ -284,9 +374,59 @@ impl Section {
             .and_then(|d| tempfile::tempfile_in(d).ok())
             .or_else(|| tempfile::tempfile().ok());
         match file {
-            Some(f) => Section::File(std::io::BufWriter::with_capacity(1 << 16, f)),
+            Some(f) => Section::File(Spool {
+                file: std::io::BufWriter::with_capacity(1 << 16, f),
+                order: Vec::new(),
+                held: 0,
+                held_max: PACKED_HELD_MAX,
+            }),
             None => Section::Memory(Vec::new()),
         }
+    }
+
+    /// Writes `part` after `sep`, to `out` when the section goes straight
+    /// there; `buf` is room to unpack a packed part in.
+    fn write(
+        &mut self,
+        sep: &[u8],
+        part: Part,
+        out: &mut Out,
+        buf: &mut Vec<u8>,
+    ) -> std::io::Result<()> {
+        match part {
+            Part::Plain(p) => self.put(sep, &p, out),
+            Part::Packed(p) => {
+                if let Section::File(spool) = self {
+                    if spool.held + p.len() <= spool.held_max {
+                        spool.write(sep)?;
+                        spool.held += p.len();
+                        spool.order.push(Stretch::Packed(p));
+                        return Ok(());
+                    }
+                }
+                let plain = unpack_into(&p, buf)?;
+                self.put(sep, plain, out)
+            }
+        }
+    }
+
+    /// Writes `part`, as rendered, after `sep`.
+    fn put(&mut self, sep: &[u8], part: &[u8], out: &mut Out) -> std::io::Result<()> {
+        match self {
+            Section::Direct => {
+                out.push_bytes(sep);
+                out.push_bytes(part);
+            }
+            Section::File(spool) => {
+                spool.write(sep)?;
+                spool.write(part)?;
+            }
+            Section::Memory(v) => {
+                v.extend_from_slice(sep);
+                v.extend_from_slice(part);
+            }
+        }
+        Ok(())
     }
 }
 
@@ -299,6 +439,8 @@ pub(crate) struct Spooled<'w, 's> {
     totals: Totals,
     hidden: usize,
     error: Option<std::io::Error>,
+    /// Room to unpack packed parts in.
+    buf: Vec<u8>,
 }
 
 impl<'w, 's> Spooled<'w, 's> {
@@ -329,6 +471,7 @@ impl<'w, 's> Spooled<'w, 's> {
             totals: Totals::default(),
             hidden: 0,
             error: None,
+            buf: Vec::new(),
         }
     }
 
@@ -339,30 +482,22 @@ impl<'w, 's> Spooled<'w, 's> {
         self.write_parts(f.parts);
     }
 
-    fn write_parts(&mut self, parts: Vec<Vec<u8>>) {
+    fn write_parts(&mut self, parts: Vec<Part>) {
         for (i, part) in parts.into_iter().enumerate() {
             if part.is_empty() {
                 continue;
             }
             let sep = self.style.format.separator(!self.written[i]).as_bytes();
             self.written[i] = true;
-            let done = match &mut self.sections[i] {
-                Section::Direct => {
-                    self.out.push_bytes(sep);
-                    self.out.push_bytes(&part);
-                    Ok(())
-                }
-                Section::File(w) => w.write_all(sep).and_then(|()| w.write_all(&part)),
-                Section::Memory(v) => {
-                    v.extend_from_slice(sep);
-                    v.extend_from_slice(&part);
-                    Ok(())
-                }
-            };
+            let done = self.sections[i].write(sep, part, &mut self.out, &mut self.buf);
             if let Err(e) = done {
                 self.error.get_or_insert(e);
             }
         }
+    }
+
+    fn write_rendered(&mut self, parts: Vec<Vec<u8>>) {
+        self.write_parts(parts.into_iter().map(Part::Plain).collect());
     }
 
     /// The findings that are no record's (after every record), their reports
@@ -376,7 +511,7 @@ impl<'w, 's> Spooled<'w, 's> {
         self.hidden += findings.len() - shown.len();
         let style = self.style;
         let parts = style.render(|format, outs| format.findings(&shown, &[], &style.opts, outs));
-        self.write_parts(parts);
+        self.write_rendered(parts);
     }
 
     /// [`Spooled::findings`] of the inputs that yielded no record.
@@ -411,15 +546,8 @@ impl<'w, 's> Spooled<'w, 's> {
             match section {
                 Section::Direct => {}
                 Section::Memory(v) => self.out.push_bytes(&v),
-                Section::File(w) => {
-                    let copied = w
-                        .into_inner()
-                        .map_err(|e| e.into_error())
-                        .and_then(|mut f| {
-                            f.rewind()?;
-                            copy_out(&mut f, self.out.io())
-                        });
-                    if let Err(e) = copied {
+                Section::File(spool) => {
+                    if let Err(e) = spool.copy_out(self.out.io()) {
                         self.error.get_or_insert(e);
                     }
                 }
@@ -436,10 +564,13 @@ impl<'w, 's> Spooled<'w, 's> {
 /// Copies a spooled section to the output in large chunks: a few dozen reads
 /// and writes for a report of tens of megabytes, each written past the
 /// output's buffer, where `io::copy` through a `dyn Write` took 8 KiB at a time.
-fn copy_out(from: &mut std::fs::File, to: &mut dyn Write) -> std::io::Result<()> {
-    let mut buf = vec![0u8; 1 << 20];
+fn copy_out(
+    from: &mut impl std::io::Read,
+    to: &mut dyn Write,
+    buf: &mut [u8],
+) -> std::io::Result<()> {
     loop {
-        match std::io::Read::read(from, &mut buf) {
+        match from.read(buf) {
             Ok(0) => return Ok(()),
             Ok(n) => to.write_all(&buf[..n])?,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
@@ -466,19 +597,19 @@ pub(crate) fn whole(
         let grouped = report.findings_by_record();
         for (r, mine) in report.records.iter().zip(&grouped.records) {
             let parts = style.render(|f, outs| f.record(r, mine, opts, outs));
-            spooled.write_parts(parts);
+            spooled.write_rendered(parts);
         }
         let parts = style.render(|f, outs| f.findings(&grouped.orphans, &[], opts, outs));
-        spooled.write_parts(parts);
+        spooled.write_rendered(parts);
     } else {
         for r in &report.records {
             let parts = style.render(|f, outs| f.record(r, &[], opts, outs));
-            spooled.write_parts(parts);
+            spooled.write_rendered(parts);
         }
         let all: Vec<&FindingReport> = report.findings.iter().collect();
         let records: Vec<&v1::RecordReport> = report.records.iter().collect();
         let parts = style.render(|f, outs| f.findings(&all, &records, opts, outs));
-        spooled.write_parts(parts);
+        spooled.write_rendered(parts);
     }
     spooled.totals = Totals::of(report);
     if let Err(e) = spooled.finish_with_totals() {
@@ -490,9 +621,10 @@ pub(crate) fn whole(
 mod tests {
     use super::*;
 
-    /// A kept fragment reads back as it was; a part that names a size LZ4
-    /// cannot make of it, or does not decompress, reads as nothing (it is
-    /// never allocated).
+    /// A kept fragment reads back as it was (its parts packed until written
+    /// out); a part that names a size LZ4 cannot make of it reads as nothing
+    /// (it is never allocated), and one that does not decompress fails the
+    /// write, never writing something else.
     #[test]
     fn a_kept_fragment_reads_back_and_a_bad_one_does_not() {
         let mut totals = Totals::default();
@@ -500,25 +632,85 @@ mod tests {
         totals.summary.findings.warning = 3;
         totals.worst = Some(Severity::Warning);
         let f = Fragment {
-            parts: vec![b"{\"id\": \"r\"}".repeat(50), Vec::new()],
+            parts: vec![
+                Part::Plain(b"{\"id\": \"r\"}".repeat(50)),
+                Part::Plain(Vec::new()),
+            ],
             totals,
             hidden: 2,
         };
         let mut e = Enc::default();
         f.encode(&mut e);
         let back = Fragment::decode(&mut Dec(&e.0), 2).expect("reads back");
-        assert_eq!(back.parts, f.parts);
+        let mut buf = Vec::new();
+        let [Part::Packed(a), Part::Packed(b)] = &back.parts[..] else {
+            panic!("packed parts: {:?}", back.parts);
+        };
+        assert_eq!(
+            unpack_into(a, &mut buf).expect("unpacks"),
+            &b"{\"id\": \"r\"}".repeat(50)[..]
+        );
+        assert!(back.parts[1].is_empty() && !back.parts[0].is_empty());
+        assert_eq!(unpack_into(b, &mut buf).expect("unpacks"), b"");
         assert_eq!(back.hidden, 2);
         assert_eq!(back.totals.summary.findings.warning, 3);
         assert_eq!(back.totals.worst, Some(Severity::Warning));
         assert!(Fragment::decode(&mut Dec(&e.0), 3).is_none(), "sections");
         assert!(
-            unpack(&[0xff, 0xff, 0xff, 0x7f, 1, 2, 3]).is_none(),
+            unpacked_size(&[0xff, 0xff, 0xff, 0x7f, 1, 2, 3]).is_none(),
             "2 GiB"
         );
-        assert!(
-            unpack(&[200, 0, 0, 0, 0xff, 0xff, 0xff]).is_none(),
-            "garbage"
-        );
+        let garbage = [200, 0, 0, 0, 0xff, 0xff, 0xff];
+        assert!(unpack_into(&garbage, &mut buf).is_err(), "garbage");
+        // Held in a spooled section, the bad part fails the report.
+        let style = Style {
+            format: super::super::Format::Json.streamed().expect("json streams"),
+            opts: RenderOptions::default(),
+            hide_below: None,
+        };
+        let mut out = Vec::new();
+        let mut spooled = Spooled::new(style, &mut out, None);
+        spooled.write_parts(vec![
+            Part::Packed(garbage.to_vec()),
+            Part::Plain(Vec::new()),
+        ]);
+        assert!(spooled.finish_with_totals().is_err());
+    }
+
+    /// A report of packed and rendered parts reads the same as one of
+    /// rendered parts alone, whether the packed parts are held until the end
+    /// or, past the bound, unpacked into the spool as they come.
+    #[test]
+    fn packed_parts_write_out_as_rendered_ones() {
+        let style = Style {
+            format: super::super::Format::Json.streamed().expect("json streams"),
+            opts: RenderOptions::default(),
+            hide_below: None,
+        };
+        let records: Vec<Vec<u8>> = (0..9)
+            .map(|i| format!("{{\"id\": \"r{i}\", \"n\": {}}}", "7".repeat(300 * i)).into_bytes())
+            .collect();
+        let write = |pack: bool, held_max: usize| -> Vec<u8> {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let mut out = Vec::new();
+            let mut spooled = Spooled::new(style, &mut out, Some(dir.path()));
+            if let Section::File(spool) = &mut spooled.sections[0] {
+                spool.held_max = held_max;
+            }
+            for (i, r) in records.iter().enumerate() {
+                let part = match pack && i % 3 != 1 {
+                    true => Part::Packed(lz4_flex::compress_prepend_size(r)),
+                    false => Part::Plain(r.clone()),
+                };
+                spooled.write_parts(vec![part, Part::Plain(Vec::new())]);
+            }
+            spooled.finish_with_totals().expect("written");
+            out
+        };
+        let plain = write(false, PACKED_HELD_MAX);
+        assert!(String::from_utf8_lossy(&plain).contains(&"7".repeat(2400)));
+        assert_eq!(write(true, PACKED_HELD_MAX), plain, "held to the end");
+        assert_eq!(write(true, 200), plain, "past the bound after a few");
+        assert_eq!(write(true, 0), plain, "none held");
     }
 }

@@ -20,6 +20,12 @@ pub trait CheckMemo: Sync {
 
     /// Forgets an answer found unsound (the run recomputes and remembers it).
     fn forget(&self, key: &[u8; 32]);
+
+    /// Whether an answer can be looked up now without waiting (a memo read
+    /// on a thread of its own may still be loading).
+    fn ready(&self) -> bool {
+        true
+    }
 }
 
 impl dyn CheckMemo + '_ {

@@ -292,6 +292,8 @@ pub(crate) struct CheckMemo {
 pub(crate) struct Deferred<T> {
     value: std::sync::OnceLock<T>,
     make: std::sync::Mutex<Option<Maker<T>>>,
+    /// Of one made on a thread of its own: set once that thread is done.
+    aside: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 type Maker<T> = Box<dyn FnOnce() -> T + Send>;
@@ -302,24 +304,39 @@ impl<T: Default + Send + 'static> Deferred<T> {
         Deferred {
             value: std::sync::OnceLock::new(),
             make: std::sync::Mutex::new(Some(Box::new(make))),
+            aside: None,
         }
     }
 
     /// Made by `make` on a thread started now (here, when no thread can be
     /// started); asking waits for it. A `make` that panics leaves the default.
     pub(crate) fn background(make: impl FnOnce() -> T + Send + 'static) -> Deferred<T> {
+        use std::sync::atomic::{AtomicBool, Ordering};
         let slot = std::sync::Arc::new(std::sync::Mutex::new(Some(Box::new(make) as Maker<T>)));
         let theirs = std::sync::Arc::clone(&slot);
+        let done = std::sync::Arc::new(AtomicBool::new(false));
+        let said = std::sync::Arc::clone(&done);
         let spawned = std::thread::Builder::new()
             .name("pinaudit-store".into())
             .spawn(move || {
+                // Said done even when `make` panics (joining then gives the default).
+                struct Done(std::sync::Arc<AtomicBool>);
+                impl Drop for Done {
+                    fn drop(&mut self) {
+                        self.0.store(true, Ordering::Release);
+                    }
+                }
+                let _done = Done(said);
                 let make = theirs.lock().unwrap_or_else(|e| e.into_inner()).take();
                 make.map(|m| m())
             });
         match spawned {
             // The thread takes `make` first thing: joined, it has made the
             // value (or panicked).
-            Ok(handle) => Deferred::lazy(move || handle.join().ok().flatten().unwrap_or_default()),
+            Ok(handle) => Deferred {
+                aside: Some(done),
+                ..Deferred::lazy(move || handle.join().ok().flatten().unwrap_or_default())
+            },
             Err(_) => {
                 let make = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
                 Deferred::lazy(move || make.map(|m| m()).unwrap_or_default())
@@ -339,6 +356,16 @@ impl<T: Default + Send + 'static> Deferred<T> {
     /// The value when it was made (nothing is made to answer).
     pub(crate) fn made(&self) -> Option<&T> {
         self.value.get()
+    }
+
+    /// Whether asking now would not wait for another thread: the value is
+    /// made, or is made when asked (lazily, here), or its thread is done.
+    pub(crate) fn ready(&self) -> bool {
+        self.value.get().is_some()
+            || self
+                .aside
+                .as_ref()
+                .is_none_or(|d| d.load(std::sync::atomic::Ordering::Acquire))
     }
 }
 
@@ -947,6 +974,9 @@ impl pinaudit_core::memo::CheckMemo for CheckMemo {
     fn forget(&self, key: &[u8; 32]) {
         CheckMemo::forget(self, key)
     }
+    fn ready(&self) -> bool {
+        self.inner.ready()
+    }
 }
 
 impl pinaudit_core::memo::DriftMemo for DriftMemo {
@@ -1112,6 +1142,31 @@ mod tests {
         assert_eq!(*deferred.get(), 7);
         let panicked: Deferred<u32> = Deferred::background(|| panic!("a loader that panics"));
         assert_eq!(*panicked.get(), 0, "the default");
+    }
+
+    /// A value made on a thread of its own is ready once that thread is done
+    /// (a panic included), not before; a lazy one is always ready (asking
+    /// makes it here, waiting for nobody).
+    #[test]
+    fn a_deferred_value_is_ready_once_its_thread_is_done() {
+        let (go, wait) = std::sync::mpsc::channel::<()>();
+        let deferred = Deferred::background(move || {
+            wait.recv().ok();
+            7u32
+        });
+        assert!(!deferred.ready(), "still loading");
+        go.send(()).expect("send");
+        let settled = |d: &Deferred<u32>| {
+            (0..2_000).any(|_| {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+                d.ready()
+            })
+        };
+        assert!(settled(&deferred), "done");
+        assert_eq!(*deferred.get(), 7);
+        let panicked: Deferred<u32> = Deferred::background(|| panic!("a loader that panics"));
+        assert!(settled(&panicked), "a panic ends the thread too");
+        assert!(Deferred::lazy(|| 1u32).ready());
     }
 
     /// An answer forgotten as unsound stays forgotten when the memo is

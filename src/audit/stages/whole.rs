@@ -116,6 +116,12 @@ impl<'a, U> Whole<'a, U> {
         Some(Whole { keep, shared })
     }
 
+    /// A memo of `keep` whose shared key is `shared` (tests of the stages).
+    #[cfg(test)]
+    pub(crate) fn with_shared(keep: &'a dyn Keep<U>, shared: [u8; 32]) -> Whole<'a, U> {
+        Whole { keep, shared }
+    }
+
     /// Whether a run with these options keeps records whole at all.
     pub(crate) fn applies(opts: &Options) -> bool {
         !opts.manifests && opts.policy.baseline.is_none()
