@@ -1,15 +1,14 @@
 //! Authenticated files in the cache: written once per run, atomically, and
 //! checked when read.
 //!
-//! A store file is a magic line naming its kind and version, a body, and an
-//! HMAC-SHA256 of both under the cache key ([`crate::cache_key`], kept outside
-//! the cache; each store is handed its cache's key when it is made). [`load`] returns the body of a sound file only: a file that is
+//! A store file is a magic line naming its kind and version, a body, and a
+//! MAC of both under the cache key (keyed BLAKE3, [`crate::cache_key`], kept
+//! outside the cache; each store is handed its cache's key when it is made). [`load`] returns the body of a sound file only: a file that is
 //! missing, truncated, torn, tampered with, written under another key (a cache
 //! restored from elsewhere) or of another version reads as absent, so the caller
 //! re-derives what it held and never trusts it in part. A checksum alone would
-//! not do: whoever forges an entry recomputes it. The MAC costs what the
-//! checksum did (one pass of SHA-256 over the file, two blocks more per file),
-//! nothing per entry.
+//! not do: whoever forges an entry recomputes it. The MAC costs one pass over
+//! the file, nothing per entry.
 //!
 //! [`save`] writes a new temporary file of a random name in the same directory
 //! and renames it into place, so a concurrent reader sees one whole file or

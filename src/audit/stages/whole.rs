@@ -11,7 +11,7 @@
 //! options that change a verdict (as the record memo takes them, and the
 //! archives asked), what the caller's form depends on ([`Keep::depends`]: the
 //! format, how it renders, the policy), the record file as reports name it
-//! and the sha256 of its bytes. The entry holds the record's id and shard key
+//! and the BLAKE3 digest of its bytes. The entry holds the record's id and shard key
 //! (loading places it by them without parsing it), the git documents its
 //! sources cite (they are synced as if it had been parsed), the digest of each
 //! cited remote's refs when it was made, and the caller's form (a report
@@ -130,8 +130,8 @@ impl<'a, U> Whole<'a, U> {
     /// The key of the record file `file` (as given; `named` on the command
     /// line, else found while walking) whose bytes are `bytes`.
     pub(crate) fn key(&self, file: &Path, named: bool, bytes: &[u8]) -> [u8; 32] {
-        use sha2::Digest as _;
-        let digest: [u8; 32] = sha2::Sha256::digest(bytes).into();
+        // BLAKE3: a re-check hashes every input file, megabytes of them.
+        let digest: [u8; 32] = *blake3::hash(bytes).as_bytes();
         let shown = file.display().to_string();
         let named = [u8::from(named)];
         pinaudit_core::memo::key("whole", &[&self.shared, &named, shown.as_bytes(), &digest])
