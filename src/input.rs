@@ -179,11 +179,24 @@ pub(crate) fn collect(paths: &[PathBuf], opts: &WalkOptions, pool: crate::par::P
         }
     }
     // A file named twice, or reached again through a link, is audited once.
-    // Resolving every path is a system call per directory level: on every
-    // worker of `pool`.
-    let canonical = pool.map(&files, |(f, _)| {
-        std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())
-    });
+    // Resolving a path is a system call per directory level of it: each
+    // directory is resolved once, and a file that is no link is where its
+    // directory resolves to (one `lstat` each, on every worker of `pool`).
+    let dirs: std::collections::HashMap<&Path, Option<PathBuf>> = files
+        .iter()
+        .filter_map(|(f, _)| f.parent())
+        .collect::<std::collections::HashSet<_>>()
+        .into_iter()
+        .map(|d| {
+            let at = if d.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                d
+            };
+            (d, std::fs::canonicalize(at).ok())
+        })
+        .collect();
+    let canonical = pool.map(&files, |(f, _)| canonical(f, &dirs));
     let mut seen = std::collections::HashSet::new();
     let files = files
         .into_iter()
@@ -196,6 +209,24 @@ pub(crate) fn collect(paths: &[PathBuf], opts: &WalkOptions, pool: crate::par::P
         .filter_map(|(file, canonical)| seen.insert(canonical).then_some(file))
         .collect();
     Collected { files, errors }
+}
+
+/// Where `file` resolves to (itself when it does not): within its directory
+/// as `dirs` resolved it, when it is no link itself, else resolved whole.
+fn canonical(file: &Path, dirs: &std::collections::HashMap<&Path, Option<PathBuf>>) -> PathBuf {
+    let name = match file.components().next_back() {
+        Some(std::path::Component::Normal(name)) => Some(name),
+        _ => None,
+    };
+    let plain = std::fs::symlink_metadata(file).is_ok_and(|m| !m.file_type().is_symlink());
+    let dir = file
+        .parent()
+        .and_then(|d| dirs.get(d))
+        .and_then(Option::as_ref);
+    match (name, dir) {
+        (Some(name), Some(dir)) if plain => dir.join(name),
+        _ => std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf()),
+    }
 }
 
 /// Whether a JSON value read from a `.json` file found while walking has
@@ -574,4 +605,39 @@ fn issue_finding(record: &str, file: &Path, issue: &Issue) -> Finding {
         f = f.with("pointer", ptr.as_str());
     }
     f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file resolved within its resolved directory is where resolving it
+    /// whole puts it: a plain file, a link to it, a file under a linked
+    /// directory, a path with `..` and one that does not exist.
+    #[test]
+    fn a_file_resolves_as_its_whole_path_does() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let real = dir.path().join("real");
+        std::fs::create_dir(&real).expect("mkdir");
+        std::fs::write(real.join("a.json"), "{}").expect("write");
+        std::os::unix::fs::symlink(real.join("a.json"), real.join("link.json")).expect("link");
+        std::os::unix::fs::symlink(&real, dir.path().join("linked")).expect("dir link");
+        let paths = [
+            real.join("a.json"),
+            real.join("link.json"),
+            dir.path().join("linked/a.json"),
+            dir.path().join("linked/../real/a.json"),
+            real.join("missing.json"),
+        ];
+        let dirs: std::collections::HashMap<&Path, Option<PathBuf>> = paths
+            .iter()
+            .filter_map(|p| p.parent())
+            .map(|d| (d, std::fs::canonicalize(d).ok()))
+            .collect();
+        let real_a = std::fs::canonicalize(real.join("a.json")).expect("resolves");
+        for p in &paths[..4] {
+            assert_eq!(canonical(p, &dirs), real_a, "{}", p.display());
+        }
+        assert_eq!(canonical(&paths[4], &dirs), paths[4], "left as given");
+    }
 }
