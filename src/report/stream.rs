@@ -347,8 +347,9 @@ impl Spool {
     }
 
     /// Writes the section out to `to`, stretch by stretch. (Unpacking on a
-    /// thread of its own, ahead of the writer, measured slower: a fresh
-    /// buffer per part, freed on another thread, against one reused here.)
+    /// thread of its own, ahead of the writer, measured no faster at x10: a
+    /// buffer per part handed over 8 ms slower, a megabyte of parts per
+    /// buffer, the buffers going round, the same as one buffer reused here.)
     fn copy_out(self, to: &mut dyn Write) -> std::io::Result<()> {
         let mut file = self.file.into_inner().map_err(|e| e.into_error())?;
         file.rewind()?;
