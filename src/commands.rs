@@ -229,8 +229,12 @@ impl audit::Keep<report::Fragment> for KeptWhole<'_> {
         Some(())
     }
 
-    fn decode(&self, d: &mut pinaudit_core::memo::Dec) -> Option<report::Fragment> {
-        report::Fragment::decode(d, self.0.format.sections())
+    fn decode(
+        &self,
+        d: &mut pinaudit_core::memo::Dec,
+        entry: &bytes::Bytes,
+    ) -> Option<report::Fragment> {
+        report::Fragment::decode(d, self.0.format.sections(), entry)
     }
 }
 

@@ -369,7 +369,11 @@ impl<T> Keep<(Said, Settled<T>)> for Settling<'_, T> {
         self.inner.encode(t, e)
     }
 
-    fn decode(&self, d: &mut pinaudit_core::memo::Dec) -> Option<(Said, Settled<T>)> {
+    fn decode(
+        &self,
+        d: &mut pinaudit_core::memo::Dec,
+        entry: &bytes::Bytes,
+    ) -> Option<(Said, Settled<T>)> {
         let complete = d.bool()?;
         let worst = d.opt_severity()?;
         let n = d.u32()? as usize;
@@ -377,7 +381,7 @@ impl<T> Keep<(Said, Settled<T>)> for Settling<'_, T> {
             return None;
         }
         let notices = (0..n).map(|_| d.string()).collect::<Option<Vec<_>>>()?;
-        let t = self.inner.decode(d)?;
+        let t = self.inner.decode(d, entry)?;
         let said = Said {
             complete,
             worst,

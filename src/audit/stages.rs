@@ -1335,7 +1335,7 @@ mod tests {
         fn encode(&self, _: &(), _: &mut Enc) -> Option<()> {
             None
         }
-        fn decode(&self, _: &mut Dec) -> Option<()> {
+        fn decode(&self, _: &mut Dec, _: &bytes::Bytes) -> Option<()> {
             None
         }
     }

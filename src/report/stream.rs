@@ -125,7 +125,8 @@ pub(crate) struct Fragment {
 #[derive(Debug, Clone, PartialEq)]
 enum Part {
     Plain(Vec<u8>),
-    Packed(Vec<u8>),
+    /// A slice of the memo's entry (no copy).
+    Packed(bytes::Bytes),
 }
 
 impl Part {
@@ -225,8 +226,9 @@ impl Fragment {
             .opt_str(self.totals.oldest_stale.as_deref());
     }
 
-    /// What [`Fragment::encode`] wrote, for a format of `sections` sections.
-    pub(crate) fn decode(d: &mut Dec, sections: usize) -> Option<Fragment> {
+    /// What [`Fragment::encode`] wrote, for a format of `sections` sections,
+    /// read from `d`, a part of `entry` (the packed parts stay slices of it).
+    pub(crate) fn decode(d: &mut Dec, sections: usize, entry: &bytes::Bytes) -> Option<Fragment> {
         let n = d.u32()? as usize;
         if n != sections {
             return None;
@@ -235,7 +237,7 @@ impl Fragment {
             .map(|_| {
                 let packed = d.bytes()?;
                 unpacked_size(packed)?;
-                Some(Part::Packed(packed.to_vec()))
+                Some(Part::Packed(slice_of(entry, packed)))
             })
             .collect::<Option<Vec<_>>>()?;
         let (mut totals, mut hidden) = (Totals::default(), 0);
@@ -286,6 +288,15 @@ fn counts<'a>(s: &'a mut Summary, hidden: &'a mut usize) -> [&'a mut usize; 12] 
     ]
 }
 
+/// `part` as a slice of `whole` when it lies within it (no copy), else a copy.
+fn slice_of(whole: &bytes::Bytes, part: &[u8]) -> bytes::Bytes {
+    let (w, p) = (whole.as_ptr_range(), part.as_ptr_range());
+    match w.start <= p.start && p.end <= w.end {
+        true => whole.slice_ref(part),
+        false => bytes::Bytes::copy_from_slice(part),
+    }
+}
+
 /// The size a part compressed by [`Fragment::encode`] names, when LZ4 can
 /// make that much of it (the size is never trusted further).
 fn unpacked_size(packed: &[u8]) -> Option<usize> {
@@ -334,7 +345,7 @@ struct Spool {
 
 enum Stretch {
     Spooled(u64),
-    Packed(Vec<u8>),
+    Packed(bytes::Bytes),
 }
 
 impl Spool {
@@ -644,11 +655,15 @@ mod tests {
         };
         let mut e = Enc::default();
         f.encode(&mut e);
-        let back = Fragment::decode(&mut Dec(&e.0), 2).expect("reads back");
+        let entry = bytes::Bytes::from(e.0.clone());
+        let back = Fragment::decode(&mut Dec(&entry), 2, &entry).expect("reads back");
         let mut buf = Vec::new();
         let [Part::Packed(a), Part::Packed(b)] = &back.parts[..] else {
             panic!("packed parts: {:?}", back.parts);
         };
+        // Slices of the entry, not copies.
+        let within = |p: &bytes::Bytes| entry.as_ptr_range().contains(&p.as_ptr());
+        assert!(within(a) && within(b));
         assert_eq!(
             unpack_into(a, &mut buf).expect("unpacks"),
             &b"{\"id\": \"r\"}".repeat(50)[..]
@@ -658,7 +673,13 @@ mod tests {
         assert_eq!(back.hidden, 2);
         assert_eq!(back.totals.summary.findings.warning, 3);
         assert_eq!(back.totals.worst, Some(Severity::Warning));
-        assert!(Fragment::decode(&mut Dec(&e.0), 3).is_none(), "sections");
+        assert!(
+            Fragment::decode(&mut Dec(&entry), 3, &entry).is_none(),
+            "sections"
+        );
+        // Read from bytes that are not the entry's, the parts are copies.
+        let elsewhere = Fragment::decode(&mut Dec(&e.0), 2, &entry).expect("reads back");
+        assert_eq!(elsewhere.parts, back.parts);
         assert!(
             unpacked_size(&[0xff, 0xff, 0xff, 0x7f, 1, 2, 3]).is_none(),
             "2 GiB"
@@ -674,7 +695,7 @@ mod tests {
         let mut out = Vec::new();
         let mut spooled = Spooled::new(style, &mut out, None);
         spooled.write_parts(vec![
-            Part::Packed(garbage.to_vec()),
+            Part::Packed(bytes::Bytes::copy_from_slice(&garbage)),
             Part::Plain(Vec::new()),
         ]);
         assert!(spooled.finish_with_totals().is_err());
@@ -702,7 +723,7 @@ mod tests {
             }
             for (i, r) in records.iter().enumerate() {
                 let part = match pack && i % 3 != 1 {
-                    true => Part::Packed(lz4_flex::compress_prepend_size(r)),
+                    true => Part::Packed(lz4_flex::compress_prepend_size(r).into()),
                     false => Part::Plain(r.clone()),
                 };
                 spooled.write_parts(vec![part, Part::Plain(Vec::new())]);

@@ -26,6 +26,13 @@ pub trait CheckMemo: Sync {
     fn ready(&self) -> bool {
         true
     }
+
+    /// The remembered answer for `key` as a buffer shared with the memo (no
+    /// copy), when the memo keeps its answers so; `None` when it does not
+    /// (ask [`CheckMemo::peek_with`] then).
+    fn shared(&self, _key: &[u8; 32]) -> Option<bytes::Bytes> {
+        None
+    }
 }
 
 impl dyn CheckMemo + '_ {

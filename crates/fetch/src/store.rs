@@ -976,6 +976,12 @@ impl pinaudit_core::memo::CheckMemo for CheckMemo {
     fn ready(&self) -> bool {
         self.inner.ready()
     }
+    fn shared(&self, key: &[u8; 32]) -> Option<bytes::Bytes> {
+        let entries = self.read();
+        let v = entries.map.get(key)?;
+        self.used(&entries, key);
+        Some(v.clone())
+    }
 }
 
 impl pinaudit_core::memo::DriftMemo for DriftMemo {

@@ -53,8 +53,10 @@ pub(crate) trait Keep<U>: Sync {
     fn depends(&self) -> Vec<u8>;
     /// `u` as the memo keeps it; `None` when it cannot be kept.
     fn encode(&self, u: &U, e: &mut Enc) -> Option<()>;
-    /// What [`Keep::encode`] wrote; `None` when it does not read as one.
-    fn decode(&self, d: &mut Dec) -> Option<U>;
+    /// What [`Keep::encode`] wrote, read from `d`, a part of `entry` (what
+    /// it keeps of the entry it slices from `entry`, no copy); `None` when it
+    /// does not read as one.
+    fn decode(&self, d: &mut Dec, entry: &bytes::Bytes) -> Option<U>;
 }
 
 /// The memo as one run uses it (the store is the provider's:
@@ -167,13 +169,16 @@ impl<'a, U> Whole<'a, U> {
         if !unmoved {
             return None;
         }
-        // The form is read in place where the entry is kept (its header was
-        // read when the file was looked up).
-        let decoded = memo.peek(&r.key, |raw| {
-            let mut d = Dec(raw.get(r.form_at..)?);
-            let u = self.keep.decode(&mut d)?;
+        // The form is read where the entry is kept, and what it keeps of it
+        // stays there (its header was read when the file was looked up).
+        let entry = memo
+            .shared(&r.key)
+            .or_else(|| memo.peek(&r.key, bytes::Bytes::copy_from_slice))?;
+        let decoded = entry.get(r.form_at..).and_then(|form| {
+            let mut d = Dec(form);
+            let u = self.keep.decode(&mut d, &entry)?;
             d.0.is_empty().then_some(u)
-        })?;
+        });
         if decoded.is_none() {
             memo.forget(&r.key);
         }
