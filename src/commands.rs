@@ -424,9 +424,18 @@ fn deliver(
         None => {
             let stdout = std::io::stdout();
             let mut w = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-            // As with `out`: a closed pipe is the reader's choice, not an error.
-            let _ = fill(&mut w);
-            true
+            // As with `out`: a closed pipe is the reader's choice, not an
+            // error; anything else (a full disk under `> report.json`) is.
+            match fill(&mut w) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    error(
+                        &format!("cannot write the report to standard output: {e}"),
+                        None,
+                    );
+                    false
+                }
+                _ => true,
+            }
         }
     }
 }

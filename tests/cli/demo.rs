@@ -149,3 +149,35 @@ fn the_demo_forge_rebuilds_to_the_commits_the_records_pin() {
         assert_eq!(built, shipped, "{r}");
     }
 }
+
+/// A report that cannot be written to standard output (a full disk under
+/// `> report.json`: `/dev/full`) is an error, exit 2, not a truncated report
+/// with the audit's status (a closed pipe stays the reader's choice:
+/// `formats::output_into_a_closed_pipe_does_not_panic`).
+#[test]
+fn a_report_standard_output_cannot_take_is_an_error() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("no /dev/full here; nothing to check");
+        return;
+    };
+    let ws = demo_checkout();
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("pinaudit"))
+        .current_dir(ws.path())
+        .env("HOME", ws.path())
+        .env_remove("PINAUDIT_CACHE")
+        .env_remove("XDG_CACHE_HOME")
+        .env("PINAUDIT_ARCHIVE", "none")
+        .env("PINAUDIT_CACHE_KEY", "pinaudit tests")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .args(DEMO_ARGS)
+        .args(["--format", "json"])
+        .stdout(full)
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("cannot write the report to standard output"),
+        "{stderr}"
+    );
+}
