@@ -121,9 +121,12 @@ fn read_one<U>(
     };
     let key = w.key(file, named, &bytes);
     if !memo.ready() {
+        // Counted only when held: one file too large to hold leaves room for
+        // the smaller ones after it.
         let len = bytes.len();
-        let before = held.fetch_add(len, std::sync::atomic::Ordering::Relaxed);
-        if before + len <= HELD_MAX {
+        let room = |h: usize| (h.saturating_add(len) <= HELD_MAX).then_some(h + len);
+        let relaxed = std::sync::atomic::Ordering::Relaxed;
+        if held.fetch_update(relaxed, relaxed, room).is_ok() {
             return Reading::Waiting(bytes, key);
         }
     }

@@ -3,7 +3,8 @@
 //! The stores that can decide a verdict (`checks.store`, `blobs.store`, ...,
 //! see [`crate::store`]) and the web documents kept under `cache/http/` carry a
 //! MAC of their content (keyed BLAKE3; HMAC-SHA256 before 2026-12, still
-//! accepted when read) under a key kept *outside* the cache: a cache
+//! accepted for a cached web document, which only its server can give again)
+//! under a key kept *outside* the cache: a cache
 //! restored from another machine or another workflow's run (a CI cache is
 //! exactly that) can't plant an answer, because whoever wrote it did not have
 //! the key. An entry whose MAC does not verify is ignored and re-derived from
@@ -137,17 +138,23 @@ impl CacheKey {
         *self.blake3(parts).as_bytes()
     }
 
-    /// Whether `tag` is the MAC of `parts` (compared in constant time): the
-    /// one [`CacheKey::mac`] gives, or the HMAC-SHA256 of earlier versions, so
-    /// a cache they filled is read, not re-derived (what is written back is
-    /// written with the new one).
+    /// Whether `tag` is the MAC [`CacheKey::mac`] gives of `parts` (compared
+    /// in constant time). A store an earlier version wrote (HMAC-SHA256) does
+    /// not verify: it is rebuilt once from the mirrors, as any store that
+    /// fails.
     pub fn verify(&self, parts: &[&[u8]], tag: &[u8]) -> bool {
         let Ok(tag) = <[u8; 32]>::try_from(tag) else {
             return false;
         };
         // `Hash`'s equality is constant-time.
         self.blake3(parts) == blake3::Hash::from_bytes(tag)
-            || self.hmac(parts).verify_slice(&tag).is_ok()
+    }
+
+    /// [`CacheKey::verify`], or the HMAC-SHA256 of earlier versions: for what
+    /// cannot be re-derived from the cache (a cached web document, which only
+    /// its server can give again).
+    pub fn verify_or_earlier(&self, parts: &[&[u8]], tag: &[u8]) -> bool {
+        self.verify(parts, tag) || self.hmac(parts).verify_slice(tag).is_ok()
     }
 }
 
@@ -306,15 +313,21 @@ mod tests {
     }
 
     /// What earlier versions wrote (HMAC-SHA256 under the same secret) is
-    /// still read; under another secret, or of other content, it is not. What
-    /// is written now is keyed BLAKE3, and not the HMAC.
+    /// read where asked for (`verify_or_earlier`), never by `verify`; under
+    /// another secret, or of other content, it is not. What is written now is
+    /// keyed BLAKE3, and not the HMAC.
     #[test]
     fn entries_of_earlier_versions_are_read_and_new_ones_are_blake3() {
         let a = CacheKey::from_secret(b"a");
         let legacy: [u8; 32] = a.hmac(&[b"magic", b"body"]).finalize().into_bytes().into();
-        assert!(a.verify(&[b"magic", b"body"], &legacy));
-        assert!(!CacheKey::from_secret(b"b").verify(&[b"magic", b"body"], &legacy));
-        assert!(!a.verify(&[b"magic", b"bodY"], &legacy));
+        assert!(a.verify_or_earlier(&[b"magic", b"body"], &legacy));
+        assert!(!a.verify(&[b"magic", b"body"], &legacy), "stores: rebuilt");
+        let b = CacheKey::from_secret(b"b");
+        assert!(!b.verify_or_earlier(&[b"magic", b"body"], &legacy));
+        assert!(!a.verify_or_earlier(&[b"magic", b"bodY"], &legacy));
+        assert!(!a.verify_or_earlier(&[b"magic", b"body"], &legacy[..31]));
+        let tag = a.mac(&[b"magic", b"body"]);
+        assert!(a.verify_or_earlier(&[b"magic", b"body"], &tag));
         let tag = a.mac(&[b"magic", b"body"]);
         assert_ne!(tag, legacy);
         let derived = blake3::derive_key(MAC_CONTEXT, b"a");

@@ -68,15 +68,17 @@ struct Meta {
     etag: Option<String>,
     last_modified: Option<String>,
     sha256: String,
-    /// HMAC-SHA256, under the cache key, of the fields above ([`Meta::tag`]): a
-    /// planted body and meta file, even with a matching sha256, are not the
-    /// document the server sent.
+    /// The MAC, under the cache key, of the fields above ([`Meta::parts`],
+    /// hex; keyed BLAKE3, or the HMAC-SHA256 of earlier versions): a planted
+    /// body and meta file, even with a matching sha256, are not the document
+    /// the server sent.
     #[serde(default)]
     mac: String,
 }
 
 impl Meta {
-    fn tag(&self, key: &crate::cache_key::CacheKey) -> [u8; 32] {
+    /// The fields the MAC covers, each length-prefixed.
+    fn parts(&self) -> Vec<Vec<u8>> {
         let field = |v: &Option<String>| match v {
             Some(v) => format!("+{v}"),
             None => "-".to_string(),
@@ -92,8 +94,28 @@ impl Meta {
             parts.push((p.len() as u64).to_le_bytes().to_vec());
             parts.push(p.into_bytes());
         }
+        parts
+    }
+
+    fn tag(&self, key: &crate::cache_key::CacheKey) -> [u8; 32] {
+        let parts = self.parts();
         let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
         key.mac(&refs)
+    }
+
+    /// Whether the meta's MAC is one this key made (now or by an earlier
+    /// version).
+    fn sound(&self, key: &crate::cache_key::CacheKey) -> bool {
+        let Some(tag) = (0..self.mac.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(self.mac.get(i..i + 2)?, 16).ok())
+            .collect::<Option<Vec<u8>>>()
+        else {
+            return false;
+        };
+        let parts = self.parts();
+        let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+        key.verify_or_earlier(&refs, &tag)
     }
 }
 
@@ -110,12 +132,7 @@ fn cached(opts: &WebOptions, url: &str) -> Option<(Meta, Vec<u8>)> {
     let root = &opts.cache;
     let (meta, body) = cache_files(root, url);
     let meta: Meta = serde_json::from_slice(&crate::store::read_regular(&meta)?).ok()?;
-    let tag: String = meta
-        .tag(&opts.key)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    if meta.url != url || meta.mac != tag {
+    if meta.url != url || !meta.sound(&opts.key) {
         return None;
     }
     let bytes = crate::store::read_regular(&body)?;
@@ -533,6 +550,42 @@ impl super::Web for WebProvider {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A cached document's meta verifies under the key that wrote it, with
+    /// this version's MAC or an earlier version's HMAC-SHA256, and not with
+    /// another key, a changed field or a mangled tag.
+    #[test]
+    fn a_cached_documents_meta_verifies_now_and_as_earlier_versions_wrote_it() {
+        use hmac::Mac as _;
+        let key = crate::cache_key::CacheKey::from_secret(b"web tests");
+        let hex = |b: &[u8]| b.iter().map(|b| format!("{b:02x}")).collect::<String>();
+        let mut meta = Meta {
+            url: "https://example.org/results.md".into(),
+            etag: Some("\"v1\"".into()),
+            last_modified: None,
+            sha256: "ab".repeat(32),
+            mac: String::new(),
+        };
+        meta.mac = hex(&meta.tag(&key));
+        assert!(meta.sound(&key));
+        assert!(!meta.sound(&crate::cache_key::CacheKey::from_secret(b"other")));
+        let mut hmac = <hmac::Hmac<sha2::Sha256> as hmac::Mac>::new_from_slice(b"web tests")
+            .expect("any length");
+        for p in meta.parts() {
+            hmac.update(&p);
+        }
+        meta.mac = hex(&hmac.finalize().into_bytes());
+        assert!(meta.sound(&key), "an earlier version's");
+        for bad in [&meta.mac[..63], "zz", "é", ""] {
+            let m = Meta {
+                mac: bad.to_string(),
+                ..Meta::default()
+            };
+            assert!(!m.sound(&key), "{bad:?}");
+        }
+        meta.etag = Some("\"v2\"".into());
+        assert!(!meta.sound(&key), "a changed field");
+    }
 
     #[test]
     fn archived_and_content_addressed_urls_are_immutable() {
