@@ -77,8 +77,8 @@ struct Meta {
 }
 
 impl Meta {
-    /// The fields the MAC covers, each length-prefixed.
-    fn parts(&self) -> Vec<Vec<u8>> {
+    /// `f` of the fields the MAC covers, each length-prefixed.
+    fn with_parts<R>(&self, f: impl FnOnce(&[&[u8]]) -> R) -> R {
         let field = |v: &Option<String>| match v {
             Some(v) => format!("+{v}"),
             None => "-".to_string(),
@@ -94,13 +94,12 @@ impl Meta {
             parts.push((p.len() as u64).to_le_bytes().to_vec());
             parts.push(p.into_bytes());
         }
-        parts
+        let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+        f(&refs)
     }
 
     fn tag(&self, key: &crate::cache_key::CacheKey) -> [u8; 32] {
-        let parts = self.parts();
-        let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
-        key.mac(&refs)
+        self.with_parts(|parts| key.mac(parts))
     }
 
     /// Whether the meta's MAC is one this key made (now or by an earlier
@@ -113,9 +112,7 @@ impl Meta {
         else {
             return false;
         };
-        let parts = self.parts();
-        let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
-        key.verify_or_earlier(&refs, &tag)
+        self.with_parts(|parts| key.verify_or_earlier(parts, &tag))
     }
 }
 
@@ -159,11 +156,7 @@ fn store(opts: &WebOptions, url: &str, doc: &WebDoc) -> std::io::Result<()> {
         sha256: doc.sha256.clone(),
         mac: String::new(),
     };
-    meta.mac = meta
-        .tag(&opts.key)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    meta.mac = pinaudit_core::hash::to_hex(&meta.tag(&opts.key));
     // The body first: a meta file never names a body that is not there. Both
     // through new files of random names, never through a planted link.
     crate::store::write_atomically(&body_path, &[&doc.bytes])?;
@@ -558,7 +551,7 @@ mod tests {
     fn a_cached_documents_meta_verifies_now_and_as_earlier_versions_wrote_it() {
         use hmac::Mac as _;
         let key = crate::cache_key::CacheKey::from_secret(b"web tests");
-        let hex = |b: &[u8]| b.iter().map(|b| format!("{b:02x}")).collect::<String>();
+        let hex = pinaudit_core::hash::to_hex;
         let mut meta = Meta {
             url: "https://example.org/results.md".into(),
             etag: Some("\"v1\"".into()),
@@ -571,9 +564,7 @@ mod tests {
         assert!(!meta.sound(&crate::cache_key::CacheKey::from_secret(b"other")));
         let mut hmac = <hmac::Hmac<sha2::Sha256> as hmac::Mac>::new_from_slice(b"web tests")
             .expect("any length");
-        for p in meta.parts() {
-            hmac.update(&p);
-        }
+        meta.with_parts(|parts| parts.iter().for_each(|p| hmac.update(p)));
         meta.mac = hex(&hmac.finalize().into_bytes());
         assert!(meta.sound(&key), "an earlier version's");
         for bad in [&meta.mac[..63], "zz", "é", ""] {
