@@ -39,20 +39,40 @@ impl Fate {
         }
     }
 
-    /// The fate of [`Fate::code`]; codes no fate has (1) read as `None`.
+    /// The fate of [`Fate::code`]; codes no fate has ([`UNKNOWN`]) read as `None`.
     pub(crate) fn from_code(code: u32) -> Option<Fate> {
         match code {
             0 => Some(Fate::Removed),
-            1 => None,
+            UNKNOWN => None,
             c if c % 2 == 0 => Some(Fate::Kept(c / 2)),
             c => Some(Fate::Edited(c / 2)),
         }
     }
 }
 
+/// The drift memo's code of a line whose fate was not worked out
+/// ([`follow_some`]).
+pub(crate) const UNKNOWN: u32 = 1;
+
 /// Follows each line of `old` (by 0-based index) into `new`.
 pub fn follow(old: &[&str], new: &[&str]) -> Vec<Fate> {
-    let mut out = vec![Fate::Removed; old.len()];
+    follow_some(old, new, |_| true)
+        .into_iter()
+        .map(|f| f.unwrap_or(Fate::Removed))
+        .collect()
+}
+
+/// [`follow`] for the lines of `old` that `wanted` (by 0-based index) names,
+/// and others as they come: a replaced hunk none of whose lines is wanted is not
+/// paired, and its lines are `None`. Every fate given is the one [`follow`]
+/// gives (a skipped hunk takes from the document's pairing budget what pairing
+/// it would have), so fates of different calls may be merged.
+pub fn follow_some(
+    old: &[&str],
+    new: &[&str],
+    wanted: impl Fn(usize) -> bool,
+) -> Vec<Option<Fate>> {
+    let mut out = vec![Some(Fate::Removed); old.len()];
     let mut budget = PAIRS_PER_DOCUMENT;
     let mut ops = Vec::new();
     diff(old, new, 0, 0, 0, &mut ops);
@@ -64,7 +84,7 @@ pub fn follow(old: &[&str], new: &[&str]) -> Vec<Fate> {
                 len,
             } => {
                 for k in 0..len {
-                    out[o + k] = Fate::Kept((n + k) as u32 + 1);
+                    out[o + k] = Some(Fate::Kept((n + k) as u32 + 1));
                 }
             }
             Op::Replace {
@@ -73,10 +93,15 @@ pub fn follow(old: &[&str], new: &[&str]) -> Vec<Fate> {
                 new: n,
                 new_len,
             } => {
+                if !(o..o + old_len).any(&wanted) {
+                    charge(old_len, new_len, &mut budget);
+                    out[o..o + old_len].fill(None);
+                    continue;
+                }
                 let olds = &old[o..o + old_len];
                 let news = &new[n..n + new_len];
                 for (i, j) in align(olds, news, &mut budget) {
-                    out[o + i] = Fate::Edited((n + j) as u32 + 1);
+                    out[o + i] = Some(Fate::Edited((n + j) as u32 + 1));
                 }
             }
         }
@@ -304,11 +329,9 @@ const PAIRS_PER_DOCUMENT: usize = 4 * PAIRS_PER_HUNK;
 /// [`PAIRS_PER_HUNK`] or than what is left of the budget is paired by position.
 fn align(old: &[&str], new: &[&str], budget: &mut usize) -> Vec<(usize, usize)> {
     let (rows, cols) = (old.len(), new.len());
-    let pairs = rows.saturating_mul(cols);
-    if pairs > PAIRS_PER_HUNK || pairs > *budget {
+    if !charge(rows, cols, budget) {
         return (0..rows.min(cols)).map(|k| (k, k)).collect();
     }
-    *budget -= pairs;
     let like = likeness(old, new);
     let at = |i: usize, j: usize| like[i * cols + j];
     // best[i][j]: the best total likeness pairing old[i..] with new[j..], in order.
@@ -339,6 +362,17 @@ fn align(old: &[&str], new: &[&str], budget: &mut usize) -> Vec<(usize, usize)> 
         }
     }
     out
+}
+
+/// Takes the pairs of a hunk of `rows` old and `cols` new lines from `budget`
+/// when [`align`] compares them: whether it does.
+fn charge(rows: usize, cols: usize, budget: &mut usize) -> bool {
+    let pairs = rows.saturating_mul(cols);
+    if pairs > PAIRS_PER_HUNK || pairs > *budget {
+        return false;
+    }
+    *budget -= pairs;
+    true
 }
 
 /// The likeness of every old x new pair (row-major), each computed once: the
@@ -657,27 +691,11 @@ pub fn facts(
 ) -> Facts {
     let old = pinned.lines();
     let new = head.map(|h| h.lines()).unwrap_or_default();
-    let remembered = match (memo, head_blob) {
-        (Some((memo, pinned_blob)), Some(head_blob)) => memo
-            .get(pinned_blob, head_blob, old.len(), new.len())
-            .and_then(|codes| codes.into_iter().map(Fate::from_code).collect()),
-        _ => None,
-    };
-    let fate = remembered.unwrap_or_else(|| {
-        let fate = follow(&old, &new);
-        if let (Some((memo, pinned_blob)), Some(head_blob)) = (memo, head_blob) {
-            memo.put(
-                pinned_blob,
-                head_blob,
-                new.len(),
-                fate.iter().map(|f| f.code()).collect(),
-            );
-        }
-        fate
-    });
+    let fate = fates(&old, &new, &wanted(claims, old.len()), head_blob, memo);
     let at = |line: u32| {
         fate.get(line as usize - 1)
             .copied()
+            .flatten()
             .unwrap_or(Fate::Removed)
     };
     let mut cited: Vec<u32> = claims
@@ -715,6 +733,64 @@ pub fn facts(
         })
         .collect();
     Facts { cited, superseded }
+}
+
+/// Which of a pinned document's `len` lines [`facts`] reads the fates of: cited
+/// ones and those a value was found on.
+fn wanted(claims: &[(&Claim, &Verdict)], len: usize) -> Vec<bool> {
+    let mut wanted = vec![false; len];
+    for (c, v) in claims {
+        if let Some(l) = c.lines {
+            // A cited range past the document's end wants its lines up to the end.
+            let (first, last) = ((l.first() as usize).max(1), (l.last() as usize).min(len));
+            if first <= last {
+                wanted[first - 1..last].fill(true);
+            }
+        }
+        if let Some(w) = v
+            .found_line
+            .and_then(|n| wanted.get_mut((n as usize).wrapping_sub(1)))
+        {
+            *w = true;
+        }
+    }
+    wanted
+}
+
+/// The fates of (at least) the `wanted` lines of `old` into `new`, from the
+/// drift memo when it knows them all, else diffed (only the hunks holding
+/// wanted lines are paired) and remembered with what the memo knew.
+fn fates(
+    old: &[&str],
+    new: &[&str],
+    wanted: &[bool],
+    head_blob: Option<&str>,
+    memo: Option<(&dyn crate::memo::DriftMemo, &str)>,
+) -> Vec<Option<Fate>> {
+    let memo = memo.zip(head_blob);
+    let remembered: Option<Vec<Option<Fate>>> = memo.and_then(|((memo, pinned), head)| {
+        memo.get(pinned, head, old.len(), new.len())
+            .map(|codes| codes.into_iter().map(Fate::from_code).collect())
+    });
+    let known = |fates: &[Option<Fate>]| fates.iter().zip(wanted).all(|(f, w)| f.is_some() || !*w);
+    match remembered {
+        Some(fates) if known(&fates) => fates,
+        remembered => {
+            let mut fates = follow_some(old, new, |i| wanted[i]);
+            // Fates another citation of these documents wanted are kept: every
+            // fate is the one a whole `follow` gives.
+            if let Some(before) = remembered.filter(|r| r.len() == fates.len()) {
+                for (f, b) in fates.iter_mut().zip(before) {
+                    *f = f.or(b);
+                }
+            }
+            if let Some(((memo, pinned), head)) = memo {
+                let codes = fates.iter().map(|f| f.map_or(UNKNOWN, Fate::code));
+                memo.put(pinned, head, new.len(), codes.collect());
+            }
+            fates
+        }
+    }
 }
 
 /// The pinned lines [`facts_by_lookup`] reads: every cited line and every line
@@ -1121,6 +1197,162 @@ mod tests {
             assert!(shared(&a, &b) >= matched(&a, &b), "{a:?} / {b:?}");
             assert_eq!(Counts::of(&a).shared(&Counts::of(&b)), shared(&a, &b));
         }
+    }
+
+    /// A document of `n` table rows and sentences, and a later version with rows
+    /// edited, inserted and removed, from a fixed seed.
+    fn versions(seed: u64, n: usize) -> (Vec<String>, Vec<String>) {
+        let mut x = seed;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let old: Vec<String> = (0..n)
+            .map(|i| match next() % 3 {
+                0 => format!(
+                    "| model-{} | {}.{} | tokens/s |",
+                    i % 7,
+                    next() % 90,
+                    i % 10
+                ),
+                1 => format!("Run {i} measured {} ms on node {}.", next() % 500, i % 4),
+                _ => String::new(),
+            })
+            .collect();
+        let mut new = Vec::new();
+        for line in &old {
+            match next() % 10 {
+                0 => {}
+                1 => new.push(line.replace('1', "7").replace('4', "2")),
+                2 => {
+                    new.push(format!("| inserted | {}.0 | tokens/s |", next() % 50));
+                    new.push(line.clone());
+                }
+                3 => new.push(format!("A rewritten sentence {}.", next() % 1000)),
+                _ => new.push(line.clone()),
+            }
+        }
+        (old, new)
+    }
+
+    #[test]
+    fn following_some_lines_gives_their_fates_of_following_all() {
+        for (seed, n) in [(7, 40), (11, 300), (13, 1200), (17, 3000)] {
+            let (old, new) = versions(seed, n);
+            let (old, new) = (strs(&old), strs(&new));
+            let all = follow(&old, &new);
+            for every in [1, 3, 17, 101] {
+                let some = follow_some(&old, &new, |i| i % every == 0);
+                assert_eq!(some.len(), all.len());
+                for (i, (s, a)) in some.iter().zip(&all).enumerate() {
+                    if i % every == 0 {
+                        assert_eq!(*s, Some(*a), "seed {seed} line {i} every {every}");
+                    } else if let Some(s) = s {
+                        assert_eq!(s, a, "seed {seed} line {i} every {every}");
+                    }
+                }
+            }
+            // Nothing wanted: no hunk is paired, and what is known still agrees.
+            let none = follow_some(&old, &new, |_| false);
+            assert!(none
+                .iter()
+                .zip(&all)
+                .all(|(s, a)| s.is_none_or(|s| s == *a)));
+        }
+    }
+
+    /// The head's line count and the fates of a drift memo's entry.
+    type Entry = (usize, Vec<u32>);
+
+    /// A drift memo of one entry, counting what is put.
+    #[derive(Default)]
+    struct OneEntry(std::sync::Mutex<(usize, Option<Entry>)>);
+
+    impl crate::memo::DriftMemo for OneEntry {
+        fn get(&self, _: &str, _: &str, old: usize, new: usize) -> Option<Vec<u32>> {
+            let e = self.0.lock().unwrap();
+            e.1.clone()
+                .filter(|(n, f)| *n == new && f.len() == old)
+                .map(|(_, f)| f)
+        }
+        fn put(&self, _: &str, _: &str, new: usize, fates: Vec<u32>) {
+            let mut e = self.0.lock().unwrap();
+            e.0 += 1;
+            e.1 = Some((new, fates));
+        }
+    }
+
+    #[test]
+    fn remembered_fates_serve_the_lines_they_know_and_grow_with_new_ones() {
+        let (old, new) = versions(11, 300);
+        let (old, new) = (strs(&old), strs(&new));
+        let all = follow(&old, &new);
+        let memo = OneEntry::default();
+        let m = Some((&memo as &dyn crate::memo::DriftMemo, "pinned"));
+        let puts = || memo.0.lock().unwrap().0;
+        let want = |f: fn(usize) -> bool| (0..old.len()).map(f).collect::<Vec<bool>>();
+        let a = want(|i| i % 50 == 0);
+        let agree = |got: &[Option<Fate>], wanted: &[bool]| {
+            for (i, (g, w)) in got.iter().zip(wanted).enumerate() {
+                assert!(g.is_some() || !w, "line {i} wanted but unknown");
+                assert!(g.is_none_or(|g| g == all[i]), "line {i}");
+            }
+        };
+        let first = fates(&old, &new, &a, Some("head"), m);
+        agree(&first, &a);
+        assert_eq!(puts(), 1);
+        // Lines of hunks the first call left unpaired.
+        let b: Vec<bool> = first.iter().map(|f| f.is_none()).collect();
+        assert!(b.contains(&true));
+        agree(&fates(&old, &new, &a, Some("head"), m), &a);
+        assert_eq!(puts(), 1, "known lines are read from the memo");
+        let got = fates(&old, &new, &b, Some("head"), m);
+        agree(&got, &b);
+        agree(&got, &a);
+        assert_eq!(puts(), 2);
+        let both: Vec<bool> = a.iter().zip(&b).map(|(x, y)| *x || *y).collect();
+        agree(&fates(&old, &new, &both, Some("head"), m), &both);
+        assert_eq!(puts(), 2, "the entry knows both sets");
+        // An entry of every line (as earlier versions wrote them) serves any.
+        crate::memo::DriftMemo::put(
+            &memo,
+            "pinned",
+            "head",
+            new.len(),
+            all.iter().map(|f| f.code()).collect(),
+        );
+        let every = want(|_| true);
+        agree(&fates(&old, &new, &every, Some("head"), m), &every);
+        assert_eq!(puts(), 3);
+    }
+
+    #[test]
+    fn hunks_left_unpaired_still_spend_the_document_budget() {
+        // Ten sections of rewritten rows, each with a row inserted on top: paired
+        // by likeness, row i becomes head row i + 1; past the budget (six
+        // sections), by position, row i.
+        let (mut old, mut new) = (Vec::new(), Vec::new());
+        for b in 0..10 {
+            old.push(format!("## Section {b}"));
+            new.push(format!("## Section {b}"));
+            new.push(format!("| inserted-{b} | 0.5 | ms |"));
+            for i in 0..40 {
+                old.push(format!("| row-{b}-{i} | {}.{} | ms |", i + 10, b));
+                new.push(format!("| row-{b}-{i} | {}.{} | ms |", i + 20, b));
+            }
+        }
+        let (old, new) = (strs(&old), strs(&new));
+        let all = follow(&old, &new);
+        let row = |b: usize, i: usize| b * 41 + 1 + i;
+        let head_row = |b: usize, i: usize| (b * 42 + 2 + i) as u32;
+        assert_eq!(all[row(0, 5)], Fate::Edited(head_row(0, 5) + 1));
+        assert_eq!(all[row(8, 5)], Fate::Edited(head_row(8, 5)));
+        // Wanting only section 8 must not let it be paired by likeness.
+        let last = follow_some(&old, &new, |i| (row(8, 0)..row(9, 0)).contains(&i));
+        assert_eq!(last[row(8, 5)], Some(all[row(8, 5)]));
+        assert_eq!(last[row(0, 5)], None);
     }
 
     #[test]
