@@ -1386,6 +1386,8 @@ struct Session<'r> {
     auth: Auth,
     fetches: Cell<usize>,
     received_objects: Cell<usize>,
+    /// The bytes the running fetch has received, for its [`Pager`](super::pageout::Pager).
+    received_bytes: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl<'r> Session<'r> {
@@ -1398,6 +1400,7 @@ impl<'r> Session<'r> {
             auth: Auth::new(fetch_url, std::env::var("GITHUB_TOKEN").ok()),
             fetches: Cell::new(0),
             received_objects: Cell::new(0),
+            received_bytes: Default::default(),
         }
     }
 
@@ -1408,6 +1411,10 @@ impl<'r> Session<'r> {
         let mut cb = self.auth.callbacks();
         cb.transfer_progress(|stats| {
             self.auth.show_progress(&stats);
+            self.received_bytes.store(
+                stats.received_bytes() as u64,
+                std::sync::atomic::Ordering::Relaxed,
+            );
             self.budget.allows(
                 stats.received_bytes() as u64,
                 stats.received_objects() as u64,
@@ -1513,7 +1520,7 @@ impl<'r> Session<'r> {
         // wanted commits are asked for by id after.
         if !self.mirror_matches(&adv.mirrored) {
             let mut fo = self.fetch_options();
-            let _pager = super::pageout::Pager::start(self.repo.path());
+            let _pager = super::pageout::Pager::start(self.repo.path(), &self.received_bytes);
             let result =
                 conn.remote()
                     .fetch(&MIRROR_SPECS, Some(&mut fo), Some("pinaudit: mirror"));
@@ -1584,7 +1591,7 @@ impl<'r> Session<'r> {
     fn fetch(&self, specs: &[String], reflog: &str) -> Result<(), git2::Error> {
         let mut remote = self.repo.remote_anonymous(&self.fetch_url)?;
         let mut fo = self.fetch_options();
-        let _pager = super::pageout::Pager::start(self.repo.path());
+        let _pager = super::pageout::Pager::start(self.repo.path(), &self.received_bytes);
         let result = remote.fetch(specs, Some(&mut fo), Some(reflog));
         self.count(&remote, result.is_ok());
         result
