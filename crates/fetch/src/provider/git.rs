@@ -268,6 +268,33 @@ impl GitProvider {
 
     /// Whether blob `id` of `repo` is within `--max-document-size` (a blob whose
     /// size can't be read is left to the read to report).
+    /// Keeps a document read whole in the run's memo of read blobs (one of at
+    /// most [`HEAD_MEMO_BYTES`], while the memo holds less than
+    /// [`SNAPSHOT_MEMO_BYTES`]), so it is not read again.
+    fn remember(&self, id: Oid, snapshot: &Snapshot) {
+        let size = snapshot.bytes.len();
+        let used = self.snapshot_bytes.get();
+        if snapshot.loaded
+            && !snapshot.streamed
+            && size <= HEAD_MEMO_BYTES
+            && used + size <= SNAPSHOT_MEMO_BYTES
+            && !self.snapshots.borrow().contains_key(&id)
+        {
+            self.snapshot_bytes.set(used + size);
+            self.snapshots.borrow_mut().insert(id, snapshot.clone());
+        }
+    }
+
+    /// The bytes of blob `id` for `hash_elsewhere`, from the run's memo of
+    /// read blobs when there (then the memo's sha256 too), else read (when it
+    /// fits the size cap) and remembered once its sha256 is known.
+    fn version_bytes(&self, repo: &CachedRepo, id: Oid) -> Option<Vec<u8>> {
+        if let Some(seen) = self.snapshots.borrow().get(&id) {
+            return Some(seen.bytes.clone());
+        }
+        self.fits(repo, id).then(|| repo.blob(id)).flatten()
+    }
+
     fn fits(&self, repo: &CachedRepo, id: Oid) -> bool {
         self.blob_size(repo, id)
             .is_none_or(|size| size <= self.max_document_size)
@@ -420,9 +447,24 @@ impl GitProvider {
             let (sha, variants) = if size > STREAM_THRESHOLD && self.fits(repo, v.blob) {
                 self.streamed_variants(r, repo, v.blob)?
             } else {
-                self.hashes.with_variants(v.blob, || {
-                    self.fits(repo, v.blob).then(|| repo.blob(v.blob)).flatten()
-                })?
+                let mut read = None;
+                let found = self.hashes.with_variants(v.blob, || {
+                    let bytes = self.version_bytes(repo, v.blob)?;
+                    read = Some(bytes.clone());
+                    Some(bytes)
+                })?;
+                // A version read here is often another source's pinned document.
+                if let Some(bytes) = read.filter(|b| b.len() as u64 <= self.max_document_size) {
+                    let snapshot = Snapshot {
+                        bytes,
+                        loaded: true,
+                        sha256: found.0.clone(),
+                        git_blob: Some(v.blob.to_string()),
+                        streamed: false,
+                    };
+                    self.remember(v.blob, &snapshot);
+                }
+                found
             };
             let variant = if sha == *expected {
                 None
@@ -1009,14 +1051,7 @@ impl Documents for GitProvider {
             loaded: true,
             streamed: false,
         };
-        let size = snapshot.bytes.len();
-        let used = self.snapshot_bytes.get();
-        if size <= HEAD_MEMO_BYTES && used + size <= SNAPSHOT_MEMO_BYTES {
-            self.snapshot_bytes.set(used + size);
-            self.snapshots
-                .borrow_mut()
-                .insert(blob.id, snapshot.clone());
-        }
+        self.remember(blob.id, &snapshot);
         Ok(Some(snapshot))
     }
 
@@ -1145,21 +1180,9 @@ impl Documents for GitProvider {
             // A head document whose hash was not known when it was named.
             snapshot.sha256 = self.hashes.sha256(id, &bytes);
         }
-        let size = bytes.len();
-        let used = self.snapshot_bytes.get();
-        if size <= HEAD_MEMO_BYTES && used + size <= SNAPSHOT_MEMO_BYTES {
-            self.snapshot_bytes.set(used + size);
-            let seen = Snapshot {
-                bytes: bytes.clone(),
-                loaded: true,
-                sha256: snapshot.sha256.clone(),
-                git_blob: snapshot.git_blob.clone(),
-                streamed: false,
-            };
-            self.snapshots.borrow_mut().insert(id, seen);
-        }
         snapshot.bytes = bytes;
         snapshot.loaded = true;
+        self.remember(id, snapshot);
         Ok(())
     }
 
