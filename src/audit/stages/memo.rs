@@ -276,6 +276,10 @@ const SOURCES: &[(&str, &str)] = &[
         include_str!("../../../crates/core/src/check/mod.rs"),
     ),
     (
+        "check/myers.rs",
+        include_str!("../../../crates/core/src/check/myers.rs"),
+    ),
+    (
         "check/revision.rs",
         include_str!("../../../crates/core/src/check/revision.rs"),
     ),

@@ -13,6 +13,7 @@ pub mod document;
 pub mod hashes;
 pub mod location;
 pub mod manifests;
+mod myers;
 pub mod revision;
 pub mod upstream;
 pub mod values;

@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 use serde_json::{json, Value};
-use similar::{capture_diff_slices, Algorithm, DiffOp};
+use similar::DiffOp;
 
 use crate::finding::{evidence, Code, Finding, Location, Shape};
 use crate::matcher;
@@ -189,7 +189,7 @@ fn middle<'t>(
         };
         let old_ids: Vec<u32> = old.iter().map(|l| id_of(l)).collect();
         let new_ids: Vec<u32> = new.iter().map(|l| id_of(l)).collect();
-        for op in capture_diff_slices(Algorithm::Myers, &old_ids, &new_ids) {
+        for op in super::myers::capture(&old_ids, &new_ids) {
             match op {
                 DiffOp::Equal {
                     old_index,
@@ -1185,7 +1185,7 @@ mod tests {
             };
             let a = line(if round % 3 == 0 { 200 } else { 70 });
             let b = line(if round % 5 == 0 { 200 } else { 70 });
-            let ops = capture_diff_slices(Algorithm::Myers, &a, &b);
+            let ops = similar::capture_diff_slices(similar::Algorithm::Myers, &a, &b);
             let want = similar::get_diff_ratio(&ops, a.len(), b.len());
             let total = a.len() + b.len();
             let got = if total == 0 {
