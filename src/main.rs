@@ -11,9 +11,7 @@ use pinaudit::exit::ExitStatus;
 
 /// mimalloc: an audit allocates many small values on several worker threads,
 /// where glibc's per-thread arenas grew and shrank with page faults (a sixth
-/// of a re-check of 20,000 citations). With its `override` feature it is
-/// also libgit2's and zlib's `malloc` (each inflate allocates a 40 KiB state
-/// and window), which made a first audit about 3 % faster.
+/// of a re-check of 20,000 citations).
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
