@@ -364,6 +364,65 @@ fn align(old: &[&str], new: &[&str], budget: &mut usize) -> Vec<(usize, usize)> 
     out
 }
 
+/// Pairs the hunks of `fates` (fates [`follow_some`] gave, some unknown) that
+/// hold a `wanted` line, without diffing again: every run of lines not kept is
+/// one hunk of the diff (deleted, or replaced), and the kept lines around it
+/// say which head lines it faces. Each hunk takes from the pairing budget what
+/// [`follow_some`] took, in the same order, so the fates are its fates. `false`
+/// (nothing changed) when the fates do not read as a diff of these documents.
+fn complete(
+    old: &[&str],
+    new: &[&str],
+    fates: &mut [Option<Fate>],
+    wanted: impl Fn(usize) -> bool,
+) -> bool {
+    let kept = |f: Option<Fate>| match f {
+        Some(Fate::Kept(h)) => Some(h as usize),
+        _ => None,
+    };
+    // The hunks, checked first: kept lines go up one head line at a time
+    // within a run of them, and forward across a hunk.
+    let mut hunks = Vec::new();
+    let (mut i, mut last) = (0, 0usize);
+    while i < fates.len() {
+        if let Some(h) = kept(fates[i]) {
+            if h <= last || h > new.len() {
+                return false;
+            }
+            last = h;
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < fates.len() && kept(fates[i]).is_none() {
+            i += 1;
+        }
+        let end_new = match fates.get(i).copied().and_then(kept) {
+            Some(h) => h - 1,
+            None => new.len(),
+        };
+        if end_new < last
+            || fates[start..i].iter().any(|f| f.is_some())
+                && fates[start..i].iter().any(|f| f.is_none())
+        {
+            return false;
+        }
+        hunks.push((start, i, last, end_new));
+    }
+    let mut budget = PAIRS_PER_DOCUMENT;
+    for (o, o_end, n, n_end) in hunks {
+        if fates[o].is_some() || !(o..o_end).any(&wanted) {
+            charge(o_end - o, n_end - n, &mut budget);
+            continue;
+        }
+        fates[o..o_end].fill(Some(Fate::Removed));
+        for (a, b) in align(&old[o..o_end], &new[n..n_end], &mut budget) {
+            fates[o + a] = Some(Fate::Edited((n + b) as u32 + 1));
+        }
+    }
+    true
+}
+
 /// Takes the pairs of a hunk of `rows` old and `cols` new lines from `budget`
 /// when [`align`] compares them: whether it does.
 fn charge(rows: usize, cols: usize, budget: &mut usize) -> bool {
@@ -758,8 +817,8 @@ fn wanted(claims: &[(&Claim, &Verdict)], len: usize) -> Vec<bool> {
 }
 
 /// The fates of (at least) the `wanted` lines of `old` into `new`, from the
-/// drift memo when it knows them all, else diffed (only the hunks holding
-/// wanted lines are paired) and remembered with what the memo knew.
+/// drift memo when it knows them all (completed from it when it knows some),
+/// else diffed; only the hunks holding wanted lines are paired.
 fn fates(
     old: &[&str],
     new: &[&str],
@@ -776,14 +835,18 @@ fn fates(
     match remembered {
         Some(fates) if known(&fates) => fates,
         remembered => {
-            let mut fates = follow_some(old, new, |i| wanted[i]);
-            // Fates another citation of these documents wanted are kept: every
-            // fate is the one a whole `follow` gives.
-            if let Some(before) = remembered.filter(|r| r.len() == fates.len()) {
-                for (f, b) in fates.iter_mut().zip(before) {
-                    *f = f.or(b);
+            // What the memo knows is the diff: its kept lines bound the hunks
+            // left unpaired, which are paired now without diffing again.
+            let fates = match remembered {
+                Some(mut fates) if fates.len() == old.len() => {
+                    if complete(old, new, &mut fates, |i| wanted[i]) {
+                        fates
+                    } else {
+                        follow_some(old, new, |i| wanted[i])
+                    }
                 }
-            }
+                _ => follow_some(old, new, |i| wanted[i]),
+            };
             if let Some(((memo, pinned), head)) = memo {
                 let codes = fates.iter().map(|f| f.map_or(UNKNOWN, Fate::code));
                 memo.put(pinned, head, new.len(), codes.collect());
@@ -1326,6 +1389,51 @@ mod tests {
         let every = want(|_| true);
         agree(&fates(&old, &new, &every, Some("head"), m), &every);
         assert_eq!(puts(), 3);
+    }
+
+    #[test]
+    fn fates_completed_from_some_are_the_fates_of_all() {
+        for seed in 1..60u64 {
+            let n = [40, 300, 1200, 3000][seed as usize % 4];
+            let (old, new) = versions(seed * 7919, n);
+            let (old, new) = (strs(&old), strs(&new));
+            let all = follow(&old, &new);
+            let (a, b) = (1 + seed as usize % 13, 2 + seed as usize % 29);
+            let mut fates = follow_some(&old, &new, |i| i % a == 0);
+            assert!(complete(&old, &new, &mut fates, |i| i % b == 1));
+            for (i, f) in fates.iter().enumerate() {
+                assert!(
+                    f.is_some() || (i % a != 0 && i % b != 1),
+                    "seed {seed} line {i} unknown"
+                );
+                assert!(f.is_none_or(|f| f == all[i]), "seed {seed} line {i}");
+            }
+        }
+        // The budget: only section 8 wanted first, then section 9.
+        let (mut old, mut new) = (Vec::new(), Vec::new());
+        for b in 0..10 {
+            old.push(format!("## Section {b}"));
+            new.push(format!("## Section {b}"));
+            new.push(format!("| inserted-{b} | 0.5 | ms |"));
+            for i in 0..40 {
+                old.push(format!("| row-{b}-{i} | {}.{} | ms |", i + 10, b));
+                new.push(format!("| row-{b}-{i} | {}.{} | ms |", i + 20, b));
+            }
+        }
+        let (old, new) = (strs(&old), strs(&new));
+        let all = follow(&old, &new);
+        let mut fates = follow_some(&old, &new, |i| (8 * 41..9 * 41).contains(&i));
+        assert!(complete(&old, &new, &mut fates, |i| !(41..9 * 41).contains(&i)));
+        for (i, f) in fates.iter().enumerate() {
+            assert!(f.is_none_or(|f| f == all[i]), "line {i}");
+        }
+        assert!(fates[9 * 41 + 3].is_some() && fates[3].is_some());
+        // Fates that do not read as a diff of these documents are not completed.
+        let mut wrong = vec![Some(Fate::Kept(2)), None, Some(Fate::Kept(1))];
+        assert!(!complete(&["a", "b", "c"], &["c", "a"], &mut wrong, |_| {
+            true
+        }));
+        assert_eq!(wrong[1], None);
     }
 
     #[test]
