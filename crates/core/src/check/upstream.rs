@@ -401,10 +401,10 @@ fn complete(
             Some(h) => h - 1,
             None => new.len(),
         };
-        if end_new < last
-            || fates[start..i].iter().any(|f| f.is_some())
-                && fates[start..i].iter().any(|f| f.is_none())
-        {
+        // A hunk was paired whole or not at all.
+        let run = &fates[start..i];
+        let mixed = run.iter().any(|f| f.is_some()) && run.iter().any(|f| f.is_none());
+        if end_new < last || mixed {
             return false;
         }
         hunks.push((start, i, last, end_new));
@@ -750,13 +750,6 @@ pub fn facts(
 ) -> Facts {
     let old = pinned.lines();
     let new = head.map(|h| h.lines()).unwrap_or_default();
-    let fate = fates(&old, &new, &wanted(claims, old.len()), head_blob, memo);
-    let at = |line: u32| {
-        fate.get(line as usize - 1)
-            .copied()
-            .flatten()
-            .unwrap_or(Fate::Removed)
-    };
     let mut cited: Vec<u32> = claims
         .iter()
         .filter_map(|(c, _)| c.lines)
@@ -765,6 +758,14 @@ pub fn facts(
         .collect();
     cited.sort_unstable();
     cited.dedup();
+    let wanted = wanted(&cited, claims, old.len());
+    let fate = fates(&old, &new, &wanted, head_blob, memo);
+    let at = |line: u32| {
+        fate.get(line as usize - 1)
+            .copied()
+            .flatten()
+            .unwrap_or(Fate::Removed)
+    };
     let cited = cited
         .into_iter()
         .map(|n| (n, excerpt(old[n as usize - 1]), at(n)))
@@ -794,22 +795,13 @@ pub fn facts(
     Facts { cited, superseded }
 }
 
-/// Which of a pinned document's `len` lines [`facts`] reads the fates of: cited
-/// ones and those a value was found on.
-fn wanted(claims: &[(&Claim, &Verdict)], len: usize) -> Vec<bool> {
+/// Which of a pinned document's `len` lines [`facts`] reads the fates of: the
+/// `cited` ones (1-based, within the document) and those a value was found on.
+fn wanted(cited: &[u32], claims: &[(&Claim, &Verdict)], len: usize) -> Vec<bool> {
     let mut wanted = vec![false; len];
-    for (c, v) in claims {
-        if let Some(l) = c.lines {
-            // A cited range past the document's end wants its lines up to the end.
-            let (first, last) = ((l.first() as usize).max(1), (l.last() as usize).min(len));
-            if first <= last {
-                wanted[first - 1..last].fill(true);
-            }
-        }
-        if let Some(w) = v
-            .found_line
-            .and_then(|n| wanted.get_mut((n as usize).wrapping_sub(1)))
-        {
+    let found = claims.iter().filter_map(|(_, v)| v.found_line);
+    for n in cited.iter().copied().chain(found) {
+        if let Some(w) = wanted.get_mut((n as usize).wrapping_sub(1)) {
             *w = true;
         }
     }
@@ -832,28 +824,21 @@ fn fates(
             .map(|codes| codes.into_iter().map(Fate::from_code).collect())
     });
     let known = |fates: &[Option<Fate>]| fates.iter().zip(wanted).all(|(f, w)| f.is_some() || !*w);
-    match remembered {
-        Some(fates) if known(&fates) => fates,
-        remembered => {
-            // What the memo knows is the diff: its kept lines bound the hunks
-            // left unpaired, which are paired now without diffing again.
-            let fates = match remembered {
-                Some(mut fates) if fates.len() == old.len() => {
-                    if complete(old, new, &mut fates, |i| wanted[i]) {
-                        fates
-                    } else {
-                        follow_some(old, new, |i| wanted[i])
-                    }
-                }
-                _ => follow_some(old, new, |i| wanted[i]),
-            };
-            if let Some(((memo, pinned), head)) = memo {
-                let codes = fates.iter().map(|f| f.map_or(UNKNOWN, Fate::code));
-                memo.put(pinned, head, new.len(), codes.collect());
-            }
-            fates
-        }
+    let remembered = match remembered {
+        Some(fates) if known(&fates) => return fates,
+        other => other,
+    };
+    // What the memo knows is the diff: its kept lines bound the hunks left
+    // unpaired, which are paired now without diffing again.
+    let fates = remembered
+        .filter(|f| f.len() == old.len())
+        .and_then(|mut f| complete(old, new, &mut f, |i| wanted[i]).then_some(f))
+        .unwrap_or_else(|| follow_some(old, new, |i| wanted[i]));
+    if let Some(((memo, pinned), head)) = memo {
+        let codes = fates.iter().map(|f| f.map_or(UNKNOWN, Fate::code));
+        memo.put(pinned, head, new.len(), codes.collect());
     }
+    fates
 }
 
 /// The pinned lines [`facts_by_lookup`] reads: every cited line and every line
@@ -1391,6 +1376,23 @@ mod tests {
         assert_eq!(puts(), 3);
     }
 
+    /// Ten sections of rewritten rows (41 lines each, old; 42, new), each with
+    /// a row inserted on top: paired by likeness, row i becomes head row i + 1;
+    /// past the document's budget (six sections), by position, row i.
+    fn sections() -> (Vec<String>, Vec<String>) {
+        let (mut old, mut new) = (Vec::new(), Vec::new());
+        for b in 0..10 {
+            old.push(format!("## Section {b}"));
+            new.push(format!("## Section {b}"));
+            new.push(format!("| inserted-{b} | 0.5 | ms |"));
+            for i in 0..40 {
+                old.push(format!("| row-{b}-{i} | {}.{} | ms |", i + 10, b));
+                new.push(format!("| row-{b}-{i} | {}.{} | ms |", i + 20, b));
+            }
+        }
+        (old, new)
+    }
+
     #[test]
     fn fates_completed_from_some_are_the_fates_of_all() {
         for seed in 1..60u64 {
@@ -1410,16 +1412,7 @@ mod tests {
             }
         }
         // The budget: only section 8 wanted first, then section 9.
-        let (mut old, mut new) = (Vec::new(), Vec::new());
-        for b in 0..10 {
-            old.push(format!("## Section {b}"));
-            new.push(format!("## Section {b}"));
-            new.push(format!("| inserted-{b} | 0.5 | ms |"));
-            for i in 0..40 {
-                old.push(format!("| row-{b}-{i} | {}.{} | ms |", i + 10, b));
-                new.push(format!("| row-{b}-{i} | {}.{} | ms |", i + 20, b));
-            }
-        }
+        let (old, new) = sections();
         let (old, new) = (strs(&old), strs(&new));
         let all = follow(&old, &new);
         let mut fates = follow_some(&old, &new, |i| (8 * 41..9 * 41).contains(&i));
@@ -1438,19 +1431,7 @@ mod tests {
 
     #[test]
     fn hunks_left_unpaired_still_spend_the_document_budget() {
-        // Ten sections of rewritten rows, each with a row inserted on top: paired
-        // by likeness, row i becomes head row i + 1; past the budget (six
-        // sections), by position, row i.
-        let (mut old, mut new) = (Vec::new(), Vec::new());
-        for b in 0..10 {
-            old.push(format!("## Section {b}"));
-            new.push(format!("## Section {b}"));
-            new.push(format!("| inserted-{b} | 0.5 | ms |"));
-            for i in 0..40 {
-                old.push(format!("| row-{b}-{i} | {}.{} | ms |", i + 10, b));
-                new.push(format!("| row-{b}-{i} | {}.{} | ms |", i + 20, b));
-            }
-        }
+        let (old, new) = sections();
         let (old, new) = (strs(&old), strs(&new));
         let all = follow(&old, &new);
         let row = |b: usize, i: usize| b * 41 + 1 + i;
