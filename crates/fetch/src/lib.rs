@@ -25,6 +25,15 @@
 //! - [`swh_save`]: asking Software Heritage to archive cited repositories, and
 //!   which pinned commits it holds (`pinaudit preserve`).
 
+/// libgit2 inflates every object it indexes or reads through zlib's C API.
+/// `libz-rs-sys` (zlib-rs) defines that API itself (`export-symbols`), and
+/// a definition in the executable is the one the linker binds libgit2's calls
+/// to, ahead of the system's `libz.so`. Nothing calls zlib-rs by this name;
+/// the reference is what makes the linker take its objects.
+#[used]
+static ZLIB_RS: unsafe extern "C-unwind" fn(*mut libz_rs_sys::z_stream, i32) -> i32 =
+    libz_rs_sys::inflate;
+
 mod bounded;
 pub mod cache_key;
 mod classify;
@@ -62,3 +71,22 @@ pub use pinaudit_core::error::{describe, FetchError, NetworkCause};
 pub use repo::{Blob, CachedRepo, PathVersion};
 pub use rewrite::{apply_rewrites, Rewrite, RewriteError};
 pub use url::{cache_relpath, redact, redact_text};
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    /// The system's zlib is not even mapped: libgit2's zlib calls were all
+    /// bound to zlib-rs (without [`super::ZLIB_RS`] they go to `libz.so`).
+    #[test]
+    fn libgit2_inflates_with_zlib_rs() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let repo = git2::Repository::init_bare(dir.path()).expect("init");
+        let oid = repo.blob(&b"zlib ".repeat(1000)).expect("deflate");
+        let blob = repo.find_blob(oid).expect("inflate");
+        assert_eq!(blob.content().len(), 5000);
+        let maps = std::fs::read_to_string("/proc/self/maps").expect("maps");
+        assert!(
+            !maps.lines().any(|l| l.contains("/libz.so")),
+            "the system zlib is mapped"
+        );
+    }
+}
