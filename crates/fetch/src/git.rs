@@ -1168,22 +1168,37 @@ fn init_scratch(path: &Path, remote: &str) -> Result<(Repository, PathBuf), Fetc
 /// after the first sync, so plain writes are enough. What is written is what
 /// `git init --bare` leaves that a repository needs (`HEAD`, `config`,
 /// `objects/pack`, `refs/heads`, `refs/tags`), the ownership marker, and the
-/// settings `init_scratch` always made.
+/// settings `init_scratch` always made. Of libgit2's probes only the case
+/// test means anything to a bare repository (symbolic links and file modes
+/// are a work tree's), and here it is one `stat`.
 fn write_skeleton(scratch: &Path, remote: &str) -> std::io::Result<()> {
     fs::create_dir(scratch)?;
     for dir in ["objects", "objects/pack", "refs", "refs/heads", "refs/tags"] {
         fs::create_dir(scratch.join(dir))?;
     }
     fs::write(scratch.join("HEAD"), "ref: refs/heads/main\n")?;
-    // Reflogs would store the fetch URL; a bare mirror needs none. The remote
-    // is for people who look inside the cache; it never holds a credential.
-    let config = format!(
-        "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n\
-         \tlogallrefupdates = false\n[pinaudit]\n\tremote = {}\n",
-        config_quoted(&redact(remote))
-    );
-    fs::write(scratch.join("config"), config)?;
+    // libgit2's own case test, without a file of its own: on a filesystem
+    // that ignores case, `objects` answers to `OBJECTS`, and refs that differ
+    // only in case are then compared as git would there.
+    let ignorecase = fs::symlink_metadata(scratch.join("OBJECTS")).is_ok();
+    fs::write(scratch.join("config"), mirror_config(remote, ignorecase))?;
     fs::write(scratch.join(OWNER_MARKER), marker_text(remote))
+}
+
+/// A new mirror's `config`. Reflogs would store the fetch URL; a bare mirror
+/// needs none. The remote is for people who look inside the cache; it never
+/// holds a credential.
+fn mirror_config(remote: &str, ignorecase: bool) -> String {
+    format!(
+        "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n\
+         \tlogallrefupdates = false\n{}[pinaudit]\n\tremote = {}\n",
+        if ignorecase {
+            "\tignorecase = true\n"
+        } else {
+            ""
+        },
+        config_quoted(&redact(remote))
+    )
 }
 
 /// `value` as a double-quoted git config value. Control characters other than
@@ -1807,6 +1822,22 @@ mod tests {
             marker_text(remote)
         );
         check_owned(&scratch, remote, false).expect("owned");
+        // This filesystem minds case, so the config does not say otherwise.
+        assert!(config.get_bool("core.ignorecase").is_err());
+    }
+
+    #[test]
+    fn a_mirror_on_a_filesystem_that_ignores_case_says_so() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("config");
+        fs::write(&path, mirror_config("https://h.example/o/r", true)).expect("write");
+        let config = git2::Config::open(&path).expect("parse");
+        assert!(config.get_bool("core.ignorecase").expect("set"));
+        assert!(config.get_bool("core.bare").expect("set"));
+        assert_eq!(
+            config.get_string("pinaudit.remote").expect("remote"),
+            "https://h.example/o/r"
+        );
     }
 
     #[test]
