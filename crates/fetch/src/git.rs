@@ -1163,9 +1163,9 @@ fn init_scratch(path: &Path, remote: &str) -> Result<(Repository, PathBuf), Fetc
 /// `info/exclude`), probes the filesystem (a symbolic link, a case test) and
 /// rewrites `config` through a lock five times: a hundred path operations and
 /// a dozen new files a mirror. Writing the files directly took a cold audit of
-/// 20 repositories about 4 % less CPU. The scratch
-/// directory is new and under the mirror's lock, and only renamed into place
-/// after the first sync, so plain writes are enough. What is written is what
+/// 20 repositories about 4 % less CPU. The scratch directory is new and under
+/// the mirror's lock, and only renamed into place after the first sync, so
+/// plain writes are enough. What is written is what
 /// `git init --bare` leaves that a repository needs (`HEAD`, `config`,
 /// `objects/pack`, `refs/heads`, `refs/tags`), the ownership marker, and the
 /// settings `init_scratch` always made. Of libgit2's probes only the case

@@ -55,6 +55,17 @@ impl V {
         self.v[(k + self.offset) as usize]
     }
 
+    /// Where step `d` starts on diagonal `k`: from the neighbouring diagonal
+    /// that reached further (down from `k + 1`, or right from `k - 1`).
+    #[inline(always)]
+    fn start(&self, k: isize, d: isize) -> usize {
+        if k == -d || (k != d && self.at(k - 1) < self.at(k + 1)) {
+            self.at(k + 1)
+        } else {
+            self.at(k - 1) + 1
+        }
+    }
+
     #[inline(always)]
     fn set(&mut self, k: isize, x: usize) {
         let i = (k + self.offset) as usize;
@@ -103,11 +114,7 @@ fn middle_snake(
     for d in 0..d_max as isize {
         let mut k = d;
         while k >= -d {
-            let mut x = if k == -d || (k != d && vf.at(k - 1) < vf.at(k + 1)) {
-                vf.at(k + 1)
-            } else {
-                vf.at(k - 1) + 1
-            };
+            let mut x = vf.start(k, d);
             let y = (x as isize - k) as usize;
             let (x0, y0) = (x, y);
             if x < lo && y < ln {
@@ -121,11 +128,7 @@ fn middle_snake(
         }
         let mut k = d;
         while k >= -d {
-            let mut x = if k == -d || (k != d && vb.at(k - 1) < vb.at(k + 1)) {
-                vb.at(k + 1)
-            } else {
-                vb.at(k - 1) + 1
-            };
+            let mut x = vb.start(k, d);
             let mut y = (x as isize - k) as usize;
             if x < lo && y < ln {
                 let advance = suffix(&o[..lo - x], &n[..ln - y]);

@@ -266,8 +266,6 @@ impl GitProvider {
         })
     }
 
-    /// Whether blob `id` of `repo` is within `--max-document-size` (a blob whose
-    /// size can't be read is left to the read to report).
     /// Keeps a document read whole in the run's memo of read blobs (one of at
     /// most [`HEAD_MEMO_BYTES`], while the memo holds less than
     /// [`SNAPSHOT_MEMO_BYTES`]), so it is not read again.
@@ -296,6 +294,8 @@ impl GitProvider {
         self.fits(repo, id).then(|| repo.blob(id)).flatten()
     }
 
+    /// Whether blob `id` of `repo` is within `--max-document-size` (a blob whose
+    /// size can't be read is left to the read to report).
     fn fits(&self, repo: &CachedRepo, id: Oid) -> bool {
         self.blob_size(repo, id)
             .is_none_or(|size| size <= self.max_document_size)
