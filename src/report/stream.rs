@@ -304,17 +304,67 @@ fn unpacked_size(packed: &[u8]) -> Option<usize> {
 }
 
 /// Whether a part compressed by [`Fragment::encode`] decompresses to the size
-/// it names: checked when the part is read from the memo (into a buffer of
-/// the worker's, then dropped), so an entry that does not is forgotten and its
-/// record checked afresh, never found out while the report is written.
+/// it names: checked when the part is read from the memo, so an entry that
+/// does not is forgotten and its record checked afresh, never found out
+/// while the report is written (where it is unpacked).
 fn unpacks(packed: &[u8]) -> bool {
-    thread_local! {
-        static ROOM: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    unpacked_size(packed).is_some_and(|size| lz4_block_makes(&packed[4..], size))
+}
+
+/// Whether the LZ4 block `block` decompresses to exactly `size` bytes, as
+/// `lz4_flex`'s checked decoder reads it (no dictionary), found by walking
+/// its sequences without writing a byte: each literal run must lie within
+/// the block and the output, each match must reach back no further than
+/// what is written and end within the output, the block must end on
+/// literals, and the output must come to `size`. (Decompressing to check was
+/// most of what answering a record from the memo cost; a property test holds
+/// this to the decoder.)
+fn lz4_block_makes(block: &[u8], size: usize) -> bool {
+    // A length past its nibble: bytes added while they are 255.
+    fn more(block: &[u8], at: &mut usize) -> Option<usize> {
+        let mut n = 0usize;
+        loop {
+            let b = *block.get(*at)?;
+            *at += 1;
+            n += usize::from(b);
+            if b != 0xff {
+                return Some(n);
+            }
+        }
     }
-    ROOM.with(|room| match room.try_borrow_mut() {
-        Ok(mut room) => unpack_into(packed, &mut room).is_ok(),
-        Err(_) => unpack_into(packed, &mut Vec::new()).is_ok(),
-    })
+    let walk = || -> Option<bool> {
+        let (mut at, mut out) = (0usize, 0usize);
+        loop {
+            let token = *block.get(at)?;
+            at += 1;
+            let mut literals = usize::from(token >> 4);
+            if literals == 15 {
+                literals += more(block, &mut at)?;
+            }
+            if literals > block.len() - at || literals > size - out {
+                return Some(false);
+            }
+            at += literals;
+            out += literals;
+            if at == block.len() {
+                return Some(out == size);
+            }
+            let offset = u16::from_le_bytes([*block.get(at)?, *block.get(at + 1)?]);
+            at += 2;
+            let mut matched = 4 + usize::from(token & 0xf);
+            if matched == 19 {
+                matched += more(block, &mut at)?;
+            }
+            if offset == 0 || usize::from(offset) > out || matched > size - out {
+                return Some(false);
+            }
+            out += matched;
+            if at == block.len() {
+                return Some(false);
+            }
+        }
+    };
+    walk().unwrap_or(false)
 }
 
 /// A part compressed by [`Fragment::encode`], decompressed into `into` (room
@@ -723,6 +773,108 @@ mod tests {
             Part::Plain(Vec::new()),
         ]);
         assert!(spooled.finish_with_totals().is_err());
+    }
+
+    /// The walk that checks a packed part says what the decoder finds, on
+    /// blocks LZ4 made, cut, lengthened, with bytes changed, and on bytes of
+    /// no block at all, for the size they name and the sizes beside it.
+    #[test]
+    fn checking_a_block_agrees_with_decompressing_it() {
+        use proptest::prelude::*;
+        let decodes = |block: &[u8], size: usize| {
+            lz4_flex::block::decompress(block, size).is_ok_and(|v| v.len() == size)
+        };
+        let agree = |block: &[u8], size: usize| {
+            for s in [size.saturating_sub(1), size, size + 1, size + 40] {
+                prop_assert_eq!(lz4_block_makes(block, s), decodes(block, s), "size {}", s);
+            }
+            Ok(())
+        };
+        let text = prop::collection::vec(
+            prop_oneof![
+                Just(b"\"claim\": \"verified\",\n    ".to_vec()),
+                prop::collection::vec(any::<u8>(), 0..40),
+                (any::<u8>(), 1usize..600).prop_map(|(b, n)| vec![b; n]),
+            ],
+            0..30,
+        )
+        .prop_map(|parts| parts.concat());
+        // Bytes an edit writes: mostly those that mean something to LZ4.
+        let byte = prop_oneof![
+            Just(0u8),
+            Just(0xff),
+            Just(0xf0),
+            Just(0x0f),
+            Just(1),
+            any::<u8>()
+        ];
+        let edits = prop::collection::vec((any::<prop::sample::Index>(), byte), 0..4);
+        // Blocks written sequence by sequence: literal runs, matches of any
+        // offset (none, past what is written) and length, a last run of
+        // literals or none.
+        let sequences = (
+            prop::collection::vec((0usize..40, 0u16..80, 0usize..40), 0..8),
+            prop::option::of(0usize..40),
+        )
+            .prop_map(|(seqs, last)| {
+                let mut b = Vec::new();
+                let length = |b: &mut Vec<u8>, mut n: usize| {
+                    while n >= 255 {
+                        b.push(0xff);
+                        n -= 255;
+                    }
+                    b.push(n as u8);
+                };
+                let token = |b: &mut Vec<u8>, lit: usize, m: Option<(u16, usize)>| {
+                    let (hi, lo) = (lit.min(15) as u8, m.map_or(0, |(_, n)| n.min(15) as u8));
+                    b.push(hi << 4 | lo);
+                    if lit >= 15 {
+                        length(b, lit - 15);
+                    }
+                    b.extend(std::iter::repeat_n(b'x', lit));
+                    if let Some((offset, n)) = m {
+                        b.extend(offset.to_le_bytes());
+                        if n >= 15 {
+                            length(b, n - 15);
+                        }
+                    }
+                };
+                for (lit, offset, n) in seqs {
+                    token(&mut b, lit, Some((offset, n)));
+                }
+                if let Some(lit) = last {
+                    token(&mut b, lit, None);
+                }
+                b
+            });
+        let config = ProptestConfig {
+            cases: 4000,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        };
+        proptest!(config, |(plain in text, edits in edits, cut in any::<prop::sample::Index>(), tail in prop::collection::vec(any::<u8>(), 0..3), raw in prop::collection::vec(any::<u8>(), 0..64), written in sequences)| {
+            let block = lz4_flex::block::compress(&plain);
+            prop_assert!(lz4_block_makes(&block, plain.len()));
+            agree(&block, plain.len())?;
+            let mut changed = block.clone();
+            if !changed.is_empty() {
+                for (i, b) in &edits {
+                    let i = i.index(changed.len());
+                    changed[i] = *b;
+                }
+            }
+            agree(&changed, plain.len())?;
+            agree(&block[..cut.index(block.len() + 1)], plain.len())?;
+            agree(&[&block[..], &tail[..]].concat(), plain.len())?;
+            for size in [0, 1, 16, 255, 4096] {
+                agree(&raw, size)?;
+            }
+            // What the sequences make, when they make anything.
+            let made = lz4_flex::block::decompress(&written, 1 << 16).map_or(0, |v| v.len());
+            for size in [0, 4, 30, 100, 300, made] {
+                agree(&written, size)?;
+            }
+        });
     }
 
     /// A report of packed and rendered parts reads the same as one of
