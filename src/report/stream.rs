@@ -404,6 +404,8 @@ struct Spool {
     held: usize,
     /// [`PACKED_HELD_MAX`], but in tests.
     held_max: usize,
+    /// [`ASIDE_MIN`], but in tests.
+    aside_min: u64,
 }
 
 enum Stretch {
@@ -420,29 +422,127 @@ impl Spool {
         self.file.write_all(b)
     }
 
-    /// Writes the section out to `to`, stretch by stretch. (Unpacking on a
-    /// thread of its own, ahead of the writer, measured no faster at x10: a
-    /// buffer per part handed over 8 ms slower, a megabyte of parts per
-    /// buffer, the buffers going round, the same as one buffer reused here.)
+    /// Writes the section out to `to`: its stretches are put together, a
+    /// megabyte at a time, on a thread of its own (reading the file back,
+    /// unpacking the parts held), while this one writes what is ready; a
+    /// section of less than [`ASIDE_MIN`] is put together here.
     fn copy_out(self, to: &mut dyn Write) -> std::io::Result<()> {
         let mut file = self.file.into_inner().map_err(|e| e.into_error())?;
         file.rewind()?;
         // Short stretches (the separators between packed parts) are served
         // from the reader's buffer; long ones are read past it.
-        let mut file = std::io::BufReader::with_capacity(1 << 16, file);
-        // Unpacked parts are written out a megabyte at a time.
-        let mut to = std::io::BufWriter::with_capacity(1 << 20, to);
-        let (mut chunk, mut buf) = (vec![0u8; 1 << 20], Vec::new());
-        for stretch in self.order {
-            match stretch {
-                Stretch::Spooled(n) => {
-                    copy_out(&mut std::io::Read::take(&mut file, n), &mut to, &mut chunk)?
+        let file = std::io::BufReader::with_capacity(1 << 16, file);
+        let order = self.order;
+        let size: u64 = order.iter().map(Stretch::size).sum();
+        if size < self.aside_min {
+            let mut write = |room: Vec<u8>, at: usize| to.write_all(&room[..at]).map(|()| room);
+            return assemble(order, file, &mut write);
+        }
+        std::thread::scope(|scope| {
+            // Two chunks ahead at most; written chunks go back to be filled.
+            let (ready, filled) = std::sync::mpsc::sync_channel::<(Vec<u8>, usize)>(2);
+            let (spent, spare) = std::sync::mpsc::channel::<Vec<u8>>();
+            let maker = std::thread::Builder::new()
+                .name("pinaudit-report".into())
+                .spawn_scoped(scope, move || {
+                    let mut pass = |room: Vec<u8>, at: usize| {
+                        ready
+                            .send((room, at))
+                            .map_err(|_| std::io::Error::other("the report's writer stopped"))?;
+                        Ok(spare.try_recv().unwrap_or_default())
+                    };
+                    assemble(order, file, &mut pass)
+                })?;
+            let mut written = Ok(());
+            for (chunk, at) in filled {
+                written = to.write_all(&chunk[..at]);
+                if written.is_err() {
+                    break;
                 }
-                Stretch::Packed(p) => to.write_all(unpack_into(&p, &mut buf)?)?,
+                let _ = spent.send(chunk);
+            }
+            // The maker stops at its next chunk once `filled` is gone.
+            let made = maker.join().unwrap_or_else(|_| {
+                Err(std::io::Error::other("putting the report together failed"))
+            });
+            written.and(made)
+        })
+    }
+}
+
+/// A spooled section this long or longer is put together on a thread of its
+/// own while it is written.
+const ASIDE_MIN: u64 = 4 << 20;
+
+/// The bytes put together before they are handed on.
+const CHUNK: usize = 1 << 20;
+
+impl Stretch {
+    /// How many bytes it makes.
+    fn size(&self) -> u64 {
+        match self {
+            Stretch::Spooled(n) => *n,
+            Stretch::Packed(p) => unpacked_size(p).unwrap_or(0) as u64,
+        }
+    }
+}
+
+/// Puts a spooled section together from `order` and the spool `file`, in
+/// chunks of about [`CHUNK`] bytes: each, in order, is handed to `pass` (the
+/// room it is in and how much of it is filled), which gives back room for
+/// the next.
+fn assemble(
+    order: Vec<Stretch>,
+    mut file: impl std::io::Read,
+    pass: &mut dyn FnMut(Vec<u8>, usize) -> std::io::Result<Vec<u8>>,
+) -> std::io::Result<()> {
+    // Room is filled up to `at`, and never shrunk: what is written into
+    // room that comes back is never zeroed first.
+    let fit = |room: Vec<u8>| match room.len() < CHUNK {
+        // Zeroed by the allocator (fresh pages are, untouched until used).
+        true => vec![0; CHUNK],
+        false => room,
+    };
+    let (mut room, mut at) = (fit(Vec::new()), 0);
+    for stretch in order {
+        match stretch {
+            Stretch::Spooled(mut n) => {
+                while n > 0 {
+                    if at == room.len() {
+                        room = fit(pass(room, at)?);
+                        at = 0;
+                    }
+                    let take = (room.len() - at).min(usize::try_from(n).unwrap_or(usize::MAX));
+                    file.read_exact(&mut room[at..at + take])?;
+                    at += take;
+                    n -= take as u64;
+                }
+            }
+            Stretch::Packed(p) => {
+                let bad = || {
+                    std::io::Error::other("a report fragment kept in the cache does not decompress")
+                };
+                let size = unpacked_size(&p).ok_or_else(bad)?;
+                if size > room.len() - at {
+                    if at > 0 {
+                        room = fit(pass(room, at)?);
+                        at = 0;
+                    }
+                    if size > room.len() {
+                        room.resize(size, 0);
+                    }
+                }
+                match lz4_flex::block::decompress_into(&p[4..], &mut room[at..at + size]) {
+                    Ok(n) if n == size => at += size,
+                    _ => return Err(bad()),
+                }
             }
         }
-        to.flush()
     }
+    if at > 0 {
+        pass(room, at)?;
+    }
+    Ok(())
 }
 
 impl Section {
@@ -456,6 +556,7 @@ impl Section {
                 order: Vec::new(),
                 held: 0,
                 held_max: PACKED_HELD_MAX,
+                aside_min: ASIDE_MIN,
             }),
             None => Section::Memory(Vec::new()),
         }
@@ -635,24 +736,6 @@ impl<'w, 's> Spooled<'w, 's> {
             return Err(e);
         }
         self.out.finish().map(|()| self.hidden)
-    }
-}
-
-/// Copies a spooled section to the output in large chunks: a few dozen reads
-/// and writes for a report of tens of megabytes, each written past the
-/// output's buffer, where `io::copy` through a `dyn Write` took 8 KiB at a time.
-fn copy_out(
-    from: &mut impl std::io::Read,
-    to: &mut dyn Write,
-    buf: &mut [u8],
-) -> std::io::Result<()> {
-    loop {
-        match from.read(buf) {
-            Ok(0) => return Ok(()),
-            Ok(n) => to.write_all(&buf[..n])?,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
     }
 }
 
@@ -879,7 +962,9 @@ mod tests {
 
     /// A report of packed and rendered parts reads the same as one of
     /// rendered parts alone, whether the packed parts are held until the end
-    /// or, past the bound, unpacked into the spool as they come.
+    /// or, past the bound, unpacked into the spool as they come, and whether
+    /// the spooled section is put together on a thread of its own (in chunks
+    /// that parts longer than a chunk overflow) or here.
     #[test]
     fn packed_parts_write_out_as_rendered_ones() {
         let style = Style {
@@ -887,15 +972,25 @@ mod tests {
             opts: RenderOptions::default(),
             hide_below: None,
         };
-        let records: Vec<Vec<u8>> = (0..9)
+        let mut records: Vec<Vec<u8>> = (0..40)
             .map(|i| format!("{{\"id\": \"r{i}\", \"n\": {}}}", "7".repeat(300 * i)).into_bytes())
             .collect();
-        let write = |pack: bool, held_max: usize| -> Vec<u8> {
+        // Longer than a chunk, and long enough to cross two.
+        records.insert(
+            7,
+            format!("{{\"n\": {}}}", "8".repeat(CHUNK + 100)).into_bytes(),
+        );
+        records.insert(
+            30,
+            format!("{{\"n\": {}}}", "9".repeat(2 * CHUNK + 5)).into_bytes(),
+        );
+        let write = |pack: bool, held_max: usize, aside_min: u64| -> Vec<u8> {
             let dir = tempfile::tempdir().expect("tempdir");
             let mut out = Vec::new();
             let mut spooled = Spooled::new(style, &mut out, Some(dir.path()));
             if let Section::File(spool) = &mut spooled.sections[0] {
                 spool.held_max = held_max;
+                spool.aside_min = aside_min;
             }
             for (i, r) in records.iter().enumerate() {
                 let part = match pack && i % 3 != 1 {
@@ -907,10 +1002,77 @@ mod tests {
             spooled.finish_with_totals().expect("written");
             out
         };
-        let plain = write(false, PACKED_HELD_MAX);
-        assert!(String::from_utf8_lossy(&plain).contains(&"7".repeat(2400)));
-        assert_eq!(write(true, PACKED_HELD_MAX), plain, "held to the end");
-        assert_eq!(write(true, 200), plain, "past the bound after a few");
-        assert_eq!(write(true, 0), plain, "none held");
+        let plain = write(false, PACKED_HELD_MAX, u64::MAX);
+        assert!(String::from_utf8_lossy(&plain).contains(&"7".repeat(11_700)));
+        assert!(plain.len() > 3 * CHUNK);
+        for aside_min in [u64::MAX, 0] {
+            let here = aside_min == u64::MAX;
+            assert_eq!(
+                write(false, PACKED_HELD_MAX, aside_min),
+                plain,
+                "rendered, here {here}"
+            );
+            assert_eq!(
+                write(true, PACKED_HELD_MAX, aside_min),
+                plain,
+                "held, here {here}"
+            );
+            assert_eq!(
+                write(true, 20_000, aside_min),
+                plain,
+                "past the bound, here {here}"
+            );
+            assert_eq!(write(true, 0, aside_min), plain, "none held, here {here}");
+        }
+    }
+
+    /// A section put together on a thread of its own fails the report's
+    /// write when a part it holds does not decompress, and when the output
+    /// fails; either way the thread stops and the write returns.
+    #[test]
+    fn a_section_put_together_aside_fails_as_one_put_together_here() {
+        struct Fails(usize);
+        impl Write for Fails {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                match self.0.checked_sub(b.len()) {
+                    Some(left) => {
+                        self.0 = left;
+                        Ok(b.len())
+                    }
+                    None => Err(std::io::Error::other("disk full")),
+                }
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let style = Style {
+            format: super::super::Format::Json.streamed().expect("json streams"),
+            opts: RenderOptions::default(),
+            hide_below: None,
+        };
+        let record = format!("{{\"n\": {}}}", "7".repeat(CHUNK / 3)).into_bytes();
+        let garbage = bytes::Bytes::from_static(&[200, 0, 0, 0, 0xff, 0xff, 0xff]);
+        for (bad_part, room) in [(true, usize::MAX), (false, 2 * CHUNK)] {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let mut out = Fails(room);
+            let mut spooled = Spooled::new(style, &mut out, Some(dir.path()));
+            if let Section::File(spool) = &mut spooled.sections[0] {
+                spool.aside_min = 0;
+            }
+            for i in 0..30 {
+                let part = match bad_part && i == 20 {
+                    true => Part::Packed(garbage.clone()),
+                    false => Part::Packed(lz4_flex::compress_prepend_size(&record).into()),
+                };
+                spooled.write_parts(vec![part, Part::Plain(Vec::new())]);
+            }
+            let err = spooled.finish_with_totals().expect_err("fails");
+            let said = err.to_string();
+            match bad_part {
+                true => assert!(said.contains("does not decompress"), "{said}"),
+                false => assert!(said.contains("disk full"), "{said}"),
+            }
+        }
     }
 }
