@@ -105,9 +105,13 @@ fn is_published_schema(path: &Path) -> bool {
 pub(crate) fn collect(paths: &[PathBuf], opts: &WalkOptions, pool: crate::par::Pool) -> Collected {
     let mut files = Vec::new();
     let mut errors = Vec::new();
+    // Per file, whether the walk found it to be no link (its directory
+    // entry says so: no system call to ask again).
+    let mut no_link = Vec::new();
     for p in paths {
         if p.as_os_str() == "-" {
             files.push((p.clone(), true));
+            no_link.push(false);
             continue;
         }
         if !p.exists() {
@@ -119,6 +123,7 @@ pub(crate) fn collect(paths: &[PathBuf], opts: &WalkOptions, pool: crate::par::P
         }
         if !p.is_dir() {
             files.push((p.clone(), true));
+            no_link.push(false);
             continue;
         }
         let mut overrides = ignore::overrides::OverrideBuilder::new(p);
@@ -165,6 +170,7 @@ pub(crate) fn collect(paths: &[PathBuf], opts: &WalkOptions, pool: crate::par::P
         for entry in walker {
             match entry {
                 Ok(e) if e.file_type().is_some_and(|t| t.is_file()) && is_input(e.path()) => {
+                    no_link.push(!e.path_is_symlink());
                     files.push((e.path().to_path_buf(), false))
                 }
                 Ok(_) => {}
@@ -196,7 +202,8 @@ pub(crate) fn collect(paths: &[PathBuf], opts: &WalkOptions, pool: crate::par::P
             (d, std::fs::canonicalize(at).ok())
         })
         .collect();
-    let canonical = pool.map(&files, |(f, _)| canonical(f, &dirs));
+    let known: Vec<(&PathBuf, bool)> = files.iter().map(|(f, _)| f).zip(no_link).collect();
+    let canonical = pool.map(&known, |(f, no_link)| canonical(f, &dirs, *no_link));
     let mut seen = std::collections::HashSet::new();
     let files = files
         .into_iter()
@@ -212,13 +219,19 @@ pub(crate) fn collect(paths: &[PathBuf], opts: &WalkOptions, pool: crate::par::P
 }
 
 /// Where `file` resolves to (itself when it does not): within its directory
-/// as `dirs` resolved it, when it is no link itself, else resolved whole.
-fn canonical(file: &Path, dirs: &std::collections::HashMap<&Path, Option<PathBuf>>) -> PathBuf {
+/// as `dirs` resolved it, when it is no link itself (`no_link`: the walk found
+/// it so; else asked here), else resolved whole.
+fn canonical(
+    file: &Path,
+    dirs: &std::collections::HashMap<&Path, Option<PathBuf>>,
+    no_link: bool,
+) -> PathBuf {
     let name = match file.components().next_back() {
         Some(std::path::Component::Normal(name)) => Some(name),
         _ => None,
     };
-    let plain = std::fs::symlink_metadata(file).is_ok_and(|m| !m.file_type().is_symlink());
+    let plain =
+        no_link || std::fs::symlink_metadata(file).is_ok_and(|m| !m.file_type().is_symlink());
     let dir = file
         .parent()
         .and_then(|d| dirs.get(d))
@@ -636,8 +649,19 @@ mod tests {
             .collect();
         let real_a = std::fs::canonicalize(real.join("a.json")).expect("resolves");
         for p in &paths[..4] {
-            assert_eq!(canonical(p, &dirs), real_a, "{}", p.display());
+            assert_eq!(canonical(p, &dirs, false), real_a, "{}", p.display());
         }
-        assert_eq!(canonical(&paths[4], &dirs), paths[4], "left as given");
+        assert_eq!(
+            canonical(&paths[4], &dirs, false),
+            paths[4],
+            "left as given"
+        );
+        // Walked, the file and the link to it are one input (the walk says
+        // which is a link); named as well, still one.
+        for named in [vec![], paths[..2].to_vec()] {
+            let inputs: Vec<PathBuf> = [vec![real.clone()], named].concat();
+            let walked = collect(&inputs, &WalkOptions::default(), crate::par::Pool::new(2));
+            assert_eq!(walked.files.len(), 1, "{:?}", walked.files);
+        }
     }
 }
