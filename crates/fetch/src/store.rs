@@ -60,8 +60,39 @@ pub fn read_regular(path: &Path) -> Option<Vec<u8>> {
         return None;
     }
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    populate(&mut bytes);
     file.read_to_end(&mut bytes).ok()?;
     Some(bytes)
+}
+
+/// Has the kernel fill the pages of `v`'s spare room at once, when there
+/// are a megabyte of them or more: reading a store of ten megabytes into
+/// fresh memory otherwise faults each of its 2,500 pages in on its own
+/// (about a millisecond more). Nothing is written; a kernel without
+/// `MADV_POPULATE_WRITE` (before Linux 5.14) leaves it as it was.
+fn populate(v: &mut Vec<u8>) {
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 4096;
+        let spare = v.spare_capacity_mut();
+        if spare.len() < 1 << 20 {
+            return;
+        }
+        let (at, len) = (spare.as_mut_ptr() as usize, spare.len());
+        let start = at.next_multiple_of(PAGE);
+        let end = (at + len) & !(PAGE - 1);
+        // SAFETY: the range lies within `v`'s own allocation, which nothing
+        // else refers to; populating pages changes none of their bytes.
+        unsafe {
+            libc::madvise(
+                start as *mut libc::c_void,
+                end - start,
+                libc::MADV_POPULATE_WRITE,
+            );
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = v;
 }
 
 /// Writes `body` as a store of kind `magic` at `path`, atomically, with its MAC
@@ -1025,6 +1056,26 @@ mod tests {
 
     const A: &str = "0123456789abcdef0123456789abcdef01234567";
     const B: &str = "89abcdef0123456789abcdef0123456789abcdef";
+
+    /// A store of megabytes, read into room whose pages were populated
+    /// first, reads back byte for byte; so does the room populated on its
+    /// own, however it lies against page boundaries.
+    #[test]
+    fn a_large_store_reads_back_whole() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("large.store");
+        let body: Vec<u8> = (0..3_000_017u32).map(|i| (i * 7 % 251) as u8).collect();
+        fs::write(&path, &body).expect("write");
+        assert_eq!(read_regular(&path).as_deref(), Some(&body[..]));
+        for held in [0, 1, 4095, 4097] {
+            let mut v = vec![9u8; held];
+            v.reserve(2 << 20);
+            populate(&mut v);
+            assert_eq!(v, vec![9u8; held]);
+            v.extend_from_slice(&body);
+            assert_eq!(&v[held..], &body[..]);
+        }
+    }
 
     #[test]
     fn store_round_trip_and_damage() {
