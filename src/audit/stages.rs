@@ -536,7 +536,8 @@ pub(crate) fn check<T: Send>(
     };
     let window = WINDOW * forks.len();
     let queue = Queue::new(planned, forks.len());
-    let (send, receive) = std::sync::mpsc::channel::<(usize, T)>();
+    // Results go to the writing thread a few at a time (see [`HAND_ON_MAX`]).
+    let (send, receive) = std::sync::mpsc::channel::<Vec<(usize, T)>>();
     std::thread::scope(|scope| {
         for (worker, fork) in forks.into_iter().enumerate() {
             let (bar, send, queue) = (bar.clone(), send.clone(), &queue);
@@ -546,13 +547,32 @@ pub(crate) fn check<T: Send>(
                 let _stop = StopOnPanic(queue);
                 let mut seen = manifests::Seen::new();
                 let ready = |w: &Work| landed(w, fork.revisions());
-                while let Some((i, w)) = queue.take(worker, window, &ready) {
+                let (mut held, mut since) = (Vec::new(), std::time::Instant::now());
+                loop {
+                    let (i, w) = match queue.take(worker, window, &ready, !held.is_empty()) {
+                        Taken::Record(i, w) => (i, w),
+                        Taken::HandOn => {
+                            if send.send(std::mem::take(&mut held)).is_err() {
+                                return;
+                            }
+                            continue;
+                        }
+                        Taken::Done => break,
+                    };
                     let n = w.sources() as u64;
                     let done = handed_on(w, &fork, opts, whole, prepare, &mut seen);
                     bar.inc(n);
-                    if send.send((i, done)).is_err() {
-                        break;
+                    if held.is_empty() {
+                        since = std::time::Instant::now();
                     }
+                    held.push((i, done));
+                    let due = held.len() >= HAND_ON_MAX || since.elapsed() >= HAND_ON_AFTER;
+                    if due && send.send(std::mem::take(&mut held)).is_err() {
+                        return;
+                    }
+                }
+                if !held.is_empty() {
+                    let _ = send.send(held);
                 }
             });
         }
@@ -560,8 +580,10 @@ pub(crate) fn check<T: Send>(
         // Results that came before an earlier one, by index.
         let mut waiting: std::collections::BTreeMap<usize, T> = Default::default();
         let mut next = 0;
-        for (i, done) in receive {
-            waiting.insert(i, done);
+        for handed in receive {
+            for (i, done) in handed {
+                waiting.insert(i, done);
+            }
             while let Some(done) = waiting.remove(&next) {
                 accept(done);
                 next += 1;
@@ -762,30 +784,43 @@ impl Queue {
     }
 
     /// `worker`'s first record within `window` of the oldest not accepted
-    /// that is `ready` (whose repositories have landed); `None` when its share
-    /// is done or a worker failed. (The oldest record not accepted is always
-    /// in its worker's window and taken once its repositories land, which
-    /// they all do, so no worker waits on one that waits.)
+    /// that is `ready` (whose repositories have landed); [`Taken::Done`] when
+    /// its share is done or a worker failed. A worker `holding` results it
+    /// has not handed on is told to hand them on ([`Taken::HandOn`]) instead
+    /// of waiting for a record. (The oldest record not accepted is always in
+    /// its worker's window and taken once its repositories land, which they
+    /// all do, and no worker waits holding a result, so no worker waits on
+    /// one that waits.)
     fn take(
         &self,
         worker: usize,
         window: usize,
         ready: &dyn Fn(&Work) -> bool,
-    ) -> Option<(usize, Work)> {
+        holding: bool,
+    ) -> Taken {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         loop {
             if state.stopped {
-                return None;
+                return Taken::Done;
             }
             let limit = state.accepted + window;
-            let share = state.shares.get(worker)?;
-            share.front()?;
+            let Some(share) = state.shares.get(worker).filter(|s| !s.is_empty()) else {
+                return Taken::Done;
+            };
             let mut within = share.iter().enumerate().take_while(|(_, &i)| i < limit);
             let found = within.find(|(_, &i)| state.items[i].as_ref().is_some_and(ready));
             let waiting = share.front().is_some_and(|&i| i < limit);
             if let Some((at, _)) = found {
-                let next = state.shares[worker].remove(at)?;
-                return Some((next, state.items[next].take()?));
+                let taken = state.shares[worker]
+                    .remove(at)
+                    .and_then(|next| Some((next, state.items[next].take()?)));
+                return match taken {
+                    Some((next, work)) => Taken::Record(next, work),
+                    None => Taken::Done,
+                };
+            }
+            if holding {
+                return Taken::HandOn;
             }
             state = match waiting {
                 // Records in the window wait for their syncs: look again soon.
@@ -807,6 +842,27 @@ impl Queue {
         }
     }
 }
+
+/// What a worker is given by [`Queue::take`] (as large as the record it
+/// hands over, which goes on at once).
+#[allow(clippy::large_enum_variant)]
+enum Taken {
+    /// The record at this index, to check.
+    Record(usize, Work),
+    /// Nothing to check yet: hand on the results held, then ask again.
+    HandOn,
+    /// Its share is done (or a worker failed).
+    Done,
+}
+
+/// The most results a worker holds before it hands them on together (one
+/// wake-up of the writing thread for each, where a result is as quick to
+/// answer as a record the whole-record memo holds, was a third of the
+/// check stage).
+const HAND_ON_MAX: usize = 32;
+
+/// How long a worker holds a result before it hands on what it holds.
+const HAND_ON_AFTER: std::time::Duration = std::time::Duration::from_millis(2);
 
 /// Stops the queue when the worker holding it unwinds.
 struct StopOnPanic<'q>(&'q Queue);
@@ -1358,6 +1414,51 @@ mod tests {
     }
 
     use pinaudit_core::memo::{Dec, Enc};
+
+    /// A worker holding results it has not handed on is told to hand them on
+    /// instead of waiting for a record past its window; one holding none
+    /// waits until the results before the window are accepted, then gets the
+    /// next record; a worker whose share is done is done.
+    #[test]
+    fn a_worker_hands_on_what_it_holds_before_it_waits() {
+        let work = |i: usize| {
+            Work::Planned(Planned {
+                record: Record {
+                    id: format!("r{i}"),
+                    title: None,
+                    file: PathBuf::from(format!("r{i}.json")),
+                    sources: Vec::new(),
+                    claims: Vec::new(),
+                    artifacts: Vec::new(),
+                    references: Vec::new(),
+                    input: crate::record::InputDigest(None),
+                },
+                findings: Vec::new(),
+                sources: Vec::new(),
+                artifacts: Vec::new(),
+                whole: None,
+            })
+        };
+        let queue = Queue::new((0..3).map(work).collect(), 1);
+        let ready = |_: &Work| true;
+        let index = |t: Taken| match t {
+            Taken::Record(i, _) => Some(i),
+            Taken::HandOn => None,
+            Taken::Done => Some(usize::MAX),
+        };
+        assert_eq!(index(queue.take(0, 2, &ready, false)), Some(0));
+        assert_eq!(index(queue.take(0, 2, &ready, true)), Some(1));
+        // Record 2 is past the window of two: holding 0 and 1, hand them on.
+        assert_eq!(index(queue.take(0, 2, &ready, true)), None);
+        std::thread::scope(|scope| {
+            let waiting = scope.spawn(|| index(queue.take(0, 2, &ready, false)));
+            std::thread::sleep(std::time::Duration::from_millis(30));
+            assert!(!waiting.is_finished(), "waits for the window to move");
+            queue.accepted(1);
+            assert_eq!(waiting.join().expect("joins"), Some(2));
+        });
+        assert_eq!(index(queue.take(0, 2, &ready, true)), Some(usize::MAX));
+    }
 
     /// Files read while the whole-record memo loads are held, not looked up,
     /// and looked up once it has, each in its place: the result is the one a
