@@ -135,16 +135,23 @@ fn read_one<U>(
 
 /// The bytes of the input file `file`, read to the end without asking its
 /// size first: one system call fewer than `std::fs::read` on each of
-/// thousands of small files (a pin file is a few kilobytes; a longer one
-/// grows the buffer as it is read).
+/// thousands of small files (a pin file is a few kilobytes). They are read
+/// into room the thread keeps (grown for a longer file), then copied out at
+/// their size, so what is held is no larger than the file.
 fn read_input(file: &std::path::Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
-    let mut bytes = Vec::with_capacity(16 << 10);
-    // Through `take`: `File`'s own `read_to_end` asks the size first.
-    std::fs::File::open(file)?
-        .take(u64::MAX)
-        .read_to_end(&mut bytes)?;
-    Ok(bytes)
+    thread_local! {
+        static ROOM: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let mut opened = std::fs::File::open(file)?;
+    ROOM.with(|room| {
+        let mut room = room.try_borrow_mut().map_err(std::io::Error::other)?;
+        room.clear();
+        room.reserve(64 << 10);
+        // Through `take`: `File`'s own `read_to_end` asks the size first.
+        (&mut opened).take(u64::MAX).read_to_end(&mut room)?;
+        Ok(room.to_vec())
+    })
 }
 
 /// What the whole-record memo holds for `file` (its `bytes` are keyed
