@@ -561,14 +561,26 @@ impl GitProvider {
     /// still syncing. Offline (nothing to wait for) they run here.
     fn prefetch_git(&mut self, refs: &[&DocRef], models: &[&ModelRef]) {
         // Before the first git2 call (`Oid::from_str` included): OpenSSL's
-        // start-up loads the CA bundle only when a remote may be reached over TLS.
-        let urls: Vec<String> = refs
+        // start-up loads the CA bundle only when a remote may be reached over
+        // TLS. Each remote is rewritten once, and not at all offline (a
+        // re-check cites tens of thousands of documents in a few dozen
+        // repositories).
+        let online = !self.plan.sync.offline;
+        let mut remotes: Vec<&str> = refs
             .iter()
             .map(|r| r.remote.as_str())
             .chain(models.iter().map(|m| m.remote.as_str()))
-            .map(|remote| crate::apply_rewrites(&self.plan.rewrites, remote))
             .collect();
-        crate::tls::prepare(!self.plan.sync.offline, urls.iter().map(String::as_str));
+        remotes.sort_unstable();
+        remotes.dedup();
+        let urls: Vec<String> = match online {
+            true => remotes
+                .iter()
+                .map(|remote| crate::apply_rewrites(&self.plan.rewrites, remote))
+                .collect(),
+            false => Vec::new(),
+        };
+        crate::tls::prepare(online, urls.iter().map(String::as_str));
         let extra: Vec<(String, Option<Oid>)> = models
             .iter()
             .map(|m| {
