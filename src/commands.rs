@@ -180,6 +180,8 @@ fn audit_streamed(
     let cache = &eff.fetch.cache.value;
     let inputs = &eff.inputs.value;
     let outcome = std::cell::RefCell::new(None);
+    // A part kept in the whole-record memo that did not decompress.
+    let broken = std::cell::Cell::new(false);
     let fill = |w: &mut dyn Write| -> std::io::Result<()> {
         let mut spooled = report::Spooled::new(style, w, Some(cache));
         let keep: &dyn audit::Keep<report::Fragment> = &KeptWhole(style);
@@ -190,6 +192,7 @@ fn audit_streamed(
         spooled.orphans(&done.result.orphan_findings);
         let generated_at = done.result.generated_at.clone();
         let written = spooled.finish(generated_at, done.complete(), done.result.baseline_left);
+        broken.set(broken.get() || written.as_ref().is_err_and(report::KeptPartBroken::is));
         *outcome.borrow_mut() = Some(done);
         let hidden = written?;
         hidden_note(w, hidden, args)?;
@@ -200,6 +203,23 @@ fn audit_streamed(
     // brought up to date, the warnings said).
     if outcome.borrow().is_none() {
         let _ = fill(&mut std::io::sink());
+    }
+    if broken.get() {
+        // Never an input's doing (the store is authenticated): the report is
+        // cut short, and the store goes, so that the next run is whole.
+        let dropped = match crate::fetch::store::discard_fragments(cache) {
+            Ok(()) => {
+                "it was removed: run the audit again to check every record afresh".to_string()
+            }
+            Err(e) => format!("removing it failed ({e}): remove `fragments.store` from the cache"),
+        };
+        error(
+            &format!(
+                "the report is incomplete: a record's part of it kept in `{}` does not decompress",
+                cache.join("fragments.store").display()
+            ),
+            Some(&dropped),
+        );
     }
     let Some(outcome) = outcome.into_inner() else {
         return ExitStatus::Incomplete;

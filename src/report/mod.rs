@@ -65,7 +65,7 @@ macro_rules! formats {
 }
 
 mod stream;
-pub(crate) use stream::{Fragment, Spooled, Style, Totals};
+pub(crate) use stream::{Fragment, KeptPartBroken, Spooled, Style, Totals};
 
 /// A format rendered record by record: each record's part is rendered on the
 /// worker that checked it, as soon as it is checked ([`Streamed::record`]), and

@@ -276,3 +276,58 @@ fn a_walked_directory_is_answered_whole() {
     );
     same(&s.run_as(&[], &["pins"]), &fresh, "walked again");
 }
+
+/// Where the size that a kept fragment's first packed part names lies in
+/// `value` (an entry of `fragments.store`): after the count of its two
+/// sections and the part's length, the size, then an LZ4 block that
+/// decompresses to a record's JSON.
+fn first_part_size_at(value: &[u8]) -> usize {
+    let word =
+        |at: usize| u32::from_le_bytes(value[at..at + 4].try_into().expect("4 bytes")) as usize;
+    (0..value.len().saturating_sub(12))
+        .find(|&i| {
+            value[i..i + 4] == [2, 0, 0, 0]
+                && value.get(i + 8..i + 8 + word(i + 4)).is_some_and(|packed| {
+                    packed.len() > 4
+                        && lz4_flex::block::decompress(&packed[4..], word(i + 8)).is_ok_and(
+                            |plain| {
+                                plain.len() == word(i + 8)
+                                    && String::from_utf8_lossy(&plain).contains("\"id\"")
+                            },
+                        )
+                })
+        })
+        .map(|i| i + 8)
+        .expect("a packed part in the entry")
+}
+
+/// A part kept whole that names a byte more than it decompresses to, in a
+/// store signed as pinaudit signs its own (only a defect could make one): the
+/// report is cut short with an error that says so and the run exits 2; the
+/// store is removed, so the next run checks everything again and gives the
+/// report a run that checks everything gives.
+#[test]
+fn a_kept_part_that_does_not_decompress_ends_the_run_and_the_store() {
+    let s = Setup::new();
+    let fresh = s.fresh_format("json", &[]);
+    let written = std::fs::read(s.fragments()).expect("fragments.store");
+    let (magic, sound) = entries(&written);
+    let broken: Vec<_> = sound
+        .iter()
+        .map(|(k, v)| {
+            let mut v = v.clone();
+            let at = first_part_size_at(&v);
+            let size = u32::from_le_bytes(v[at..at + 4].try_into().expect("size")) + 1;
+            v[at..at + 4].copy_from_slice(&size.to_le_bytes());
+            (*k, v)
+        })
+        .collect();
+    std::fs::write(s.fragments(), signed(KEY, &magic, &broken)).expect("write store");
+    let run = s.run_format("json", &[]);
+    assert_eq!(run.code(), 2, "{}", run.stderr);
+    assert!(run.stderr.contains("does not decompress"), "{}", run.stderr);
+    assert!(run.stderr.contains("run the audit again"), "{}", run.stderr);
+    assert!(!s.fragments().exists(), "the store is removed");
+    same(&s.run_format("json", &[]), &fresh, "the run after");
+    assert!(s.fragments().exists(), "kept anew");
+}

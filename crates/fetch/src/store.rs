@@ -447,6 +447,16 @@ const RECORDS_TOTAL_MAX: usize = 64 << 20;
 /// Bump when the encoding of a remembered record fragment changes.
 const FRAGMENTS_VERSION: u32 = 1;
 const FRAGMENTS_FILE: &str = "fragments.store";
+
+/// Removes the whole-record memo's store from the cache at `cache_root`
+/// (nothing there is no error): all it holds is derived, so the next run
+/// checks every record afresh and keeps them anew.
+pub fn discard_fragments(cache_root: &Path) -> std::io::Result<()> {
+    match fs::remove_file(cache_root.join(FRAGMENTS_FILE)) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        done => done,
+    }
+}
 /// The most bytes of report fragments kept (compressed; about 20,000 records
 /// of ten figures in a JSON report fit): held in memory while the audit runs,
 /// like the record results.
