@@ -176,10 +176,10 @@ pub(crate) fn sync_streamed(
 /// remotes to land are those the first records wait for.
 pub(crate) fn wanted(targets: &[&DocRef], extra: &[(String, Option<Oid>)]) -> Wanted {
     let mut wanted: Wanted = Vec::new();
-    let mut at: HashMap<&str, usize> = HashMap::new();
+    let mut at: foldhash::HashMap<&str, usize> = Default::default();
     // A set beside the lists: looking each target up in its remote's list made
     // many distinct documents of one repository quadratic.
-    let mut seen: std::collections::HashSet<(&str, Oid, &str)> = Default::default();
+    let mut seen: foldhash::HashSet<(&str, Oid, &str)> = Default::default();
     let mut docs: Vec<(usize, Oid, &str)> = Vec::new();
     for t in targets {
         let Ok(oid) = Oid::from_str(t.commit.as_str()) else {
@@ -210,7 +210,11 @@ pub(crate) fn wanted(targets: &[&DocRef], extra: &[(String, Option<Oid>)]) -> Wa
 
 /// The index of `remote`'s entry in `wanted`, a new one at the end when it has
 /// none yet.
-fn slot<'a>(wanted: &mut Wanted, at: &mut HashMap<&'a str, usize>, remote: &'a str) -> usize {
+fn slot<'a>(
+    wanted: &mut Wanted,
+    at: &mut foldhash::HashMap<&'a str, usize>,
+    remote: &'a str,
+) -> usize {
     *at.entry(remote).or_insert_with(|| {
         wanted.push((remote.to_string(), Vec::new()));
         wanted.len() - 1
