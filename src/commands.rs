@@ -433,6 +433,8 @@ fn deliver(
     match output {
         Some(path) => match write_output(path, fill) {
             Ok(()) => true,
+            // Said, with what to do, by the caller.
+            Err(e) if report::KeptPartBroken::is(&e) => false,
             Err(e) => {
                 error(
                     &format!("cannot write the report to `{}`: {e}", path.display()),
@@ -447,6 +449,7 @@ fn deliver(
             // As with `out`: a closed pipe is the reader's choice, not an
             // error; anything else (a full disk under `> report.json`) is.
             match fill(&mut w) {
+                Err(e) if report::KeptPartBroken::is(&e) => false,
                 Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
                     error(
                         &format!("cannot write the report to standard output: {e}"),

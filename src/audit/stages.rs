@@ -136,8 +136,9 @@ fn read_one<U>(
 /// The bytes of the input file `file`, read to the end without asking its
 /// size first: one system call fewer than `std::fs::read` on each of
 /// thousands of small files (a pin file is a few kilobytes). They are read
-/// into room the thread keeps (grown for a longer file), then copied out at
-/// their size, so what is held is no larger than the file.
+/// into room the thread keeps (grown for a longer file, let go past a
+/// megabyte), then copied out at their size, so what is held is no larger
+/// than the file.
 fn read_input(file: &std::path::Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     thread_local! {
@@ -149,8 +150,13 @@ fn read_input(file: &std::path::Path) -> std::io::Result<Vec<u8>> {
         room.clear();
         room.reserve(64 << 10);
         // Through `take`: `File`'s own `read_to_end` asks the size first.
-        (&mut opened).take(u64::MAX).read_to_end(&mut room)?;
-        Ok(room.to_vec())
+        let read = (&mut opened).take(u64::MAX).read_to_end(&mut room);
+        let bytes = read.map(|_| room.to_vec());
+        // Room a long input needed is not kept for the rest of the run.
+        if room.capacity() > 1 << 20 {
+            *room = Vec::new();
+        }
+        bytes
     })
 }
 
@@ -567,7 +573,18 @@ pub(crate) fn check<T: Send>(
                         Taken::Done => break,
                     };
                     let n = w.sources() as u64;
-                    let done = handed_on(w, &fork, opts, whole, prepare, &mut seen);
+                    // A record the memo answers is held with the others; one
+                    // to check (milliseconds, or a fetch) is not started
+                    // while results wait that the writer may need.
+                    let done = match answered(w, &fork, whole) {
+                        Ok(done) => done,
+                        Err(w) => {
+                            if !held.is_empty() && send.send(std::mem::take(&mut held)).is_err() {
+                                return;
+                            }
+                            handed_on(w, &fork, opts, whole, prepare, &mut seen)
+                        }
+                    };
                     bar.inc(n);
                     if held.is_empty() {
                         since = std::time::Instant::now();
@@ -612,17 +629,16 @@ fn handed_on<T>(
     prepare: &(dyn Fn(RecordResult) -> T + Sync),
     seen: &mut manifests::Seen,
 ) -> T {
+    let w = match answered(w, provider, whole) {
+        Ok(done) => return done,
+        Err(w) => w,
+    };
     let p = match w {
         Work::Planned(p) => p,
-        Work::Remembered(r) => {
-            if let Some(done) = whole.and_then(|w| w.answer(&r, provider)) {
-                return done;
-            }
-            match reread(&r, whole, opts) {
-                Ok(p) => p,
-                Err(result) => return prepare(*result),
-            }
-        }
+        Work::Remembered(r) => match reread(&r, whole, opts) {
+            Ok(p) => p,
+            Err(result) => return prepare(*result),
+        },
     };
     let Some((whole, key)) = whole.zip(p.whole) else {
         return prepare(check_record(p, provider, opts, seen).0);
@@ -644,6 +660,20 @@ fn handed_on<T>(
         }
     }
     done
+}
+
+/// What the whole-record memo holds for `w` when that still holds (a
+/// lookup: microseconds), else `w` back, to be checked (handed straight on,
+/// never stored: as large as the record it is).
+#[allow(clippy::result_large_err)]
+fn answered<T>(w: Work, provider: &Router, whole: Option<&Whole<T>>) -> Result<T, Work> {
+    match w {
+        Work::Remembered(r) => match whole.and_then(|w| w.answer(&r, provider)) {
+            Some(done) => Ok(done),
+            None => Err(Work::Remembered(r)),
+        },
+        planned => Err(planned),
+    }
 }
 
 /// A remembered record whose remotes moved, read again and planned. Kept
@@ -865,10 +895,12 @@ enum Taken {
 /// The most results a worker holds before it hands them on together (one
 /// wake-up of the writing thread for each, where a result is as quick to
 /// answer as a record the whole-record memo holds, was a third of the
-/// check stage).
+/// check stage). Only results the memo answered are held: a worker hands on
+/// what it holds before it checks a record.
 const HAND_ON_MAX: usize = 32;
 
-/// How long a worker holds a result before it hands on what it holds.
+/// How long a worker holds results before it hands them on, counted from the
+/// first (checked after each answer).
 const HAND_ON_AFTER: std::time::Duration = std::time::Duration::from_millis(2);
 
 /// Stops the queue when the worker holding it unwinds.

@@ -624,6 +624,11 @@ impl<'w, 's> Spooled<'w, 's> {
     }
 
     fn write_parts(&mut self, parts: Vec<Part>) {
+        // After the first error nothing more is written: a report cut short
+        // reads as cut short, never as whole with a record left out.
+        if self.error.is_some() {
+            return;
+        }
         for (i, part) in parts.into_iter().enumerate() {
             if part.is_empty() {
                 continue;
@@ -633,6 +638,7 @@ impl<'w, 's> Spooled<'w, 's> {
             let done = self.sections[i].write(sep, part, &mut self.out, &mut self.buf);
             if let Err(e) = done {
                 self.error.get_or_insert(e);
+                return;
             }
         }
     }
@@ -678,6 +684,9 @@ impl<'w, 's> Spooled<'w, 's> {
     }
 
     fn finish_with_totals(mut self) -> std::io::Result<usize> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
         let format = self.style.format;
         let (totals, opts) = (&self.totals, &self.style.opts);
         for (i, section) in std::mem::take(&mut self.sections).into_iter().enumerate() {
@@ -891,6 +900,40 @@ mod tests {
             );
             assert_eq!(write(true, 0, aside_min), plain, "none held, here {here}");
         }
+    }
+
+    /// A part that does not decompress where it goes straight out (a format
+    /// whose head comes first) ends the report there: nothing after it is
+    /// written, not even the rest of its own fragment or the tail.
+    #[test]
+    fn a_report_ends_at_a_part_that_does_not_decompress() {
+        let format = super::super::Format::Text.streamed().expect("text streams");
+        let style = Style {
+            format,
+            opts: RenderOptions::default(),
+            hide_below: None,
+        };
+        let mut out = Vec::new();
+        let mut spooled = Spooled::new(style, &mut out, None);
+        assert!(
+            matches!(spooled.sections[0], Section::Direct),
+            "goes straight out"
+        );
+        let parts = |first: Part| {
+            let mut v = vec![first];
+            v.resize(format.sections(), Part::Plain(b"rest of it\n".to_vec()));
+            v
+        };
+        let good = || Part::Packed(lz4_flex::compress_prepend_size(b"record one\n").into());
+        spooled.write_parts(parts(good()));
+        let garbage = bytes::Bytes::from_static(&[200, 0, 0, 0, 0xff, 0xff, 0xff]);
+        spooled.write_parts(parts(Part::Packed(garbage)));
+        spooled.write_parts(parts(Part::Plain(b"record three\n".to_vec())));
+        let failed = spooled.finish_with_totals().expect_err("fails");
+        assert!(KeptPartBroken::is(&failed), "{failed}");
+        let said = String::from_utf8_lossy(&out);
+        assert!(said.contains("record one"), "{said}");
+        assert!(!said.contains("record three"), "{said}");
     }
 
     /// A section put together on a thread of its own fails the report's

@@ -73,14 +73,21 @@ pub fn read_regular(path: &Path) -> Option<Vec<u8>> {
 fn populate(v: &mut Vec<u8>) {
     #[cfg(target_os = "linux")]
     {
-        const PAGE: usize = 4096;
+        // SAFETY: `sysconf` reads a constant of the system.
+        let page = match unsafe { libc::sysconf(libc::_SC_PAGESIZE) } {
+            n if n > 0 => n as usize,
+            _ => return,
+        };
         let spare = v.spare_capacity_mut();
         if spare.len() < 1 << 20 {
             return;
         }
         let (at, len) = (spare.as_mut_ptr() as usize, spare.len());
-        let start = at.next_multiple_of(PAGE);
-        let end = (at + len) & !(PAGE - 1);
+        let start = at.next_multiple_of(page);
+        let end = (at + len) / page * page;
+        if end <= start {
+            return;
+        }
         // SAFETY: the range lies within `v`'s own allocation, which nothing
         // else refers to; populating pages changes none of their bytes.
         unsafe {
