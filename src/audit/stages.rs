@@ -561,15 +561,17 @@ pub(crate) fn check<T: Send>(
                 let mut seen = manifests::Seen::new();
                 let ready = |w: &Work| landed(w, fork.revisions());
                 let (mut held, mut since) = (Vec::new(), std::time::Instant::now());
+                // Hands on what is held; `false` once the writer is gone.
+                let hand_on = |held: &mut Vec<(usize, T)>| {
+                    held.is_empty() || send.send(std::mem::take(held)).is_ok()
+                };
                 loop {
                     let (i, w) = match queue.take(worker, window, &ready, !held.is_empty()) {
                         Taken::Record(i, w) => (i, w),
-                        Taken::HandOn => {
-                            if send.send(std::mem::take(&mut held)).is_err() {
-                                return;
-                            }
-                            continue;
-                        }
+                        Taken::HandOn => match hand_on(&mut held) {
+                            true => continue,
+                            false => return,
+                        },
                         Taken::Done => break,
                     };
                     let n = w.sources() as u64;
@@ -578,12 +580,10 @@ pub(crate) fn check<T: Send>(
                     // while results wait that the writer may need.
                     let done = match answered(w, &fork, whole) {
                         Ok(done) => done,
-                        Err(w) => {
-                            if !held.is_empty() && send.send(std::mem::take(&mut held)).is_err() {
-                                return;
-                            }
-                            handed_on(w, &fork, opts, whole, prepare, &mut seen)
-                        }
+                        Err(w) => match hand_on(&mut held) {
+                            true => checked(w, &fork, opts, whole, prepare, &mut seen),
+                            false => return,
+                        },
                     };
                     bar.inc(n);
                     if held.is_empty() {
@@ -591,13 +591,11 @@ pub(crate) fn check<T: Send>(
                     }
                     held.push((i, done));
                     let due = held.len() >= HAND_ON_MAX || since.elapsed() >= HAND_ON_AFTER;
-                    if due && send.send(std::mem::take(&mut held)).is_err() {
+                    if due && !hand_on(&mut held) {
                         return;
                     }
                 }
-                if !held.is_empty() {
-                    let _ = send.send(held);
-                }
+                hand_on(&mut held);
             });
         }
         drop(send);
@@ -629,10 +627,23 @@ fn handed_on<T>(
     prepare: &(dyn Fn(RecordResult) -> T + Sync),
     seen: &mut manifests::Seen,
 ) -> T {
-    let w = match answered(w, provider, whole) {
-        Ok(done) => return done,
-        Err(w) => w,
-    };
+    match answered(w, provider, whole) {
+        Ok(done) => done,
+        Err(w) => checked(w, provider, opts, whole, prepare, seen),
+    }
+}
+
+/// A record the whole-record memo did not answer, checked and prepared
+/// (and kept in the memo when it may be): a remembered one whose remotes
+/// moved is read again first.
+fn checked<T>(
+    w: Work,
+    provider: &Router,
+    opts: &Options,
+    whole: Option<&Whole<T>>,
+    prepare: &(dyn Fn(RecordResult) -> T + Sync),
+    seen: &mut manifests::Seen,
+) -> T {
     let p = match w {
         Work::Planned(p) => p,
         Work::Remembered(r) => match reread(&r, whole, opts) {

@@ -341,8 +341,15 @@ fn unpack_into<'b>(packed: &[u8], into: &'b mut Vec<u8>) -> std::io::Result<&'b 
     if into.len() < size {
         into.resize(size, 0);
     }
-    match lz4_flex::block::decompress_into(&packed[4..], &mut into[..size]) {
-        Ok(n) if n == size => Ok(&into[..size]),
+    unpack_exactly(packed, &mut into[..size])?;
+    Ok(&into[..size])
+}
+
+/// Decompresses a part (its size checked by [`unpacked_size`]) into `into`,
+/// which is that size, when it decompresses to exactly that.
+fn unpack_exactly(packed: &[u8], into: &mut [u8]) -> std::io::Result<()> {
+    match lz4_flex::block::decompress_into(&packed[4..], into) {
+        Ok(n) if n == into.len() => Ok(()),
         _ => Err(KeptPartBroken::error()),
     }
 }
@@ -495,10 +502,8 @@ fn assemble(
                         room.resize(size, 0);
                     }
                 }
-                match lz4_flex::block::decompress_into(&p[4..], &mut room[at..at + size]) {
-                    Ok(n) if n == size => at += size,
-                    _ => return Err(KeptPartBroken::error()),
-                }
+                unpack_exactly(&p, &mut room[at..at + size])?;
+                at += size;
             }
         }
     }
