@@ -149,7 +149,11 @@ pub(crate) fn collect(paths: &[PathBuf], opts: &WalkOptions, pool: crate::par::P
         let root = p.clone();
         let walker = ignore::WalkBuilder::new(p)
             .follow_links(true)
-            .sort_by_file_name(|a, b| a.cmp(b))
+            // By name: siblings' paths share their directory's bytes, so
+            // comparing whole paths bytewise orders them as their names
+            // (`sort_by_file_name` would take each name out of its path
+            // again for every comparison).
+            .sort_by_file_path(|a, b| a.as_os_str().cmp(b.as_os_str()))
             .standard_filters(false)
             .git_ignore(respect)
             .git_exclude(respect)

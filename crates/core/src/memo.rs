@@ -208,10 +208,11 @@ impl<'a> Dec<'a> {
         Some(b)
     }
     pub fn string(&mut self) -> Option<String> {
-        let len = self.u32()? as usize;
-        let s = std::str::from_utf8(self.0.get(..len)?).ok()?.to_string();
-        self.0 = &self.0[len..];
-        Some(s)
+        self.str().map(str::to_string)
+    }
+    /// What [`Enc::str`] wrote, in place.
+    pub fn str(&mut self) -> Option<&'a str> {
+        std::str::from_utf8(self.bytes()?).ok()
     }
     /// A byte that is 0 or 1; anything else gives `None`.
     pub fn bool(&mut self) -> Option<bool> {

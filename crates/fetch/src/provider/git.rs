@@ -26,6 +26,9 @@ struct Remote {
     tips: OnceCell<Option<[u8; 32]>>,
     /// A digest of every ref (what path histories are walked from).
     all_refs: OnceCell<Option<[u8; 32]>>,
+    /// [`Revisions::refs_digest`]'s answer, made once: every record a memo
+    /// answers asks it.
+    refs_key: OnceCell<Option<[u8; 32]>>,
     /// Every version of a path (for `hash_elsewhere`), walked once per path.
     versions: RefCell<HashMap<String, Arc<Vec<crate::PathVersion>>>>,
     /// `hash_elsewhere`'s answer per (path, pinned blob, expected sha256): the
@@ -59,6 +62,7 @@ impl Remote {
             reachable: OnceCell::new(),
             tips: OnceCell::new(),
             all_refs: OnceCell::new(),
+            refs_key: OnceCell::new(),
             versions: RefCell::default(),
             elsewhere: RefCell::default(),
             commits: RefCell::default(),
@@ -946,14 +950,16 @@ impl Revisions for GitProvider {
         if remote.stale_since.is_some() {
             return None;
         }
-        let refs = (*remote
-            .all_refs
-            .get_or_init(|| remote.repo.all_refs_digest()))?;
-        let branch = remote.sync.default_branch.as_deref().unwrap_or("");
-        Some(pinaudit_core::memo::key(
-            "refs",
-            &[&refs, branch.as_bytes()],
-        ))
+        *remote.refs_key.get_or_init(|| {
+            let refs = (*remote
+                .all_refs
+                .get_or_init(|| remote.repo.all_refs_digest()))?;
+            let branch = remote.sync.default_branch.as_deref().unwrap_or("");
+            Some(pinaudit_core::memo::key(
+                "refs",
+                &[&refs, branch.as_bytes()],
+            ))
+        })
     }
 
     fn revision(&self, r: &DocRef) -> Result<RevisionFacts, Unchecked> {
