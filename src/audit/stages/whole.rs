@@ -171,10 +171,14 @@ impl<'a, U> Whole<'a, U> {
     }
 
     /// Notes that the file `stat` describes is keyed `key` (its bytes were
-    /// read after its stat data were taken), when its times are settled.
+    /// read after its stat data were taken), when its times are settled. A
+    /// note alone does not have the store written back: a run on a fresh
+    /// checkout (new inodes, new times) that changed nothing else would
+    /// otherwise rewrite it every time; it is kept whenever the store is
+    /// written, as the first audit of a record writes it.
     pub(crate) fn note_stat(&self, memo: &dyn CheckMemo, stat: &Stat, key: [u8; 32]) {
         if stat.settled {
-            memo.put(stat.slot, key.to_vec());
+            memo.note(stat.slot, key.to_vec());
         }
     }
 
