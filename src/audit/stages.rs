@@ -4,7 +4,7 @@ mod memo;
 mod whole;
 
 pub(crate) use whole::{Keep, Whole};
-use whole::{Placed, Remembered, Stat};
+use whole::{Placed, Remembered};
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -88,50 +88,34 @@ enum Got {
 }
 
 /// One input file as the first pass over the inputs leaves it: settled
-/// (`None`: it carries no record), or waiting while the whole-record memo
-/// was still loading, to be looked up once it has. (As large as a [`Got`]:
-/// the first pass's results are what the inputs were before.)
+/// (`None`: it carries no record), or read and keyed while the whole-record
+/// memo was still loading, to be looked up once it has. (As large as a
+/// [`Got`]: the first pass's results are what the inputs were before.)
 #[allow(clippy::large_enum_variant)]
 enum Reading {
     Settled(Option<Got>),
-    Waiting(Held),
-}
-
-/// A file waiting for the whole-record memo: its stat data (not read yet),
-/// or where there are none, its bytes, read and keyed.
-enum Held {
-    Stat(Stat),
-    Bytes(Vec<u8>, [u8; 32]),
+    Waiting(Vec<u8>, [u8; 32]),
 }
 
 /// The most bytes of input files held while the whole-record memo loads
 /// (past it, a read waits for the memo): the files are read and hashed
-/// meanwhile, instead of each worker waiting after its first file. (Only
-/// where a file has no stat data: else none is read before the memo is.)
+/// meanwhile, instead of each worker waiting after its first file.
 const HELD_MAX: usize = 64 << 20;
 
 /// Reads one input file (`named` on the command line, else found while
 /// walking: `None` when it carries no record), looked up in the whole-record
-/// memo first when there is one: by its stat data (a file whose stat data
-/// are as they were when its entry was made is not read at all), else by
-/// its bytes; `held` counts the bytes of files kept waiting for the memo.
+/// memo first when there is one; `held` counts the bytes of files kept
+/// waiting for the memo.
 fn read_one<U>(
     file: &std::path::Path,
     named: bool,
     whole: Option<(&Whole<U>, &dyn CheckMemo)>,
     held: &std::sync::atomic::AtomicUsize,
 ) -> Reading {
-    let Some((w, memo)) = whole.filter(|_| file.as_os_str() != "-") else {
-        let got = parse(file, named, None).map(|(loaded, checks)| Got::Read(loaded, checks, None));
-        return Reading::Settled(got);
-    };
-    if let Some(stat) = w.stat(file, named) {
-        if !memo.ready() {
-            return Reading::Waiting(Held::Stat(stat));
-        }
-        return Reading::Settled(look_up_stated(file, named, (w, memo), &stat));
-    }
-    let Ok(bytes) = read_input(file) else {
+    let bytes = whole
+        .filter(|_| file.as_os_str() != "-")
+        .and_then(|w| Some((w, read_input(file).ok()?)));
+    let Some(((w, memo), bytes)) = bytes else {
         let got = parse(file, named, None).map(|(loaded, checks)| Got::Read(loaded, checks, None));
         return Reading::Settled(got);
     };
@@ -143,30 +127,10 @@ fn read_one<U>(
         let room = |h: usize| (h.saturating_add(len) <= HELD_MAX).then_some(h + len);
         let relaxed = std::sync::atomic::Ordering::Relaxed;
         if held.fetch_update(relaxed, relaxed, room).is_ok() {
-            return Reading::Waiting(Held::Bytes(bytes, key));
+            return Reading::Waiting(bytes, key);
         }
     }
     Reading::Settled(look_up(file, named, (w, memo), &bytes, key))
-}
-
-/// What the whole-record memo holds for `file`, whose stat data are `stat`:
-/// found by them, else by its bytes (read now; the key they give is noted
-/// for its stat data), else the file parsed.
-fn look_up_stated<U>(
-    file: &std::path::Path,
-    named: bool,
-    (w, memo): (&Whole<U>, &dyn CheckMemo),
-    stat: &Stat,
-) -> Option<Got> {
-    if let Some(r) = w.recall_by_stat(memo, stat, file, named) {
-        return Some(Got::Remembered(r));
-    }
-    let Ok(bytes) = read_input(file) else {
-        return parse(file, named, None).map(|(loaded, checks)| Got::Read(loaded, checks, None));
-    };
-    let key = w.key(file, named, &bytes);
-    w.note_stat(memo, stat, key);
-    look_up(file, named, (w, memo), &bytes, key)
 }
 
 /// The bytes of the input file `file`, read to the end without asking its
@@ -226,19 +190,16 @@ fn read_all<U>(
     for (i, r) in reading.into_iter().enumerate() {
         match r {
             Reading::Settled(got) => read.push(got),
-            Reading::Waiting(held) => {
+            Reading::Waiting(bytes, key) => {
                 read.push(None);
-                waiting.push((i, held));
+                waiting.push((i, bytes, key));
             }
         }
     }
     if let Some(whole) = whole.filter(|_| !waiting.is_empty()) {
-        let looked = pool.map(&waiting, |(i, held)| {
+        let looked = pool.map(&waiting, |(i, bytes, key)| {
             let (file, named) = &files[*i];
-            match held {
-                Held::Stat(stat) => look_up_stated(file, *named, whole, stat),
-                Held::Bytes(bytes, key) => look_up(file, *named, whole, bytes, *key),
-            }
+            look_up(file, *named, whole, bytes, *key)
         });
         for ((i, ..), got) in waiting.iter().zip(looked) {
             read[*i] = got;
@@ -1595,16 +1556,13 @@ mod tests {
         let reading = Pool::new(3).map(&files, |(f, named)| {
             read_one(f, *named, Some((&whole, &loading)), &AtomicUsize::new(0))
         });
-        assert!(reading
-            .iter()
-            .all(|r| matches!(r, Reading::Waiting(Held::Stat(_)))));
+        assert!(reading.iter().all(|r| matches!(r, Reading::Waiting(..))));
         assert_eq!(loading.lookups.load(Ordering::SeqCst), 0);
-        // A file with stat data is not read while the memo loads: no bytes
-        // are held, so the bound on them never makes a lookup wait.
+        // Past the bound, a read looks up at once (and waits for the memo).
         let full = AtomicUsize::new(HELD_MAX);
         let got = read_one(&files[0].0, true, Some((&whole, &loading)), &full);
-        assert!(matches!(got, Reading::Waiting(Held::Stat(_))));
-        assert_eq!(loading.early.load(Ordering::SeqCst), 0);
+        assert!(matches!(got, Reading::Settled(Some(Got::Read(..)))));
+        assert_eq!(loading.early.load(Ordering::SeqCst), 1);
 
         // The whole way, with the memo turning ready between the passes.
         struct Flip<'m>(&'m Loading, AtomicUsize, usize);
@@ -1633,99 +1591,6 @@ mod tests {
             0,
             "no lookup while loading"
         );
-        // Each file by its stat data, then (not found so) by its bytes.
-        assert_eq!(memo.lookups.load(Ordering::SeqCst), 24, "every file, twice");
-    }
-
-    /// A memo that keeps what it is given and counts what it is given.
-    #[derive(Default)]
-    struct Kept {
-        map: std::sync::RwLock<HashMap<[u8; 32], Vec<u8>>>,
-        puts: AtomicUsize,
-    }
-
-    impl CheckMemo for Kept {
-        fn peek_with(&self, k: &[u8; 32], f: &mut dyn FnMut(&[u8])) {
-            if let Some(v) = self.map.read().expect("lock").get(k) {
-                f(v)
-            }
-        }
-        fn put(&self, k: [u8; 32], v: Vec<u8>) -> bool {
-            self.puts.fetch_add(1, Ordering::SeqCst);
-            self.map.write().expect("lock").insert(k, v);
-            true
-        }
-        fn forget(&self, k: &[u8; 32]) {
-            self.map.write().expect("lock").remove(k);
-        }
-    }
-
-    /// A record file whose stat data are settled is noted under them when it
-    /// is read; the next look finds its entry by them without reading it
-    /// (nothing is noted again). A file written since, even to the same
-    /// size, has other stat data: it is read, and keyed by its new bytes.
-    #[test]
-    fn a_settled_file_is_found_by_its_stat_data_and_a_rewritten_one_is_read() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let body = |i: usize, title: &str| {
-            format!(
-                "{{\"schema\": \"pinaudit/pins/v1\", \"id\": \"r{i}\", \"title\": \"{title}\", \"sources\": [], \"claims\": [], \"artifacts\": []}}"
-            )
-        };
-        let files: Vec<(PathBuf, bool)> = (0..3)
-            .map(|i| {
-                let path = dir.path().join(format!("r{i}.json"));
-                std::fs::write(&path, body(i, "one")).expect("write");
-                (path, false)
-            })
-            .collect();
-        let keep = NoForm;
-        let whole = Whole::with_shared(&keep as &dyn Keep<()>, [9; 32]);
-        let memo = Kept::default();
-        let keys = |read: Vec<Option<Got>>| -> Vec<Option<[u8; 32]>> {
-            read.into_iter()
-                .map(|g| match g.expect("a record") {
-                    Got::Read(_, _, key) => key,
-                    Got::Remembered(_) => None,
-                })
-                .collect()
-        };
-
-        // Just written: read, and not noted (its times are not settled).
-        let fresh = keys(read_all(&files, Pool::new(2), Some((&whole, &memo))));
-        assert!(fresh.iter().all(Option::is_some));
-        assert_eq!(memo.puts.load(Ordering::SeqCst), 0, "nothing noted");
-
-        std::thread::sleep(std::time::Duration::from_millis(2_100));
-        let read = keys(read_all(&files, Pool::new(2), Some((&whole, &memo))));
-        assert_eq!(read, fresh, "the same bytes, the same keys");
-        assert_eq!(memo.puts.load(Ordering::SeqCst), 3, "each noted once");
-        // Entries for them, as a run that checked them would leave.
-        for (i, key) in read.iter().enumerate() {
-            let mut e = Enc::default();
-            e.str(&format!("r{i}")).str("shard").u32(0).u32(0).u32(0);
-            memo.map
-                .write()
-                .expect("lock")
-                .insert(key.expect("keyed"), e.0);
-        }
-        let puts = memo.puts.load(Ordering::SeqCst);
-        let again = read_all(&files, Pool::new(2), Some((&whole, &memo)));
-        assert!(again.iter().all(|g| matches!(g, Some(Got::Remembered(_)))));
-        assert_eq!(
-            memo.puts.load(Ordering::SeqCst),
-            puts,
-            "none read, none noted"
-        );
-
-        // Rewritten to the same size: read, and keyed by its new bytes.
-        std::fs::write(&files[1].0, body(1, "two")).expect("write");
-        let after = read_all(&files, Pool::new(2), Some((&whole, &memo)));
-        assert!(matches!(after[0], Some(Got::Remembered(_))));
-        assert!(matches!(after[2], Some(Got::Remembered(_))));
-        match &after[1] {
-            Some(Got::Read(_, _, Some(key))) => assert_ne!(Some(*key), read[1]),
-            _ => panic!("the rewritten file is read"),
-        }
+        assert_eq!(memo.lookups.load(Ordering::SeqCst), 12, "every file, once");
     }
 }

@@ -18,13 +18,6 @@ pub trait CheckMemo: Sync {
     /// answer too large, or one past its bound).
     fn put(&self, key: [u8; 32], value: Vec<u8>) -> bool;
 
-    /// Remembers an answer that alone is no reason to write the memo back
-    /// (it saves work, it decides nothing): kept when the memo is written
-    /// for another reason. A memo that does not tell the two apart puts it.
-    fn note(&self, key: [u8; 32], value: Vec<u8>) -> bool {
-        self.put(key, value)
-    }
-
     /// Forgets an answer found unsound (the run recomputes and remembers it).
     fn forget(&self, key: &[u8; 32]);
 

@@ -623,12 +623,6 @@ impl CheckMemo {
     /// Remembers an answer (kept in memory until [`persist`](Self::persist));
     /// whether it is kept (not when too large, or past the bound).
     pub(crate) fn put(&self, key: [u8; 32], value: Vec<u8>) -> bool {
-        self.keep(key, value, true)
-    }
-
-    /// [`CheckMemo::put`], where `counted` says whether the answer alone
-    /// has the memo written back (see `pinaudit_core::memo::CheckMemo::note`).
-    fn keep(&self, key: [u8; 32], value: Vec<u8>, counted: bool) -> bool {
         if value.len() > self.max_value {
             return false;
         }
@@ -643,16 +637,15 @@ impl CheckMemo {
         let mut entries = self.entries();
         let old = entries.map.get(&key).map_or(0, bytes::Bytes::len);
         if entries.total - old + value.len() > self.max_total {
-            // Full: checked as without the memo (this time). (A note turned
-            // away is no reason to write the memo back either.)
-            entries.refused += usize::from(counted);
+            // Full: checked as without the memo (this time).
+            entries.refused += 1;
             return false;
         }
         if entries.map.get(&key).is_none_or(|v| v[..] != value[..]) {
             entries.total = entries.total - old + value.len();
             self.used(&entries, &key);
             entries.map.insert(key, value.into());
-            entries.added += usize::from(counted);
+            entries.added += 1;
         }
         entries.forgotten.remove(&key);
         true
@@ -1025,9 +1018,6 @@ impl pinaudit_core::memo::CheckMemo for CheckMemo {
     fn put(&self, key: [u8; 32], value: Vec<u8>) -> bool {
         CheckMemo::put(self, key, value)
     }
-    fn note(&self, key: [u8; 32], value: Vec<u8>) -> bool {
-        self.keep(key, value, false)
-    }
     fn forget(&self, key: &[u8; 32]) {
         CheckMemo::forget(self, key)
     }
@@ -1275,39 +1265,6 @@ mod tests {
         // Another build's fragments read as empty (not carried along).
         let other = CheckMemo::fragments(dir.path(), "m1", "f2", key(), false);
         assert_eq!(other.get(&b), None, "another build");
-    }
-
-    /// A note is answered at once, but alone it does not have the memo
-    /// written back; it is kept when something put does.
-    #[test]
-    fn a_note_is_kept_only_when_the_memo_is_written_for_another_reason() {
-        use pinaudit_core::memo::CheckMemo as _;
-        let dir = tempfile::tempdir().expect("tempdir");
-        let (a, b) = (CheckMemo::key("t", &[b"a"]), CheckMemo::key("t", &[b"b"]));
-        let memo = CheckMemo::fragments(dir.path(), "m1", "f1", key(), true);
-        assert!(memo.note(a, vec![1; 8]));
-        assert_eq!(memo.get(&a), Some(vec![1; 8]), "answered this run");
-        memo.persist().expect("persist");
-        assert!(!dir.path().join(FRAGMENTS_FILE).exists(), "not written");
-        assert!(memo.note(a, vec![1; 8]));
-        assert!(memo.put(b, vec![2; 8]));
-        memo.persist().expect("persist");
-        let again = CheckMemo::fragments(dir.path(), "m1", "f1", key(), true);
-        assert_eq!(again.get(&a), Some(vec![1; 8]), "kept with the put");
-        assert_eq!(again.get(&b), Some(vec![2; 8]));
-        let modified = || {
-            fs::metadata(dir.path().join(FRAGMENTS_FILE))
-                .expect("meta")
-                .modified()
-        };
-        let before = modified().expect("mtime");
-        assert!(again.note(CheckMemo::key("t", &[b"c"]), vec![3; 8]));
-        again.persist().expect("persist");
-        assert_eq!(
-            modified().expect("mtime"),
-            before,
-            "a note alone writes nothing"
-        );
     }
 
     #[test]

@@ -139,49 +139,6 @@ impl<'a, U> Whole<'a, U> {
         pinaudit_core::memo::key("whole", &[&self.shared, &named, shown.as_bytes(), &digest])
     }
 
-    /// What the file system says of the record file `file` (as given;
-    /// `named` on the command line, else found while walking), and the slot
-    /// under which the memo notes the key its bytes last had; `None` where
-    /// that cannot be said (not Unix, or no such file).
-    pub(crate) fn stat(&self, file: &Path, named: bool) -> Option<Stat> {
-        stat_of(file).map(|(data, settled)| {
-            let shown = file.display().to_string();
-            let slot = pinaudit_core::memo::key(
-                "whole-stat",
-                &[&self.shared, &[u8::from(named)], shown.as_bytes(), &data],
-            );
-            Stat { slot, settled }
-        })
-    }
-
-    /// The entry the file `stat` describes was last keyed under, when its
-    /// stat data are what they were then and the memo still holds the entry:
-    /// the file need not be read.
-    pub(crate) fn recall_by_stat(
-        &self,
-        memo: &dyn CheckMemo,
-        stat: &Stat,
-        file: &Path,
-        named: bool,
-    ) -> Option<Remembered> {
-        let key = memo
-            .peek(&stat.slot, |v| <[u8; 32]>::try_from(v).ok())
-            .flatten()?;
-        self.recall(memo, key, file, named)
-    }
-
-    /// Notes that the file `stat` describes is keyed `key` (its bytes were
-    /// read after its stat data were taken), when its times are settled. A
-    /// note alone does not have the store written back: a run on a fresh
-    /// checkout (new inodes, new times) that changed nothing else would
-    /// otherwise rewrite it every time; it is kept whenever the store is
-    /// written, as the first audit of a record writes it.
-    pub(crate) fn note_stat(&self, memo: &dyn CheckMemo, stat: &Stat, key: [u8; 32]) {
-        if stat.settled {
-            memo.note(stat.slot, key.to_vec());
-        }
-    }
-
     /// The entry for `key`, when the memo holds one that reads (one that does
     /// not is forgotten).
     pub(crate) fn recall(
@@ -277,59 +234,6 @@ impl<'a, U> Whole<'a, U> {
     }
 }
 
-/// A record file's stat data as the memo keys them (see [`Whole::stat`]).
-pub(crate) struct Stat {
-    slot: [u8; 32],
-    /// Both its times lie [`SETTLED`] or more before the stat data were
-    /// taken: a change made after that moment gives it other times.
-    settled: bool,
-}
-
-/// How long before a look at a file its last change must lie for its stat
-/// data to stand for its bytes. Coarser than any file system's timestamps
-/// (FAT's are two seconds): a file changed twice within one tick of its
-/// clock would otherwise keep the times of the first change.
-const SETTLED: std::time::Duration = std::time::Duration::from_secs(2);
-
-/// `file`'s stat data as bytes (device, inode, mode, size, modification
-/// and change times to the nanosecond: a write that keeps the size changes
-/// the change time, which no program can set back), and whether they are
-/// settled at this moment (see [`settled`]).
-#[cfg(unix)]
-fn stat_of(file: &Path) -> Option<(Vec<u8>, bool)> {
-    use std::os::unix::fs::MetadataExt;
-    let now = std::time::SystemTime::now();
-    let m = std::fs::metadata(file).ok()?;
-    if !m.is_file() {
-        return None;
-    }
-    let mut data = Vec::with_capacity(64);
-    for n in [m.dev(), m.ino(), u64::from(m.mode()), m.size()] {
-        data.extend_from_slice(&n.to_le_bytes());
-    }
-    let times = [(m.mtime(), m.mtime_nsec()), (m.ctime(), m.ctime_nsec())];
-    for (secs, nanos) in times {
-        data.extend_from_slice(&secs.to_le_bytes());
-        data.extend_from_slice(&nanos.to_le_bytes());
-    }
-    let since_epoch = now.duration_since(std::time::UNIX_EPOCH).ok()?;
-    Some((data, settled(times, since_epoch)))
-}
-
-#[cfg(not(unix))]
-fn stat_of(_: &Path) -> Option<(Vec<u8>, bool)> {
-    None
-}
-
-/// Whether both `times` (seconds and nanoseconds since the epoch) lie
-/// [`SETTLED`] or more before `now` (since the epoch).
-fn settled(times: [(i64, i64); 2], now: std::time::Duration) -> bool {
-    let limit = now.saturating_sub(SETTLED).as_nanos() as i128;
-    times
-        .iter()
-        .all(|&(secs, nanos)| i128::from(secs) * 1_000_000_000 + i128::from(nanos) < limit)
-}
-
 fn decode_entry(raw: &[u8], key: [u8; 32], file: &Path, named: bool) -> Option<Remembered> {
     let mut d = Dec(raw);
     let id = d.string()?;
@@ -384,31 +288,4 @@ pub(crate) fn first_remote(targets: &[Target]) -> Option<&str> {
         Target::Git(d) => Some(d.remote.as_str()),
         _ => None,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Stat data stand for a file's bytes only once both its times lie two
-    /// seconds or more in the past; a time in the future never settles.
-    #[test]
-    fn only_times_well_in_the_past_are_settled() {
-        let now = std::time::Duration::from_secs(1_000_000);
-        let at = |s: i64, n: i64| (s, n);
-        assert!(settled([at(999_990, 0), at(999_997, 999_999_999)], now));
-        assert!(
-            !settled([at(999_990, 0), at(999_998, 0)], now),
-            "ctime too recent"
-        );
-        assert!(
-            !settled([at(999_999, 0), at(999_990, 0)], now),
-            "mtime too recent"
-        );
-        assert!(
-            !settled([at(999_990, 0), at(1_000_500, 0)], now),
-            "in the future"
-        );
-        assert!(settled([at(-5, 0), at(0, 0)], now), "before the epoch");
-    }
 }
