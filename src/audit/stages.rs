@@ -656,10 +656,12 @@ fn checked<T>(
     };
     let (targets, sources) = (p.sources.clone(), p.sources.len());
     let (id, shard_key) = (p.record.id.clone(), crate::shard::key_of(&p.record));
+    let file = p.record.file.clone();
     let (result, kept) = check_record(p, provider, opts, seen);
     let done = prepare(result);
     if kept.may() {
         let placed = Placed {
+            file: &file,
             id: &id,
             shard_key,
             sources,

@@ -104,6 +104,9 @@ fn an_edited_record_or_a_moved_branch_is_checked_again() {
     let s = Setup::new();
     let cold = s.fresh_format("json", &[]);
     same(&s.run_format("json", &[]), &cold, "warm");
+    let kept = || entries(&std::fs::read(s.fragments()).expect("fragments.store")).1;
+    let before = kept();
+    assert_eq!(before.len(), s.files.len(), "an entry a record");
     // An edit to one record: a claim's value changes.
     let file = s.ws.path().join(&s.files[0]);
     let text = std::fs::read_to_string(&file).expect("pin file");
@@ -111,6 +114,12 @@ fn an_edited_record_or_a_moved_branch_is_checked_again() {
     std::fs::write(&file, text.replacen("2.9", "2.7", 1)).expect("edit");
     let edited = s.run_format("json", &[]);
     assert!(edited.stdout != cold.stdout, "the edit shows");
+    // The edited record's entry replaces the one of its old bytes (the
+    // others are kept as they were): superseded entries do not pile up.
+    let after = kept();
+    assert_eq!(after.len(), before.len(), "one entry a record still");
+    let same_entries = after.iter().filter(|e| before.contains(e)).count();
+    assert_eq!(same_entries, before.len() - 1, "only the edited one is new");
     same(
         &edited,
         &s.fresh_format("json", &[]),

@@ -317,6 +317,10 @@ pub(crate) struct CheckMemo {
     /// The most bytes of answers kept in all (`usize::MAX`: no bound): what is
     /// held in memory and written back, whatever the number of records.
     max_total: usize,
+    /// Every answer begins with its slot (32 bytes), what answers that
+    /// supersede one another share: an answer this run did not use is not
+    /// written back once this run used another of its slot.
+    slotted: bool,
     /// Read far more than written (a re-check only reads): the workers checking
     /// records read it at once. Loaded when first asked (the record memo: on
     /// a thread of its own from the start), so a run that never asks never
@@ -546,6 +550,7 @@ impl CheckMemo {
             FRAGMENTS_TOTAL_MAX,
             background,
         )
+        .slotted()
     }
 
     fn open(
@@ -581,7 +586,18 @@ impl CheckMemo {
             magic,
             max_value,
             max_total,
+            slotted: false,
             inner: std::sync::Arc::new(inner),
+        }
+    }
+
+    /// This memo with every answer beginning with its slot (see
+    /// [`CheckMemo::slotted`](struct@CheckMemo)); bounded memos only, as
+    /// only they note what a run used.
+    fn slotted(self) -> CheckMemo {
+        CheckMemo {
+            slotted: self.max_total != usize::MAX,
+            ..self
         }
     }
 
@@ -682,6 +698,18 @@ impl CheckMemo {
                     entries.map.entry(k).or_insert(v);
                 }
             }
+        }
+        if self.slotted {
+            let entries = &mut *entries;
+            let used = entries.used.lock().unwrap_or_else(|e| e.into_inner());
+            let slot = |v: &bytes::Bytes| v.get(..32).map(<[u8]>::to_vec);
+            let slots: std::collections::HashSet<Vec<u8>> = (used.keys())
+                .filter_map(|k| entries.map.get(k).and_then(slot))
+                .collect();
+            entries
+                .map
+                .retain(|k, v| used.contains_key(k) || slot(v).is_none_or(|s| !slots.contains(&s)));
+            entries.total = entries.map.values().map(bytes::Bytes::len).sum();
         }
         let mut keys: Vec<&[u8; 32]> = entries.map.keys().collect();
         if self.max_total != usize::MAX {
@@ -1245,6 +1273,44 @@ mod tests {
     /// An answer forgotten as unsound stays forgotten when the memo is
     /// written back (the file it was read from is not merged back over it),
     /// and what is put says whether it is kept.
+    /// In the fragment store, an answer this run did not use is dropped when
+    /// the memo is written back once this run used another of its slot (the
+    /// first 32 bytes): what a later answer superseded is not kept and loaded
+    /// run after run. Answers of slots this run did not touch are kept.
+    #[test]
+    fn a_superseded_fragment_is_not_written_back() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let k = |s: &[u8]| CheckMemo::key("t", &[s]);
+        let value = |slot: u8, v: u8| [vec![slot; 32], vec![v; 8]].concat();
+        let memo = CheckMemo::fragments(dir.path(), "m1", "f1", key(), true);
+        assert!(memo.put(k(b"old"), value(1, 1)));
+        assert!(memo.put(k(b"other"), value(2, 2)));
+        memo.persist().expect("persist");
+        let next = CheckMemo::fragments(dir.path(), "m1", "f1", key(), true);
+        assert!(next.put(k(b"new"), value(1, 3)), "slot 1 again, new bytes");
+        next.persist().expect("persist");
+        let after = CheckMemo::fragments(dir.path(), "m1", "f1", key(), true);
+        assert_eq!(after.get(&k(b"old")), None, "superseded");
+        assert_eq!(after.get(&k(b"new")), Some(value(1, 3)));
+        assert_eq!(after.get(&k(b"other")), Some(value(2, 2)), "untouched");
+        // Both answers of a slot that a run used are kept.
+        assert_eq!(after.peek(&k(b"other"), <[u8]>::to_vec), Some(value(2, 2)));
+        assert!(after.put(k(b"another"), value(2, 4)));
+        after.persist().expect("persist");
+        let last = CheckMemo::fragments(dir.path(), "m1", "f1", key(), true);
+        assert_eq!(last.get(&k(b"other")), Some(value(2, 2)), "used: kept");
+        assert_eq!(last.get(&k(b"another")), Some(value(2, 4)));
+        // The other memos have no slots: their answers are not dropped so.
+        let checks = CheckMemo::new(dir.path(), "m1", key());
+        assert!(checks.put(k(b"a"), value(5, 1)));
+        checks.persist().expect("persist");
+        let checks = CheckMemo::new(dir.path(), "m1", key());
+        assert!(checks.put(k(b"b"), value(5, 2)));
+        checks.persist().expect("persist");
+        let checks = CheckMemo::new(dir.path(), "m1", key());
+        assert_eq!(checks.get(&k(b"a")), Some(value(5, 1)), "not slotted");
+    }
+
     #[test]
     fn a_forgotten_answer_is_not_taken_back_from_the_file() {
         let dir = tempfile::tempdir().expect("tempdir");

@@ -35,7 +35,7 @@ use crate::provider::{DocRef, Router, Target};
 use crate::record::CommitId;
 
 /// Bump when the encoding below, or what goes into the key, changes.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// The sources the binary was built from, digested (see `build.rs`).
 const SOURCE_DIGEST: &str = env!("PINAUDIT_SOURCE_DIGEST");
@@ -89,6 +89,8 @@ pub(crate) struct Remembered {
 
 /// What an entry is made of, beside the form handed on.
 pub(crate) struct Placed<'p> {
+    /// The record's file, as given (its entry's slot: see [`Whole::slot`]).
+    pub(crate) file: &'p Path,
     pub(crate) id: &'p str,
     pub(crate) shard_key: String,
     pub(crate) sources: usize,
@@ -137,6 +139,16 @@ impl<'a, U> Whole<'a, U> {
         let shown = file.display().to_string();
         let named = [u8::from(named)];
         pinaudit_core::memo::key("whole", &[&self.shared, &named, shown.as_bytes(), &digest])
+    }
+
+    /// The slot of the record file `file` (as given): what the entries of
+    /// every version of its bytes share. Each entry begins with it, and the
+    /// store drops an entry this run did not use once this run used another
+    /// of its slot (the file was edited, or read once named and once walked),
+    /// so superseded entries are not loaded run after run.
+    fn slot(&self, file: &Path) -> [u8; 32] {
+        let shown = file.display().to_string();
+        pinaudit_core::memo::key("whole-slot", &[&self.shared, shown.as_bytes()])
     }
 
     /// The entry for `key`, when the memo holds one that reads (one that does
@@ -217,6 +229,7 @@ impl<'a, U> Whole<'a, U> {
         let mut form = Enc::default();
         self.keep.encode(u, &mut form)?;
         let mut e = Enc::default();
+        e.0.extend_from_slice(&self.slot(placed.file));
         e.str(placed.id)
             .str(&placed.shard_key)
             .u32(u32::try_from(placed.sources).ok()?);
@@ -236,6 +249,7 @@ impl<'a, U> Whole<'a, U> {
 
 fn decode_entry(raw: &[u8], key: [u8; 32], file: &Path, named: bool) -> Option<Remembered> {
     let mut d = Dec(raw);
+    d.take(32)?; // its slot
     let id = d.string()?;
     let shard_key = d.string()?;
     let sources = d.u32()? as usize;
