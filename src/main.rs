@@ -53,5 +53,7 @@ fn main() -> ExitCode {
         Command::Cache(pinaudit::cli::CacheCommand::Gc(args)) => commands::cache_gc(args, &config),
     };
     let _ = std::io::stdout().flush();
+    // libgit2 may be being set up on another thread (see the function).
+    pinaudit_fetch::setup::settle();
     code.into()
 }

@@ -140,7 +140,7 @@ impl GitCache {
 
     /// A cache rooted at `root` whose stores are authenticated under `key`.
     pub fn with_key(root: impl Into<PathBuf>, key: crate::cache_key::CacheKey) -> Self {
-        isolate_user_config();
+        crate::setup::isolate_user_config_aside();
         let root = root.into();
         let verified = std::sync::Arc::new(super::verified::Verifier::new(&root, key.clone()));
         GitCache {
@@ -255,6 +255,8 @@ impl GitCache {
         }
         let wanted = &wanted[..];
         let path = self.repo_path(remote);
+        // Every git2 call below comes after libgit2's set-up.
+        crate::setup::isolate_user_config();
         if opts.offline {
             return self.sync_offline(remote, path, docs, wanted);
         }
@@ -654,51 +656,6 @@ fn offline_report(cached: &CachedRepo, path: PathBuf, wanted: &[Oid]) -> SyncRep
     }
 }
 
-/// Gives libgit2 the user's configuration directories explicitly, once per
-/// process, and none that can't be read.
-///
-/// libgit2 works out where the global (`~/.gitconfig`) and XDG
-/// (`~/.config/git/config`) configuration live from `$HOME` and reads them when
-/// a repository is opened; a `$HOME` this user may not read (`docker --user
-/// 65534` with `HOME=/root`) must change nothing about the cache. A level whose
-/// file exists but can't be read is left out, with a warning naming it; one
-/// with no file is kept (nothing is read there). The system level stays
-/// libgit2's own.
-pub(crate) fn isolate_user_config() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let home = std::env::var_os("HOME").map(PathBuf::from);
-        let xdg = std::env::var_os("XDG_CONFIG_HOME")
-            .map(PathBuf::from)
-            .or_else(|| home.as_ref().map(|h| h.join(".config")))
-            .map(|d| d.join("git"));
-        for (level, dir, file) in [
-            (git2::ConfigLevel::Global, home, ".gitconfig"),
-            (git2::ConfigLevel::XDG, xdg, "config"),
-        ] {
-            let usable = dir.filter(|d| match fs::metadata(d.join(file)) {
-                Ok(_) => true,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => true,
-                Err(e) => {
-                    if e.kind() != std::io::ErrorKind::NotADirectory {
-                        eprintln!(
-                            "warning: can't read the git configuration `{}` ({e}); going on without it",
-                            pinaudit_core::escape::terminal(&d.join(file).display().to_string())
-                        );
-                    }
-                    false
-                }
-            });
-            let path = usable.unwrap_or_default();
-            // SAFETY: libgit2 keeps search paths in a global it reads when a
-            // configuration is loaded; this runs once, through `Once`, before
-            // this process opens any repository (every use of the cache starts
-            // with `GitCache::new`).
-            let _ = unsafe { git2::opts::set_search_path(level, path.as_os_str()) };
-        }
-    });
-}
-
 /// Set libgit2's process-wide socket timeouts to those of `opts`.
 ///
 /// libgit2 keeps them in globals that it reads whenever it opens a socket.
@@ -842,6 +799,7 @@ fn open_mirror(path: &Path) -> Result<Repository, FetchError> {
             return Err(FetchError::io(path, e));
         }
     }
+    crate::setup::isolate_user_config();
     let repo = Repository::open_bare(path).map_err(|e| {
         let reason = clean_message(e.message(), &[]);
         // The repository's own files say it is not whole: damage. Anything
@@ -1151,6 +1109,7 @@ fn init_scratch(path: &Path, remote: &str) -> Result<(Repository, PathBuf), Fetc
         fs::remove_dir_all(&scratch).map_err(|e| FetchError::io(&scratch, e))?;
     }
     write_skeleton(&scratch, remote).map_err(|e| FetchError::io(&scratch, e))?;
+    crate::setup::isolate_user_config();
     let repo = Repository::open_bare(&scratch).map_err(|e| FetchError::Git {
         url: scratch.display().to_string(),
         reason: clean_message(e.message(), &[]),
@@ -1387,6 +1346,7 @@ impl Auth {
             if let Some(token) = self.token_for(url) {
                 return Cred::userpass_plaintext("x-access-token", token);
             }
+            crate::setup::isolate_user_config();
             if let Ok(config) = git2::Config::open_default() {
                 if let Ok(cred) = Cred::credential_helper(&config, url, username) {
                     return Ok(cred);

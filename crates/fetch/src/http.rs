@@ -259,6 +259,7 @@ impl Shared {
                 return Some(("x-access-token".to_string(), token));
             }
         }
+        crate::setup::isolate_user_config();
         let config = git2::Config::open_default().ok()?;
         git2::CredentialHelper::new(url.as_str())
             .config(&config)

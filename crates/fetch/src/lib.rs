@@ -50,6 +50,7 @@ pub mod progress;
 pub mod provider;
 pub mod repo;
 pub mod rewrite;
+pub mod setup;
 pub mod sources;
 pub mod store;
 pub mod stream;

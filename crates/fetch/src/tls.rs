@@ -63,7 +63,8 @@ pub(crate) fn prepare<'a>(online: bool, mut urls: impl Iterator<Item = &'a str>)
         let users = std::env::var_os(ENV_CERT_FILE);
         if !tls && cfg!(unix) {
             // Before git2's one-time initialisation: no other thread reads the
-            // environment yet.
+            // environment yet (one that sets libgit2 up is waited for).
+            crate::setup::settle();
             std::env::set_var(ENV_CERT_FILE, EMPTY);
             DEFERRED.store(true, Ordering::SeqCst);
         }
@@ -78,6 +79,9 @@ pub(crate) fn prepare<'a>(online: bool, mut urls: impl Iterator<Item = &'a str>)
 /// Loads the system's certificates into libgit2's OpenSSL context, as the
 /// initialisation would have.
 fn load_real_certificates(users: Option<std::ffi::OsString>) {
+    // libgit2 (and OpenSSL, which reads the environment) set up first: it
+    // may be being set up on another thread.
+    crate::setup::isolate_user_config();
     match users {
         Some(file) => std::env::set_var(ENV_CERT_FILE, file),
         None => std::env::remove_var(ENV_CERT_FILE),

@@ -798,7 +798,7 @@ impl Syncs {
         });
     }
 
-    /// What a sync's result leaves the run: the mirror when it opens; when
+    /// What a sync's result leaves the run: the mirror, which opened; when
     /// the network failed, what the cache already holds, judged as `--offline`
     /// would and marked stale (the failure still told); else the failure.
     fn settle(
@@ -808,10 +808,8 @@ impl Syncs {
         oids: &[Oid],
     ) -> (Landed, Option<Arc<FetchError>>) {
         match result {
-            Ok(sync) => match self.cache.open(remote) {
-                Ok(_) => (Ok((sync, None)), None),
-                Err(e) => (Err(Arc::new(e)), None),
-            },
+            // The sync opened the mirror once it was over.
+            Ok(sync) => (Ok((sync, None)), None),
             Err(e @ FetchError::Network { .. }) => {
                 let error = Arc::new(e);
                 match self.stand_in(remote, oids) {
