@@ -271,14 +271,11 @@ impl One {
             true => Ok(apply_rewrites(&self.plan.rewrites, remote)),
             false => resolve_fetch_url(&self.plan.rewrites, remote, self.plan.allow_local),
         };
-        let (result, unopened) = match fetch {
-            Err(refused) => (
-                Err(FetchError::Git {
-                    url: shown.clone(),
-                    reason: refused.to_string(),
-                }),
-                None,
-            ),
+        let result = match fetch {
+            Err(refused) => Err(FetchError::Git {
+                url: shown.clone(),
+                reason: refused.to_string(),
+            }),
             Ok(fetch_url) => self.fetch(remote, fetch_url, oids).await,
         };
         if let Some(line) = &self.line {
@@ -290,10 +287,7 @@ impl One {
         if let Ok(report) = &result {
             warn_about(&shown, report);
         }
-        match unopened {
-            Some(e) => Err(e),
-            None => result,
-        }
+        result
     }
 
     /// The sync itself, on a blocking worker. libgit2 calls back only while a
@@ -306,41 +300,29 @@ impl One {
         remote: &str,
         fetch_url: String,
         oids: Vec<(Oid, Option<String>)>,
-    ) -> (Result<SyncReport, FetchError>, Option<FetchError>) {
+    ) -> Result<SyncReport, FetchError> {
         let shown = crate::redact(remote);
         let opts = sync_options(&self.plan, remote, &fetch_url);
         let limit = opts.deadline + std::time::Duration::from_secs(2);
         let deadline_secs = opts.deadline.as_secs();
         let (cache, remote2, line) = (self.cache.clone(), remote.to_string(), self.line.clone());
         let work = tokio::task::spawn_blocking(move || {
-            let synced = cache.sync_docs(&remote2, &fetch_url, &oids, &opts, line);
-            // A mirror synced whole that then does not open fails its sync:
-            // opened here, on the sync's own worker, not by the thread every
-            // remote lands on in turn. (Offline, the sync was the opening.)
-            let unopened = match (&synced, opts.offline) {
-                (Ok(_), false) => cache.open(&remote2).err(),
-                _ => None,
-            };
-            (synced, unopened)
+            cache.sync_docs(&remote2, &fetch_url, &oids, &opts, line)
         });
         match tokio::time::timeout(limit, work).await {
             Ok(joined) => joined.unwrap_or_else(|e| {
-                let failed = FetchError::Git {
+                Err(FetchError::Git {
                     url: shown,
                     reason: format!("the fetch worker failed: {e}"),
-                };
-                (Err(failed), None)
+                })
             }),
-            Err(_) => (
-                Err(FetchError::Network {
-                    url: shown,
-                    reason: format!(
-                        "timed out: the sync took longer than the deadline of {deadline_secs} s (raise it with --deadline)"
-                    ),
-                    cause: crate::NetworkCause::Limit,
-                }),
-                None,
-            ),
+            Err(_) => Err(FetchError::Network {
+                url: shown,
+                reason: format!(
+                    "timed out: the sync took longer than the deadline of {deadline_secs} s (raise it with --deadline)"
+                ),
+                cause: crate::NetworkCause::Limit,
+}),
         }
     }
 }

@@ -808,7 +808,7 @@ impl Syncs {
         oids: &[Oid],
     ) -> (Landed, Option<Arc<FetchError>>) {
         match result {
-            // The sync opened the mirror once it was over.
+            // A sync ends by opening the mirror (`GitCache::sync_docs`).
             Ok(sync) => (Ok((sync, None)), None),
             Err(e @ FetchError::Network { .. }) => {
                 let error = Arc::new(e);
