@@ -445,7 +445,9 @@ fn deliver(
         },
         None => {
             let stdout = std::io::stdout();
-            let mut w = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+            let fd = std::os::fd::AsFd::as_fd(&stdout);
+            let reserving = crate::reserve::Reserving::new(stdout.lock(), fd);
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, reserving);
             // As with `out`: a closed pipe is the reader's choice, not an
             // error; anything else (a full disk under `> report.json`) is.
             match fill(&mut w) {
@@ -522,7 +524,9 @@ fn write_file_with(
         .suffix(".tmp")
         .tempfile_in(dir)?;
     {
-        let mut w = std::io::BufWriter::with_capacity(1 << 16, tmp.as_file());
+        let file = tmp.as_file();
+        let reserving = crate::reserve::Reserving::new(file, std::os::fd::AsFd::as_fd(file));
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, reserving);
         fill(&mut w)?;
         w.flush()?;
     }

@@ -22,6 +22,7 @@ pub(crate) mod pin;
 pub(crate) mod preserve;
 pub(crate) mod progress;
 pub mod report;
+pub(crate) mod reserve;
 pub mod shard;
 pub(crate) mod show;
 pub(crate) mod show_html;
