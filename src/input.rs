@@ -192,23 +192,40 @@ pub(crate) fn collect(paths: &[PathBuf], opts: &WalkOptions, pool: crate::par::P
     // Resolving a path is a system call per directory level of it: each
     // directory is resolved once, and a file that is no link is where its
     // directory resolves to (one `lstat` each, on every worker of `pool`).
-    let dirs: std::collections::HashMap<&Path, Option<PathBuf>> = files
+    // Paths are keys by their bytes here (std's path hashing, component by
+    // component through SipHash, showed in a re-check of thousands of files).
+    let mut dirs: Dirs = Default::default();
+    for (f, _) in &files {
+        if let Some(d) = f.parent() {
+            dirs.entry(d.as_os_str()).or_insert_with(|| {
+                let at = if d.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    d
+                };
+                std::fs::canonicalize(at).ok()
+            });
+        }
+    }
+    // A file the walk found to be no link resolves without a system call:
+    // those are resolved here, the others (named files, links) on the
+    // workers (starting threads for a join each only waits for a core).
+    let asked: Vec<&PathBuf> = files
         .iter()
-        .filter_map(|(f, _)| f.parent())
-        .collect::<std::collections::HashSet<_>>()
-        .into_iter()
-        .map(|d| {
-            let at = if d.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                d
-            };
-            (d, std::fs::canonicalize(at).ok())
+        .zip(&no_link)
+        .filter(|(_, no_link)| !**no_link)
+        .map(|((f, _), _)| f)
+        .collect();
+    let mut asked = pool.map(&asked, |f| canonical(f, &dirs, false)).into_iter();
+    let canonical: Vec<PathBuf> = files
+        .iter()
+        .zip(no_link)
+        .map(|((f, _), no_link)| match no_link {
+            true => canonical(f, &dirs, true),
+            false => asked.next().unwrap_or_else(|| f.clone()),
         })
         .collect();
-    let known: Vec<(&PathBuf, bool)> = files.iter().map(|(f, _)| f).zip(no_link).collect();
-    let canonical = pool.map(&known, |(f, no_link)| canonical(f, &dirs, *no_link));
-    let mut seen = std::collections::HashSet::new();
+    let mut seen: foldhash::HashSet<std::ffi::OsString> = Default::default();
     let files = files
         .into_iter()
         .zip(canonical)
@@ -217,19 +234,18 @@ pub(crate) fn collect(paths: &[PathBuf], opts: &WalkOptions, pool: crate::par::P
                 .as_ref()
                 .is_none_or(|only| f.as_os_str() == "-" || only.contains(canonical))
         })
-        .filter_map(|(file, canonical)| seen.insert(canonical).then_some(file))
+        .filter_map(|(file, canonical)| seen.insert(canonical.into_os_string()).then_some(file))
         .collect();
     Collected { files, errors }
 }
 
+/// Each directory of the input files (as given), resolved.
+type Dirs<'a> = foldhash::HashMap<&'a std::ffi::OsStr, Option<PathBuf>>;
+
 /// Where `file` resolves to (itself when it does not): within its directory
 /// as `dirs` resolved it, when it is no link itself (`no_link`: the walk found
 /// it so; else asked here), else resolved whole.
-fn canonical(
-    file: &Path,
-    dirs: &std::collections::HashMap<&Path, Option<PathBuf>>,
-    no_link: bool,
-) -> PathBuf {
+fn canonical(file: &Path, dirs: &Dirs, no_link: bool) -> PathBuf {
     let name = match file.components().next_back() {
         Some(std::path::Component::Normal(name)) => Some(name),
         _ => None,
@@ -238,7 +254,7 @@ fn canonical(
         no_link || std::fs::symlink_metadata(file).is_ok_and(|m| !m.file_type().is_symlink());
     let dir = file
         .parent()
-        .and_then(|d| dirs.get(d))
+        .and_then(|d| dirs.get(d.as_os_str()))
         .and_then(Option::as_ref);
     match (name, dir) {
         (Some(name), Some(dir)) if plain => dir.join(name),
@@ -646,10 +662,10 @@ mod tests {
             dir.path().join("linked/../real/a.json"),
             real.join("missing.json"),
         ];
-        let dirs: std::collections::HashMap<&Path, Option<PathBuf>> = paths
+        let dirs: Dirs = paths
             .iter()
             .filter_map(|p| p.parent())
-            .map(|d| (d, std::fs::canonicalize(d).ok()))
+            .map(|d| (d.as_os_str(), std::fs::canonicalize(d).ok()))
             .collect();
         let real_a = std::fs::canonicalize(real.join("a.json")).expect("resolves");
         for p in &paths[..4] {

@@ -422,25 +422,36 @@ impl Work {
 /// (URLs parsed and hosts checked on every worker of `pool`); a record the
 /// whole-record memo holds needs no plan (its entry names what it cites).
 pub(crate) fn plan(records: Vec<Entry>, allow_local: bool, pool: Pool) -> Vec<Work> {
-    let targets = pool.map(&records, |e| match e {
-        Entry::Read { record, .. } => targets_of(record, allow_local),
-        Entry::Remembered(_) => Default::default(),
-    });
+    // Only the records read are planned on the workers: on a re-check that
+    // the memo answers whole, no thread is started for nothing (starting one
+    // while the stores load waits for a core).
+    let read: Vec<&Record> = records
+        .iter()
+        .filter_map(|e| match e {
+            Entry::Read { record, .. } => Some(record),
+            Entry::Remembered(_) => None,
+        })
+        .collect();
+    let mut targets = pool
+        .map(&read, |record| targets_of(record, allow_local))
+        .into_iter();
     records
         .into_iter()
-        .zip(targets)
-        .map(|(e, targets)| match e {
+        .map(|e| match e {
             Entry::Read {
                 record,
                 findings,
                 whole,
-            } => Work::Planned(Planned {
-                record,
-                findings,
-                sources: targets.0,
-                artifacts: targets.1,
-                whole,
-            }),
+            } => {
+                let (sources, artifacts) = targets.next().unwrap_or_default();
+                Work::Planned(Planned {
+                    record,
+                    findings,
+                    sources,
+                    artifacts,
+                    whole,
+                })
+            }
             Entry::Remembered(r) => Work::Remembered(r),
         })
         .collect()
