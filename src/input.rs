@@ -191,7 +191,7 @@ pub(crate) fn collect(paths: &[PathBuf], opts: &WalkOptions, pool: crate::par::P
     // A file named twice, or reached again through a link, is audited once.
     // Resolving a path is a system call per directory level of it: each
     // directory is resolved once, and a file that is no link is where its
-    // directory resolves to (one `lstat` each, on every worker of `pool`).
+    // directory resolves to.
     // Paths are keys by their bytes here (std's path hashing, component by
     // component through SipHash, showed in a re-check of thousands of files).
     let mut dirs: Dirs = Default::default();
@@ -217,7 +217,7 @@ pub(crate) fn collect(paths: &[PathBuf], opts: &WalkOptions, pool: crate::par::P
         .map(|((f, _), _)| f)
         .collect();
     let mut asked = pool.map(&asked, |f| canonical(f, &dirs, false)).into_iter();
-    let canonical: Vec<PathBuf> = files
+    let resolved: Vec<PathBuf> = files
         .iter()
         .zip(no_link)
         .map(|((f, _), no_link)| match no_link {
@@ -228,7 +228,7 @@ pub(crate) fn collect(paths: &[PathBuf], opts: &WalkOptions, pool: crate::par::P
     let mut seen: foldhash::HashSet<std::ffi::OsString> = Default::default();
     let files = files
         .into_iter()
-        .zip(canonical)
+        .zip(resolved)
         .filter(|((f, _), canonical)| {
             opts.only
                 .as_ref()

@@ -322,7 +322,7 @@ impl One {
                     "timed out: the sync took longer than the deadline of {deadline_secs} s (raise it with --deadline)"
                 ),
                 cause: crate::NetworkCause::Limit,
-}),
+            }),
         }
     }
 }

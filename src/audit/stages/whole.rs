@@ -142,21 +142,19 @@ impl<'a, U> Whole<'a, U> {
     pub(crate) fn key(&self, file: &Path, named: bool, bytes: &[u8]) -> [u8; 32] {
         let shown = file.display().to_string();
         let named = [u8::from(named)];
-        let (kind, hashed): (&[u8], [u8; 32]);
-        let content: &[u8] = if bytes.len() < WHOLE_IN_KEY_MAX {
+        let digest: [u8; 32];
+        let (kind, content): (&[u8], &[u8]) = if bytes.len() < WHOLE_IN_KEY_MAX {
             // A small file (a pin file is a few kilobytes) goes into the
             // key's SHA-256 as it is: with the CPU's SHA instructions that is
             // a third of what a BLAKE3 digest of it costs first, whose SIMD
             // pays only past a few chunks.
-            kind = b"bytes";
-            bytes
+            (b"bytes", bytes)
         } else {
             // BLAKE3 for a large one: a re-check hashes every input file,
             // megabytes of them. The kind is part of the key, so the two
             // never meet.
-            kind = b"blake3";
-            hashed = *blake3::hash(bytes).as_bytes();
-            &hashed
+            digest = *blake3::hash(bytes).as_bytes();
+            (b"blake3", &digest)
         };
         pinaudit_core::memo::key(
             "whole",
