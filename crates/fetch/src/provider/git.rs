@@ -570,18 +570,18 @@ impl GitProvider {
         // re-check cites tens of thousands of documents in a few dozen
         // repositories).
         let online = !self.plan.sync.offline;
-        let mut remotes: Vec<&str> = refs
-            .iter()
-            .map(|r| r.remote.as_str())
-            .chain(models.iter().map(|m| m.remote.as_str()))
-            .collect();
-        remotes.sort_unstable();
-        remotes.dedup();
         let urls: Vec<String> = match online {
-            true => remotes
-                .iter()
-                .map(|remote| crate::apply_rewrites(&self.plan.rewrites, remote))
-                .collect(),
+            true => {
+                let remotes: foldhash::HashSet<&str> = refs
+                    .iter()
+                    .map(|r| r.remote.as_str())
+                    .chain(models.iter().map(|m| m.remote.as_str()))
+                    .collect();
+                remotes
+                    .into_iter()
+                    .map(|remote| crate::apply_rewrites(&self.plan.rewrites, remote))
+                    .collect()
+            }
             false => Vec::new(),
         };
         crate::tls::prepare(online, urls.iter().map(String::as_str));
