@@ -307,7 +307,7 @@ pub struct AuditArgs {
     /// documents, 50M for web documents]
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub(crate) max_document_size: Option<u64>,
-    /// Concurrent repositories, and threads checking records (at most the cores) [default: twice the cores, 2 to 4]
+    /// Concurrent repositories and input reads, and threads checking records (at most the cores) [default: twice the cores, 2 to 4]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
     pub(crate) jobs: Option<u16>,
     /// No progress output (progress only ever goes to stderr, and only on a terminal)

@@ -68,6 +68,13 @@ impl Options {
     pub(crate) fn pool(&self) -> crate::par::Pool {
         crate::par::Pool::new(self.plan.jobs)
     }
+
+    /// The workers that read the inputs: `--jobs` of them, as many as fetch,
+    /// whatever the cores (a read waits on the disk when the page cache has
+    /// let the file go).
+    pub(crate) fn readers(&self) -> crate::par::Pool {
+        crate::par::Pool::waiting(self.plan.jobs)
+    }
 }
 /// Concurrent repositories by default: fetching waits on the network more than on
 /// the CPU, so a few more than the cores, but never so many as to hammer a forge,
@@ -251,7 +258,8 @@ pub(crate) fn run_with<T: Send>(
     let settling = keep.map(|inner| Settling { inner, policy });
     let whole = stages::Whole::new(settling.as_ref().map(|k| k as &dyn Keep<_>), opts);
     let memo = provider.documents().fragment_memo();
-    let mut loaded = stages::load(paths, &opts.walk, pool, whole.as_ref().zip(memo));
+    let pools = (pool, opts.readers());
+    let mut loaded = stages::load(paths, &opts.walk, pools, whole.as_ref().zip(memo));
     if let Some(shard) = opts.shard {
         // Before planning, so that no other shard's repository is fetched.
         loaded.records.retain(|e| e.in_shard(&shard));

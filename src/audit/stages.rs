@@ -176,15 +176,16 @@ fn look_up<U>(
     Some(Got::Read(loaded, checks, Some(key)))
 }
 
-/// Reads every input file on `pool`, in input order: files read while the
-/// whole-record memo was loading are looked up in a second pass.
+/// Reads every input file on `readers`, in input order: files read while
+/// the whole-record memo was loading are looked up in a second pass, on
+/// `pool` (that is CPU work alone).
 fn read_all<U>(
     files: &[(PathBuf, bool)],
-    pool: Pool,
+    (pool, readers): (Pool, Pool),
     whole: Option<(&Whole<U>, &dyn CheckMemo)>,
 ) -> Vec<Option<Got>> {
     let held = std::sync::atomic::AtomicUsize::new(0);
-    let reading = pool.map(files, |(f, named)| read_one(f, *named, whole, &held));
+    let reading = readers.map(files, |(f, named)| read_one(f, *named, whole, &held));
     let mut read = Vec::with_capacity(reading.len());
     let mut waiting = Vec::new();
     for (i, r) in reading.into_iter().enumerate() {
@@ -254,23 +255,26 @@ pub(crate) struct Rest {
 /// Reads every input and runs the checks a record alone can answer. Each input's
 /// findings stay with it, so the report lists them in input order.
 ///
-/// Files are read, parsed and checked on up to `--jobs` workers, one per core
-/// (reading pin files is most of a re-check of unchanged inputs); the results
-/// are put together in input order, so nothing depends on the number of workers.
+/// Files are read, parsed and checked on `--jobs` workers, more than the
+/// cores when `--jobs` says so (`readers`: reading pin files is most of a
+/// re-check of unchanged inputs, and a read waits on the disk once the page
+/// cache has let the file go); the results are put together in input order,
+/// so nothing depends on the number of workers. The walk and the second
+/// pass of lookups run on `pool`.
 ///
 /// A file the whole-record memo holds (`whole`) is neither parsed nor
 /// checked: its entry stands for it, the checks' findings included.
 pub(crate) fn load<U>(
     paths: &[PathBuf],
     walk: &input::WalkOptions,
-    pool: Pool,
+    (pool, readers): (Pool, Pool),
     whole: Option<(&Whole<U>, &dyn CheckMemo)>,
 ) -> Loaded {
     let collected = input::collect(paths, walk, pool);
     let mut walk_errors = collected.errors;
     // Per file: skipped (no record in it), or what the memo holds, or its
     // input and the checks of its record.
-    let read = read_all(&collected.files, pool, whole);
+    let read = read_all(&collected.files, (pool, readers), whole);
     let mut skipped = Vec::new();
     let mut inputs = Vec::with_capacity(read.len());
     for ((file, _), got) in collected.files.into_iter().zip(read) {
@@ -1560,7 +1564,11 @@ mod tests {
         };
         let loaded = Loading::default();
         loaded.ready.store(true, Ordering::SeqCst);
-        let want = summary(read_all(&files, Pool::new(3), Some((&whole, &loaded))));
+        let want = summary(read_all(
+            &files,
+            (Pool::new(3), Pool::waiting(5)),
+            Some((&whole, &loaded)),
+        ));
         assert_eq!(want.iter().filter(|g| g.is_none()).count(), 3, "{want:?}");
         assert!(want.iter().flatten().all(|(_, key)| key.is_some()));
 
@@ -1597,7 +1605,11 @@ mod tests {
         }
         let memo = Loading::default();
         let flip = Flip(&memo, AtomicUsize::new(0), files.len());
-        let got = summary(read_all(&files, Pool::new(3), Some((&whole, &flip))));
+        let got = summary(read_all(
+            &files,
+            (Pool::new(3), Pool::waiting(5)),
+            Some((&whole, &flip)),
+        ));
         assert_eq!(got, want, "the same, file by file");
         assert_eq!(
             memo.early.load(Ordering::SeqCst),

@@ -59,10 +59,30 @@ pub fn read_regular(path: &Path) -> Option<Vec<u8>> {
     if !meta.is_file() {
         return None;
     }
+    read_ahead(&file, meta.len());
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     populate(&mut bytes);
     file.read_to_end(&mut bytes).ok()?;
     Some(bytes)
+}
+
+/// Asks the kernel to read all of `file` (`len` bytes) from the disk at
+/// once, when it is a megabyte or more: a store the page cache has let go (a
+/// scheduled re-check, hours after the last) is otherwise read in the
+/// kernel's read-ahead steps, each waited for. Cached pages are left as they
+/// are; nothing is read that is not asked for after.
+fn read_ahead(file: &fs::File, len: u64) {
+    #[cfg(target_os = "linux")]
+    if len >= 1 << 20 {
+        use std::os::fd::AsRawFd;
+        // SAFETY: a hint on a descriptor this function borrows; it reads and
+        // writes no memory of ours.
+        unsafe {
+            libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_WILLNEED);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (file, len);
 }
 
 /// Has the kernel fill the pages of `v`'s spare room at once, when there
