@@ -424,19 +424,26 @@ impl Spool {
                 };
                 let (chunks, file, board) = (&chunks, &file, &board);
                 std::thread::scope(|scope| {
-                    let started = (0..makers)
+                    let started: Vec<_> = (0..makers)
                         .map_while(|_| {
                             std::thread::Builder::new()
                                 .name("pinaudit-report".into())
                                 .spawn_scoped(scope, move || board.make(chunks, file))
                                 .ok()
                         })
-                        .count();
-                    match started {
+                        .collect();
+                    if started.is_empty() {
                         // No thread to spare: put together here.
-                        0 => here(to),
-                        _ => board.write_out(chunks, to),
+                        return here(to);
                     }
+                    let written = board.write_out(chunks, to);
+                    // Joined here, so that a maker that panicked fails the
+                    // write instead of the scope.
+                    let made = started.into_iter().all(|m| m.join().is_ok());
+                    written.and_then(|()| match made {
+                        true => Ok(()),
+                        false => Err(std::io::Error::other("putting the report together failed")),
+                    })
                 })
             }
         };
