@@ -27,6 +27,13 @@ pub trait CheckMemo: Sync {
         true
     }
 
+    /// Whether the memo may hold any answer at all (`false`: it was empty
+    /// when opened, as on a first audit, so that every lookup misses and
+    /// the answers are all to be computed).
+    fn may_answer(&self) -> bool {
+        true
+    }
+
     /// The remembered answer for `key` as a buffer shared with the memo (no
     /// copy), when the memo keeps its answers so; `None` when it does not
     /// (ask [`CheckMemo::peek_with`] then).

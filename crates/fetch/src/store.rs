@@ -341,6 +341,9 @@ pub(crate) struct CheckMemo {
     /// supersede one another share: an answer this run did not use is not
     /// written back once this run used another of its slot.
     slotted: bool,
+    /// Whether its file held more than its magic line and MAC when opened
+    /// (one `stat`; the file itself is read later, maybe on a thread of its own).
+    held_any: bool,
     /// Read far more than written (a re-check only reads): the workers checking
     /// records read it at once. Loaded when first asked (the record memo: on
     /// a thread of its own from the start), so a run that never asks never
@@ -600,6 +603,8 @@ impl CheckMemo {
             true => Deferred::background(make),
             false => Deferred::lazy(make),
         };
+        let held_any = fs::symlink_metadata(&path)
+            .is_ok_and(|m| m.is_file() && m.len() > (magic.len() + 32) as u64);
         CheckMemo {
             path,
             key,
@@ -607,6 +612,7 @@ impl CheckMemo {
             max_value,
             max_total,
             slotted: false,
+            held_any,
             inner: std::sync::Arc::new(inner),
         }
     }
@@ -1072,6 +1078,9 @@ impl pinaudit_core::memo::CheckMemo for CheckMemo {
     fn ready(&self) -> bool {
         self.inner.ready()
     }
+    fn may_answer(&self) -> bool {
+        self.held_any
+    }
     fn shared(&self, key: &[u8; 32]) -> Option<bytes::Bytes> {
         let entries = self.read();
         let v = entries.map.get(key)?;
@@ -1210,13 +1219,16 @@ mod tests {
 
     #[test]
     fn check_memo_round_trip_version_and_damage() {
+        use pinaudit_core::memo::CheckMemo as _;
         let dir = tempfile::tempdir().expect("tempdir");
         let memo = CheckMemo::new(dir.path(), "m1", key());
+        assert!(!memo.may_answer(), "no file: nothing to answer");
         let k = CheckMemo::key("claim", &[b"a", b"bc"]);
         assert_ne!(k, CheckMemo::key("claim", &[b"ab", b"c"]));
         assert_eq!(memo.get(&k), None);
         memo.put(k, b"answer".to_vec());
         memo.persist().expect("persist");
+        assert!(CheckMemo::new(dir.path(), "m1", key()).may_answer());
         assert_eq!(
             CheckMemo::new(dir.path(), "m1", key()).get(&k).as_deref(),
             Some(&b"answer"[..])
