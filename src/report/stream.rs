@@ -440,10 +440,7 @@ impl Spool {
                     // Joined here, so that a maker that panicked fails the
                     // write instead of the scope.
                     let made = started.into_iter().all(|m| m.join().is_ok());
-                    written.and_then(|()| match made {
-                        true => Ok(()),
-                        false => Err(std::io::Error::other("putting the report together failed")),
-                    })
+                    written.and_then(|()| made.then_some(()).ok_or_else(maker_failed))
                 })
             }
         };
@@ -483,18 +480,9 @@ enum Piece {
 /// out, then the write fails.
 fn plan_chunks(order: Vec<Stretch>) -> (Vec<Chunk>, Option<std::io::Error>) {
     let (mut chunks, mut file_at) = (Vec::new(), 0u64);
-    let mut chunk = Chunk {
-        file_at,
-        pieces: Vec::new(),
-        size: 0,
-    };
+    let mut chunk = Chunk::at(file_at);
     let mut close = |chunk: &mut Chunk, file_at: u64| {
-        let next = Chunk {
-            file_at,
-            pieces: Vec::new(),
-            size: 0,
-        };
-        chunks.push(std::mem::replace(chunk, next));
+        chunks.push(std::mem::replace(chunk, Chunk::at(file_at)));
     };
     let mut broken = None;
     for stretch in order {
@@ -532,6 +520,15 @@ fn plan_chunks(order: Vec<Stretch>) -> (Vec<Chunk>, Option<std::io::Error>) {
 }
 
 impl Chunk {
+    /// An empty chunk whose spool bytes begin at `file_at`.
+    fn at(file_at: u64) -> Chunk {
+        Chunk {
+            file_at,
+            pieces: Vec::new(),
+            size: 0,
+        }
+    }
+
     /// Puts the chunk together in `room` (grown to its size when shorter,
     /// never shrunk: what is written into room that comes back is never
     /// zeroed first), reading the spool `file` where it is, through
@@ -546,17 +543,12 @@ impl Chunk {
             // Zeroed by the allocator (fresh pages are, untouched until used).
             room.resize(self.size.max(CHUNK), 0);
         }
-        let spooled: Vec<usize> = self
-            .pieces
-            .iter()
-            .filter_map(|p| match p {
-                Piece::Spooled(n) => Some(*n),
-                Piece::Packed(..) => None,
-            })
-            .collect();
-        let in_place = spooled.len() <= 1;
+        let (stretches, len) = self.pieces.iter().fold((0, 0), |(k, len), p| match p {
+            Piece::Spooled(n) => (k + 1, len + n),
+            Piece::Packed(..) => (k, len),
+        });
+        let in_place = stretches <= 1;
         if !in_place {
-            let len: usize = spooled.iter().sum();
             if scratch.len() < len {
                 scratch.resize(len, 0);
             }
@@ -606,6 +598,11 @@ fn read_exact_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Resu
         }
         Ok(())
     }
+}
+
+/// The write's error when a maker stopped short (it panicked).
+fn maker_failed() -> std::io::Error {
+    std::io::Error::other("putting the report together failed")
 }
 
 /// What the makers of a section and its writer share.
@@ -695,7 +692,7 @@ impl Board {
                     break made;
                 }
                 if g.failed {
-                    break Err(std::io::Error::other("putting the report together failed"));
+                    break Err(maker_failed());
                 }
                 g = self.wait(g);
             };
@@ -968,6 +965,15 @@ pub(crate) fn whole(
 mod tests {
     use super::*;
 
+    /// `format` as rendered with the default options, nothing hidden.
+    fn plain_style(format: &'static dyn super::super::Streamed) -> Style<'static> {
+        Style {
+            format,
+            opts: RenderOptions::default(),
+            hide_below: None,
+        }
+    }
+
     /// A kept fragment reads back as it was (its parts packed until written
     /// out); a part that names a size LZ4 cannot make of it reads as nothing
     /// (it is never allocated); one that does not decompress fails the
@@ -1034,11 +1040,7 @@ mod tests {
         assert!(KeptPartBroken::is(&failed), "{failed}");
         assert!(!KeptPartBroken::is(&std::io::Error::other("disk full")));
         // Held in a spooled section, a bad part fails the report's write.
-        let style = Style {
-            format: super::super::Format::Json.streamed().expect("json streams"),
-            opts: RenderOptions::default(),
-            hide_below: None,
-        };
+        let style = plain_style(super::super::Format::Json.streamed().expect("json streams"));
         let dir = tempfile::tempdir().expect("tempdir");
         let mut out = Vec::new();
         let mut spooled = Spooled::new(style, &mut out, Some(dir.path()));
@@ -1058,11 +1060,7 @@ mod tests {
     /// that parts longer than a chunk overflow) or here.
     #[test]
     fn packed_parts_write_out_as_rendered_ones() {
-        let style = Style {
-            format: super::super::Format::Json.streamed().expect("json streams"),
-            opts: RenderOptions::default(),
-            hide_below: None,
-        };
+        let style = plain_style(super::super::Format::Json.streamed().expect("json streams"));
         let mut records: Vec<Vec<u8>> = (0..40)
             .map(|i| format!("{{\"id\": \"r{i}\", \"n\": {}}}", "7".repeat(300 * i)).into_bytes())
             .collect();
@@ -1123,11 +1121,7 @@ mod tests {
     #[test]
     fn a_report_ends_at_a_part_that_does_not_decompress() {
         let format = super::super::Format::Text.streamed().expect("text streams");
-        let style = Style {
-            format,
-            opts: RenderOptions::default(),
-            hide_below: None,
-        };
+        let style = plain_style(format);
         let mut out = Vec::new();
         let mut spooled = Spooled::new(style, &mut out, None);
         assert!(
@@ -1157,11 +1151,7 @@ mod tests {
     /// no tail after it (the JSON does not close: it reads as cut short).
     #[test]
     fn nothing_past_a_broken_part_is_written_by_any_maker() {
-        let style = Style {
-            format: super::super::Format::Json.streamed().expect("json streams"),
-            opts: RenderOptions::default(),
-            hide_below: None,
-        };
+        let style = plain_style(super::super::Format::Json.streamed().expect("json streams"));
         let record = |i: usize| format!("{{\"n{i}\": {}}}", "7".repeat(CHUNK / 3)).into_bytes();
         let garbage = bytes::Bytes::from_static(&[200, 0, 0, 0, 0xff, 0xff, 0xff]);
         let write = |broken: Option<usize>, aside_min: u64| {
@@ -1215,11 +1205,7 @@ mod tests {
                 Ok(())
             }
         }
-        let style = Style {
-            format: super::super::Format::Json.streamed().expect("json streams"),
-            opts: RenderOptions::default(),
-            hide_below: None,
-        };
+        let style = plain_style(super::super::Format::Json.streamed().expect("json streams"));
         let record = format!("{{\"n\": {}}}", "7".repeat(CHUNK / 3)).into_bytes();
         let garbage = bytes::Bytes::from_static(&[200, 0, 0, 0, 0xff, 0xff, 0xff]);
         for (bad_part, room) in [(true, usize::MAX), (false, 2 * CHUNK)] {
