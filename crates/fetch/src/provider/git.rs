@@ -26,9 +26,6 @@ struct Remote {
     tips: OnceCell<Option<[u8; 32]>>,
     /// A digest of every ref (what path histories are walked from).
     all_refs: OnceCell<Option<[u8; 32]>>,
-    /// [`Revisions::refs_digest`]'s answer, made once: every record a memo
-    /// answers asks it.
-    refs_key: OnceCell<Option<[u8; 32]>>,
     /// Every version of a path (for `hash_elsewhere`), walked once per path.
     versions: RefCell<HashMap<String, Arc<Vec<crate::PathVersion>>>>,
     /// `hash_elsewhere`'s answer per (path, pinned blob, expected sha256): the
@@ -62,7 +59,6 @@ impl Remote {
             reachable: OnceCell::new(),
             tips: OnceCell::new(),
             all_refs: OnceCell::new(),
-            refs_key: OnceCell::new(),
             versions: RefCell::default(),
             elsewhere: RefCell::default(),
             commits: RefCell::default(),
@@ -133,6 +129,9 @@ pub struct GitProvider {
     /// [`SNAPSHOT_MEMO_BYTES`] in all).
     snapshots: RefCell<HashMap<Oid, Snapshot>>,
     snapshot_bytes: std::cell::Cell<usize>,
+    /// Each remote's refs digest as its sync reported it, once asked
+    /// ([`Revisions::refs_digest`]).
+    refs_keys: RefCell<HashMap<String, Option<[u8; 32]>>>,
     /// Whether dropping this provider writes the stores (a fork leaves that to
     /// the provider it was forked from).
     persist: bool,
@@ -196,6 +195,7 @@ impl GitProvider {
             landing: Landing::start(Vec::new()),
             snapshots: RefCell::default(),
             snapshot_bytes: std::cell::Cell::new(0),
+            refs_keys: RefCell::default(),
             persist: true,
             max_document_size: DEFAULT_MAX_SIZE,
         }
@@ -599,6 +599,7 @@ impl GitProvider {
         let names: Vec<String> = wanted.iter().map(|(remote, _)| remote.clone()).collect();
         self.remotes = names.iter().map(|r| (r.clone(), OnceCell::new())).collect();
         self.landing = Landing::start(names);
+        self.refs_keys = RefCell::default();
         let syncs = Syncs {
             cache: self.cache.clone(),
             plan: self.plan.clone(),
@@ -910,6 +911,7 @@ impl Provider for GitProvider {
             landing: self.landing.clone(),
             snapshots: RefCell::default(),
             snapshot_bytes: std::cell::Cell::new(0),
+            refs_keys: RefCell::default(),
             persist: false,
             max_document_size: self.max_document_size,
         }))
@@ -944,20 +946,19 @@ impl Revisions for GitProvider {
     /// a recorded hash are read from. `None` for a remote that failed or that
     /// the cache stood in for.
     fn refs_digest(&self, remote: &str) -> Option<[u8; 32]> {
-        let remote = self.remote_named(remote)?.as_ref().ok()?;
-        if remote.stale_since.is_some() {
-            return None;
+        // From the sync's report, without opening the mirror: a re-check the
+        // memos answer opens none on the workers. Once per remote and fork
+        // (every record a memo answers asks it).
+        if let Some(known) = self.refs_keys.borrow().get(remote) {
+            return *known;
         }
-        *remote.refs_key.get_or_init(|| {
-            let refs = (*remote
-                .all_refs
-                .get_or_init(|| remote.repo.all_refs_digest()))?;
-            let branch = remote.sync.default_branch.as_deref().unwrap_or("");
-            Some(pinaudit_core::memo::key(
-                "refs",
-                &[&refs, branch.as_bytes()],
-            ))
-        })
+        let key = match self.landing.wait(remote) {
+            Ok((sync, None)) => sync.refs_key,
+            // Failed, or stale: the cache stood in for the remote.
+            _ => None,
+        };
+        self.refs_keys.borrow_mut().insert(remote.to_string(), key);
+        key
     }
 
     fn revision(&self, r: &DocRef) -> Result<RevisionFacts, Unchecked> {
