@@ -88,58 +88,52 @@ enum Got {
 }
 
 /// One input file as the first pass over the inputs leaves it: settled
-/// (`None`: it carries no record), or read and keyed while the whole-record
-/// memo was still loading, to be looked up once it has. (As large as a
-/// [`Got`]: the first pass's results are what the inputs were before.)
+/// (`None`: it carries no record), or keyed while the whole-record memo was
+/// still loading, to be looked up once it has. Only the key waits: a file the
+/// memo does not answer is read again (a re-check of unchanged inputs reads
+/// each once; holding their bytes meanwhile cost a copy of every file and as
+/// much fresh memory, 8 MB for 2,000 pin files).
 #[allow(clippy::large_enum_variant)]
 enum Reading {
     Settled(Option<Got>),
-    Waiting(Vec<u8>, [u8; 32]),
+    Waiting([u8; 32]),
 }
-
-/// The most bytes of input files held while the whole-record memo loads
-/// (past it, a read waits for the memo): the files are read and hashed
-/// meanwhile, instead of each worker waiting after its first file.
-const HELD_MAX: usize = 64 << 20;
 
 /// Reads one input file (`named` on the command line, else found while
 /// walking: `None` when it carries no record), looked up in the whole-record
-/// memo first when there is one; `held` counts the bytes of files kept
-/// waiting for the memo.
+/// memo first when there is one.
 fn read_one<U>(
     file: &std::path::Path,
     named: bool,
     whole: Option<(&Whole<U>, &dyn CheckMemo)>,
-    held: &std::sync::atomic::AtomicUsize,
 ) -> Reading {
-    let bytes = whole
+    let read = whole
         .filter(|_| file.as_os_str() != "-")
-        .and_then(|w| Some((w, read_input(file).ok()?)));
-    let Some(((w, memo), bytes)) = bytes else {
-        let got = parse(file, named, None).map(|(loaded, checks)| Got::Read(loaded, checks, None));
-        return Reading::Settled(got);
-    };
-    let key = w.key(file, named, &bytes);
-    if !memo.ready() {
-        // Counted only when held: one file too large to hold leaves room for
-        // the smaller ones after it.
-        let len = bytes.len();
-        let room = |h: usize| (h.saturating_add(len) <= HELD_MAX).then_some(h + len);
-        let relaxed = std::sync::atomic::Ordering::Relaxed;
-        if held.fetch_update(relaxed, relaxed, room).is_ok() {
-            return Reading::Waiting(bytes, key);
-        }
-    }
-    Reading::Settled(look_up(file, named, (w, memo), &bytes, key))
+        .and_then(|(w, memo)| {
+            with_input(file, |bytes| {
+                let key = w.key(file, named, bytes);
+                match memo.ready() {
+                    true => Reading::Settled(look_up(file, named, (w, memo), bytes, key)),
+                    false => Reading::Waiting(key),
+                }
+            })
+            .ok()
+        });
+    read.unwrap_or_else(|| Reading::Settled(parsed(file, named)))
 }
 
-/// The bytes of the input file `file`, read to the end without asking its
-/// size first: one system call fewer than `std::fs::read` on each of
+/// `file` read and parsed here, its record's checks run (what a file the
+/// memo cannot answer comes to, an unreadable one's finding included).
+fn parsed(file: &std::path::Path, named: bool) -> Option<Got> {
+    parse(file, named, None).map(|(loaded, checks)| Got::Read(loaded, checks, None))
+}
+
+/// `f` of the bytes of the input file `file`, read to the end without asking
+/// its size first: one system call fewer than `std::fs::read` on each of
 /// thousands of small files (a pin file is a few kilobytes). They are read
 /// into room the thread keeps (grown for a longer file, let go past a
-/// megabyte), then copied out at their size, so what is held is no larger
-/// than the file.
-fn read_input(file: &std::path::Path) -> std::io::Result<Vec<u8>> {
+/// megabyte), so nothing is copied or allocated per file.
+fn with_input<R>(file: &std::path::Path, f: impl FnOnce(&[u8]) -> R) -> std::io::Result<R> {
     use std::io::Read;
     thread_local! {
         static ROOM: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -151,12 +145,13 @@ fn read_input(file: &std::path::Path) -> std::io::Result<Vec<u8>> {
         room.reserve(64 << 10);
         // Through `take`: `File`'s own `read_to_end` asks the size first.
         let read = (&mut opened).take(u64::MAX).read_to_end(&mut room);
-        let bytes = read.map(|_| room.to_vec());
+        drop(opened);
+        let done = read.map(|_| f(&room));
         // Room a long input needed is not kept for the rest of the run.
         if room.capacity() > 1 << 20 {
             *room = Vec::new();
         }
-        bytes
+        done
     })
 }
 
@@ -176,37 +171,56 @@ fn look_up<U>(
     Some(Got::Read(loaded, checks, Some(key)))
 }
 
-/// Reads every input file on `readers`, in input order: files read while
+/// Reads every input file on `readers`, in input order: files keyed while
 /// the whole-record memo was loading are looked up in a second pass, on
-/// `pool` (that is CPU work alone).
+/// `pool` (CPU work, but for the files it does not answer, read again).
 fn read_all<U>(
     files: &[(PathBuf, bool)],
     (pool, readers): (Pool, Pool),
     whole: Option<(&Whole<U>, &dyn CheckMemo)>,
 ) -> Vec<Option<Got>> {
-    let held = std::sync::atomic::AtomicUsize::new(0);
-    let reading = readers.map(files, |(f, named)| read_one(f, *named, whole, &held));
+    let reading = readers.map(files, |(f, named)| read_one(f, *named, whole));
     let mut read = Vec::with_capacity(reading.len());
     let mut waiting = Vec::new();
     for (i, r) in reading.into_iter().enumerate() {
         match r {
             Reading::Settled(got) => read.push(got),
-            Reading::Waiting(bytes, key) => {
+            Reading::Waiting(key) => {
                 read.push(None);
-                waiting.push((i, bytes, key));
+                waiting.push((i, key));
             }
         }
     }
     if let Some(whole) = whole.filter(|_| !waiting.is_empty()) {
-        let looked = pool.map(&waiting, |(i, bytes, key)| {
+        let looked = pool.map(&waiting, |(i, key)| {
             let (file, named) = &files[*i];
-            look_up(file, *named, whole, bytes, *key)
+            look_up_again(file, *named, whole, *key)
         });
-        for ((i, ..), got) in waiting.iter().zip(looked) {
+        for ((i, _), got) in waiting.iter().zip(looked) {
             read[*i] = got;
         }
     }
     read
+}
+
+/// What the whole-record memo holds for `file`, keyed `key` when it was
+/// first read, else the file read again and parsed (looked up again first
+/// if its bytes changed since).
+fn look_up_again<U>(
+    file: &std::path::Path,
+    named: bool,
+    (w, memo): (&Whole<U>, &dyn CheckMemo),
+    key: [u8; 32],
+) -> Option<Got> {
+    if let Some(r) = w.recall(memo, key, file, named) {
+        return Some(Got::Remembered(r));
+    }
+    let read = with_input(file, |bytes| match w.key(file, named, bytes) {
+        now if now == key => parse(file, named, Some(bytes))
+            .map(|(loaded, checks)| Got::Read(loaded, checks, Some(key))),
+        now => look_up(file, named, (w, memo), bytes, now),
+    });
+    read.unwrap_or_else(|_| parsed(file, named))
 }
 
 /// Parses one input file from `bytes` (`None`: read here) and runs the
@@ -1584,15 +1598,10 @@ mod tests {
         // Not ready during the first pass: nothing is looked up then.
         let loading = Loading::default();
         let reading = Pool::new(3).map(&files, |(f, named)| {
-            read_one(f, *named, Some((&whole, &loading)), &AtomicUsize::new(0))
+            read_one(f, *named, Some((&whole, &loading)))
         });
         assert!(reading.iter().all(|r| matches!(r, Reading::Waiting(..))));
         assert_eq!(loading.lookups.load(Ordering::SeqCst), 0);
-        // Past the bound, a read looks up at once (and waits for the memo).
-        let full = AtomicUsize::new(HELD_MAX);
-        let got = read_one(&files[0].0, true, Some((&whole, &loading)), &full);
-        assert!(matches!(got, Reading::Settled(Some(Got::Read(..)))));
-        assert_eq!(loading.early.load(Ordering::SeqCst), 1);
 
         // The whole way, with the memo turning ready between the passes.
         struct Flip<'m>(&'m Loading, AtomicUsize, usize);
@@ -1626,5 +1635,19 @@ mod tests {
             "no lookup while loading"
         );
         assert_eq!(memo.lookups.load(Ordering::SeqCst), 12, "every file, once");
+
+        // Only the key waited: a file that changed after it was keyed is
+        // read again and audited as it is now, under its new key.
+        let (path, named) = &files[0];
+        let stale = whole.key(path, *named, b"what the file held when first read");
+        let got = look_up_again(path, *named, (&whole, &memo as &dyn CheckMemo), stale);
+        let now = whole.key(path, *named, &std::fs::read(path).expect("read"));
+        match got {
+            Some(Got::Read(input, _, key)) => {
+                assert_eq!(input.record.map(|r| r.id).as_deref(), Some("r0"));
+                assert_eq!(key, Some(now));
+            }
+            _ => panic!("read again and parsed"),
+        }
     }
 }
