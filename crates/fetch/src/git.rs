@@ -107,9 +107,10 @@ pub struct SyncReport {
     pub(crate) carried: Vec<Oid>,
     /// Advertised refs skipped because their names are not UTF-8 (shown lossily).
     pub(crate) skipped_refs: Vec<String>,
-    /// The digest of the mirror's refs as the sync left it ([`refs_key`]):
-    /// what the memos that depend on the refs compare, made once per run.
-    pub(crate) refs_key: Option<[u8; 32]>,
+    /// A digest of every ref of the mirror as the sync left it: what the
+    /// memos that depend on the refs compare, made once per run (where the
+    /// mirror is open already).
+    pub(crate) all_refs: Option<[u8; 32]>,
 }
 
 impl SyncReport {
@@ -314,7 +315,7 @@ impl GitCache {
         report.path = path;
         report.head = cached.head();
         report.default_branch = cached.default_branch();
-        report.refs_key = refs_key(&cached);
+        report.all_refs = cached.all_refs_digest();
         Ok(report)
     }
 
@@ -657,20 +658,8 @@ fn offline_report(cached: &CachedRepo, path: PathBuf, wanted: &[Oid]) -> SyncRep
         repaired: None,
         carried: Vec::new(),
         skipped_refs: Vec::new(),
-        refs_key: refs_key(cached),
+        all_refs: cached.all_refs_digest(),
     }
-}
-
-/// A digest of every ref of `cached` and of its default branch: what
-/// [`pinaudit_core::provider::Revisions::refs_digest`] answers, so that a
-/// remembered answer holds only while the refs it was made at do.
-fn refs_key(cached: &CachedRepo) -> Option<[u8; 32]> {
-    let refs = cached.all_refs_digest()?;
-    let branch = cached.default_branch().unwrap_or_default();
-    Some(pinaudit_core::memo::key(
-        "refs",
-        &[&refs, branch.as_bytes()],
-    ))
 }
 
 /// Set libgit2's process-wide socket timeouts to those of `opts`.
@@ -1524,7 +1513,7 @@ impl<'r> Session<'r> {
             repaired: None,
             carried: Vec::new(),
             skipped_refs: adv.skipped.clone(),
-            refs_key: None,
+            all_refs: None,
         })
     }
 

@@ -24,8 +24,6 @@ struct Remote {
     reachable: OnceCell<Result<HashSet<Oid>, Arc<FetchError>>>,
     /// A digest of the branch and tag tips the reachable set depends on.
     tips: OnceCell<Option<[u8; 32]>>,
-    /// A digest of every ref (what path histories are walked from).
-    all_refs: OnceCell<Option<[u8; 32]>>,
     /// Every version of a path (for `hash_elsewhere`), walked once per path.
     versions: RefCell<HashMap<String, Arc<Vec<crate::PathVersion>>>>,
     /// `hash_elsewhere`'s answer per (path, pinned blob, expected sha256): the
@@ -58,7 +56,6 @@ impl Remote {
             repo,
             reachable: OnceCell::new(),
             tips: OnceCell::new(),
-            all_refs: OnceCell::new(),
             versions: RefCell::default(),
             elsewhere: RefCell::default(),
             commits: RefCell::default(),
@@ -475,9 +472,8 @@ impl GitProvider {
     /// `checks.store` while every ref of the mirror stands still (the walk reads
     /// every commit's tree, a twentieth of a large re-check).
     fn path_versions(&self, remote: &Remote, r: &DocRef) -> Option<Vec<crate::PathVersion>> {
-        let refs = *remote
-            .all_refs
-            .get_or_init(|| remote.repo.all_refs_digest());
+        // Every ref, as the sync left them (what path histories are walked from).
+        let refs = remote.sync.all_refs;
         let key = crate::store::CheckMemo::key(
             "path-versions",
             &[r.remote.as_bytes(), r.path.as_bytes()],
@@ -953,7 +949,10 @@ impl Revisions for GitProvider {
             return *known;
         }
         let key = match self.landing.wait(remote) {
-            Ok((sync, None)) => sync.refs_key,
+            Ok((sync, None)) => sync.all_refs.map(|refs| {
+                let branch = sync.default_branch.as_deref().unwrap_or("");
+                pinaudit_core::memo::key("refs", &[&refs, branch.as_bytes()])
+            }),
             // Failed, or stale: the cache stood in for the remote.
             _ => None,
         };
