@@ -57,12 +57,18 @@ impl V {
 
     /// Where step `d` starts on diagonal `k`: from the neighbouring diagonal
     /// that reached further (down from `k + 1`, or right from `k - 1`).
+    ///
+    /// Inside the band, the rule "down when `k + 1` reached further, else
+    /// right" picks the larger of the two starts (a tie goes right, which is
+    /// one further), so it is their maximum, taken without a branch.
     #[inline(always)]
     fn start(&self, k: isize, d: isize) -> usize {
-        if k == -d || (k != d && self.at(k - 1) < self.at(k + 1)) {
+        if k == -d {
             self.at(k + 1)
-        } else {
+        } else if k == d {
             self.at(k - 1) + 1
+        } else {
+            self.at(k + 1).max(self.at(k - 1) + 1)
         }
     }
 
