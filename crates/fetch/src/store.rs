@@ -178,6 +178,8 @@ pub fn write_atomically(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
 pub(crate) struct DriftMemo {
     path: std::path::PathBuf,
     key: CacheKey,
+    /// Its magic line, naming the checks' derivation version.
+    magic: Vec<u8>,
     inner: std::sync::Arc<std::sync::Mutex<DriftEntries>>,
 }
 
@@ -221,9 +223,10 @@ struct DriftEntries {
     loaded: bool,
 }
 
-/// Bump the version whenever `check::upstream::follow` changes what it answers:
-/// remembered fates of another algorithm must not be read back.
-const DRIFT_MAGIC: &[u8] = b"pinaudit-drift-store v1\n";
+/// Bump when the encoding of `drift.store` changes. What the fates are derived
+/// by (`check::upstream`, `check::myers`) is in the magic line too, as the
+/// checks' derivation version: fates of another algorithm are never read back.
+const DRIFT_VERSION: u32 = 1;
 const DRIFT_FILE: &str = "drift.store";
 /// Documents longer than this are diffed each run rather than remembered: the
 /// memo must not grow with document size.
@@ -235,12 +238,14 @@ fn oid_key(hex: &str) -> Option<[u8; 20]> {
 }
 
 impl DriftMemo {
-    /// The memo under `cache_root`, read on first use; a damaged memo reads as
-    /// empty.
-    pub(crate) fn new(cache_root: &Path, key: CacheKey) -> DriftMemo {
+    /// The memo under `cache_root`, read on first use, for fates derived at
+    /// `version` (see [`pinaudit_core::check::derivation_version`]); a damaged
+    /// memo, or one of another version, reads as empty.
+    pub(crate) fn new(cache_root: &Path, version: &str, key: CacheKey) -> DriftMemo {
         DriftMemo {
             path: cache_root.join(DRIFT_FILE),
             key,
+            magic: format!("pinaudit-drift-store v{DRIFT_VERSION} checks {version}\n").into_bytes(),
             inner: std::sync::Arc::default(),
         }
     }
@@ -249,7 +254,7 @@ impl DriftMemo {
         let mut entries = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         if !entries.loaded {
             entries.loaded = true;
-            let theirs = load(&self.key, &self.path, DRIFT_MAGIC)
+            let theirs = load(&self.key, &self.path, &self.magic)
                 .and_then(|b| decode_drift(&b))
                 .unwrap_or_default();
             for (k, v) in theirs {
@@ -268,7 +273,7 @@ impl DriftMemo {
             return Ok(());
         }
         if let Some(theirs) =
-            load(&self.key, &self.path, DRIFT_MAGIC).and_then(|b| decode_drift(&b))
+            load(&self.key, &self.path, &self.magic).and_then(|b| decode_drift(&b))
         {
             for (k, v) in theirs {
                 entries.map.entry(k).or_insert(v);
@@ -287,7 +292,7 @@ impl DriftMemo {
                 body.extend_from_slice(&f.to_le_bytes());
             }
         }
-        save(&self.key, &self.path, DRIFT_MAGIC, &body)?;
+        save(&self.key, &self.path, &self.magic, &body)?;
         entries.added = 0;
         Ok(())
     }
@@ -1200,21 +1205,29 @@ mod tests {
     #[test]
     fn drift_memo_round_trip_checks_sizes() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let memo = DriftMemo::new(dir.path(), key());
+        let memo = DriftMemo::new(dir.path(), "d1", key());
         assert_eq!(memo.get(A, B, 3, 2), None);
         memo.put(A, B, 2, vec![2, 0, 5]);
         memo.persist().expect("persist");
-        let again = DriftMemo::new(dir.path(), key());
+        let again = DriftMemo::new(dir.path(), "d1", key());
         assert_eq!(again.get(A, B, 3, 2), Some(vec![2, 0, 5]));
         assert_eq!(again.get(A, B, 3, 9), None);
         assert_eq!(again.get(B, A, 3, 2), None);
+        // Fates another derivation of the diff made are never read back.
+        assert_eq!(
+            DriftMemo::new(dir.path(), "d2", key()).get(A, B, 3, 2),
+            None
+        );
         // Damaged: ignored whole.
         let path = dir.path().join(DRIFT_FILE);
         let mut bytes = fs::read(&path).expect("read");
         let last = bytes.len() - 40;
         bytes[last] ^= 4;
         fs::write(&path, &bytes).expect("write");
-        assert_eq!(DriftMemo::new(dir.path(), key()).get(A, B, 3, 2), None);
+        assert_eq!(
+            DriftMemo::new(dir.path(), "d1", key()).get(A, B, 3, 2),
+            None
+        );
     }
 
     #[test]

@@ -260,20 +260,19 @@ pub fn for_each_line(
 }
 
 /// The version of what checks derive from documents: a digest of the source of
-/// the matcher and of the checks that remember answers (`CACHE/checks.store`), so
+/// the matcher and of the checks (`CACHE/checks.store`, `CACHE/drift.store`), so
 /// that any change to them invalidates every remembered answer without anyone
 /// having to remember to bump a number.
+///
+/// Every file of `check/` and `matcher/` is in it, whether or not it makes a
+/// remembered answer today (a test holds the list to the directories): the
+/// digest once named five files, and a change to the matcher's reading of a
+/// table (`matcher/structure.rs`) or to the line diff (`check/myers.rs`) left
+/// an older build's claim verdicts and line fates to be read back.
 pub fn derivation_version() -> String {
-    const SOURCES: [&str; 5] = [
-        include_str!("../matcher.rs"),
-        include_str!("../matcher/context.rs"),
-        include_str!("claims.rs"),
-        include_str!("upstream.rs"),
-        include_str!("mod.rs"),
-    ];
     use sha2::Digest;
     let mut h = sha2::Sha256::new();
-    for s in SOURCES {
+    for (_, s) in DERIVED_FROM {
         h.update((s.len() as u64).to_le_bytes());
         h.update(s.as_bytes());
     }
@@ -282,6 +281,32 @@ pub fn derivation_version() -> String {
         .map(|b| format!("{b:02x}"))
         .collect()
 }
+
+/// What [`derivation_version`] digests: each file by its path under the core's
+/// `src/`.
+const DERIVED_FROM: &[(&str, &str)] = &[
+    ("matcher.rs", include_str!("../matcher.rs")),
+    ("matcher/context.rs", include_str!("../matcher/context.rs")),
+    ("matcher/role.rs", include_str!("../matcher/role.rs")),
+    (
+        "matcher/structure.rs",
+        include_str!("../matcher/structure.rs"),
+    ),
+    ("check/archive.rs", include_str!("archive.rs")),
+    ("check/artifacts.rs", include_str!("artifacts.rs")),
+    ("check/citation.rs", include_str!("citation.rs")),
+    ("check/claims.rs", include_str!("claims.rs")),
+    ("check/document.rs", include_str!("document.rs")),
+    ("check/hashes.rs", include_str!("hashes.rs")),
+    ("check/location.rs", include_str!("location.rs")),
+    ("check/manifests.rs", include_str!("manifests.rs")),
+    ("check/mod.rs", include_str!("mod.rs")),
+    ("check/myers.rs", include_str!("myers.rs")),
+    ("check/revision.rs", include_str!("revision.rs")),
+    ("check/upstream.rs", include_str!("upstream.rs")),
+    ("check/values.rs", include_str!("values.rs")),
+    ("check/weights.rs", include_str!("weights.rs")),
+];
 
 /// Trims a line for a report and caps its length (in characters).
 pub fn excerpt(line: &str) -> String {
@@ -305,6 +330,34 @@ mod tests {
     use super::record_checks;
     use crate::finding::{Code, Finding};
     use crate::record::pinfile;
+
+    /// Every file of the matcher and of the checks is in what remembered
+    /// answers are derived by: one added and not listed would let a changed
+    /// build read back an older build's verdicts.
+    #[test]
+    fn every_check_and_matcher_file_is_in_the_derivation_version() {
+        use super::{derivation_version, DERIVED_FROM};
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut seen = 0;
+        for dir in ["check", "matcher"] {
+            for entry in std::fs::read_dir(src.join(dir)).expect("dir").flatten() {
+                let name = format!("{dir}/{}", entry.file_name().to_string_lossy());
+                if name.ends_with(".rs") {
+                    seen += 1;
+                    assert!(
+                        DERIVED_FROM.iter().any(|(n, _)| *n == name),
+                        "{name} is missing from DERIVED_FROM"
+                    );
+                }
+            }
+        }
+        assert_eq!(DERIVED_FROM.len(), seen + 1, "a listed file that is gone");
+        for (name, text) in DERIVED_FROM {
+            let on_disk = std::fs::read_to_string(src.join(name)).expect("listed file");
+            assert_eq!(*text, on_disk, "{name} is listed under another file's name");
+        }
+        assert_eq!(derivation_version().len(), 16);
+    }
 
     const SHA: &str = "de1fa14ea798512f54dafc8b8795eb3ef1a6c367";
     const HASH: &str = "4bccb5ffc313f08ca53f62b6c8fc880c1317c07f79fed53c522bfc8e99bea20d";

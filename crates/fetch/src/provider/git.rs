@@ -163,8 +163,8 @@ impl GitProvider {
     ) -> GitProvider {
         let hashes = cache.blob_hashes();
         let key = cache.key().clone();
-        let drift = crate::store::DriftMemo::new(cache.root(), key.clone());
         let version = pinaudit_core::check::derivation_version();
+        let drift = crate::store::DriftMemo::new(cache.root(), &version, key.clone());
         let checks = crate::store::CheckMemo::new(cache.root(), &version, key.clone());
         let records = crate::store::CheckMemo::records(
             cache.root(),
