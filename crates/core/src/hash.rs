@@ -10,6 +10,14 @@ use sha2::{Digest, Sha256};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
+/// A digest of this file, which says what the [`variants`] are and in what
+/// order they are named: the version of what `CACHE/variants.store` remembers,
+/// so that a build that changes a variant never reads back an older build's
+/// hashes of them.
+pub fn variants_version() -> String {
+    to_hex(&Sha256::digest(include_str!("hash.rs").as_bytes())[..8])
+}
+
 /// Lowercase hex sha256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     to_hex(&Sha256::digest(bytes))

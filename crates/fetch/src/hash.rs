@@ -67,7 +67,16 @@ struct Memo {
     variants_loaded: bool,
 }
 
-const VARIANTS_MAGIC: &[u8] = b"pinaudit-variant-store v1\n";
+/// The magic line of `variants.store`: its encoding's version and what the
+/// variants are ([`pinaudit_core::hash::variants_version`]), so a store another
+/// definition of them wrote reads as empty.
+static VARIANTS_MAGIC: std::sync::LazyLock<Vec<u8>> = std::sync::LazyLock::new(|| {
+    format!(
+        "pinaudit-variant-store v1 variants {}\n",
+        pinaudit_core::hash::variants_version()
+    )
+    .into_bytes()
+});
 const VARIANTS_FILE: &str = "variants.store";
 
 impl BlobHashCache {
@@ -185,7 +194,7 @@ impl BlobHashCache {
             if !memo.variants_loaded {
                 memo.variants_loaded = true;
                 let path = self.path.with_file_name(VARIANTS_FILE);
-                let theirs = crate::store::load(&self.cache_key, &path, VARIANTS_MAGIC)
+                let theirs = crate::store::load(&self.cache_key, &path, &VARIANTS_MAGIC)
                     .and_then(|body| decode_variants(&body))
                     .unwrap_or_default();
                 for (k, v) in theirs {
@@ -213,7 +222,7 @@ impl BlobHashCache {
         if memo.variants_added > 0 {
             if let Some(dir) = self.path.parent() {
                 let path = dir.join(VARIANTS_FILE);
-                if let Some(theirs) = crate::store::load(&self.cache_key, &path, VARIANTS_MAGIC)
+                if let Some(theirs) = crate::store::load(&self.cache_key, &path, &VARIANTS_MAGIC)
                     .and_then(|b| decode_variants(&b))
                 {
                     for (k, v) in theirs {
@@ -223,7 +232,7 @@ impl BlobHashCache {
                 crate::store::save(
                     &self.cache_key,
                     &path,
-                    VARIANTS_MAGIC,
+                    &VARIANTS_MAGIC,
                     &encode_variants(&memo.variants),
                 )?;
                 memo.variants_added = 0;
@@ -402,6 +411,29 @@ mod tests {
         let known = again.with_variants(blob, || panic!("read although known"));
         assert_eq!(known, Some((sha.clone(), vars)));
         assert_eq!(again.get(blob, 4), Some(sha));
+    }
+
+    /// Hashes of variants as another definition of them made (the store's
+    /// body intact, its magic line an older build's) are never answered from.
+    #[test]
+    fn variants_another_definition_stored_are_worked_out_again() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let blob = Oid::from_str("0123456789abcdef0123456789abcdef01234567").expect("oid");
+        let key = || crate::cache_key::CacheKey::from_secret(b"t");
+        let cache = BlobHashCache::new(dir.path(), key());
+        let made = cache.with_variants(blob, || Some(b"a\nb\n".to_vec()));
+        cache.persist().expect("persist");
+        let path = dir.path().join(VARIANTS_FILE);
+        let body = crate::store::load(&key(), &path, &VARIANTS_MAGIC).expect("stored");
+        crate::store::save(&key(), &path, b"pinaudit-variant-store v1\n", &body).expect("save");
+        let again = BlobHashCache::new(dir.path(), key());
+        let read = std::cell::Cell::new(false);
+        let known = again.with_variants(blob, || {
+            read.set(true);
+            Some(b"a\nb\n".to_vec())
+        });
+        assert!(read.get(), "answered from another definition's store");
+        assert_eq!(known, made);
     }
 
     #[test]
