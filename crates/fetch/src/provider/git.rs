@@ -147,6 +147,22 @@ fn too_large(size: u64, max: u64) -> Unchecked {
     Unchecked::Unresolvable(sources::Skip::TooLarge { size, max })
 }
 
+/// The version of what this provider remembers in `checks.store` and
+/// `drift.store`: the checks' derivation version, and a digest of the code of
+/// this crate that answers there too (a cited commit's reachability, a path's
+/// versions in history, a blob's size: `repo.rs` and this file), so that a
+/// build that reads them otherwise never takes an older build's answers.
+fn answers_version() -> String {
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
+    for s in [include_str!("../repo.rs"), include_str!("git.rs")] {
+        h.update((s.len() as u64).to_le_bytes());
+        h.update(s.as_bytes());
+    }
+    let fetch = pinaudit_core::hash::to_hex(&h.finalize()[..8]);
+    format!("{}-{fetch}", pinaudit_core::check::derivation_version())
+}
+
 impl GitProvider {
     /// The provider of `cache`'s mirrors, synced as `plan` says; whole-record
     /// results are kept for `records_version` (see [`super::Setup`]).
@@ -163,7 +179,7 @@ impl GitProvider {
     ) -> GitProvider {
         let hashes = cache.blob_hashes();
         let key = cache.key().clone();
-        let version = pinaudit_core::check::derivation_version();
+        let version = answers_version();
         let drift = crate::store::DriftMemo::new(cache.root(), &version, key.clone());
         let checks = crate::store::CheckMemo::new(cache.root(), &version, key.clone());
         let records = crate::store::CheckMemo::records(
