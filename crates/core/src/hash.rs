@@ -15,7 +15,18 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// so that a build that changes a variant never reads back an older build's
 /// hashes of them.
 pub fn variants_version() -> String {
-    to_hex(&Sha256::digest(include_str!("hash.rs").as_bytes())[..8])
+    sources_digest(&[include_str!("hash.rs")])
+}
+
+/// A short digest (16 hex digits) of source texts, each taken with its length:
+/// what the memo stores name as the version of the code that made them.
+pub fn sources_digest(sources: &[&str]) -> String {
+    let mut h = Sha256::new();
+    for s in sources {
+        h.update((s.len() as u64).to_le_bytes());
+        h.update(s.as_bytes());
+    }
+    to_hex(&h.finalize()[..8])
 }
 
 /// Lowercase hex sha256 of `bytes`.

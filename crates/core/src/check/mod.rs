@@ -269,21 +269,13 @@ pub fn for_each_line(
 /// digest once named five files, and a change to the matcher's reading of a
 /// table (`matcher/structure.rs`) or to the line diff (`check/myers.rs`) left
 /// an older build's claim verdicts and line fates to be read back.
-pub fn derivation_version() -> String {
+pub fn derivation_version() -> &'static str {
     // Worked out once a process (some 370 KB of source to digest).
     static VERSION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-        use sha2::Digest;
-        let mut h = sha2::Sha256::new();
-        for (_, s) in DERIVED_FROM {
-            h.update((s.len() as u64).to_le_bytes());
-            h.update(s.as_bytes());
-        }
-        h.finalize()[..8]
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
+        let sources: Vec<&str> = DERIVED_FROM.iter().map(|(_, s)| *s).collect();
+        crate::hash::sources_digest(&sources)
     });
-    VERSION.clone()
+    &VERSION
 }
 
 /// What [`derivation_version`] digests: each file by its path under the core's

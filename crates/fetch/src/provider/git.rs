@@ -153,13 +153,8 @@ fn too_large(size: u64, max: u64) -> Unchecked {
 /// versions in history, a blob's size: `repo.rs` and this file), so that a
 /// build that reads them otherwise never takes an older build's answers.
 fn answers_version() -> String {
-    use sha2::Digest;
-    let mut h = sha2::Sha256::new();
-    for s in [include_str!("../repo.rs"), include_str!("git.rs")] {
-        h.update((s.len() as u64).to_le_bytes());
-        h.update(s.as_bytes());
-    }
-    let fetch = pinaudit_core::hash::to_hex(&h.finalize()[..8]);
+    let fetch =
+        pinaudit_core::hash::sources_digest(&[include_str!("../repo.rs"), include_str!("git.rs")]);
     format!("{}-{fetch}", pinaudit_core::check::derivation_version())
 }
 
