@@ -554,6 +554,14 @@ pub(crate) fn check<T: Send>(
     accept: &mut dyn FnMut(T),
 ) {
     let documents: usize = planned.iter().map(Work::sources).sum();
+    if let Some(memo) = provider.documents().check_memo() {
+        // About one answer per claim and one per source (the drift facts).
+        let answers = planned.iter().map(|w| match w {
+            Work::Planned(p) => p.record.claims.len() + p.sources.len(),
+            Work::Remembered(_) => 0,
+        });
+        memo.expect_answers(answers.sum());
+    }
     // Offline, checking reads only the cache and is over at once: no bar, as for
     // fetching.
     let shown = opts

@@ -40,6 +40,12 @@ pub trait CheckMemo: Sync {
     fn shared(&self, _key: &[u8; 32]) -> Option<bytes::Bytes> {
         None
     }
+
+    /// Says that this run will remember about `answers` answers in all. A
+    /// hint, never a bound: a memo that held nothing (a first audit) may
+    /// make room for them at once instead of growing step by step, each
+    /// step holding its old table and the new one together.
+    fn expect_answers(&self, _answers: usize) {}
 }
 
 impl dyn CheckMemo + '_ {
