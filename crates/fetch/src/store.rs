@@ -702,8 +702,9 @@ impl CheckMemo {
     /// when opened (a first audit, where every answer is new) and keeps
     /// all it is given (no bound on the total). Grown step by step instead,
     /// its table would double a last time near the end, holding the old
-    /// and the new table together: 51 MB at 200,000 citations, then the
-    /// largest single holder of the first audit's peak.
+    /// and the new table together: 51 MB at 200,000 citations, at the
+    /// first audit's peak (after the kept report fragments, its largest
+    /// holder).
     pub(crate) fn expect_answers(&self, answers: usize) {
         if self.held_any || self.max_total != usize::MAX {
             return;
