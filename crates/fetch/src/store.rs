@@ -846,7 +846,20 @@ struct VerifiedEntries {
     loaded: bool,
 }
 
-const VERIFIED_MAGIC: &[u8] = b"pinaudit-verified-store v1\n";
+/// The magic line of `verified.store`: it names the damage check that found
+/// the mirrors whole (`git.rs`'s `damage` and the stamp of `verified.rs`), so a
+/// build whose check sees more reads every mirror back once, and a mirror
+/// another build's check passed is never taken as whole by this one.
+fn verified_magic() -> &'static [u8] {
+    static MAGIC: std::sync::LazyLock<Vec<u8>> = std::sync::LazyLock::new(|| {
+        let version = pinaudit_core::hash::sources_digest(&[
+            include_str!("git.rs"),
+            include_str!("verified.rs"),
+        ]);
+        format!("pinaudit-verified-store v1 damage {version}\n").into_bytes()
+    });
+    &MAGIC
+}
 const VERIFIED_FILE: &str = "verified.store";
 
 impl VerifiedMemo {
@@ -864,7 +877,7 @@ impl VerifiedMemo {
         if !entries.loaded {
             entries.loaded = true;
             if let Some(theirs) =
-                load(&self.key, &self.path, VERIFIED_MAGIC).and_then(|b| decode_verified(&b))
+                load(&self.key, &self.path, verified_magic()).and_then(|b| decode_verified(&b))
             {
                 entries.map = theirs;
             }
@@ -921,7 +934,7 @@ impl VerifiedMemo {
         if entries.changed.is_empty() {
             return Ok(());
         }
-        let mut merged = load(&self.key, &self.path, VERIFIED_MAGIC)
+        let mut merged = load(&self.key, &self.path, verified_magic())
             .and_then(|b| decode_verified(&b))
             .unwrap_or_default();
         for mirror in &entries.changed {
@@ -948,7 +961,7 @@ impl VerifiedMemo {
                 };
             }
         }
-        save(&self.key, &self.path, VERIFIED_MAGIC, &body.0)?;
+        save(&self.key, &self.path, verified_magic(), &body.0)?;
         entries.map = merged;
         entries.changed.clear();
         Ok(())
@@ -1274,6 +1287,35 @@ mod tests {
         bytes[at] ^= 1;
         fs::write(&path, &bytes).expect("write");
         assert_eq!(CheckMemo::new(dir.path(), "m1", key()).get(&k), None);
+    }
+
+    /// A mirror found whole by another build's damage check is not taken as
+    /// whole: its entry, stored under that check's magic line, reads as absent.
+    #[test]
+    fn verified_mirrors_of_another_damage_check_are_read_back_again() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let doc: VerifiedDoc = ([7; 20], Some("README.md".to_string()));
+        let memo = VerifiedMemo::new(dir.path(), key());
+        memo.record("git/m.git", [1; 32], std::slice::from_ref(&doc));
+        memo.persist().expect("persist");
+        let path = dir.path().join(VERIFIED_FILE);
+        let (bytes, body) = sound(&key(), &path, verified_magic()).expect("stored");
+        assert_eq!(
+            VerifiedMemo::new(dir.path(), key()).missing(
+                "git/m.git",
+                &[1; 32],
+                std::slice::from_ref(&doc)
+            ),
+            Some(vec![])
+        );
+        // The same entries, authenticated, under the magic line of the build
+        // before the check was named.
+        save(&key(), &path, b"pinaudit-verified-store v1\n", &bytes[body]).expect("save");
+        assert_eq!(
+            VerifiedMemo::new(dir.path(), key()).missing("git/m.git", &[1; 32], &[doc]),
+            None
+        );
+        assert!(verified_magic().starts_with(b"pinaudit-verified-store v1 damage "));
     }
 
     /// A first audit's memo makes room at once for the answers it expects;
