@@ -388,6 +388,14 @@ def fresh_memory():
     return took * 1000 / (n >> 20)
 
 
+def cpu_ratio(a, b):
+    """a / b as the tables print it; `n/a` when either CPU time is under the
+    10 ms that /usr/bin/time resolves (an offline re-check may read as 0.00 s)."""
+    if min(a, b) < 0.01:
+        return f"{'n/a':>7}"
+    return f"{a / b:6.2f}x"
+
+
 def median(xs):
     xs = sorted(xs)
     n = len(xs)
@@ -491,7 +499,7 @@ def run_corpus(root, name, daemon, pins, citations, jobs, percite, runs, baselin
         for mode in ("cold", "warm", "offline"):
             pw, pc, _, _ = rows[("pinaudit", mode)]
             bw, bc, _, _ = rows[("batch", mode)]
-            print(f"     {mode:<8} wall {bw / pw:6.2f}x   cpu {bc / max(pc, 1e-9):6.2f}x")
+            print(f"     {mode:<8} wall {bw / pw:6.2f}x   cpu {cpu_ratio(bc, pc)}")
     if ("per-citation", "warm") in rows:
         pw = rows[("pinaudit", "warm")][0]
         print(f"     per-citation script / pinaudit warm: "
@@ -593,7 +601,7 @@ def main():
                 print(f"\n== {x}x citations / base, pinaudit (time ratio):")
                 for mode in ("cold", "warm", "offline"):
                     print(f"     {mode:<8} wall {big[('pinaudit', mode)][0] / base[('pinaudit', mode)][0]:6.2f}x"
-                          f"   cpu {big[('pinaudit', mode)][1] / max(base[('pinaudit', mode)][1], 1e-9):6.2f}x"
+                          f"   cpu {cpu_ratio(big[('pinaudit', mode)][1], base[('pinaudit', mode)][1])}"
                           f"   (batch: wall {big[('batch', mode)][0] / base[('batch', mode)][0]:.2f}x)")
                 if x == 10:
                     for mode in ("warm", "offline"):
