@@ -215,6 +215,8 @@ fn main() {
         correct: None,
         total: None,
         label: None,
+        metric: None,
+        statistic: None,
     };
     let t0 = Instant::now();
     let naive = all_lines.iter().filter(|l| l.contains("2.9")).count();

@@ -61,6 +61,8 @@ pub fn matcher(data: &[u8]) {
         correct: Some(18),
         total: Some(20),
         label: Some("mean decode tok/s"),
+        metric: None,
+        statistic: None,
     };
     let _ = crate::matcher::tokens(body);
     for line in body.lines().take(64) {

@@ -277,6 +277,8 @@ pub(crate) fn pin(cache: &GitCache, req: &Request, plan: &SyncPlan) -> Result<Ou
                     correct: None,
                     total: None,
                     label: req.label.as_deref(),
+                    metric: None,
+                    statistic: None,
                 };
                 let all = doc.lines();
                 let document = matcher::Document::new(&all, doc.layout());
@@ -307,6 +309,8 @@ pub(crate) fn pin(cache: &GitCache, req: &Request, plan: &SyncPlan) -> Result<Ou
                     correct: None,
                     total: None,
                     label: req.label.as_deref(),
+                    metric: None,
+                    statistic: None,
                 };
                 let first = l.first() as usize;
                 let last = (l.last() as usize).min(all.len());

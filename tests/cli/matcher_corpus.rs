@@ -189,6 +189,8 @@ fn load(name: &str) -> Vec<Outcome> {
                 correct: case.correct,
                 total: case.total,
                 label: None,
+                metric: None,
+                statistic: None,
             };
             let (got, got_line, found) = judge(&lines, first, last, &exp);
             out.push(Outcome {
@@ -329,6 +331,8 @@ mod embedded_numbers {
             correct: None,
             total: None,
             label: None,
+            metric: None,
+            statistic: None,
         }
     }
 
@@ -406,7 +410,7 @@ mod embedded_numbers {
                 prop_assert!(line.get(t.span.clone()).is_some());
             }
             for unit in [None, Some("percent"), Some("tok/s"), Some("GB")] {
-                let exp = Expected { value: &value, unit, correct: Some(4), total: Some(4), label: None };
+                let exp = Expected { value: &value, unit, correct: Some(4), total: Some(4), label: None, ..Expected::default() };
                 if let Some(m) = find(&line, &exp) {
                     prop_assert_eq!(line.get(m.span.clone()), Some(m.text.as_str()));
                 }
@@ -517,6 +521,15 @@ mod roles {
         }
 
         #[test]
+        fn identifiers_never_carry_a_measured_claim(n in 1u64..65_535, (pre, post) in framing(),
+                key in prop::sample::select(vec!["seed", "port", "pid", "rank", "device_id", "MASTER_PORT"])) {
+            let v = n.to_string();
+            assert_never(&format!("{pre}{key}={n}{post}"), &v)?;
+            assert_never(&format!("{pre}{key}: {n}{post}"), &v)?;
+            assert_never(&format!("{pre}\"{key}\": {n}{post}"), &v)?;
+        }
+
+        #[test]
         fn flags_and_assignments(n in 1u64..100_000,
                                  words in prop::collection::vec(prop::sample::select(SETTING_WORDS.to_vec()), 1..4),
                                  (pre, post) in framing()) {
@@ -528,6 +541,59 @@ mod roles {
             assert_never(&format!("{pre}-{flag} {n}{post}"), &v)?;
             assert_never(&format!("{pre}`--{flag}={n}`{post}"), &v)?;
             assert_never(&format!("{pre}{key}={n}{post}"), &v)?;
+        }
+    }
+}
+
+/// A number with the claim's unit written right after it, alone in its cell or field,
+/// always carries the claim (issue 44): in a table cell, a log field, a key's value, a
+/// JSON string, prose; with or without a label naming nothing on the line.
+mod units_carry {
+    use pinaudit::matcher::{Document, Expected, Layout};
+    use proptest::prelude::*;
+
+    const UNITS: [(&str, &str); 7] = [
+        ("ms", "ms"),
+        ("s", "s"),
+        ("GB", "GB"),
+        ("tok/s", "tokens/s"),
+        ("%", "percent"),
+        ("W", "W"),
+        ("req/s", "req/s"),
+    ];
+
+    /// Keys that name an identifier: a number keyed by one is a name, unit or not.
+    const IDS: [&str; 8] = ["port", "pid", "seed", "uid", "gid", "id", "rank", "device"];
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        #[test]
+        fn a_number_with_its_unit_alone_in_its_place(
+            whole in 1u64..100_000, frac in 0u64..100, unit in prop::sample::select(UNITS.to_vec()),
+            key in "[a-z]{2,8}".prop_filter("an identifier's name", |k| !IDS.iter().any(|i| k.ends_with(i))),
+            label in prop::sample::select(vec![None, Some("run 3"), Some("headline figure")]),
+        ) {
+            let v = format!("{whole}.{frac:02}");
+            let (written, claimed) = unit;
+            let sep = if written == "%" { "" } else { " " };
+            let shapes = [
+                format!("| Model | Result |\n|---|---|\n| m-1 | {v}{sep}{written} |"),
+                format!("| Metric | Value |\n|---|---|\n| {key} | {v}{sep}{written} |"),
+                format!("{key}={v}{written} other=1"),
+                format!("- {key}: {v}{sep}{written}"),
+                format!("{{\"{key}\": \"{v}{sep}{written}\"}}"),
+                format!("The run measured {v}{sep}{written} overall."),
+            ];
+            for text in shapes {
+                let lines: Vec<&str> = text.lines().collect();
+                let layout = Layout::new(&lines);
+                let doc = Document::new(&lines, &layout);
+                let exp = Expected { value: &v, unit: Some(claimed), label, ..Expected::default() };
+                let last = lines.len();
+                let found = doc.cited(last - 1..last, &exp).found;
+                prop_assert!(found.is_some(), "{text:?} does not carry {v} {claimed} ({label:?})");
+            }
         }
     }
 }

@@ -190,6 +190,7 @@
 use std::ops::Range;
 
 mod context;
+mod label;
 mod role;
 mod structure;
 
@@ -217,6 +218,11 @@ pub struct Expected<'a> {
     /// The claim's label (`decode tok/s`, `max model len`): a table column whose header
     /// shares its words is preferred, and a setting it names may carry the claim.
     pub label: Option<&'a str>,
+    /// What was measured (`decode_rate`, `accuracy`): read with the label.
+    pub metric: Option<&'a str>,
+    /// Which statistic of it (`median`, `p99`, `upper end of the source range`): read
+    /// with the label; it alone lets a range end or bound carry the claim.
+    pub statistic: Option<&'a str>,
 }
 
 /// How a line carries a claimed value, best first.
@@ -672,12 +678,7 @@ impl<'e> Claim<'e> {
             decimals,
             correct: expected.correct.map(Decimal::from_u64),
             total: expected.total.map(Decimal::from_u64),
-            want: role::Want::new(
-                dim,
-                expected.unit,
-                expected.label,
-                expected.correct.is_some(),
-            ),
+            want: role::Want::new(dim, expected, expected.correct.is_some()),
             text,
         })
     }
@@ -867,6 +868,15 @@ fn find_claim(line: &str, claim: &Claim, ctx: &LineCtx) -> Found {
         let shown = &line[t.token.span.clone()];
         let dim = seen.dim;
         if let Some(f) = value_fit {
+            // `4x NVIDIA H100` counts GPUs: a multiplier before a thing counts it.
+            let dim = if dim == Some(Dim::Multiplier)
+                && matches!(claim.dim, Some(Dim::Count(_)))
+                && context::times_a_thing(line, t.token.span.end)
+            {
+                claim.dim
+            } else {
+                dim
+            };
             if !context::compatible(claim.dim, dim) {
                 reject(t, role::other_unit(&claim.want, dim, shown));
             } else if f == Fit::Coarser && !t.token.approx {
@@ -1579,7 +1589,91 @@ mod tests {
             correct: case.3,
             total: case.4,
             label: None,
+            metric: None,
+            statistic: None,
         }
+    }
+
+    /// Issue 44's shapes, both ways: true figures the structure and the claim's words
+    /// let through, and look-alikes they keep out. (document, cited 1-based line,
+    /// value, unit, label, correct, total, what the cited line says.)
+    #[rustfmt::skip]
+    type Probe = (&'static str, usize, &'static str, Option<&'static str>, Option<&'static str>, Option<u64>, Option<u64>, &'static str);
+    #[rustfmt::skip]
+    const ISSUE_44: &[Probe] = &[
+        ("| Metric | A | B | C |\n|---|---:|---:|---:|\n| Throughput (tok/s) | 88.5 | 67.4 | 91.9 |\n| Latency P50 (s) | 2.890 | 3.767 | 2.748 |", 3, "67.4", Some("tokens/s"), None, None, None, "verified"),
+        ("| Metric | A | B | C |\n|---|---:|---:|---:|\n| Throughput (tok/s) | 88.5 | 67.4 | 91.9 |\n| Latency P50 (s) | 2.890 | 3.767 | 2.748 |", 4, "2.748", Some("ms"), None, None, None, "missing"),
+        ("engine,run,prefill_tok_s,decode_tps,ttft_ms\na,r1,131.2,17.5,412\nb,r2,134.8,17.9,398", 2, "17.5", Some("tokens/s"), None, None, None, "verified"),
+        ("engine,run,prefill_tok_s,decode_tps,ttft_ms\na,r1,131.2,17.5,412\nb,r2,134.8,17.9,398", 2, "412", Some("ms"), None, None, None, "verified"),
+        ("engine,run,prefill_tok_s,decode_tps,ttft_ms\na,r1,131.2,17.5,412\nb,r2,134.8,17.9,398", 2, "412", Some("s"), None, None, None, "missing"),
+        ("{\"tok_s\": 31.704127, \"ttft_ms\": 88.1}", 1, "31.70", Some("tokens/s"), None, None, None, "rounded"),
+        ("tokens=256 total=20.1s TTFT=0.41s e2e=12.7 tok/s", 1, "20.1", Some("s"), None, None, None, "verified"),
+        ("tokens=256 total=20.1s TTFT=0.41s e2e=12.7 tok/s", 1, "12.7", Some("tokens/s"), None, None, None, "verified"),
+        ("tokens=256 total=20.1s TTFT=0.41s e2e=12.7 tok/s", 1, "256", Some("tokens/s"), None, None, None, "missing"),
+        ("the step took `t = 42 ms` on average", 1, "42", Some("ms"), None, None, None, "verified"),
+        ("decode: 9 steps in 0.41 s = 21.9 tok/s", 1, "21.9", Some("tokens/s"), None, None, None, "verified"),
+        ("decode: 9 steps in 0.41 s = 21.9 tok/s", 1, "0.41", Some("s"), None, None, None, "verified"),
+        ("Hardware: 4x NVIDIA H100 80GB", 1, "4", Some("GPUs"), None, None, None, "verified"),
+        ("Each layer has **256** experts/group.", 1, "256", Some("experts"), None, None, None, "verified"),
+        ("The graph was captured once (912 launches).", 1, "912", Some("launches"), None, None, None, "verified"),
+        ("the server listens on port 8000", 1, "8000", Some("port"), None, None, None, "verified"),
+        ("- MMLU 0.71, GSM8K 0.58", 1, "71", Some("%"), None, None, None, "verified"),
+        ("| Model | MMLU |\n|---|---|\n| m | **0.612** |", 3, "61.2", Some("%"), None, None, None, "verified"),
+        ("all tests: p=1.0000", 1, "100", Some("%"), None, Some(20), Some(20), "verified"),
+        ("| Quant | Size |\n|---|---|\n| Q2_K (2.6 bpw) | 3.1 GB |", 3, "2.6", Some("bpw"), None, None, None, "verified"),
+        ("we find $E_k = 14.2$ across runs", 1, "14.2", Some("J"), None, None, None, "verified"),
+        ("the median is $t\\approx 512.9$ ms", 1, "512.9", Some("ms"), None, None, None, "rounded"),
+        ("name,tok_s,stdev\na,108.49±3.63,1", 2, "108.49", Some("tokens/s"), None, None, None, "verified"),
+        ("| run | tput (tok/s) |\n|---|---|\n| a | 62.06±12.28 |", 3, "62.1", Some("tokens/s"), None, None, None, "rounded"),
+        ("| model | latency_ms | p99_ms | batch | concurrency | input_len | num_prompts | dtype |\n|---|---|---|---|---|---|---|---|\n| model-x | | | 1 | 16 | 1024 | 1 | bf16 |", 3, "1024", Some("ms"), None, None, None, "missing"),
+        ("| model | latency_ms | p99_ms | batch | concurrency | input_len | num_prompts | dtype |\n|---|---|---|---|---|---|---|---|\n| model-x | | | 1 | 16 | 1024 | 1 | bf16 |", 3, "16", Some("ms"), None, None, None, "missing"),
+        ("<table><tr><th>op</th><th>time (ms)</th><th>mem</th></tr>\n<tr><td>fwd</td><td>3.4</td><td>2.1<span>mb</span></td></tr></table>", 2, "2.1", Some("ms"), None, None, None, "missing"),
+        ("Total: 12 files checked", 1, "12", Some("%"), None, None, None, "missing"),
+        ("Downloading weights: 100% |##########| 4.2G/4.2G", 1, "100", Some("%"), Some("MMLU accuracy"), None, None, "missing"),
+        ("===== 47 passed, 3 failed in 12.1s =====", 1, "47", Some("%"), None, None, None, "missing"),
+        ("took 412/1,000 requests", 1, "412", Some("ms"), None, None, None, "missing"),
+        ("step 200 | loss 12.4410 | lr 3e-4", 1, "12.4", Some("%"), Some("accuracy"), None, None, "missing"),
+        ("request finished in 0.41 s", 1, "0.41", Some("ms"), None, None, None, "missing"),
+        ("peak memory stays under about 80 MB", 1, "80", Some("MB"), None, None, None, "missing"),
+        ("the weights take roughly 4 to 6 GB", 1, "6", Some("GB"), None, None, None, "missing"),
+        ("| | INT8 | FP32 |\n|---|---|---|\n| Accuracy | 0.9037 | 0.9106 |", 3, "0.9037", None, Some("Llama-3-8B FP32 accuracy"), None, None, "missing"),
+        ("| | INT8 | FP32 |\n|---|---|---|\n| Accuracy | 0.9037 | 0.9106 |", 3, "0.9106", None, Some("Llama-3-8B FP32 accuracy"), None, None, "verified"),
+        ("| Model | Mean TTFT (ms) | Median TTFT (ms) |\n|---|---|---|\n| m | 812 | 640 |", 3, "812", Some("ms"), Some("median TTFT"), None, None, "missing"),
+        ("| Model | Mean TTFT (ms) | Median TTFT (ms) |\n|---|---|---|\n| m | 812 | 640 |", 3, "640", Some("ms"), Some("median TTFT"), None, None, "verified"),
+        ("| Model | prefill (tok/s) | decode (tok/s) |\n|---|---|---|\n| m | 812 | 64 |", 3, "812", Some("tokens/s"), Some("decode_rate"), None, None, "missing"),
+        ("| Model | prefill (tok/s) | decode (tok/s) |\n|---|---|---|\n| m | 812 | 64 |", 3, "64", Some("tokens/s"), Some("decode_rate"), None, None, "verified"),
+        ("expected between 15-25 tok/s", 1, "25", Some("tokens/s"), Some("upper bound of the range"), None, None, "verified"),
+        ("expected between 15-25 tok/s", 1, "25", Some("tokens/s"), Some("decode speed"), None, None, "missing"),
+    ];
+
+    #[test]
+    fn structures_and_the_claims_own_words_decide() {
+        let mut failures = Vec::new();
+        for (text, line, value, unit, label, correct, total, want) in ISSUE_44 {
+            let lines: Vec<&str> = text.lines().collect();
+            let layout = Layout::new(&lines);
+            let doc = Document::new(&lines, &layout);
+            let exp = Expected {
+                value,
+                unit: *unit,
+                label: *label,
+                correct: *correct,
+                total: *total,
+                ..Expected::default()
+            };
+            let got = match doc.cited(line - 1..*line, &exp).found {
+                Some((_, m)) if m.rounded || m.kind == Rounded => "rounded",
+                Some(_) => "verified",
+                None => "missing",
+            };
+            if got != *want {
+                failures.push(format!(
+                    "{:?} L{line} {value} {unit:?} {label:?}: want {want}, got {got}",
+                    lines[line - 1]
+                ));
+            }
+        }
+        assert!(failures.is_empty(), "\n{}", failures.join("\n"));
     }
 
     #[test]
@@ -1835,6 +1929,8 @@ mod tests {
             correct: Some(49),
             total: Some(50),
             label: None,
+            metric: None,
+            statistic: None,
         };
         let bounds: Vec<usize> = tricky.char_indices().map(|(i, _)| i).collect();
         for &a in &bounds {

@@ -97,6 +97,8 @@ pub fn expected(c: &Claim) -> Option<Expected<'_>> {
         correct: c.correct,
         total: c.total,
         label: Some(c.label.as_str()).filter(|l| !l.is_empty()),
+        metric: c.metric.as_deref(),
+        statistic: c.statistic.as_deref(),
     })
 }
 
@@ -871,6 +873,7 @@ mod tests {
             value: crate::record::ClaimValue::parse("2.9"),
             unit: None,
             metric: None,
+            statistic: None,
             url: None,
             correct: None,
             total: None,

@@ -284,6 +284,7 @@ const DERIVED_FROM: &[(&str, &str)] = &[
     ("matcher.rs", include_str!("../matcher.rs")),
     ("matcher/context.rs", include_str!("../matcher/context.rs")),
     ("matcher/role.rs", include_str!("../matcher/role.rs")),
+    ("matcher/label.rs", include_str!("../matcher/label.rs")),
     (
         "matcher/structure.rs",
         include_str!("../matcher/structure.rs"),

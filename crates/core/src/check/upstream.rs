@@ -1184,6 +1184,8 @@ mod tests {
             correct: None,
             total: None,
             label: None,
+            metric: None,
+            statistic: None,
         };
         // As many numbers on both lines: the one in the same place.
         assert_eq!(

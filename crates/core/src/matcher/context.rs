@@ -79,6 +79,71 @@ impl std::fmt::Debug for Noun {
     }
 }
 
+/// The kind of quantity a header, row label or key names by a word without a unit
+/// (`Duration`, `TTFT`, `Throughput`, `num_gpu_blocks`): a header that names a time
+/// contradicts a rate even when it gives no unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    Time,
+    Rate,
+    Count,
+    Bytes,
+    Multiplier,
+}
+
+/// The kind of quantity `text`'s words name, when they name exactly one.
+pub(super) fn quantity_kind(text: &str) -> Option<Kind> {
+    let mut found = None;
+    for w in key_words(text).flat_map(|w| w.split('_').map(str::to_string).collect::<Vec<_>>()) {
+        let kind = match w.as_str() {
+            "duration" | "elapsed" | "latency" | "ttft" | "tpot" | "itl" | "e2e" | "wall" => {
+                Kind::Time
+            }
+            "throughput" | "speed" | "tps" => Kind::Rate,
+            "num" | "number" | "count" => Kind::Count,
+            "memory" | "vram" | "ram" => Kind::Bytes,
+            "speedup" => Kind::Multiplier,
+            _ => continue,
+        };
+        match found {
+            None => found = Some(kind),
+            Some(k) if k == kind => {}
+            Some(_) => return None,
+        }
+    }
+    found
+}
+
+/// The kind of quantity a dimension measures, for [`quantity_kind`].
+pub(super) fn dim_kind(dim: Dim) -> Option<Kind> {
+    match dim {
+        Dim::Time(_) => Some(Kind::Time),
+        Dim::Rate(_) | Dim::Bandwidth => Some(Kind::Rate),
+        Dim::Count(_) => Some(Kind::Count),
+        Dim::Bytes(_) => Some(Kind::Bytes),
+        Dim::Multiplier => Some(Kind::Multiplier),
+        _ => None,
+    }
+}
+
+/// `4x NVIDIA H100`, `8× A100 GPUs`: a multiplier glued to a number and followed by a
+/// thing (a capitalised name or a plural noun), not by a comparison (`4x faster`).
+pub(super) fn times_a_thing(line: &str, end: usize) -> bool {
+    let rest = line[end..].trim_start_matches(['x', 'X', '×']);
+    let Some(next) = rest.strip_prefix(' ') else {
+        return false;
+    };
+    let word: String = next.chars().take_while(|c| c.is_alphanumeric()).collect();
+    let thing = word.chars().next().is_some_and(char::is_uppercase)
+        || plural_noun(&word).is_some()
+        || matches!(word_dim(&word), Some(Dim::Count(_)));
+    const COMPARISONS: [&str; 12] = [
+        "faster", "slower", "more", "less", "fewer", "better", "worse", "higher", "lower",
+        "larger", "smaller", "speedup",
+    ];
+    thing && !COMPARISONS.contains(&word.to_lowercase().as_str())
+}
+
 /// Whether a token's dimension can carry a claim's.
 pub(super) fn compatible(claim: Option<Dim>, token: Option<Dim>) -> bool {
     match (claim, token) {
@@ -152,7 +217,8 @@ pub(super) fn unit_after(line: &str, end: usize) -> Option<Dim> {
 /// (`Python 3.12 wheels`: `wheels` counts nothing a version rule should mind).
 fn unit_after_with(line: &str, end: usize, plurals: bool) -> Option<Dim> {
     let plural_noun = |w: &str| if plurals { plural_noun(w) } else { None };
-    let after = line.get(end..)?;
+    // `**256** experts`: emphasis closing after the number hides nothing.
+    let after = line.get(end..)?.trim_start_matches(['*', '_']);
     let spaced = after.trim_start_matches(SPACES);
     if spaced.starts_with(['%', '％']) {
         return Some(Dim::Percent);
@@ -311,9 +377,14 @@ pub(super) fn word_dim(word: &str) -> Option<Dim> {
     let lower = word.to_lowercase();
     let dim = match lower.as_str() {
         "%" | "percent" | "pct" => Dim::Percent,
+        // `47 passed, 3 failed`: a tally of tests.
+        "passed" | "failed" | "skipped" | "xfailed" | "xpassed" | "deselected" => {
+            Dim::Count(Noun::new("test"))
+        }
         "x" | "×" | "times" => Dim::Multiplier,
+        // `TG/s`, `PP/s`: llama.cpp's token generation and prompt processing.
         "t/s" | "tok/s" | "toks/s" | "tokens/s" | "token/s" | "tokens/sec" | "tok/sec" | "tk/s"
-        | "tps" | "tokens/second" => Dim::Rate(Noun::new("token")),
+        | "tg/s" | "pp/s" | "tps" | "tokens/second" => Dim::Rate(Noun::new("token")),
         "req/s" | "reqs/s" | "requests/s" | "request/s" | "rps" | "qps" => {
             Dim::Rate(Noun::new("request"))
         }
@@ -494,6 +565,24 @@ const SETTINGS: [&str; 34] = [
 
 /// Keys whose number names something rather than measuring it.
 const IDENTIFIERS: [&str; 8] = ["port", "pid", "seed", "uid", "gid", "id", "rank", "device"];
+
+/// The identifier kind a key's last word names (`seed`, `MASTER_PORT`, `device_id`).
+pub(super) fn identifier_key(key: &str) -> Option<&'static str> {
+    let w = key_words(key).last()?;
+    IDENTIFIERS
+        .iter()
+        .find(|k| w == **k || w.strip_suffix(*k).is_some_and(|head| head.ends_with('_')))
+        .copied()
+}
+
+/// A key whose words name a setting (`temperature`, `top_p`, `warmup_ratio`).
+pub(super) fn setting_key(key: &str) -> bool {
+    key_words(key).any(|w| {
+        SETTINGS
+            .iter()
+            .any(|s| w == *s || w.strip_suffix(s).is_some_and(|head| head.ends_with('_')))
+    })
+}
 
 /// Characters that end a clause: a setting's key never reaches past them.
 const CLAUSE_ENDS: [char; 10] = [',', ';', '|', '(', ')', '{', '}', '[', ']', '\n'];

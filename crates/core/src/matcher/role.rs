@@ -5,7 +5,8 @@
 //! The rules are the module doc of [`super`] ("Roles").
 
 use super::context::{self, Dim, NameKind};
-use super::structure::{LineCtx, Part};
+use super::label::{Claimed, Side};
+use super::structure::{header_dim, LineCtx, Part};
 use super::{Scanned, SPACES};
 
 /// What a claim brings to the question "can this number be it?". Its words are
@@ -20,6 +21,8 @@ pub(super) struct Want<'e> {
     label: Option<&'e str>,
     /// The claim counts successes (`correct`).
     pub(super) correct: bool,
+    /// The claim's words, read for the facets and columns they name.
+    claimed: Claimed,
 }
 
 /// Lowercase words of `text`, stop words left out.
@@ -34,18 +37,15 @@ fn words(text: &str) -> impl Iterator<Item = String> + '_ {
 }
 
 impl<'e> Want<'e> {
-    pub(super) fn new(
-        dim: Option<Dim>,
-        unit: Option<&'e str>,
-        label: Option<&'e str>,
-        correct: bool,
-    ) -> Want<'e> {
-        let unit = unit.map(str::trim).filter(|u| !u.is_empty());
+    pub(super) fn new(dim: Option<Dim>, expected: &super::Expected<'e>, correct: bool) -> Want<'e> {
+        let unit = expected.unit.map(str::trim).filter(|u| !u.is_empty());
+        let label = expected.label.map(str::trim).filter(|l| !l.is_empty());
         Want {
             dim,
             unit,
-            label: label.map(str::trim).filter(|l| !l.is_empty()),
+            label,
             correct,
+            claimed: Claimed::new(label, expected.metric, expected.statistic),
         }
     }
 
@@ -155,7 +155,10 @@ pub(super) fn read(
     let cell = ctx.cell(line, start);
     let table = ctx.table();
 
-    if ctx.part == Part::Header || cell.as_ref().is_some_and(|c| c.header) {
+    // A number in a header is a label (`| tg 512 |`), unless it counts or measures
+    // something of its own (`Total Time (7,600 samples)`).
+    let own_real_unit = context::unit_after(line, end).is_some_and(|d| d != Dim::Magnitude);
+    if (ctx.part == Part::Header || cell.as_ref().is_some_and(|c| c.header)) && !own_real_unit {
         let text = cell.as_ref().map_or("", |c| line[c.range.clone()].trim());
         return Err(why(
             "label",
@@ -186,7 +189,11 @@ pub(super) fn read(
         context::unit_after(line, end)
     };
     let real_unit = own.is_some_and(|d| d != Dim::Magnitude);
-    if let (Some(cell), Some(table)) = (&cell, table) {
+    // `Q2_K (2.6 bpw)`: a number and its word in brackets after a name measures it.
+    let bracketed = line[..start].trim_end().ends_with('(')
+        && line[end..].trim_start().starts_with(char::is_alphabetic)
+        && line[end..].contains(')');
+    if let (Some(cell), Some(table), false) = (&cell, table, bracketed) {
         let text = line[cell.range.clone()].trim();
         if table.is_label(cell.col) && !real_unit {
             let header = table.header_of(cell.col).unwrap_or("");
@@ -206,19 +213,87 @@ pub(super) fn read(
             ));
         }
     }
+    if let Some(ratio) = ratio_around(line, start, end) {
+        let measured = want.dim.is_some_and(|d| !matches!(d, Dim::Count(_)));
+        if measured && !want.correct {
+            return Err(why(
+                "count",
+                format!(
+                    "{} is a term of the ratio `{ratio}`, not a figure in {}",
+                    shown(),
+                    want.unit_text()
+                ),
+            ));
+        }
+    }
     if let Some(range) = range_around(line, start, end) {
+        // A range end carries a claim whose words name that end (`upper bound`, `max`).
+        let upper = !range.starts_with(&line[start..end]);
+        let named = match want.claimed.side() {
+            Some(Side::Either) => true,
+            Some(Side::Upper) => upper,
+            Some(Side::Lower) => !upper,
+            None => false,
+        };
+        if named {
+            return Ok(Seen {
+                dim: context::unit_after(line, end).or(want.dim),
+                own_unit: true,
+                bound: false,
+                preferred: true,
+            });
+        }
         return Err(why(
             "range",
             format!("{} is an end of the range `{range}`", shown()),
         ));
     }
 
+    let row = cell.as_ref().and_then(|c| ctx.row_label(line, c.col));
+    // A row label keys its cells as a key keys its value (`| Seed | 42 |`,
+    // `` | `--timeout` | 600 | ``), when the number stands alone in its cell.
     let key = key_before(line, scanned, i);
+    let row_setting = row.and_then(row_key).filter(|_| key.is_none());
+    if let Some(k) = row_setting.and_then(|k| context::identifier_key(k.text)) {
+        if !want.names(k) {
+            return Err(why(
+                "identifier",
+                format!("{} is a {k}, not a figure in {}", shown(), want.unit_text()),
+            ));
+        }
+    }
     let key_dim = key.map(|k| key_dim(k.text)).unwrap_or_default();
-    if let Some(k) = key.filter(|k| k.setting) {
-        let named = want.has_label() && want.label_shares(k.text);
+    if let (Some(k), None, false) = (key, key_dim, own_real_unit) {
+        let against = context::quantity_kind(k.text)
+            .zip(want.dim.and_then(context::dim_kind))
+            .is_some_and(|(named, wanted)| named != wanted);
+        if against {
+            return Err(why(
+                "other-unit",
+                format!(
+                    "{} is the value of `{}`, not a figure in {}",
+                    shown(),
+                    k.text.trim(),
+                    want.unit_text()
+                ),
+            ));
+        }
+    }
+    // `total=20.1s`, `t = 42 ms`: a value with its unit written after it is a
+    // measurement in that unit (a log field), not a setting.
+    let log_field = real_unit;
+    if let Some(k) = key.or(row_setting).filter(|k| k.setting && !log_field) {
+        let named = want.has_label() && want.label_shares(k.text)
+            || want.dim.is_none()
+                && context::key_words(k.text)
+                    .flat_map(|w| w.split('_').map(str::to_string).collect::<Vec<_>>())
+                    .any(|w| want.names(&w));
+        // An identifier or setting matches only a claim whose unit or label names
+        // that kind (docs/matcher.md, "Roles").
         let fits = match want.dim {
             None => true,
+            // `p=1.0000` for 20 of 20: a proportion keyed by a letter.
+            Some(Dim::Percent) if want.correct => true,
             Some(Dim::Count(_)) => key_dim.is_none() || key_dim == want.dim,
             Some(d) => key_dim == Some(d),
         };
@@ -233,6 +308,21 @@ pub(super) fn read(
                 ),
             ));
         }
+    }
+
+    let scope = ctx.scope.as_deref();
+    if let Some(why) = words_against(
+        want,
+        line,
+        &cell,
+        table,
+        row,
+        key.map(|k| k.text),
+        scope,
+        start,
+        &shown,
+    ) {
+        return Err(why);
     }
 
     if let (Some(cell), Some(table), true) = (&cell, table, want.correct) {
@@ -255,17 +345,41 @@ pub(super) fn read(
     let mut preferred = false;
     if let Some((col, table)) = column {
         let header = table.header_of(col).unwrap_or("");
-        preferred = !header.is_empty() && want.label_shares(header);
-        let col_dim = table.dim_of(col);
-        if let (Some(w), Some(c)) = (want.dim, col_dim) {
-            if !context::compatible(Some(w), Some(c)) {
+        preferred = !header.is_empty()
+            && match best_column(want, table, row.is_some()) {
+                Some((best, _, all)) => want.claimed.score(header, all) >= best,
+                None => want.label_shares(header),
+            };
+        // A row label with a unit (`| Throughput (tok/s) | 88.5 |`) gives its cells
+        // that dimension, as a column header does; the header wins where both do.
+        let row_dim = row.and_then(header_dim);
+        let col_dim = table.dim_of(col).or(row_dim);
+        // A header or row label that names a kind of quantity without a unit
+        // (`Duration`, `num-gpu-blocks`) contradicts a claim of another kind.
+        if col_dim.is_none() {
+            let named = [Some(header), row].into_iter().flatten().find_map(|t| {
+                let k = context::quantity_kind(t)?;
+                let w = context::dim_kind(want.dim?)?;
+                (k != w && !(want.correct && k == context::Kind::Count)).then_some(t)
+            });
+            if let Some(t) = named {
                 return Err(why(
                     "other-column",
-                    format!(
-                        "{} stands in column `{header}`, not {}",
-                        shown(),
-                        want.unit_text()
-                    ),
+                    format!("{} stands under `{t}`, not {}", shown(), want.unit_text()),
+                ));
+            }
+        }
+        // A count column or row can hold a score's `correct` count (`| Tests Passed | 101 |`).
+        let count_of_score = want.correct && matches!(col_dim, Some(Dim::Count(_)));
+        if let (Some(w), Some(c), false) = (want.dim, col_dim, count_of_score) {
+            if !context::compatible(Some(w), Some(c)) {
+                let place = match table.dim_of(col) {
+                    Some(_) => format!("column `{header}`"),
+                    None => format!("row `{}`", row.unwrap_or("")),
+                };
+                return Err(why(
+                    "other-column",
+                    format!("{} stands in {place}, not {}", shown(), want.unit_text()),
                 ));
             }
         }
@@ -298,9 +412,121 @@ pub(super) fn read(
     Ok(Seen {
         dim,
         own_unit: real_unit,
-        bound: is_bound(line, start, end),
+        // A bound the claim's words name (`at least`, `upper bound`) is its figure.
+        bound: is_bound(line, start, end) && want.claimed.side().is_none(),
         preferred,
     })
+}
+
+/// The evidence of the claim's own words against a number: a column header, row label
+/// or key naming a facet value the claim does not ([`Claimed::contradicts`]), or a cell
+/// under a column whose header shares fewer of the claim's words than another
+/// column's ([`Claimed::score`]).
+#[allow(clippy::too_many_arguments)] // the places a number's words come from, each its own
+fn words_against(
+    want: &Want,
+    line: &str,
+    cell: &Option<super::structure::Cell>,
+    table: Option<&super::structure::Table>,
+    row: Option<&str>,
+    key: Option<&str>,
+    scope: Option<&str>,
+    start: usize,
+    shown: &dyn Fn() -> String,
+) -> Option<Why> {
+    if want.claimed.is_empty() {
+        return None;
+    }
+    let header = match (cell, table) {
+        (Some(c), Some(t)) => t.header_of(c.col),
+        _ => None,
+    };
+    // Outside a key, the words right before the number in its clause (`loss 12.44`).
+    let beside = key.is_none().then(|| {
+        let clause = &line[..start];
+        let from = clause
+            .rfind(['|', ',', ';', '(', '.', ':'])
+            .map_or(0, |k| k + 1);
+        clause[from..].trim()
+    });
+    let places = [
+        ("column", header),
+        ("row", row),
+        ("key", key),
+        ("scope", scope),
+        (
+            "words",
+            beside.filter(|w| w.split_whitespace().count() <= 3),
+        ),
+    ];
+    for (what, text) in places {
+        let Some(text) = text.map(str::trim).filter(|t| !t.is_empty()) else {
+            continue;
+        };
+        if let Some(c) = want.claimed.contradicts(text) {
+            return Some(why(
+                "other-label",
+                format!(
+                    "{} stands {} `{text}`, whose {} the claim's label does not name",
+                    shown(),
+                    match what {
+                        "scope" => "under".to_string(),
+                        "words" => "after".to_string(),
+                        w => format!("in {w}"),
+                    },
+                    c.facet
+                ),
+            ));
+        }
+    }
+    let (Some(cell), Some(table)) = (cell, table) else {
+        return None;
+    };
+    let (best, best_header, all) = best_column(want, table, row.is_some())?;
+    let mine = header.map_or(f32::MIN, |h| want.claimed.score(h, all));
+    (mine < best && !table.is_label(cell.col) && line.len() >= cell.range.end).then(|| {
+        why(
+            "other-column",
+            format!(
+                "{} stands in column `{}`; the claim's label names column `{best_header}`",
+                shown(),
+                header.unwrap_or("?")
+            ),
+        )
+    })
+}
+
+/// The value column whose header shares most of the claim's words: its score, its
+/// header, and whether the whole label's words were needed (the figure part's are
+/// tried first). `None` when no column shares a word: the words decide nothing. The
+/// first column is no candidate when it labels the rows.
+fn best_column<'t>(
+    want: &Want,
+    table: &'t super::structure::Table,
+    row_labels: bool,
+) -> Option<(f32, &'t str, bool)> {
+    let first = usize::from(row_labels);
+    let mut found = None;
+    for all in [false, true] {
+        let mut best: Option<(f32, &str)> = None;
+        for col in first..table.columns() {
+            if table.is_label(col) {
+                continue;
+            }
+            let Some(h) = table.header_of(col) else {
+                continue;
+            };
+            let s = want.claimed.score(h, all);
+            if best.is_none_or(|(b, _)| s > b) {
+                best = Some((s, h));
+            }
+        }
+        if let Some((s, h)) = best.filter(|(s, _)| *s > 0.0) {
+            found = Some((s, h, all));
+            break;
+        }
+    }
+    found
 }
 
 /// Why a number of dimension `dim` can't carry a claim of `want`'s.
@@ -402,9 +628,11 @@ fn key_before<'l>(line: &'l str, scanned: &[Scanned], i: usize) -> Option<Key<'l
         let metric = context::key_words(key)
             .flat_map(|w| w.split('_').map(str::to_string).collect::<Vec<_>>())
             .any(|w| context::METRICS.contains(&w.as_str()));
+        // `$E_k = 14.2$`: inline math reads as prose.
+        let math = key.starts_with('$') || line[..t.token.span.start].matches('$').count() % 2 == 1;
         return Some(Key {
             text: key,
-            setting: !metric,
+            setting: !metric && !math,
         });
     }
     // `--flag N`, `-ngl N` (a flag is the last word, right before the number).
@@ -420,6 +648,25 @@ fn key_before<'l>(line: &'l str, scanned: &[Scanned], i: usize) -> Option<Key<'l
         text: last,
         setting: true,
     })
+}
+
+/// A row label read as the key of its row's value: a flag (`` `--timeout` ``) or a
+/// setting's or identifier's name (`Seed`, `Temperature`) is a setting; another label
+/// (`Tasks Completed`, `Throughput (tok/s)`) names a measurement, as `key: N` does.
+fn row_key(label: &str) -> Option<Key<'_>> {
+    let text = label.trim_matches(|c: char| matches!(c, '`' | '*' | '_' | ' '));
+    let flag = text.starts_with('-') && !text.contains(char::is_whitespace);
+    // Greek letters name engines and runs as often as hyperparameters.
+    let greek = matches!(
+        text.to_lowercase().as_str(),
+        "alpha" | "beta" | "gamma" | "delta" | "tau" | "eps" | "epsilon"
+    );
+    let named = context::setting_key(text)
+        && !greek
+        && !text.contains(['[', '('])
+        && text.split_whitespace().count() <= 3;
+    let setting = flag || named || context::identifier_key(text).is_some();
+    setting.then_some(Key { text, setting })
 }
 
 /// The dimension a key's words name: its last unit word (`results_ttft_s_mean` → s,
@@ -460,7 +707,18 @@ fn key_dim(key: &str) -> Option<Dim> {
             {
                 Some(Dim::Rate(n))
             }
+            // `tok_s`, `tokens_sec`: a noun right over a second is a rate of it.
+            Some(Dim::Count(n)) if parts.get(k + 1).is_some_and(|p| per_second(p)) => {
+                Some(Dim::Rate(n))
+            }
             Some(Dim::Time("s")) if k > 0 && parts[k - 1].eq_ignore_ascii_case("per") => continue,
+            Some(Dim::Time("s"))
+                if k > 0
+                    && per_second(w)
+                    && matches!(context::word_dim(&parts[k - 1]), Some(Dim::Count(_))) =>
+            {
+                continue
+            }
             Some(Dim::Magnitude) => continue,
             d => d,
         };
@@ -469,6 +727,10 @@ fn key_dim(key: &str) -> Option<Dim> {
         }
     }
     found
+}
+
+fn per_second(word: &str) -> bool {
+    matches!(word.to_lowercase().as_str(), "s" | "sec" | "second")
 }
 
 /// A cell holding words besides numbers and their units: a name (`Batch-1 Latency`,
@@ -511,6 +773,25 @@ fn cell_has_words(text: &str, upto: usize) -> bool {
     false
 }
 
+/// `64/1024`, `4/30`: the ratio the number is a term of (dates and paths are no
+/// numbers or names already).
+fn ratio_around(line: &str, start: usize, end: usize) -> Option<String> {
+    let before = &line[..start];
+    if let Some(head) = before.strip_suffix('/') {
+        if head.ends_with(|c: char| c.is_ascii_digit()) {
+            let from = head
+                .rfind(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | ',')))
+                .map_or(0, |k| k + 1);
+            return Some(line[from..end].to_string());
+        }
+    }
+    let tail = line[end..].strip_prefix('/')?;
+    let len = tail
+        .find(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | ',')))
+        .unwrap_or(tail.len());
+    (len > 0).then(|| line[start..end + 1 + len].to_string())
+}
+
 /// `15-25`, `1.5-2x`, `~31–32`: the range the number ends, if it is an end of one.
 fn range_around(line: &str, start: usize, end: usize) -> Option<String> {
     const DASHES: [char; 3] = ['-', '–', '—'];
@@ -526,7 +807,31 @@ fn range_around(line: &str, start: usize, end: usize) -> Option<String> {
             return Some(line[from..end].to_string());
         }
     }
+    // `4 to 6 GB`, not `from 19 to 27.4` (a change, whose end is a figure).
+    if let Some(head) = before.strip_suffix(" to ") {
+        let first = head.trim_end();
+        if first.ends_with(|c: char| c.is_ascii_digit()) {
+            let from = first
+                .rfind(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | ',')))
+                .map_or(0, |k| k + 1);
+            let word_before = first[..from].trim_end().rsplit(' ').next().unwrap_or("");
+            if !word_before.eq_ignore_ascii_case("from") {
+                return Some(line[from..end].to_string());
+            }
+        }
+    }
     let after = &line[end..];
+    if let Some(tail) = after.strip_prefix(" to ") {
+        let word_before = before.trim_end().rsplit(' ').next().unwrap_or("");
+        if tail.starts_with(|c: char| c.is_ascii_digit())
+            && !word_before.eq_ignore_ascii_case("from")
+        {
+            let len = tail
+                .find(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | ',')))
+                .unwrap_or(tail.len());
+            return Some(line[start..end + 4 + len].to_string());
+        }
+    }
     let glued = after
         .find(|c: char| !c.is_ascii_alphabetic())
         .unwrap_or(after.len());
@@ -562,7 +867,13 @@ fn is_bound(line: &str, start: usize, end: usize) -> bool {
             return true;
         }
     }
-    let mut words = before.rsplit(|c: char| !c.is_alphabetic());
+    // `under about 80 MB`: an approximation word between a bound's word and its number.
+    let mut words = before.rsplit(|c: char| !c.is_alphabetic()).skip_while(|w| {
+        matches!(
+            w.to_lowercase().as_str(),
+            "about" | "around" | "approximately" | "roughly" | "nearly" | "approx"
+        )
+    });
     let last = words.next().unwrap_or("").to_lowercase();
     if BOUND_WORDS.contains(&last.as_str()) {
         return true;
@@ -601,6 +912,14 @@ fn name_by_shape(line: &str, scanned: &[Scanned], i: usize) -> Option<&'static s
             return Some("part of a hyphenated name");
         }
     }
+    // `100% |#####| 4.2G/4.2G`: a progress bar.
+    let bar = after
+        .trim_start_matches(['%', ' '])
+        .strip_prefix('|')
+        .is_some_and(|r| r.starts_with(['#', '█', '▏', '▎', '▍', '▌', '▋', '▊', '▉']));
+    if t.token.percent && bar {
+        return Some("a progress bar");
+    }
     if before.ends_with("[^") || before.ends_with('^') {
         return Some("a footnote marker");
     }
@@ -608,6 +927,11 @@ fn name_by_shape(line: &str, scanned: &[Scanned], i: usize) -> Option<&'static s
         return Some("part of a URL");
     }
     if let Some(head) = before.strip_suffix(':') {
+        // `qwen2.5-coder:32b`, `` `:8b` ``: a model tag.
+        let glued = after.starts_with(|c: char| c.is_ascii_alphabetic());
+        if glued && !head.ends_with(char::is_whitespace) && !head.is_empty() {
+            return Some("a model tag");
+        }
         let host = head
             .rsplit(|c: char| !(c.is_alphanumeric() || matches!(c, '.' | '-')))
             .next()
@@ -627,7 +951,10 @@ fn name_by_shape(line: &str, scanned: &[Scanned], i: usize) -> Option<&'static s
             .unwrap_or(after.len());
         &after[..n]
     };
-    if !glued.is_empty() && !t.token.percent && context::unit_after(line, end).is_none() {
+    // `+16.38pp`: percentage points, a unit of their own.
+    let points = glued == "pp";
+    if !glued.is_empty() && !points && !t.token.percent && context::unit_after(line, end).is_none()
+    {
         let next = &after[glued.len()..];
         if !next.starts_with('/') {
             return Some("a model or part number");

@@ -21,6 +21,10 @@ pub struct LineCtx {
     pub(super) table: Option<Arc<Table>>,
     /// HTML lines: where cells start and end on the line.
     pub(super) segments: Option<Arc<[Segment]>>,
+    /// What the line's values stand under, outside tables: the names of the YAML items
+    /// around a front-matter line (`- name: F1` … `value: 0.93`), or the prose line that
+    /// introduces a list (`It achieves the following results on the evaluation set:`).
+    pub(super) scope: Option<Arc<str>>,
 }
 
 /// The kind of a line.
@@ -47,7 +51,7 @@ pub(super) struct Segment {
 
 /// A table: how its rows split into cells, and what its header says.
 #[derive(Debug)]
-pub(super) struct Table {
+pub(crate) struct Table {
     kind: Kind,
     /// The header cells' text, by column (empty when the table has no known header).
     header: Vec<String>,
@@ -122,6 +126,11 @@ impl Table {
         self.dims.iter().any(Option::is_some)
     }
 
+    /// How many columns the header names.
+    pub(super) fn columns(&self) -> usize {
+        self.header.len()
+    }
+
     /// Column `col` names what a row is (its numbers are parts of names).
     pub(super) fn is_label(&self, col: usize) -> bool {
         self.label.get(col).copied().unwrap_or(false)
@@ -177,6 +186,47 @@ impl LineCtx {
         };
         cell.header = header;
         Some(cell)
+    }
+
+    /// The text of the first cell of this row, when `col` is another cell and the
+    /// first one holds words: the row's label (`| Throughput (tok/s) | 88.5 |`,
+    /// `| Recall | 88.99% |`), which describes every cell of the row as a column
+    /// header describes every cell of its column.
+    pub(super) fn row_label<'l>(&self, line: &'l str, col: usize) -> Option<&'l str> {
+        if col == 0 || self.part != Part::Row {
+            return None;
+        }
+        let range = if let Some(segments) = &self.segments {
+            let k = segments.iter().position(|s| s.col == Some(0))?;
+            let start = (segments[k].start as usize).min(line.len());
+            let end = segments
+                .get(k + 1)
+                .map_or(line.len(), |s| (s.start as usize).clamp(start, line.len()));
+            start..end
+        } else {
+            let table = self.table.as_ref()?;
+            match &table.kind {
+                Kind::Pipe => {
+                    let lead = line.len() - line.trim_start().len();
+                    let at = if line[lead..].starts_with('|') {
+                        lead + 1
+                    } else {
+                        lead
+                    };
+                    pipe_cell(line, at)?.range
+                }
+                Kind::Delimited(d) => delimited_cells(line, *d).into_iter().next()?,
+                Kind::Simple(cols) => {
+                    let end = cols.get(1).map_or(line.len(), |r| r.start.min(line.len()));
+                    0..floor_char(line, end)
+                }
+                Kind::Html => return None,
+            }
+        };
+        let text = line.get(range)?.trim();
+        // Markup around a label (`**Accuracy**`, `<b>…</b>`) is no part of it.
+        let text = text.trim_matches(|c: char| matches!(c, '*' | '_' | '`'));
+        text.contains(char::is_alphabetic).then_some(text)
     }
 
     /// The table, for a line that is part of one.
@@ -342,6 +392,12 @@ pub(super) fn header_dim(text: &str) -> Option<Dim> {
                     // `tokens per second`
                     Dim::Count(_) if next.eq_ignore_ascii_case("per") => {
                         context::claim_dim(Some(&format!("{word}{rest} s"))).unwrap_or(d)
+                    }
+                    // `decode_tok_s`, `tokens_sec`: a noun over a second is a rate of it.
+                    Dim::Count(n)
+                        if matches!(next.to_lowercase().as_str(), "s" | "sec" | "second") =>
+                    {
+                        Dim::Rate(n)
                     }
                     d => d,
                 })
@@ -666,6 +722,42 @@ pub(super) struct Reader {
     simple: Option<Simple>,
     csv: Option<(u8, usize, Arc<Table>)>,
     html: Option<Html>,
+    /// In YAML front matter: the `name`/`type` of each enclosing item, by the column
+    /// its content starts at.
+    yaml: Option<Vec<(usize, String)>>,
+    /// The prose line ending in `:` that introduces the list being read.
+    list_caption: Option<Arc<str>>,
+}
+
+/// One line of YAML front matter: the names of the items it stands in.
+fn yaml_scope(stack: &mut Vec<(usize, String)>, line: &str) -> Option<Arc<str>> {
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    let rest = &line[indent..];
+    if !(rest.trim().is_empty() || rest.starts_with('#')) {
+        let (col, item) = match rest.strip_prefix("- ") {
+            Some(r) => (indent + 2 + (r.len() - r.trim_start().len()), true),
+            None => (indent, false),
+        };
+        stack.retain(|(c, _)| if item { *c < col } else { *c <= col });
+        if let Some((key, value)) = line.get(col..).and_then(|c| c.split_once(':')) {
+            let value = value.trim().trim_matches(['"', '\'']);
+            if matches!(key.trim(), "name" | "type") && !value.is_empty() {
+                stack.push((col, value.to_string()));
+            }
+        }
+    }
+    let names: Vec<&str> = stack.iter().map(|(_, n)| n.as_str()).collect();
+    (!names.is_empty()).then(|| Arc::from(names.join(" / ")))
+}
+
+/// `- item`, `* item`, `+ item`, `1. item`.
+fn is_list_item(line: &str) -> bool {
+    let t = line.trim_start();
+    if t.starts_with("- ") || t.starts_with("* ") || t.starts_with("+ ") {
+        return true;
+    }
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && (t[digits..].starts_with(". ") || t[digits..].starts_with(") "))
 }
 
 impl Reader {
@@ -674,6 +766,22 @@ impl Reader {
         let index = self.index;
         self.index += 1;
         let caption = self.caption.map(|(d, _)| d);
+
+        // YAML front matter (a model card's `model-index`).
+        if index == 0 && line.trim_end() == "---" {
+            self.yaml = Some(Vec::new());
+            return LineCtx::default();
+        }
+        if let Some(stack) = &mut self.yaml {
+            if matches!(line.trim_end(), "---" | "...") {
+                self.yaml = None;
+                return LineCtx::default();
+            }
+            return LineCtx {
+                scope: yaml_scope(stack, line),
+                ..LineCtx::default()
+            };
+        }
 
         // HTML tables: tags are followed across lines.
         let has_table_tag = line
@@ -702,6 +810,7 @@ impl Reader {
                     part,
                     table,
                     segments: Some(segments.into()),
+                    scope: None,
                 };
             }
             return LineCtx::default();
@@ -731,6 +840,7 @@ impl Reader {
                             part: Part::Header,
                             table: Some(table),
                             segments: None,
+                            scope: None,
                         };
                     }
                 }
@@ -742,6 +852,7 @@ impl Reader {
                     part: Part::Row,
                     table: Some(table.clone()),
                     segments: None,
+                    scope: None,
                 };
             }
             return LineCtx::default();
@@ -784,12 +895,14 @@ impl Reader {
                     part: Part::Header,
                     table: table.clone(),
                     segments: None,
+                    scope: None,
                 };
             } else {
                 return LineCtx {
                     part: Part::Row,
                     table: table.clone(),
                     segments: None,
+                    scope: None,
                 };
             }
         }
@@ -800,6 +913,7 @@ impl Reader {
                 part: Part::Rule,
                 table: self.pipe.clone(),
                 segments: None,
+                scope: None,
             };
         }
         let piped = line.contains('|');
@@ -813,6 +927,7 @@ impl Reader {
                     part: Part::Header,
                     table: Some(table),
                     segments: None,
+                    scope: None,
                 };
             }
             if row {
@@ -824,6 +939,7 @@ impl Reader {
                     part: Part::Row,
                     table: Some(table),
                     segments: None,
+                    scope: None,
                 };
             }
         }
@@ -838,6 +954,7 @@ impl Reader {
             return LineCtx::default();
         }
         if let Some(level) = heading_level(line) {
+            self.list_caption = None;
             self.heading = level;
             if self.caption.is_some_and(|(_, l)| level <= l) {
                 self.caption = None;
@@ -849,6 +966,16 @@ impl Reader {
         }
         if let Some(dim) = caption_dim(line) {
             self.caption = Some((dim, self.heading));
+        }
+        if is_list_item(line) {
+            return LineCtx {
+                scope: self.list_caption.clone(),
+                ..LineCtx::default()
+            };
+        }
+        if !line.trim().is_empty() {
+            let t = line.trim();
+            self.list_caption = t.ends_with(':').then(|| Arc::from(t));
         }
         LineCtx::default()
     }
@@ -876,6 +1003,7 @@ impl Layout {
             part: Part::Prose,
             table: None,
             segments: None,
+            scope: None,
         };
         self.lines.get(index).unwrap_or(&PROSE)
     }

@@ -350,6 +350,7 @@ impl Figures<'_> {
             value: reader.value(f, "value", ptr),
             unit: reader.string(f, "unit", ptr),
             metric: reader.string(f, "metric", ptr),
+            statistic: None,
             url: evidence_url,
             correct,
             total,

@@ -566,6 +566,8 @@ pub struct Claim {
     pub value: Option<ClaimValue>,
     pub unit: Option<String>,
     pub(crate) metric: Option<String>,
+    /// Which statistic of the metric the figure is (`median`, `upper end of the range`).
+    pub(crate) statistic: Option<String>,
     /// The URL the figure cites, when it gives one.
     pub url: Option<String>,
     pub correct: Option<u64>,
@@ -656,6 +658,7 @@ mod tests {
             value: ClaimValue::parse("2.9"),
             unit: None,
             metric: None,
+            statistic: None,
             url: Some(format!("https://github.com/o/r/blob/{rev}/README.md#L3")),
             correct: None,
             total: None,

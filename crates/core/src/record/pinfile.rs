@@ -134,6 +134,10 @@ pub(crate) struct ClaimV1 {
     /// What was measured (`decode_rate`, `accuracy`).
     #[serde(default)]
     pub(crate) metric: Field<String>,
+    /// Which statistic of the metric the figure is (`median`, `p99`, `upper end of the
+    /// range`): with the label and metric, it picks the column, row or key.
+    #[serde(default)]
+    pub(crate) statistic: Field<String>,
     /// The URL the figure cites, with its #L anchor.
     #[serde(default)]
     pub(crate) url: Field<String>,
@@ -257,7 +261,16 @@ impl SourceV1 {
 
 impl ClaimV1 {
     pub(crate) const KEYS: &'static [&'static str] = &[
-        "label", "source", "lines", "value", "unit", "metric", "url", "correct", "total",
+        "label",
+        "source",
+        "lines",
+        "value",
+        "unit",
+        "metric",
+        "statistic",
+        "url",
+        "correct",
+        "total",
     ];
 }
 
@@ -502,6 +515,7 @@ impl ClaimV1 {
                 .and_then(|n| ClaimValue::parse(&n.to_string())),
             unit: r.take(self.unit, ptr, "unit"),
             metric: r.take(self.metric, ptr, "metric"),
+            statistic: r.take(self.statistic, ptr, "statistic"),
             url,
             correct: r.take(self.correct, ptr, "correct"),
             total: r.take(self.total, ptr, "total"),
@@ -623,6 +637,7 @@ impl From<&Claim> for ClaimV1 {
                 .into(),
             unit: text(&c.unit),
             metric: text(&c.metric),
+            statistic: text(&c.statistic),
             url: text(&c.url),
             correct: c.correct.into(),
             total: c.total.into(),
@@ -928,7 +943,7 @@ mod tests {
                 (
                     "/claims/0/note",
                     "unknown key `note`, not read; a claim has `label`, `source`, `lines`, \
-                     `value`, `unit`, `metric`, `url`, `correct`, `total`"
+                     `value`, `unit`, `metric`, `statistic`, `url`, `correct`, `total`"
                 ),
                 (
                     "/artifacts/0/Revision",
