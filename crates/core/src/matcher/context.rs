@@ -94,7 +94,7 @@ pub(super) enum Kind {
 /// The kind of quantity `text`'s words name, when they name exactly one.
 pub(super) fn quantity_kind(text: &str) -> Option<Kind> {
     let mut found = None;
-    for w in key_words(text).flat_map(|w| w.split('_').map(str::to_string).collect::<Vec<_>>()) {
+    for w in key_parts(text) {
         let kind = match w.as_str() {
             "duration" | "elapsed" | "latency" | "ttft" | "tpot" | "itl" | "e2e" | "wall" => {
                 Kind::Time
@@ -606,6 +606,11 @@ pub(super) fn key_words(key: &str) -> impl Iterator<Item = String> + '_ {
     key.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
         .map(|w| w.trim_matches(['-', '_']).to_lowercase().replace('-', "_"))
         .filter(|w| !w.is_empty())
+}
+
+/// The words of a key split at underscores too (`MASTER_PORT` → `master`, `port`).
+pub(super) fn key_parts(key: &str) -> impl Iterator<Item = String> + '_ {
+    key_words(key).flat_map(|w| w.split('_').map(str::to_string).collect::<Vec<_>>())
 }
 
 /// Token `i` sits in a clause keyed by a setting.

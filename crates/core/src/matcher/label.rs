@@ -216,14 +216,7 @@ pub(super) fn words(text: &str) -> Vec<String> {
 fn facet_values(words: &[String], alone: bool) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     for w in words {
-        let w = if alone {
-            LANGUAGE_CODES
-                .iter()
-                .find(|(code, _)| code == w)
-                .map_or(w.as_str(), |(_, name)| *name)
-        } else {
-            w.as_str()
-        };
+        let w = if alone { language(w) } else { w.as_str() };
         for (f, facet) in FACETS.iter().enumerate() {
             if let Some(g) = facet.groups.iter().position(|g| g.contains(&w)) {
                 out.push((f, g));
@@ -452,15 +445,16 @@ fn strength(h: &str, w: &str, alone: bool) -> f32 {
     0.0
 }
 
+/// The language a lone ISO 639-1 code names (`de` → `german`), else the word itself.
+fn language(word: &str) -> &str {
+    LANGUAGE_CODES
+        .iter()
+        .find(|(code, _)| *code == word)
+        .map_or(word, |(_, name)| *name)
+}
+
 fn same_group(h: &str, w: &str, alone: bool) -> bool {
-    let h = if alone {
-        LANGUAGE_CODES
-            .iter()
-            .find(|(code, _)| *code == h)
-            .map_or(h, |(_, name)| *name)
-    } else {
-        h
-    };
+    let h = if alone { language(h) } else { h };
     h == w
         || FACETS
             .iter()

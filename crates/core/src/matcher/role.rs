@@ -155,10 +155,15 @@ pub(super) fn read(
     let cell = ctx.cell(line, start);
     let table = ctx.table();
 
+    let own = if t.token.percent {
+        Some(Dim::Percent)
+    } else {
+        context::unit_after(line, end)
+    };
+    let real_unit = own.is_some_and(|d| d != Dim::Magnitude);
     // A number in a header is a label (`| tg 512 |`), unless it counts or measures
     // something of its own (`Total Time (7,600 samples)`).
-    let own_real_unit = context::unit_after(line, end).is_some_and(|d| d != Dim::Magnitude);
-    if (ctx.part == Part::Header || cell.as_ref().is_some_and(|c| c.header)) && !own_real_unit {
+    if (ctx.part == Part::Header || cell.as_ref().is_some_and(|c| c.header)) && !real_unit {
         let text = cell.as_ref().map_or("", |c| line[c.range.clone()].trim());
         return Err(why(
             "label",
@@ -183,12 +188,6 @@ pub(super) fn read(
         return Err(why("name", format!("{} is {reason}", shown())));
     }
 
-    let own = if t.token.percent {
-        Some(Dim::Percent)
-    } else {
-        context::unit_after(line, end)
-    };
-    let real_unit = own.is_some_and(|d| d != Dim::Magnitude);
     // `Q2_K (2.6 bpw)`: a number and its word in brackets after a name measures it.
     let bracketed = line[..start].trim_end().ends_with('(')
         && line[end..].trim_start().starts_with(char::is_alphabetic)
@@ -263,7 +262,7 @@ pub(super) fn read(
         }
     }
     let key_dim = key.map(|k| key_dim(k.text)).unwrap_or_default();
-    if let (Some(k), None, false) = (key, key_dim, own_real_unit) {
+    if let (Some(k), None, false) = (key, key_dim, real_unit) {
         let against = context::quantity_kind(k.text)
             .zip(want.dim.and_then(context::dim_kind))
             .is_some_and(|(named, wanted)| named != wanted);
@@ -281,15 +280,10 @@ pub(super) fn read(
     }
     // `total=20.1s`, `t = 42 ms`: a value with its unit written after it is a
     // measurement in that unit (a log field), not a setting.
-    let log_field = real_unit;
-    if let Some(k) = key.or(row_setting).filter(|k| k.setting && !log_field) {
+    if let Some(k) = key.or(row_setting).filter(|k| k.setting && !real_unit) {
+        // A key the claim's unit names (`MASTER_PORT` for a claim in `port`).
         let named = want.has_label() && want.label_shares(k.text)
-            || want.dim.is_none()
-                && context::key_words(k.text)
-                    .flat_map(|w| w.split('_').map(str::to_string).collect::<Vec<_>>())
-                    .any(|w| want.names(&w));
-        // An identifier or setting matches only a claim whose unit or label names
-        // that kind (docs/matcher.md, "Roles").
+            || want.dim.is_none() && context::key_parts(k.text).any(|w| want.names(&w));
         let fits = match want.dim {
             None => true,
             // `p=1.0000` for 20 of 20: a proportion keyed by a letter.
@@ -311,6 +305,10 @@ pub(super) fn read(
     }
 
     let scope = ctx.scope.as_deref();
+    // The column the claim's words name, if they name one (read once per number).
+    let best = table
+        .filter(|_| !want.claimed.is_empty())
+        .and_then(|t| best_column(want, t, row.is_some()));
     if let Some(why) = words_against(
         want,
         line,
@@ -319,6 +317,7 @@ pub(super) fn read(
         row,
         key.map(|k| k.text),
         scope,
+        best,
         start,
         &shown,
     ) {
@@ -346,7 +345,7 @@ pub(super) fn read(
     if let Some((col, table)) = column {
         let header = table.header_of(col).unwrap_or("");
         preferred = !header.is_empty()
-            && match best_column(want, table, row.is_some()) {
+            && match best {
                 Some((best, _, all)) => want.claimed.score(header, all) >= best,
                 None => want.label_shares(header),
             };
@@ -431,6 +430,7 @@ fn words_against(
     row: Option<&str>,
     key: Option<&str>,
     scope: Option<&str>,
+    best: Option<(f32, &str, bool)>,
     start: usize,
     shown: &dyn Fn() -> String,
 ) -> Option<Why> {
@@ -482,9 +482,9 @@ fn words_against(
     let (Some(cell), Some(table)) = (cell, table) else {
         return None;
     };
-    let (best, best_header, all) = best_column(want, table, row.is_some())?;
+    let (best, best_header, all) = best?;
     let mine = header.map_or(f32::MIN, |h| want.claimed.score(h, all));
-    (mine < best && !table.is_label(cell.col) && line.len() >= cell.range.end).then(|| {
+    (mine < best && !table.is_label(cell.col)).then(|| {
         why(
             "other-column",
             format!(
@@ -625,9 +625,7 @@ fn key_before<'l>(line: &'l str, scanned: &[Scanned], i: usize) -> Option<Key<'l
         if !key.contains(|c: char| c.is_alphabetic()) {
             return None;
         }
-        let metric = context::key_words(key)
-            .flat_map(|w| w.split('_').map(str::to_string).collect::<Vec<_>>())
-            .any(|w| context::METRICS.contains(&w.as_str()));
+        let metric = context::key_parts(key).any(|w| context::METRICS.contains(&w.as_str()));
         // `$E_k = 14.2$`: inline math reads as prose.
         let math = key.starts_with('$') || line[..t.token.span.start].matches('$').count() % 2 == 1;
         return Some(Key {

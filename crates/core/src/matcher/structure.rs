@@ -196,33 +196,15 @@ impl LineCtx {
         if col == 0 || self.part != Part::Row {
             return None;
         }
-        let range = if let Some(segments) = &self.segments {
-            let k = segments.iter().position(|s| s.col == Some(0))?;
-            let start = (segments[k].start as usize).min(line.len());
-            let end = segments
-                .get(k + 1)
-                .map_or(line.len(), |s| (s.start as usize).clamp(start, line.len()));
-            start..end
-        } else {
-            let table = self.table.as_ref()?;
-            match &table.kind {
-                Kind::Pipe => {
-                    let lead = line.len() - line.trim_start().len();
-                    let at = if line[lead..].starts_with('|') {
-                        lead + 1
-                    } else {
-                        lead
-                    };
-                    pipe_cell(line, at)?.range
-                }
-                Kind::Delimited(d) => delimited_cells(line, *d).into_iter().next()?,
-                Kind::Simple(cols) => {
-                    let end = cols.get(1).map_or(line.len(), |r| r.start.min(line.len()));
-                    0..floor_char(line, end)
-                }
-                Kind::Html => return None,
+        // The first cell is the one at the row's first text position.
+        let first = match &self.segments {
+            Some(segments) => segments.iter().find(|s| s.col == Some(0))?.start as usize,
+            None => {
+                let lead = line.len() - line.trim_start().len();
+                lead + usize::from(line[lead..].starts_with('|'))
             }
         };
+        let range = self.cell(line, first).filter(|c| c.col == 0)?.range;
         let text = line.get(range)?.trim();
         // Markup around a label (`**Accuracy**`, `<b>…</b>`) is no part of it.
         let text = text.trim_matches(|c: char| matches!(c, '*' | '_' | '`'));
