@@ -279,7 +279,7 @@ pub struct Rejected {
     /// The number as written.
     pub text: String,
     /// The role it plays there: `label`, `name`, `identifier`, `setting`, `range`,
-    /// `bound`, `count`, `other-column`, `other-unit` or `coarser`.
+    /// `bound`, `count`, `other-column`, `other-label`, `other-unit` or `coarser`.
     pub(crate) role: String,
     /// Why that role can't carry the claim (`` `24.58` stands in column `Duration (s)`,
     /// not tokens/s ``).
