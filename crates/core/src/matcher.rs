@@ -109,22 +109,30 @@
 //! - **Identifier**: a number keyed by an identifier's name (`port 8888`,
 //!   `MASTER_PORT=25001`, `seed: 42`, `pid`, `rank`, `device`, `*_id`): it carries only
 //!   a claim whose unit or label names that kind (a claim in `port`).
-//! - **Setting**: the value of a flag (`--mean-input-tokens 550`, `-ngl 99`) or of an
+//! - **Setting**: the value of a flag (`--mean-input-tokens 550`, `-ngl 99`), of an
 //!   assignment (`KEY=N`, `temperature=0.2`; `accuracy=0.95` is a result, since its key
-//!   names a metric). It carries a claim without unit, a count claim its key does not
-//!   contradict (`--max-model-len 32000` for 32000 tokens), a claim in the dimension
-//!   its key names, or one whose label shares the key's words (`max model len`); never
-//!   a rate, a time or a score its key does not name.
+//!   names a metric), or of a code key whose words name a setting (`"batch_size": 32`,
+//!   `override_batch_size`, `num_fewshot`; not a label such as `Temperature: 29°C`). It
+//!   carries a count claim its key does not contradict (`--max-model-len 32000` for
+//!   32000 tokens), a claim in the dimension its key names, or one whose unit or label
+//!   names the key (`max model len`); never a claim that names nothing (a bare `256`
+//!   is not `max_num_seqs=256`), nor a rate, a time or a score its key does not name.
+//! - **Target**: a cell under a column of aims (`Expected`, `Target`, `Goal`,
+//!   `Budget`: `| Avg TTFT | ~0.14s | 0.54s |`) is no measured figure, unless the
+//!   claim's label names the column.
 //! - **Range end**: `15-25`, `60–80`, `1.5-2x`, `~31–32`. Never a figure.
 //! - **Bound**: after `under`, `below`, `over`, `than`, `at least`, `at most`, `up to`,
 //!   `within`, `<`, `≤`, `>`, `≥` (not a tag's `>`), or before a `+` (`40k+`). It
 //!   carries its own value exactly for a claim without unit (`fewer than 1000 samples`
 //!   for 1000), never a measured figure (`under 2%`, `16+ RPS`) nor a rounding.
 //! - **Measurement**: anything else, with the dimension its own unit gives
-//!   (`412 ms`, `98%`, `14 languages`: a plural noun after a number counts it; `8 and
-//!   70B`: numbers joined by `and`, `or` or a comma share the unit after the last), else
-//!   its key's (`"ttft_s_mean": 0.41`, `Mean TTFT (ms): 812`, `"mean_input_tokens"`
-//!   counts tokens, `Expected output length: 150` counts tokens), else its column
+//!   (`412 ms`, `98%`, `14 languages`: a plural noun after a number counts it, and so
+//!   does one before it in brackets, `KV heads (2)`; `8 and 70B`: numbers joined by
+//!   `and`, `or` or a comma share the unit after the last, and a list shares its noun,
+//!   `` `1`, `6144`, and `129024` tokens ``), else its key's (`"ttft_s_mean": 0.41`,
+//!   `Mean TTFT (ms): 812`, `"mean_input_tokens"` counts tokens, `Expected output
+//!   length: 150` counts tokens; `prompt_speed` is a rate, the noun before a rate word
+//!   naming what it is of), else its column
 //!   header's, else its table's caption's; a go test benchmark line's first number is
 //!   its iteration count.
 //!
@@ -148,12 +156,20 @@
 //!   (`~`, `≈`, `about`, `around`, `approx.`, `approximately`, `roughly`, `nearly`,
 //!   `circa`) and the claim rounds (half away from zero) to it (`~2.9` for 2.93 and
 //!   2.94, not for 2.96; an unmarked `72%` is not 71.7 %, nor `80 tok/s` 79.6 tok/s);
-//!   or the line writes *more* decimals and rounds to the claim at the claim's
-//!   precision (`2.93` for 2.9, a raw `0.24890269` for 0.249 s; `2.95` rounds to 3.0,
-//!   so not for 2.9). A figure marked approximate is reported as rounded even when its
+//!   or the line writes *more* decimals in a raw number and rounds to the claim at
+//!   the claim's precision (a raw `0.24890269` for 0.249 s; `2.95` rounds to 3.0, so
+//!   not for 2.9). A raw number is one a program printed: a CSV/TSV cell, a keyed
+//!   value (`"ttft_ms": 45.06`, `t=4.1121`), a mean with its spread (`152.31 ±
+//!   0.42`), or one written with four or more
+//!   decimals or three more than the claim (`0.3778` in a results table); a figure
+//!   written for people (`1.82x` in a table, `2.93` in prose) is not a coarser
+//!   claim's. When the claim's exact digits stand on the line as a look-alike (`131`
+//!   under `prompt_tokens`), no rounding of another number there counts (`131.2`
+//!   under `prefill_tok_s`): the claim copied the look-alike. A figure marked approximate is reported as rounded even when its
 //!   value is equal (`~2.9`, `about 62.4`), because the source says it is approximate;
-//!   a line figure with one significant digit (`~3`, `~0.5`) rounds a more precise
-//!   claim only within 5 % of it (`~3` for 2.93, not for 2.6); a one-digit whole claim
+//!   a whole line figure with one significant digit (`~3`) rounds a more precise
+//!   claim only within 5 % of it (`~3` for 2.93, not for 2.6), a decimal one at its
+//!   written precision (`~0.02s` for 0.018 s); a one-digit whole claim
 //!   (`3`) is no rounding of a finer figure (`2.85`); a bound never rounds.
 //! - A `%`-marked token only matches a claim whose unit is percent-like (`percent`,
 //!   `%`, `pct`) or absent, and no token matches across dimensions (see Units).
@@ -292,6 +308,9 @@ pub struct Rejected {
 pub(crate) struct Found {
     pub(crate) best: Option<Match>,
     pub(crate) rejected: Option<Rejected>,
+    /// No best, and a rejected look-alike carries the claim's exact digits (`3.5` in
+    /// `Claude 3.5 Sonnet`): the claim copied it, so no rounding elsewhere is its figure.
+    pub(crate) copied: bool,
 }
 
 /// What the cited lines say about a claim ([`Document::cited`]).
@@ -301,6 +320,9 @@ pub struct Cited {
     pub found: Option<(usize, Match)>,
     /// Else the first look-alike the cited lines hold, with its line's index.
     pub rejected: Option<(usize, Rejected)>,
+    /// A look-alike on the cited lines carries the claim's exact digits
+    /// ([`Found::copied`]): only an exact copy elsewhere can be the figure.
+    pub copied: bool,
 }
 
 /// A number as written on a line.
@@ -429,6 +451,7 @@ impl<'d> Document<'d> {
                     out.found.get_or_insert((index, m));
                 }
                 None => {
+                    out.copied |= found.copied;
                     if let Some(r) = found.rejected {
                         out.rejected.get_or_insert((index, r));
                     }
@@ -728,11 +751,14 @@ fn fit(
             if want.round(got.decimals()) != got.value {
                 return None;
             }
-            // A one-digit figure (`3`, `0.5`) rounds only when marked approximate and
-            // close: otherwise 2.6 would be "found" on any line saying `~3`.
+            // A one-digit figure (`3`, `0.02`) rounds only when marked approximate, and
+            // a whole one only when close: otherwise 2.6 would be "found" on any line
+            // saying `~3`. A decimal one was written at the precision its writer chose
+            // (`~0.02s` for 0.018 s).
             let close =
                 || (got.token.value - want_float).abs() <= APPROX_TOLERANCE * want_float.abs();
-            (got.significant >= 2 || got.token.approx && close()).then_some(Fit::Coarser)
+            (got.significant >= 2 || got.token.approx && (close() || got.point))
+                .then_some(Fit::Coarser)
         }
         std::cmp::Ordering::Greater => {
             // A one-digit whole claim (`3` nodes) is not a rounding of `2.85`.
@@ -796,13 +822,21 @@ fn find_claim(line: &str, claim: &Claim, ctx: &LineCtx) -> Found {
     let scanned = scan_in(line, ctx);
     let mut best: Option<Candidate> = None;
     let mut rejected: Option<Rejected> = None;
-    let mut reject = |t: &Scanned, why: role::Why| {
-        rejected.get_or_insert_with(|| Rejected {
+    // The first number the claim's exact digits were written as, rejected for its role:
+    // a rounding of another number on the line is then no match (the claim copied the
+    // look-alike: `131` under `prompt_tokens` beside `131.2` under `prefill_tok_s`).
+    let mut lookalike: Option<Rejected> = None;
+    let mut reject = |t: &Scanned, why: role::Why, exact: bool| {
+        let r = Rejected {
             span: t.token.span.clone(),
             text: line[t.token.span.clone()].to_string(),
             role: why.role.to_string(),
             reason: why.reason,
-        });
+        };
+        if exact && lookalike.is_none() {
+            lookalike = Some(r.clone());
+        }
+        rejected.get_or_insert(r);
     };
     // Only a strictly better candidate replaces the best, so the leftmost of equals stays.
     let mut consider =
@@ -830,6 +864,7 @@ fn find_claim(line: &str, claim: &Claim, ctx: &LineCtx) -> Found {
     };
     let mut count_context = None;
     let line_writes_percent = scanned.iter().any(|s| s.token.percent);
+    let delimited = ctx.delimited(line).is_some();
     for (index, t) in scanned.iter().enumerate() {
         let value_fit = (!t.token.percent || claim.allows_percent_token)
             .then(|| {
@@ -858,10 +893,16 @@ fn find_claim(line: &str, claim: &Claim, ctx: &LineCtx) -> Found {
             continue;
         }
         // The number's role, read only for a number that fits.
+        let exact = value_fit == Some(Fit::Equal) && !t.token.approx;
+        let data = || {
+            delimited
+                || role::key_text(line, &scanned, index).is_some()
+                || with_spread(&line[t.token.span.end..])
+        };
         let seen = match role::read(line, &scanned, index, ctx, &claim.want) {
             Ok(seen) => seen,
             Err(why) => {
-                reject(t, why);
+                reject(t, why, exact);
                 continue;
             }
         };
@@ -878,12 +919,16 @@ fn find_claim(line: &str, claim: &Claim, ctx: &LineCtx) -> Found {
                 dim
             };
             if !context::compatible(claim.dim, dim) {
-                reject(t, role::other_unit(&claim.want, dim, shown));
+                reject(t, role::other_unit(&claim.want, dim, shown), exact);
             } else if f == Fit::Coarser && !t.token.approx {
                 // Rounded needs the source to say so: `72%` is not 71.7 %.
-                reject(t, role::coarser(shown, claim.text));
+                reject(t, role::coarser(shown, claim.text), false);
+            } else if f == Fit::Finer && !raw(t, claim.decimals, data()) {
+                // A claim rounds a raw number, not a figure written for people:
+                // `1.82x` in a table is not 1.8x.
+                reject(t, role::finer(shown, claim.text), false);
             } else if seen.bound && (f != Fit::Equal || !claim.unitless) {
-                reject(t, role::bound(shown, claim.text));
+                reject(t, role::bound(shown, claim.text), false);
             } else {
                 let rounded = f != Fit::Equal || t.token.approx;
                 let kind = if rounded {
@@ -900,19 +945,21 @@ fn find_claim(line: &str, claim: &Claim, ctx: &LineCtx) -> Found {
             // (0.6 is recommended)`).
             let bare = !seen.own_unit && matches!(dim, None | Some(Dim::Percent));
             if !bare {
-                reject(t, role::other_unit(&claim.want, dim, shown));
+                reject(t, role::other_unit(&claim.want, dim, shown), false);
             } else if context::setting_keyed(line, &scanned, index)
                 || context::setting_in_sentence(line, &scanned, index)
             {
-                reject(t, role::setting_fraction(shown));
+                reject(t, role::setting_fraction(shown), false);
             } else if line_writes_percent {
                 // A line that writes its percentages with `%` does not write one as
                 // a bare fraction: `0.917` beside `96.9%` is another metric.
-                reject(t, role::fraction_beside_percent(shown));
+                reject(t, role::fraction_beside_percent(shown), false);
             } else if f == Fit::Coarser && !t.token.approx {
-                reject(t, role::coarser(shown, claim.text));
+                reject(t, role::coarser(shown, claim.text), false);
+            } else if f == Fit::Finer && !raw(t, claim.decimals + 2, data()) {
+                reject(t, role::finer(shown, claim.text), false);
             } else if seen.bound && f != Fit::Equal {
-                reject(t, role::bound(shown, claim.text));
+                reject(t, role::bound(shown, claim.text), false);
             } else {
                 let rounded = f != Fit::Equal || t.token.approx;
                 consider(
@@ -972,16 +1019,39 @@ fn find_claim(line: &str, claim: &Claim, ctx: &LineCtx) -> Found {
             );
         }
     }
-    let best = best.map(|b| Match {
-        kind: b.kind,
-        rounded: b.rounded,
-        text: line[b.span.clone()].to_string(),
-        span: b.span,
-    });
+    let best = best
+        .filter(|b| !(b.rounded && lookalike.is_some()))
+        .map(|b| Match {
+            kind: b.kind,
+            rounded: b.rounded,
+            text: line[b.span.clone()].to_string(),
+            span: b.span,
+        });
     Found {
-        rejected: if best.is_some() { None } else { rejected },
+        copied: best.is_none() && lookalike.is_some(),
+        rejected: if best.is_some() {
+            None
+        } else {
+            lookalike.or(rejected)
+        },
         best,
     }
+}
+
+/// A mean printed with its spread after it (`152.31 ± 0.42`, `62.06±12.28`,
+/// `2.8316 +/- 0.0138`).
+fn with_spread(after: &str) -> bool {
+    let after = after.trim_start_matches(|c: char| SPACES.contains(&c) || c == '*');
+    after.starts_with('±') || after.starts_with("+/-") || after.starts_with("+-")
+}
+
+/// A number written the way a program prints it, not a figure written for people: a
+/// CSV or TSV cell, a keyed value (`"ttft_mean_ms": 45.06`, `latency=4.1121`), a mean
+/// printed with its spread (`152.31 ± 0.42`), or one with four or more decimals, or
+/// three more than the claim (`0.3778` in a printed results table). Only such a
+/// number rounds to a coarser claim.
+fn raw(t: &Scanned, claim_decimals: i64, data: bool) -> bool {
+    data || t.decimals() >= 4 || t.decimals() >= claim_decimals + 3
 }
 
 /// Words that mark the number after them approximate (`about 3 s`, `around **78%**`).
@@ -1429,11 +1499,16 @@ mod tests {
         ("decode ~2.9 tok/s", "2.94", TOK, None, None, Some(Rounded)),
         ("decode 2.9 tok/s", "2.96", TOK, None, None, None),
         ("decode ~3.0 tok/s", "2.96", TOK, None, None, Some(Rounded)),
-        ("decode 2.93 tok/s", "2.9", TOK, None, None, Some(Rounded)),
+        // A claim rounds a raw number, not a figure written for people.
+        ("decode 2.93 tok/s", "2.9", TOK, None, None, None),
+        ("\"decode_tok_s\": 2.93", "2.9", TOK, None, None, Some(Rounded)),
+        ("decode 2.93127 tok/s", "2.9", TOK, None, None, Some(Rounded)),
+        ("ttft=45.06 ms", "45.1", Some("ms"), None, None, Some(Rounded)),
         ("decode 2.96 tok/s", "2.9", TOK, None, None, None),
         ("decode 2.94 tok/s", "2.93", TOK, None, None, None),
         ("3 nodes", "2.93", TOK, None, None, None),
         ("~3 tok/s", "2.93", TOK, None, None, Some(Rounded)),
+        ("| Min | ~0.02s |", "0.018", Some("s"), None, None, Some(Rounded)),
         ("prefill ~80 tok/s", "79.6", TOK, None, None, Some(Rounded)),
         ("~4.4 s", "4.35", None, None, None, Some(Rounded)),
         ("~1.01 s", "1.005", None, None, None, Some(Rounded)),
@@ -1484,7 +1559,11 @@ mod tests {
         // Numbers keyed by an identifier's name are not values.
         ("Namespace(host='0.0.0.0', port=8000, max_num_seqs=256)", "8000", None, None, None, None),
         ("seed: 42", "42", None, None, None, None),
-        ("max_num_seqs=256", "256", None, None, None, Some(Exact)),
+        // A setting carries only a claim whose unit or label names it.
+        ("max_num_seqs=256", "256", None, None, None, None),
+        ("max_num_seqs=256", "256", Some("seqs"), None, None, Some(Exact)),
+        ("\"override_batch_size\": 32,", "32", None, None, None, None),
+        ("Temperature: 29°C", "29", None, None, None, Some(Exact)),
         // An exact form beats a rounding on the same line.
         ("scored 78.0%, i.e. 1029 of 1319", "78.01", P, Some(1029), Some(1319), Some(Ratio)),
         ("stderr ≈ 0.9", "89.26", P, None, None, None),
@@ -1499,7 +1578,7 @@ mod tests {
         ("| TP4 | +37% |", "36.8", P, None, None, None),
         ("| TP2 | 47/50 |", "47.3", TOK, None, None, None),
         ("avg 2.85", "3", None, None, None, None),
-        ("avg 2.85", "2.9", None, None, None, Some(Rounded)),
+        ("avg 2.85", "2.9", None, None, None, None),
         ("took 38 s", "37.6", Some("s"), None, None, None),
         // Units and dimensions.
         ("| 16k |", "16", TOK, None, None, None),
@@ -1522,7 +1601,8 @@ mod tests {
         // Settings are not scores.
         ("util 0.90", "90", P, None, None, None),
         ("temperature=0.2", "20", P, None, None, None),
-        ("temperature=0.2", "0.2", None, None, None, Some(Exact)),
+        ("temperature=0.2", "0.2", None, None, None, None),
+        ("temperature=0.2", "0.2", Some("temperature"), None, None, Some(Exact)),
         ("(`--gpu-memory-utilization 0.90`)", "90", P, None, None, None),
         ("--top-p 0.95", "95", P, None, None, None),
         ("temperature=0.2, accuracy=0.95", "95", P, None, None, Some(Fraction)),
@@ -1624,7 +1704,23 @@ mod tests {
         ("we find $E_k = 14.2$ across runs", 1, "14.2", Some("J"), None, None, None, "verified"),
         ("the median is $t\\approx 512.9$ ms", 1, "512.9", Some("ms"), None, None, None, "rounded"),
         ("name,tok_s,stdev\na,108.49±3.63,1", 2, "108.49", Some("tokens/s"), None, None, None, "verified"),
-        ("| run | tput (tok/s) |\n|---|---|\n| a | 62.06±12.28 |", 3, "62.1", Some("tokens/s"), None, None, None, "rounded"),
+        ("run,tput_tok_s,runs\na,62.06±12.28,3", 2, "62.1", Some("tokens/s"), None, None, None, "rounded"),
+        // A figure written for people is not a coarser claim's: `1.82x` is not 1.8x.
+        ("| model | speedup |\n|---|---|\n| q | 1.82x |", 3, "1.8", Some("x"), None, None, None, "missing"),
+        // A column of aims holds no measured figure, unless the label names it.
+        ("| Metric | Expected | Actual |\n|---|---|---|\n| TTFT | ~0.14s | 0.54s |", 3, "0.138", Some("s"), None, None, None, "missing"),
+        ("| Metric | Expected | Actual |\n|---|---|---|\n| TTFT | ~0.14s | 0.54s |", 3, "0.138", Some("s"), Some("expected TTFT"), None, None, "rounded"),
+        ("| Metric | Target | Actual |\n|---|---|---|\n| TPS | 15 | 3.9 |", 3, "3.9", Some("tokens/s"), None, None, None, "verified"),
+        // A noun before a rate word says what the rate is of.
+        ("{\n  \"prompt_speed\": 2135.7124290325546,\n}", 2, "2135.71", Some("tokens/s"), None, None, None, "rounded"),
+        // A number in brackets after a plural noun counts it.
+        ("fewest KV heads (2), so the cache is small", 1, "2.0", Some("x"), None, None, None, "missing"),
+        ("fewest KV heads (2), so the cache is small", 1, "2", Some("heads"), None, None, None, "verified"),
+        // A list shares the noun after its last member.
+        ("lengths of `1`, `512`, and `4096` tokens", 1, "512", Some("tokens/s"), None, None, None, "missing"),
+        ("lengths of `1`, `512`, and `4096` tokens", 1, "512", Some("tokens"), None, None, None, "verified"),
+        // A claim that copies a look-alike's digits is not a rounding of the next cell.
+        ("engine,prefill_tok_s,prompt_tokens\nx,131.2,131", 2, "131", Some("tokens/s"), None, None, None, "missing"),
         ("| model | latency_ms | p99_ms | batch | concurrency | input_len | num_prompts | dtype |\n|---|---|---|---|---|---|---|---|\n| model-x | | | 1 | 16 | 1024 | 1 | bf16 |", 3, "1024", Some("ms"), None, None, None, "missing"),
         ("| model | latency_ms | p99_ms | batch | concurrency | input_len | num_prompts | dtype |\n|---|---|---|---|---|---|---|---|\n| model-x | | | 1 | 16 | 1024 | 1 | bf16 |", 3, "16", Some("ms"), None, None, None, "missing"),
         ("<table><tr><th>op</th><th>time (ms)</th><th>mem</th></tr>\n<tr><td>fwd</td><td>3.4</td><td>2.1<span>mb</span></td></tr></table>", 2, "2.1", Some("ms"), None, None, None, "missing"),
@@ -1752,8 +1848,11 @@ mod tests {
         assert_eq!((m.kind, m.rounded), (Fraction, true));
         let m = find("0.98", &pct("98.0")).unwrap();
         assert_eq!((m.kind, m.rounded), (Fraction, false));
-        let m = find("2.93", &pct("2.9")).unwrap();
-        assert_eq!((m.kind, m.rounded), (Rounded, true));
+        // A figure written for people is no rounding of a coarser claim; a printed
+        // four-decimal score is.
+        assert_eq!(find("2.93", &pct("2.9")), None);
+        let m = find("0.3778", &pct("37.8")).unwrap();
+        assert_eq!((m.kind, m.rounded), (Fraction, true));
     }
 
     #[test]
@@ -1948,6 +2047,7 @@ mod tests {
     fn a_setting_superseded_at_the_head_no_longer_carries_its_value() {
         let exp = Expected {
             value: "64000",
+            unit: Some("tokens"),
             ..Expected::default()
         };
         let pinned = "export MAX_OUTPUT_TOKENS=64000";

@@ -162,7 +162,10 @@ pub fn judge(doc: &SourceText, first: usize, last: usize, exp: &Expected) -> Out
         };
     }
     let rejected = cited.rejected.map(|(i, r)| (i as u32, r));
-    if let Some((i, m)) = document.nearest(first - 1..last, exp) {
+    let nearest = document
+        .nearest(first - 1..last, exp)
+        .filter(|(_, m)| !(cited.copied && m.rounded));
+    if let Some((i, m)) = nearest {
         return Outcome::Shifted {
             index: i as u32,
             m,
@@ -187,6 +190,8 @@ struct State<'e> {
     exact: Hit,
     rounded: Hit,
     rejected: Option<(u32, Rejected)>,
+    /// A look-alike on the cited lines carries the claim's exact digits.
+    copied: bool,
     cited_text: String,
     /// The nearest lines carrying the value exactly and as a rounding the
     /// figure moved to ([`matcher::Prepared::moved_to`]), before the citation
@@ -205,8 +210,8 @@ impl State<'_> {
         };
         let [before_exact, before_rounded] = self.before;
         let [after_exact, after_rounded] = self.after;
-        let nearest =
-            pick(before_exact, after_exact).or_else(|| pick(before_rounded, after_rounded));
+        let nearest = pick(before_exact, after_exact)
+            .or_else(|| pick(before_rounded, after_rounded).filter(|_| !self.copied));
         let nearest = nearest.map(|(i, m, t)| (i as u32, m, t));
         if self.last > len {
             return Outcome::OutOfRange {
@@ -274,6 +279,7 @@ pub fn judge_stream<R: std::io::Read>(
             exact: None,
             rounded: None,
             rejected: None,
+            copied: false,
             cited_text: String::new(),
             before: [None, None],
             after: [None, None],
@@ -296,6 +302,7 @@ pub fn judge_stream<R: std::io::Read>(
                     st.rounded.get_or_insert((i, m, excerpt(line)));
                 }
                 None => {
+                    st.copied |= found.copied;
                     if let Some(r) = found.rejected {
                         st.rejected.get_or_insert((i as u32, r));
                     }
@@ -811,6 +818,35 @@ mod tests {
                 "{exp:?} at {first}-{last}"
             );
         }
+    }
+
+    #[test]
+    fn a_claim_that_copied_a_look_alike_is_no_rounding_elsewhere() {
+        // `3.5` on the cited line is part of a name: the claim copied it, so the raw
+        // `3.450341…` of another row is not its figure; an exact copy elsewhere is.
+        let doc = "name,win_rate\nClaude 3.5 Sonnet,40.56\nmodel-b,3.450341987080745\n";
+        let text = SourceText::new(doc.as_bytes());
+        let exp = |value| Expected {
+            value,
+            unit: Some("%"),
+            ..Expected::default()
+        };
+        let wanted = [(2, 2, exp("3.5")), (2, 2, exp("3.450"))];
+        let streamed = judge_stream(|| Ok(doc.as_bytes()), &wanted).expect("read");
+        for ((first, last, exp), streamed) in wanted.iter().zip(streamed) {
+            assert_eq!(streamed, judge(&text, *first, *last, exp));
+        }
+        assert!(matches!(
+            judge(&text, 2, 2, &wanted[0].2),
+            Outcome::Missing {
+                rejected: Some(_),
+                ..
+            }
+        ));
+        assert!(matches!(
+            judge(&text, 2, 2, &wanted[1].2),
+            Outcome::Shifted { index: 2, .. }
+        ));
     }
 
     #[test]

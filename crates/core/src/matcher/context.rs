@@ -218,7 +218,7 @@ pub(super) fn unit_after(line: &str, end: usize) -> Option<Dim> {
 fn unit_after_with(line: &str, end: usize, plurals: bool) -> Option<Dim> {
     let plural_noun = |w: &str| if plurals { plural_noun(w) } else { None };
     // `**256** experts`: emphasis closing after the number hides nothing.
-    let after = line.get(end..)?.trim_start_matches(['*', '_']);
+    let after = line.get(end..)?.trim_start_matches(['*', '_', '`']);
     let spaced = after.trim_start_matches(SPACES);
     if spaced.starts_with(['%', '％']) {
         return Some(Dim::Percent);
@@ -271,18 +271,42 @@ fn unit_after_with(line: &str, end: usize, plurals: bool) -> Option<Dim> {
         })
 }
 
+/// `fewest KV heads (2)`, `layers (28)`: a number alone in brackets right after a
+/// plural noun counts it.
+pub(super) fn counted_before(line: &str, start: usize, end: usize) -> Option<Dim> {
+    if !line.get(end..)?.starts_with(')') {
+        return None;
+    }
+    let before = line
+        .get(..start)?
+        .strip_suffix('(')?
+        .trim_end_matches(SPACES);
+    let word = before
+        .rsplit(|c: char| !c.is_alphabetic())
+        .next()
+        .unwrap_or("");
+    plural_noun(word).filter(|d| matches!(d, Dim::Count(_)))
+}
+
 /// `8 and 70B`, `2 or 4 GPUs`, `16, 32 and 64 GB`: numbers joined by `and`, `or`,
 /// `&` or a comma share the unit written after the last of them.
 fn coordinated_unit(after: &str, plurals: bool) -> Option<Dim> {
-    let rest = after.trim_start_matches(SPACES);
-    let rest = if let Some(r) = rest.strip_prefix(',') {
-        r.trim_start_matches(SPACES)
+    let quotes = |c: char| SPACES.contains(&c) || c == '`';
+    let rest = after.trim_start_matches(quotes);
+    let (listed, rest) = if let Some(r) = rest.strip_prefix(',') {
+        let r = r.trim_start_matches(quotes);
+        // `1, 2, and 3 GB`
+        let r = r
+            .strip_prefix("and ")
+            .or(r.strip_prefix("or "))
+            .unwrap_or(r);
+        (true, r.trim_start_matches(quotes))
     } else {
         let (word, r) = rest.split_once(' ')?;
         if !matches!(word, "and" | "or" | "&") {
             return None;
         }
-        r.trim_start_matches(SPACES)
+        (false, r.trim_start_matches(quotes))
     };
     let digits = rest
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -291,8 +315,9 @@ fn coordinated_unit(after: &str, plurals: bool) -> Option<Dim> {
         return None;
     }
     let dim = unit_after_with(rest, digits, plurals)?;
-    // Only a unit, not a count of a noun that may count the first number too.
-    (!matches!(dim, Dim::Count(_)) || rest[digits..].starts_with(char::is_alphabetic))
+    // Only a unit, not a count of a noun that may count the first number too (`8
+    // and 16 GPUs`); a list (`` `1`, `6144`, and `129024` tokens ``) shares its noun.
+    (!matches!(dim, Dim::Count(_)) || listed || rest[digits..].starts_with(char::is_alphabetic))
         .then_some(dim)
 }
 
@@ -526,7 +551,7 @@ const VERSIONED: [&str; 64] = [
 
 /// Words that make a clause a setting, not a score (`temperature=0.2`, `util 0.90`).
 /// A word also matches as the last part of a compound (`gpu_memory_utilization`).
-const SETTINGS: [&str; 34] = [
+const SETTINGS: [&str; 40] = [
     "temperature",
     "temp",
     "top_p",
@@ -561,6 +586,12 @@ const SETTINGS: [&str; 34] = [
     "damping",
     "sparsity",
     "keep_prob",
+    "batch_size",
+    "override",
+    "num_fewshot",
+    "num_beams",
+    "max_new_tokens",
+    "max_length",
 ];
 
 /// Keys whose number names something rather than measuring it.

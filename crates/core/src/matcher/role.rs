@@ -135,6 +135,16 @@ const FAILURE_WORDS: [&str; 12] = [
     "almost",
 ];
 
+/// Words that head a column of aims rather than results (`Expected`, `Target`).
+const TARGET_WORDS: [&str; 6] = [
+    "expected",
+    "target",
+    "targets",
+    "goal",
+    "expectation",
+    "budget",
+];
+
 /// Words that may stand in a value cell without making it a name cell.
 const CELL_WORDS: [&str; 12] = [
     "n/a", "na", "oom", "nan", "inf", "tbd", "none", "same", "yes", "no", "vs", "x",
@@ -158,7 +168,7 @@ pub(super) fn read(
     let own = if t.token.percent {
         Some(Dim::Percent)
     } else {
-        context::unit_after(line, end)
+        context::unit_after(line, end).or_else(|| context::counted_before(line, start, end))
     };
     let real_unit = own.is_some_and(|d| d != Dim::Magnitude);
     // A number in a header is a label (`| tg 512 |`), unless it counts or measures
@@ -285,7 +295,8 @@ pub(super) fn read(
         let named = want.has_label() && want.label_shares(k.text)
             || want.dim.is_none() && context::key_parts(k.text).any(|w| want.names(&w));
         let fits = match want.dim {
-            None => true,
+            // A claim with no unit and no word naming the key is no setting's value.
+            None => false,
             // `p=1.0000` for 20 of 20: a proportion keyed by a letter.
             Some(Dim::Percent) if want.correct => true,
             Some(Dim::Count(_)) => key_dim.is_none() || key_dim == want.dim,
@@ -331,6 +342,24 @@ pub(super) fn read(
                 "other-column",
                 format!(
                     "{} stands in column `{header}`, which counts no successes",
+                    shown()
+                ),
+            ));
+        }
+    }
+    // A column of what was expected or aimed at (`| Metric | Expected | Actual |`)
+    // holds no measured figure, unless the claim's own words name that.
+    if let (Some(cell), Some(table)) = (&cell, table) {
+        let header = table.header_of(cell.col).unwrap_or("");
+        let words: Vec<String> = words_of(header).collect();
+        if words.len() <= 2
+            && words.iter().any(|w| TARGET_WORDS.contains(&w.as_str()))
+            && !want.label_shares(header)
+        {
+            return Err(why(
+                "other-column",
+                format!(
+                    "{} stands in column `{header}`: a target, not a measured figure",
                     shown()
                 ),
             ));
@@ -551,6 +580,14 @@ pub(super) fn coarser(shown: &str, value: &str) -> Why {
     )
 }
 
+/// Why a figure written for people with more decimals than the claim is not it.
+pub(super) fn finer(shown: &str, value: &str) -> Why {
+    why(
+        "coarser",
+        format!("{value} is coarser than `{shown}`, which is no raw number a claim would round"),
+    )
+}
+
 /// Why a bound is not a rounding of the claim's figure.
 pub(super) fn bound(shown: &str, value: &str) -> Why {
     why(
@@ -614,10 +651,13 @@ fn key_before<'l>(line: &'l str, scanned: &[Scanned], i: usize) -> Option<Key<'l
         let key = key.trim_matches(|c: char| {
             SPACES.contains(&c) || matches!(c, '"' | '\'' | '*' | '`' | '-')
         });
-        return (!key.is_empty()).then_some(Key {
-            text: key,
-            setting: false,
-        });
+        // `"batch_size": 32` is a setting by its name; `Mean TTFT (ms): 812` and
+        // `Temperature: 29°C` label a measurement.
+        let code = !key.contains(char::is_whitespace) && !key.starts_with(char::is_uppercase);
+        let setting = code
+            && context::setting_key(key)
+            && !context::key_parts(key).any(|w| context::METRICS.contains(&w.as_str()));
+        return (!key.is_empty()).then_some(Key { text: key, setting });
     }
     if let Some(key) = trimmed.strip_suffix('=') {
         let key = key.split_whitespace().last().unwrap_or("");
@@ -708,6 +748,15 @@ fn key_dim(key: &str) -> Option<Dim> {
             // `tok_s`, `tokens_sec`: a noun right over a second is a rate of it.
             Some(Dim::Count(n)) if parts.get(k + 1).is_some_and(|p| per_second(p)) => {
                 Some(Dim::Rate(n))
+            }
+            // `prompt_speed`, `completion_throughput`: a noun before a rate word names
+            // what the rate is of, not its unit (the key's words say it is a rate).
+            Some(Dim::Count(_))
+                if parts
+                    .get(k + 1)
+                    .is_some_and(|p| context::quantity_kind(p) == Some(context::Kind::Rate)) =>
+            {
+                continue
             }
             Some(Dim::Time("s")) if k > 0 && parts[k - 1].eq_ignore_ascii_case("per") => continue,
             Some(Dim::Time("s"))
