@@ -15,7 +15,8 @@
 //! A token is digits with an optional fraction (`2.9`, `.98`) and an optional exponent
 //! (`1e5`, `1.5E-3`; the exponent has at most six digits and nothing glued after it).
 //!
-//! - **Left boundary.** A token may not follow a letter, digit or `.` (`v2.9`, `a2.9b`,
+//! - **Left boundary.** A token may not follow a letter (but a Chinese, Japanese or
+//!   Korean character may touch it: `约74%`, `93.5秒`), digit or `.` (`v2.9`, `a2.9b`,
 //!   `p18081`, `GB10`, the tail of `0x2.9`), nor an underscore that itself follows a
 //!   word character (`foo_2`). An underscore after punctuation or space is Markdown
 //!   emphasis, so `_2.9_` and `**2.9**` are tokens, as are `(2.9)`, `|2.9|`, `"v": 2.9,`.
@@ -1042,7 +1043,10 @@ fn find_claim(line: &str, claim: &Claim, ctx: &LineCtx) -> Found {
 /// `2.8316 +/- 0.0138`).
 fn with_spread(after: &str) -> bool {
     let after = after.trim_start_matches(|c: char| SPACES.contains(&c) || c == '*');
-    after.starts_with('±') || after.starts_with("+/-") || after.starts_with("+-")
+    after.starts_with('±')
+        || after.starts_with("+/-")
+        || after.starts_with("+-")
+        || after.starts_with("\\pm")
 }
 
 /// A number written the way a program prints it, not a figure written for people: a
@@ -1074,11 +1078,19 @@ fn ends_with_approx_word(text: &str) -> bool {
             k + text[k..].chars().next().map_or(1, char::len_utf8)
         });
     let word = &text[start..];
+    // `约74%`, `約 3 秒`: Chinese and Japanese write "about" as one glued character.
     APPROX_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word))
+        || text.trim_end().ends_with(['约', '約'])
 }
 
 fn digit_at(bytes: &[u8], i: usize) -> bool {
     bytes.get(i).is_some_and(u8::is_ascii_digit)
+}
+
+/// A Han, kana or Hangul character: scripts written without spaces, whose words
+/// numbers stand glued to.
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF)
 }
 
 fn ends_with_word_char(text: &str) -> bool {
@@ -1114,7 +1126,10 @@ fn scan_at(line: &str, s: usize) -> Result<(Scanned, usize), usize> {
     let bytes = line.as_bytes();
     let before = &line[..s];
     match before.chars().next_back() {
-        Some(c) if c.is_alphanumeric() || c == '.' => return Err(skip_word(line, s)),
+        // Chinese and Japanese glue numbers to their words (`约74%`, `从93.5秒`).
+        Some(c) if (c.is_alphanumeric() && !is_cjk(c)) || c == '.' => {
+            return Err(skip_word(line, s))
+        }
         Some('_') if ends_with_word_char(before.trim_end_matches('_')) => {
             return Err(skip_word(line, s))
         }
@@ -1139,8 +1154,12 @@ fn scan_at(line: &str, s: usize) -> Result<(Scanned, usize), usize> {
     let marked = line[..start].trim_end_matches(|c: char| {
         SPACES.contains(&c) || matches!(c, '*' | '_' | '`' | '+' | '$' | '€' | '£' | '¥')
     });
-    let approx =
-        marked.ends_with(APPROX_MARKS) || marked.ends_with("~=") || ends_with_approx_word(marked);
+    // LaTeX writes the marks as commands: `$\sim$2.8`, `$\approx 3$`.
+    let approx = marked.ends_with(APPROX_MARKS)
+        || marked.ends_with("~=")
+        || marked.ends_with("\\sim")
+        || marked.ends_with("\\approx")
+        || ends_with_approx_word(marked);
 
     let mut i = s;
     while digit_at(bytes, i) {
@@ -1203,11 +1222,13 @@ fn scan_at(line: &str, s: usize) -> Result<(Scanned, usize), usize> {
         }
     }
     let after = &line[end..];
-    let percent = after.trim_start_matches(SPACES).starts_with(PERCENT_SIGNS);
+    // LaTeX escapes the sign: `97.1\%`.
+    let spaced = after.trim_start_matches(SPACES);
+    let percent = spaced.starts_with(PERCENT_SIGNS) || spaced.starts_with("\\%");
     if !percent {
         let unit_len: usize = after
             .chars()
-            .take_while(|c| c.is_alphabetic())
+            .take_while(|&c| c.is_alphabetic() && !is_cjk(c))
             .map(char::len_utf8)
             .sum();
         let glued = if unit_len > 0 {
@@ -1707,6 +1728,34 @@ mod tests {
         ("run,tput_tok_s,runs\na,62.06±12.28,3", 2, "62.1", Some("tokens/s"), None, None, None, "rounded"),
         // A figure written for people is not a coarser claim's: `1.82x` is not 1.8x.
         ("| model | speedup |\n|---|---|\n| q | 1.82x |", 3, "1.8", Some("x"), None, None, None, "missing"),
+        // LaTeX tables: the row over the first rule is the header; `\textbf{}` is markup.
+        ("\\begin{tabular}{lcc}\n\\toprule\nMethod & Acc & F1 \\\\\n\\midrule\nDoRA & $0.9478 \\pm 0.0004$ & \\textbf{0.9445} \\\\\n\\bottomrule\n\\end{tabular}", 5, "0.9478", None, Some("DoRA: weighted F1"), None, None, "missing"),
+        ("\\begin{tabular}{lcc}\n\\toprule\nMethod & Acc & F1 \\\\\n\\midrule\nDoRA & $0.9478 \\pm 0.0004$ & \\textbf{0.9445} \\\\\n\\bottomrule\n\\end{tabular}", 5, "0.9445", None, Some("DoRA: weighted F1"), None, None, "verified"),
+        ("\\begin{tabular}{lc}\n\\hline\nRun & Time (ms) \\\\ \\hline\na & 42.5 \\\\\n\\end{tabular}", 4, "42.5", Some("s"), None, None, None, "missing"),
+        ("\\begin{tabular}{lcc}\n\\toprule\n & \\multicolumn{2}{c}{Normal 2} \\\\\n\\cmidrule{2-3}\nModel & Word & Number \\\\\n\\midrule\ngemma-4b & 91 & 72 \\\\\n\\bottomrule\n\\end{tabular}", 7, "91", Some("%"), Some("gemma-4b: Number accuracy"), None, None, "missing"),
+        ("\\begin{tabular}{lcc}\n\\toprule\n & \\multicolumn{2}{c}{Normal 2} \\\\\n\\cmidrule{2-3}\nModel & Word & Number \\\\\n\\midrule\ngemma-4b & 91 & 72 \\\\\n\\bottomrule\n\\end{tabular}", 7, "72", Some("%"), Some("gemma-4b: Number accuracy"), None, None, "verified"),
+        ("\\begin{tabular}{lcc}\n\\toprule\n & \\multicolumn{2}{c}{Normal 2} \\\\\n\\cmidrule{2-3}\nModel & Word & Number \\\\\n\\midrule\ngemma-4b & 91 & 72 \\\\\n\\bottomrule\n\\end{tabular}", 3, "2", None, None, None, None, "missing"),
+        ("accuracy of 97.1\\% overall", 1, "97.1", Some("%"), None, None, None, "verified"),
+        // The number after a `±` is a spread, unless the claim names one.
+        ("179 ms ± 7.39 ms per loop", 1, "7.39", Some("ms"), None, None, None, "missing"),
+        ("179 ms ± 7.39 ms per loop", 1, "7.39", Some("ms"), Some("std dev of the time"), None, None, "verified"),
+        // A rank in a key's words: `Top 5 Accuracy` is no top-1 figure.
+        ("    Top 5 Accuracy: 93.48%", 1, "93.48", Some("%"), Some("densenet: top-1 accuracy"), None, None, "missing"),
+        ("    Top 5 Accuracy: 93.48%", 1, "93.48", Some("%"), Some("densenet: top-5 accuracy"), None, None, "verified"),
+        ("    Top 5 Accuracy: 93.48%", 1, "93.48", Some("%"), Some("densenet: accuracy"), None, None, "verified"),
+        // Input and output speeds are prefill and decode.
+        ("speed input: 7.44 toks/s, output: 350.69 toks/s", 1, "7.44", Some("tokens/s"), Some("output generation speed"), None, None, "missing"),
+        // The subject tells apart columns the figure's words tie on.
+        ("| Metric | ffmpeg (Raw) | minimp3_decoder (Raw) |\n|---|---|---|\n| Elapsed Time (s) | 0.1113 | 0.0824 |", 3, "0.0824", Some("s"), Some("minimp3_decoder on the set: elapsed time (raw)"), None, None, "verified"),
+        ("| Metric | ffmpeg (Raw) | minimp3_decoder (Raw) |\n|---|---|---|\n| Elapsed Time (s) | 0.1113 | 0.0824 |", 3, "0.1113", Some("s"), Some("minimp3_decoder on the set: elapsed time (raw)"), None, None, "missing"),
+        // A model named right before a number that the label does not name.
+        ("deepseek-r1 (97.1%), gemma-3-27b (95.0%)", 1, "97.1", Some("%"), Some("mean accuracy of gemma-3-27b"), None, None, "missing"),
+        ("deepseek-r1 (97.1%), gemma-3-27b (95.0%)", 1, "95.0", Some("%"), Some("mean accuracy of gemma-3-27b"), None, None, "verified"),
+        // Chinese glues numbers to words, and `约` is "about".
+        ("从93.5秒降至24.2秒 (约74%的改进)", 1, "74.1", Some("%"), None, None, None, "rounded"),
+        // A setting in inline math; a LaTeX en dash makes a range.
+        ("generation length $=200$, window $=32$", 1, "200", Some("tokens/s"), None, None, None, "missing"),
+        ("checkpoints of about 3.4--4.6 MB", 1, "3.4", Some("MB"), None, None, None, "missing"),
         // A column of aims holds no measured figure, unless the label names it.
         ("| Metric | Expected | Actual |\n|---|---|---|\n| TTFT | ~0.14s | 0.54s |", 3, "0.138", Some("s"), None, None, None, "missing"),
         ("| Metric | Expected | Actual |\n|---|---|---|\n| TTFT | ~0.14s | 0.54s |", 3, "0.138", Some("s"), Some("expected TTFT"), None, None, "rounded"),

@@ -31,7 +31,7 @@ struct Facet {
     groups: &'static [&'static [&'static str]],
 }
 
-const FACETS: [Facet; 6] = [
+const FACETS: [Facet; 7] = [
     Facet {
         name: "metric",
         groups: &[
@@ -50,6 +50,13 @@ const FACETS: [Facet; 6] = [
             &["rmse"],
             &["mae"],
             &["wer"],
+            &["ap"],
+            &["map"],
+            &["ndcg"],
+            &["mrr"],
+            &["em"],
+            &["spearman"],
+            &["pearson"],
         ],
     },
     Facet {
@@ -76,8 +83,8 @@ const FACETS: [Facet; 6] = [
     Facet {
         name: "phase",
         groups: &[
-            &["prefill", "pp"],
-            &["decode", "decoding", "tg"],
+            &["prefill", "pp", "input", "prompt"],
+            &["decode", "decoding", "tg", "output", "generation"],
             &["ttft"],
             &["tpot"],
             &["itl"],
@@ -118,6 +125,12 @@ const FACETS: [Facet; 6] = [
             &["dutch"],
             &["polish"],
         ],
+    },
+    Facet {
+        // `Top 5 Accuracy` is no top-1 figure; a claim that names no rank decides
+        // nothing.
+        name: "rank",
+        groups: &[&["top1"], &["top3"], &["top5"], &["top10"]],
     },
 ];
 
@@ -206,6 +219,14 @@ pub(super) fn words(text: &str) -> Vec<String> {
             joined_to_previous = true;
             continue;
         }
+        // `Top 5`, `top_1`: a rank is one word, as `top-1` is.
+        if word.chars().all(|c| c.is_ascii_digit()) && out.last().is_some_and(|p| p == "top") {
+            if let Some(p) = out.last_mut() {
+                p.push_str(word);
+            }
+            joined_to_previous = true;
+            continue;
+        }
         joined_to_previous = false;
         out.push(word.to_string());
     }
@@ -278,6 +299,30 @@ pub(super) struct Claimed {
     /// The end of a range or the bound the figure part names (`upper bound`, `lower
     /// end`, `at least`, `max`).
     side: Option<Side>,
+    /// The models the label names ([`model_names`]).
+    models: Vec<String>,
+}
+
+/// Model names in `text`, lowercase: runs of letters and digits joined by `-`, `.` or
+/// `_` that hold a letter and a digit and at least one joint (`Qwen2.5-7B`,
+/// `deepseek-r1`); versions (`v1.2`), sizes (`7B`) and plain words are none.
+pub(super) fn model_names(text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_')))
+        .map(|w| w.trim_matches(|c: char| matches!(c, '-' | '.' | '_')))
+        .filter(|w| {
+            let parts: Vec<&str> = w.split(['-', '.', '_']).collect();
+            parts.len() >= 2
+                && parts.iter().all(|p| !p.is_empty())
+                && w.starts_with(|c: char| c.is_ascii_alphabetic())
+                && w.contains(|c: char| c.is_ascii_digit())
+                && parts
+                    .iter()
+                    .filter(|p| p.chars().any(|c| c.is_ascii_alphabetic()))
+                    .count()
+                    >= 2
+        })
+        .map(str::to_lowercase)
+        .collect()
 }
 
 /// An end of a range, or a bound, that a claim's words name.
@@ -351,12 +396,52 @@ impl Claimed {
             all,
             facets,
             side,
+            models: model_names(label),
         }
     }
 
     #[cfg(test)]
     fn new_label(label: Option<&str>) -> Claimed {
         Claimed::new(label, None, None)
+    }
+
+    /// Whether the claim's words name a spread (`std`, `stdev`, `error`): only then
+    /// is the number after a `±` its figure.
+    pub(super) fn names_spread(&self) -> bool {
+        self.all.iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "std"
+                    | "stdev"
+                    | "stddev"
+                    | "sd"
+                    | "deviation"
+                    | "error"
+                    | "stderr"
+                    | "spread"
+                    | "uncertainty"
+                    | "ci"
+                    | "interval"
+                    | "margin"
+            )
+        })
+    }
+
+    /// A model's name in `text` that none the claim's label names could be, when the
+    /// label names one: `deepseek-r1` for a claim about `gemma-3-27b`. Names are
+    /// runs of letters and digits joined by `-`, `.` or `_`, with a letter and a
+    /// digit (`Qwen2.5-7B`, `gpt-4o`, `llama-3-8b`); one name containing the other is
+    /// the same model (`Meta-Llama-3-8B` and `Llama-3-8B-Instruct`'s `llama-3-8b`).
+    pub(super) fn other_model(&self, text: &str) -> Option<String> {
+        if self.models.is_empty() {
+            return None;
+        }
+        model_names(text).into_iter().find(|n| {
+            !self
+                .models
+                .iter()
+                .any(|m| m.contains(n.as_str()) || n.contains(m.as_str()))
+        })
     }
 
     /// Which end of a range or which kind of bound the claim's words name, if any.
@@ -400,18 +485,24 @@ impl Claimed {
     /// less, and each header word the claim does not name counts a little against (so
     /// `anli_test` beats `anli_test_r3` for "ANLI test").
     pub(super) fn score(&self, header: &str, all: bool) -> f32 {
+        self.scores(header, all).0
+    }
+
+    /// [`Self::score`], and the part of it the shared words alone give.
+    pub(super) fn scores(&self, header: &str, all: bool) -> (f32, f32) {
         let mine = if all { &self.all } else { &self.figure };
         let theirs = words(header);
         let alone = theirs.len() == 1;
-        let mut total = 0.0;
+        let (mut total, mut shared) = (0.0, 0.0);
         for h in &theirs {
             let best = mine
                 .iter()
                 .map(|w| strength(h, w, alone))
                 .fold(0.0f32, f32::max);
             total += if best > 0.0 { best } else { -0.25 };
+            shared += best;
         }
-        total
+        (total, shared)
     }
 }
 

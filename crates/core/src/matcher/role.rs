@@ -222,6 +222,14 @@ pub(super) fn read(
             ));
         }
     }
+    // `179 ms ± 7.39 ms`, `$0.9478 \pm 0.0004$`: the number after a `±` is the
+    // spread of the one before it, not a figure, unless the claim names a spread.
+    if after_plus_minus(&line[..start]) && !want.claimed.names_spread() {
+        return Err(why(
+            "spread",
+            format!("{} is the spread after a `±`, not the figure", shown()),
+        ));
+    }
     if let Some(ratio) = ratio_around(line, start, end) {
         let measured = want.dim.is_some_and(|d| !matches!(d, Dim::Count(_)));
         if measured && !want.correct {
@@ -375,7 +383,7 @@ pub(super) fn read(
         let header = table.header_of(col).unwrap_or("");
         preferred = !header.is_empty()
             && match best {
-                Some((best, _, all)) => want.claimed.score(header, all) >= best,
+                Some((best, _)) => rank(want, header) >= best,
                 None => want.label_shares(header),
             };
         // A row label with a unit (`| Throughput (tok/s) | 88.5 |`) gives its cells
@@ -459,7 +467,7 @@ fn words_against(
     row: Option<&str>,
     key: Option<&str>,
     scope: Option<&str>,
-    best: Option<(f32, &str, bool)>,
+    best: Option<(Rank, &str)>,
     start: usize,
     shown: &dyn Fn() -> String,
 ) -> Option<Why> {
@@ -508,11 +516,31 @@ fn words_against(
             ));
         }
     }
+    // The name right before a number (`deepseek-r1 (97.1%)`, `Llama-3-8B: 45.2`) of
+    // a model the claim's label does not name. (Row labels name hardware and runs as
+    // often as models, so they are left to the facets and columns.)
+    let head = line[..start].trim_end_matches(|c: char| {
+        c.is_whitespace() || matches!(c, '(' | ':' | '*' | '`' | '=' | '[')
+    });
+    let from = head
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_')))
+        .map_or(0, |k| {
+            k + head[k..].chars().next().map_or(1, char::len_utf8)
+        });
+    if let Some(other) = want.claimed.other_model(&head[from..]) {
+        return Some(why(
+            "other-label",
+            format!(
+                "{} stands after `{other}`, a model the claim's label does not name",
+                shown()
+            ),
+        ));
+    }
     let (Some(cell), Some(table)) = (cell, table) else {
         return None;
     };
-    let (best, best_header, all) = best?;
-    let mine = header.map_or(f32::MIN, |h| want.claimed.score(h, all));
+    let (best, best_header) = best?;
+    let mine = header.map_or((f32::MIN, f32::MIN), |h| rank(want, h));
     (mine < best && !table.is_label(cell.col)).then(|| {
         why(
             "other-column",
@@ -525,37 +553,43 @@ fn words_against(
     })
 }
 
-/// The value column whose header shares most of the claim's words: its score, its
-/// header, and whether the whole label's words were needed (the figure part's are
-/// tried first). `None` when no column shares a word: the words decide nothing. The
+/// How well a column header fits the claim's words: first the words it shares with
+/// the figure part of the label, then its score against the whole label (the
+/// subject breaks ties: `minimp3 (Raw)` over `ffmpeg (Raw)` for "minimp3 on the MP3
+/// set: elapsed time (raw)"; unshared header words cost a little, so `anli_test`
+/// beats `anli_test_r3` for "ANLI test accuracy").
+type Rank = (f32, f32);
+
+fn rank(want: &Want, header: &str) -> Rank {
+    (
+        want.claimed.scores(header, false).1,
+        want.claimed.score(header, true),
+    )
+}
+
+/// The value column whose header fits the claim's words best ([`rank`]): its rank
+/// and header. `None` when no column shares a word: the words decide nothing. The
 /// first column is no candidate when it labels the rows.
 fn best_column<'t>(
     want: &Want,
     table: &'t super::structure::Table,
     row_labels: bool,
-) -> Option<(f32, &'t str, bool)> {
+) -> Option<(Rank, &'t str)> {
     let first = usize::from(row_labels);
-    let mut found = None;
-    for all in [false, true] {
-        let mut best: Option<(f32, &str)> = None;
-        for col in first..table.columns() {
-            if table.is_label(col) {
-                continue;
-            }
-            let Some(h) = table.header_of(col) else {
-                continue;
-            };
-            let s = want.claimed.score(h, all);
-            if best.is_none_or(|(b, _)| s > b) {
-                best = Some((s, h));
-            }
+    let mut best: Option<(Rank, &str)> = None;
+    for col in first..table.columns() {
+        if table.is_label(col) {
+            continue;
         }
-        if let Some((s, h)) = best.filter(|(s, _)| *s > 0.0) {
-            found = Some((s, h, all));
-            break;
+        let Some(h) = table.header_of(col) else {
+            continue;
+        };
+        let r = rank(want, h);
+        if best.is_none_or(|(b, _)| r > b) {
+            best = Some((r, h));
         }
     }
-    found
+    best.filter(|((shared, whole), _)| *shared > 0.0 || *whole > 0.0)
 }
 
 /// Why a number of dimension `dim` can't carry a claim of `want`'s.
@@ -648,6 +682,13 @@ fn key_before<'l>(line: &'l str, scanned: &[Scanned], i: usize) -> Option<Key<'l
         SPACES.contains(&c) || matches!(c, '*' | '_' | '`' | '"' | '\'' | '\\')
     });
     if let Some(key) = trimmed.strip_suffix(':') {
+        // `Top 5 Accuracy: 93.48%`: a key may hold numbers of its own, so it reaches
+        // back past them to the last separator.
+        let end = gap.as_ptr() as usize - line.as_ptr() as usize + key.len();
+        let head = &line[..end];
+        let key = &head[head
+            .rfind([',', ';', '|', '{', '[', ':'])
+            .map_or(0, |k| k + 1)..];
         let key = key.trim_matches(|c: char| {
             SPACES.contains(&c) || matches!(c, '"' | '\'' | '*' | '`' | '-')
         });
@@ -660,6 +701,8 @@ fn key_before<'l>(line: &'l str, scanned: &[Scanned], i: usize) -> Option<Key<'l
         return (!key.is_empty()).then_some(Key { text: key, setting });
     }
     if let Some(key) = trimmed.strip_suffix('=') {
+        // `generation length $=200$`: the math opens between key and value.
+        let key = key.trim_end_matches(|c: char| c == '$' || c.is_whitespace());
         let key = key.split_whitespace().last().unwrap_or("");
         let key = key.trim_start_matches(['-', '`', '"', '\'']);
         if !key.contains(|c: char| c.is_alphabetic()) {
@@ -812,7 +855,9 @@ fn cell_has_words(text: &str, upto: usize) -> bool {
         let lower = word.to_lowercase();
         let qualifier =
             CELL_WORDS.contains(&lower.as_str()) || context::METRICS.contains(&lower.as_str());
-        if glued_or_unit || word.chars().count() == 1 || qualifier {
+        // `\textbf{42.18}`, `$\sim$`: a LaTeX command is markup, not a word.
+        let command = start > 0 && bytes[start - 1] == b'\\';
+        if glued_or_unit || word.chars().count() == 1 || qualifier || command {
             continue;
         }
         return true;
@@ -845,6 +890,12 @@ fn range_around(line: &str, start: usize, end: usize) -> Option<String> {
     let before = &line[..start];
     if let Some(dash) = before.chars().next_back().filter(|c| DASHES.contains(c)) {
         let head = &before[..before.len() - dash.len_utf8()];
+        // LaTeX writes an en dash as `--` (`3.4--4.6 MB`).
+        let head = head
+            .strip_suffix("--")
+            .or(head.strip_suffix('-'))
+            .filter(|_| dash == '-')
+            .unwrap_or(head);
         if head.ends_with(|c: char| c.is_ascii_digit()) {
             let from = head
                 .rfind(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | ',')))
@@ -884,15 +935,29 @@ fn range_around(line: &str, start: usize, end: usize) -> Option<String> {
         .unwrap_or(after.len());
     let rest = &after[glued..];
     if let Some(dash) = rest.chars().next().filter(|c| DASHES.contains(c)) {
-        let tail = &rest[dash.len_utf8()..];
+        let mut tail = &rest[dash.len_utf8()..];
+        let mut dash_len = dash.len_utf8();
+        if dash == '-' {
+            if let Some(t) = tail.strip_prefix('-') {
+                tail = t;
+                dash_len += 1;
+            }
+        }
         if tail.starts_with(|c: char| c.is_ascii_digit()) {
             let len = tail
                 .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | ',')))
                 .unwrap_or(tail.len());
-            return Some(line[start..end + glued + dash.len_utf8() + len].to_string());
+            return Some(line[start..end + glued + dash_len + len].to_string());
         }
     }
     None
+}
+
+/// Text that ends in a plus-minus sign (`±`, `+/-`, `+-`, LaTeX `\pm`), spaces, `$`
+/// and emphasis aside.
+fn after_plus_minus(before: &str) -> bool {
+    let b = before.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '$' | '*' | '{'));
+    b.ends_with('±') || b.ends_with("+/-") || b.ends_with("+-") || b.ends_with("\\pm")
 }
 
 /// `under 2%`, `< 5 ms`, `at least 1000`, `up to 3x`, `40k+`.

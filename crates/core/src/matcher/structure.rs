@@ -73,6 +73,8 @@ enum Kind {
     Html,
     /// RST simple table: columns by byte ranges under the `===` runs.
     Simple(Vec<Range<usize>>),
+    /// LaTeX `tabular`: cells split at unescaped `&`, a row ending at `\\`.
+    Latex,
 }
 
 /// The cell a position of a line falls in.
@@ -156,15 +158,7 @@ impl LineCtx {
         let table = self.table.as_ref()?;
         let mut cell = match &table.kind {
             Kind::Pipe => pipe_cell(line, pos)?,
-            Kind::Delimited(d) => delimited_cells(line, *d)
-                .into_iter()
-                .enumerate()
-                .find(|(_, r)| r.start <= pos && pos <= r.end)
-                .map(|(col, range)| Cell {
-                    col,
-                    range,
-                    header: false,
-                })?,
+            Kind::Delimited(d) => cell_at(delimited_cells(line, *d), pos)?,
             Kind::Simple(cols) => {
                 let col = cols
                     .iter()
@@ -182,6 +176,7 @@ impl LineCtx {
                     header: false,
                 }
             }
+            Kind::Latex => cell_at(latex_cells(line), pos)?,
             Kind::Html => return None,
         };
         cell.header = header;
@@ -226,6 +221,19 @@ impl LineCtx {
     }
 }
 
+/// The cell of split row `cells` that byte `pos` falls in.
+fn cell_at(cells: Vec<Range<usize>>, pos: usize) -> Option<Cell> {
+    cells
+        .into_iter()
+        .enumerate()
+        .find(|(_, r)| r.start <= pos && pos <= r.end)
+        .map(|(col, range)| Cell {
+            col,
+            range,
+            header: false,
+        })
+}
+
 fn floor_char(s: &str, mut i: usize) -> usize {
     i = i.min(s.len());
     while !s.is_char_boundary(i) {
@@ -266,6 +274,117 @@ fn pipe_cell(line: &str, pos: usize) -> Option<Cell> {
         range: start..line.len(),
         header: false,
     })
+}
+
+/// Byte ranges of the cells of a LaTeX table row: split at `&` (not `\&`), up to
+/// the `\\` that ends the row.
+fn latex_cells(line: &str) -> Vec<Range<usize>> {
+    let bytes = line.as_bytes();
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if bytes.get(i + 1) == Some(&b'\\') => break,
+            b'\\' => i += 1,
+            b'&' => {
+                out.push(start..i);
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out.push(start..i.min(line.len()));
+    out
+}
+
+/// A LaTeX table rule (`\toprule`, `\midrule`, `\hline`, `\cmidrule{2-3}`).
+fn is_latex_rule(line: &str) -> bool {
+    let t = line.trim_start();
+    [
+        "\\toprule",
+        "\\midrule",
+        "\\bottomrule",
+        "\\hline",
+        "\\cmidrule",
+        "\\cline",
+    ]
+    .iter()
+    .any(|r| t.starts_with(r))
+}
+
+/// A LaTeX `tabular` being read.
+#[derive(Debug, Default)]
+struct Latex {
+    /// The table, once a header row is known (or a body row came first).
+    table: Option<Arc<Table>>,
+    /// A body row has been read.
+    body: bool,
+    /// A rule opened the table (`\toprule`): rows before the header rule are headers.
+    opened: bool,
+}
+
+impl Latex {
+    /// The context of a line inside the table; `None` at its end.
+    fn step(&mut self, line: &str, next: Option<&str>, caption: Option<Dim>) -> Option<LineCtx> {
+        if line.contains("\\end{tabular") || line.contains("\\end{longtable") {
+            return None;
+        }
+        if is_latex_rule(line) {
+            self.opened |= self.table.is_none() && !self.body;
+            return Some(LineCtx {
+                part: Part::Rule,
+                table: self.table.clone(),
+                ..LineCtx::default()
+            });
+        }
+        if !is_latex_row(line) {
+            return Some(LineCtx::default());
+        }
+        // `\midrule` or `\hline` under a row ends the header; `\bottomrule` ends
+        // the table.
+        let header_rule = |l: &str| {
+            let t = l.trim_start();
+            t.starts_with("\\midrule") || t.starts_with("\\hline")
+        };
+        let after_row = line.split_once("\\\\").map_or("", |(_, a)| a);
+        let ruled = header_rule(after_row) || next.is_some_and(header_rule);
+        if !self.body && ruled {
+            let header = latex_cells(line)
+                .into_iter()
+                .map(|r| line[r].trim().to_string())
+                .collect();
+            self.table = Some(Arc::new(Table::new(Kind::Latex, header, caption)));
+            return Some(LineCtx {
+                part: Part::Header,
+                table: self.table.clone(),
+                ..LineCtx::default()
+            });
+        }
+        if self.opened && self.table.is_none() && !self.body {
+            // A group row above the header (`\multicolumn{2}{c}{Normal}`).
+            return Some(LineCtx {
+                part: Part::Header,
+                ..LineCtx::default()
+            });
+        }
+        self.body = true;
+        let table = self
+            .table
+            .get_or_insert_with(|| Arc::new(Table::new(Kind::Latex, Vec::new(), caption)))
+            .clone();
+        Some(LineCtx {
+            part: Part::Row,
+            table: Some(table),
+            ..LineCtx::default()
+        })
+    }
+}
+
+/// A row of a LaTeX table: a cell separator, or the `\\` that ends a row.
+fn is_latex_row(line: &str) -> bool {
+    latex_cells(line).len() > 1 || line.contains("\\\\")
 }
 
 /// Byte ranges of the cells of a delimited row (double quotes respected).
@@ -704,6 +823,8 @@ pub(super) struct Reader {
     simple: Option<Simple>,
     csv: Option<(u8, usize, Arc<Table>)>,
     html: Option<Html>,
+    /// In a LaTeX `tabular`.
+    latex: Option<Latex>,
     /// In YAML front matter: the `name`/`type` of each enclosing item, by the column
     /// its content starts at.
     yaml: Option<Vec<(usize, String)>>,
@@ -796,6 +917,20 @@ impl Reader {
                 };
             }
             return LineCtx::default();
+        }
+
+        // LaTeX tables: rows above the `\midrule` (or `\hline`) under a row are the
+        // header, the last of them naming the columns; when a rule opens the table,
+        // every row before that one is a header row (`\multicolumn` groups).
+        if line.contains("\\begin{tabular") || line.contains("\\begin{longtable") {
+            self.latex = Some(Latex::default());
+            return LineCtx::default();
+        }
+        if let Some(latex) = &mut self.latex {
+            return latex.step(line, next, caption).unwrap_or_else(|| {
+                self.latex = None;
+                LineCtx::default()
+            });
         }
 
         // CSV or TSV: a first line and a second with the same delimiters.
