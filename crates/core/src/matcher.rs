@@ -1087,6 +1087,22 @@ fn digit_at(bytes: &[u8], i: usize) -> bool {
     bytes.get(i).is_some_and(u8::is_ascii_digit)
 }
 
+/// Text ending in a JSON escape (`\t`, `\n`, `\r`) whose backslash is not itself
+/// escaped.
+fn escaped(before: &str) -> bool {
+    let b = before.as_bytes();
+    b.len() >= 2
+        && matches!(b[b.len() - 1], b't' | b'n' | b'r')
+        && b[b.len() - 2] == b'\\'
+        && b[..b.len() - 2]
+            .iter()
+            .rev()
+            .take_while(|&&c| c == b'\\')
+            .count()
+            % 2
+            == 0
+}
+
 /// A Han, kana or Hangul character: scripts written without spaces, whose words
 /// numbers stand glued to.
 fn is_cjk(c: char) -> bool {
@@ -1126,8 +1142,9 @@ fn scan_at(line: &str, s: usize) -> Result<(Scanned, usize), usize> {
     let bytes = line.as_bytes();
     let before = &line[..s];
     match before.chars().next_back() {
-        // Chinese and Japanese glue numbers to their words (`约74%`, `从93.5秒`).
-        Some(c) if (c.is_alphanumeric() && !is_cjk(c)) || c == '.' => {
+        // Chinese and Japanese glue numbers to their words (`约74%`, `从93.5秒`); a
+        // JSON string's escape is no letter (`"acc\t0.97\n"` in a notebook's output).
+        Some(c) if (c.is_alphanumeric() && !is_cjk(c) && !escaped(before)) || c == '.' => {
             return Err(skip_word(line, s))
         }
         Some('_') if ends_with_word_char(before.trim_end_matches('_')) => {
@@ -1756,6 +1773,11 @@ mod tests {
         // A setting in inline math; a LaTeX en dash makes a range.
         ("generation length $=200$, window $=32$", 1, "200", Some("tokens/s"), None, None, None, "missing"),
         ("checkpoints of about 3.4--4.6 MB", 1, "3.4", Some("MB"), None, None, None, "missing"),
+        // Jupyter notebooks: output text cited by its JSON line, escapes and all.
+        ("    \"Training accuracy: 97.21%\\n\",", 1, "97.21", Some("%"), None, None, None, "verified"),
+        ("    \"acc\\t0.9721\\tf1\\t0.9650\\n\",", 1, "97.21", Some("%"), None, None, None, "verified"),
+        ("    \"Batch size 4: Tokens/sec: 20159.93, MFU: 0.5483\\n\",", 1, "20159.93", Some("tokens/s"), None, None, None, "verified"),
+        ("    \"Batch size 4: Tokens/sec: 20159.93, MFU: 0.5483\\n\",", 1, "20159.9", Some("tokens/s"), None, None, None, "rounded"),
         // A column of aims holds no measured figure, unless the label names it.
         ("| Metric | Expected | Actual |\n|---|---|---|\n| TTFT | ~0.14s | 0.54s |", 3, "0.138", Some("s"), None, None, None, "missing"),
         ("| Metric | Expected | Actual |\n|---|---|---|\n| TTFT | ~0.14s | 0.54s |", 3, "0.138", Some("s"), Some("expected TTFT"), None, None, "rounded"),
