@@ -1184,19 +1184,26 @@ impl SourceCheck<'_> {
             )),
             RevisionFacts::Present { .. } => None,
         };
+        // What the archive said, kept for the finding: the forge's "not found" is
+        // a verdict even when no archive could be asked.
         let mut not_archived = None;
+        let mut archive_failed = None;
         if let Some(lost) = lost {
             match self.archived(d) {
                 ArchiveAnswer::Found(a) => {
                     return Ok(self.judge_archived(d, *a, Some(&lost), reported))
                 }
                 ArchiveAnswer::NotArchived(said) => not_archived = Some(said),
-                ArchiveAnswer::Failed(why) => return Err(unchecked(why)),
+                ArchiveAnswer::Failed(why) => archive_failed = Some(why.to_string()),
                 ArchiveAnswer::NotAsked => {}
             }
         }
-        let archive = not_archived.as_deref();
-        let commit_time = match revision::check(r, s, d, &facts, archive, reported, self.findings) {
+        let said = match (&not_archived, &archive_failed) {
+            (Some(said), _) => revision::ArchiveSaid::NotArchived(said),
+            (_, Some(why)) => revision::ArchiveSaid::Unreachable(why),
+            _ => revision::ArchiveSaid::NotAsked,
+        };
+        let commit_time = match revision::check(r, s, d, &facts, said, reported, self.findings) {
             Established::Absent(what) => {
                 // No document to read: the cited values stay unchecked, the finding is
                 // the source's.
@@ -1253,7 +1260,15 @@ impl SourceCheck<'_> {
             found_by: FoundBy::Cache,
             commit_time: a.commit_time,
         };
-        let commit_time = match revision::check(r, s, d, &facts, None, reported, self.findings) {
+        let commit_time = match revision::check(
+            r,
+            s,
+            d,
+            &facts,
+            revision::ArchiveSaid::NotAsked,
+            reported,
+            self.findings,
+        ) {
             Established::Present { commit_time } => commit_time,
             Established::Absent(_) => None,
         };

@@ -413,20 +413,23 @@ fn damaged_archive_content_is_refused_never_judged() {
         T0_RFC3339,
     ));
 
+    // The forge's "not found" stands; the damaged copy is named, never judged.
     let run = audit(&ws, &daemon, &swh, &[&file]);
-    run.assert_code(2);
-    run.assert_codes(&[]);
+    run.assert_code(1);
+    run.assert_codes(&["repository-missing"]);
     let s = run.source("gone", "readme");
-    assert_eq!(s["status"], "unchecked", "{s:#}");
-    let reason = s["reason"].as_str().unwrap_or_default();
+    assert_eq!(s["status"], "absent", "{s:#}");
+    let f = run.only("repository-missing");
+    assert_eq!(f["evidence"]["archive"], "unreachable", "{f:#}");
+    let message = f["message"].as_str().unwrap_or_default();
     assert!(
-        reason.contains("archive answered damaged content"),
-        "{reason}"
+        message.contains("archive answered damaged content"),
+        "{message}"
     );
-    assert_eq!(run.claim("gone", "decode")["status"], "unchecked");
-    assert_eq!(run.summary()["complete"], false);
+    assert_ne!(run.claim("gone", "decode")["status"], "verified");
+    assert_eq!(run.summary()["complete"], true);
     // The damaged bytes were not kept: the next run asks for them again.
-    audit(&ws, &daemon, &swh, &[&file]).assert_code(2);
+    audit(&ws, &daemon, &swh, &[&file]).assert_code(1);
     let raw = swh.asked().iter().filter(|p| p.ends_with("/raw/")).count();
     assert_eq!(raw, 2, "{:?}", swh.asked());
 }
@@ -470,6 +473,34 @@ fn neither_forge_nor_archive_is_revision_missing_and_not_archived_is_kept_a_day(
         again.only("revision-missing")["fingerprint"],
         f["fingerprint"]
     );
+}
+
+#[test]
+fn a_missing_commit_with_the_archive_unreachable_is_revision_missing_and_complete() {
+    let ghost = Oid::from_str("00000000deadbeef00000000deadbeef00000000").expect("oid");
+    let (forge, _repo, _c) = forge_with_readme();
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    // An archive that answers every request with a server error.
+    let swh = FakeSwh::with(Holdings::default(), |_, _| Some(Response::status(503)));
+    let ws = Scratch::new();
+    let file = ws.write_pin(&readme_pin(
+        "ghost",
+        NAME,
+        ghost,
+        &sha256_hex(README),
+        T0_RFC3339,
+    ));
+
+    let run = audit(&ws, &daemon, &swh, &["--deadline", "20", &file]);
+    run.assert_code(1);
+    run.assert_codes(&["revision-missing"]);
+    let f = run.only("revision-missing");
+    assert_eq!(f["evidence"]["archive"], "unreachable", "{f:#}");
+    let message = f["message"].as_str().unwrap_or_default();
+    assert!(message.contains("archive could not be asked"), "{message}");
+    assert_eq!(run.source("ghost", "readme")["status"], "absent");
+    assert_eq!(run.summary()["complete"], true);
+    assert!(!swh.asked().is_empty(), "the archive was asked");
 }
 
 fn epoch_now() -> u64 {
@@ -521,7 +552,7 @@ fn a_rate_limit_is_waited_for_within_the_deadline() {
 }
 
 #[test]
-fn a_rate_limit_past_the_deadline_leaves_the_source_unchecked() {
+fn a_rate_limit_past_the_deadline_leaves_the_forges_verdict_standing() {
     let (forge, c) = deleted_repository();
     let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
     let swh = rate_limited(c, 3600);
@@ -534,16 +565,21 @@ fn a_rate_limit_past_the_deadline_leaves_the_source_unchecked() {
         T0_RFC3339,
     ));
 
+    // The forge said the repository is gone: that stands, and the archive that
+    // could not be asked in time is named.
     let run = audit(&ws, &daemon, &swh, &["--deadline", "30", &file]);
-    run.assert_code(2);
-    run.assert_codes(&[]);
+    run.assert_code(1);
+    run.assert_codes(&["repository-missing"]);
     let s = run.source("gone", "readme");
-    assert_eq!(s["status"], "unchecked", "{s:#}");
-    let reason = s["reason"].as_str().unwrap_or_default();
+    assert_eq!(s["status"], "absent", "{s:#}");
+    let f = run.only("repository-missing");
+    assert_eq!(f["evidence"]["archive"], "unreachable", "{f:#}");
+    let message = f["message"].as_str().unwrap_or_default();
     assert!(
-        reason.contains("429") && reason.contains("deadline of 30 s"),
-        "{reason}"
+        message.contains("429") && message.contains("deadline of 30 s"),
+        "{message}"
     );
+    assert_eq!(run.summary()["complete"], true);
     // It was not waited for: one request, then the reason.
     assert_eq!(swh.asked().len(), 1, "{:?}", swh.asked());
 }

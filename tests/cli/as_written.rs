@@ -193,6 +193,29 @@ fn a_figure_against_its_declared_revision_conflicts_there_and_is_checked_where_i
         f["evidence"]["declared_at"],
         json!({"line": 6, "column": 5})
     );
+    // Its location, and the annotation's link, is the figure's own commit and line.
+    assert_eq!(f["location"]["revision"], first.to_string(), "{f:#}");
+    assert_eq!(f["location"]["line"], 5, "{f:#}");
+    let github = ws.run([
+        "audit",
+        "--cache",
+        "cache",
+        "--format",
+        "github",
+        "--rewrite",
+        &to_daemon(&daemon),
+        &file,
+    ]);
+    let annotation = github
+        .stdout
+        .lines()
+        .find(|l| l.contains("title=revision-conflict"))
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        annotation.contains(&format!("/blob/{first}/README.md#L5")),
+        "{annotation}"
+    );
     let c = audit.claim("declared", "decode");
     assert_eq!(c["status"], "verified", "{c:#}");
     assert_eq!(c["source"], format!("readme@{cited}"));

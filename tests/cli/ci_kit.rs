@@ -546,6 +546,52 @@ fn sarif_of_shards_merges_into_the_one_run_of_the_whole() {
     assert!(mixed.stderr.contains("not both"), "{}", mixed.stderr);
 }
 
+#[test]
+fn merged_json_shards_are_complete_as_the_whole_audit_is() {
+    // The demo cites one document by branch (`unpinned-url`): an unchecked source
+    // that leaves an audit complete, sharded or not.
+    let ws = Scratch::new();
+    copy_dir(&repo_root().join("demo"), &ws.path().join("demo"));
+    let json = |extra: &[&str], out: &str| {
+        let mut args = vec![
+            "audit",
+            "--config",
+            "demo/pinaudit.toml",
+            "--allow-local",
+            "--format",
+            "json",
+            "--output",
+            out,
+        ];
+        args.extend_from_slice(extra);
+        ws.run(args);
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(ws.path().join(out)).expect("report"))
+                .expect("JSON");
+        v
+    };
+    let whole = json(&[], "whole.json");
+    json(&["--shard", "1/2"], "1.json");
+    json(&["--shard", "2/2"], "2.json");
+    assert_eq!(whole["summary"]["complete"], true, "{:#}", whole["summary"]);
+    assert!(whole["summary"]["unchecked_sources"].as_u64() > Some(0));
+    let merged_run = ws.run(["merge", "1.json", "2.json", "--output", "merged.json"]);
+    assert_eq!(merged_run.code(), 1, "{}", merged_run.stderr);
+    let merged: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(ws.path().join("merged.json")).expect("merged"),
+    )
+    .expect("JSON");
+    assert_eq!(
+        merged["summary"]["complete"], true,
+        "{:#}",
+        merged["summary"]
+    );
+    assert_eq!(
+        merged["summary"]["unchecked_sources"],
+        whole["summary"]["unchecked_sources"]
+    );
+}
+
 /// Each hook of `.pre-commit-hooks.yaml`: its id and its entry as pre-commit
 /// splits it into words (folded `>-` entries joined with spaces; single quotes
 /// group, as shlex does).

@@ -211,7 +211,10 @@ codes! {
     RepositoryMissing = "repository-missing", Error;
         summary: "the remote answers that the repository does not exist",
         means: "The remote answered that the repository does not exist (deleted, renamed, made \
-             private, or the URL is wrong).",
+             private, or the URL is wrong). That answer is a verdict, not a network failure: it \
+             stands when no archive could be asked for a copy (evidence `archive`: \
+             `unreachable`), and an archive that holds the content turns it into \
+             `source-vanished`.",
         fix: "Check the repository URL. If it moved, cite the new location; if it is private, \
              give credentials (`GITHUB_TOKEN` or a git credential helper).",
         hint: "check the repository URL, or give credentials if it is private";
@@ -220,7 +223,8 @@ codes! {
         summary: "the commit is not in the repository, not even fetched by id",
         means: "The pinned commit is not in the repository: it is in no branch or tag, and fetching \
              it by id failed. It was erased by a force-push and collected, or never existed (a \
-             typo, or a commit from a different repository).",
+             typo, or a commit from a different repository). The forge's answer stands when no \
+             archive could be asked (evidence `archive`: `unreachable`).",
         fix: "Find the commit the figure was read from (`git log -- PATH` in the right repository) \
              and cite it. If the history was rewritten, cite the rewritten commit that carries \
              the same document.",

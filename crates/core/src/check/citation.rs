@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
-use crate::finding::{evidence, Code, Finding, Shape};
+use crate::finding::{evidence, Code, Finding, Location, Shape};
 use crate::record::url;
 use crate::record::{Claim, Record, Revision, Source};
 
@@ -290,7 +290,11 @@ fn claim_url(
                     )
                     .claim(&c.label)
                     .source(&s.id)
-                    .at(loc)
+                    // The figure's own commit and line: the link opens what it cites.
+                    .at(Location {
+                        revision: Some(cited.as_str().to_string()),
+                        ..loc
+                    })
                     .evidence(RevisionConflict {
                         cited_revision: cited.as_str(),
                         declared_revision: declared.as_str(),

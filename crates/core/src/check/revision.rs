@@ -88,17 +88,52 @@ pub enum Established {
     Present { commit_time: Option<String> },
 }
 
-/// Judges the revision a source pins; `archive` is what an archive answered
-/// when asked for a repository or commit the forge lost (evidence).
+/// What an archive answered when asked for a repository or commit the forge lost.
+#[derive(Debug, Clone, Copy, Default)]
+pub enum ArchiveSaid<'a> {
+    /// No archive was asked.
+    #[default]
+    NotAsked,
+    /// It does not hold the content: its words.
+    NotArchived(&'a str),
+    /// It could not be asked (why): the forge's verdict stands all the same.
+    Unreachable(&'a str),
+}
+
+impl<'a> ArchiveSaid<'a> {
+    /// The evidence's `archive` field.
+    fn evidence(self) -> Option<&'a str> {
+        match self {
+            ArchiveSaid::NotAsked => None,
+            ArchiveSaid::NotArchived(said) => Some(said),
+            ArchiveSaid::Unreachable(_) => Some("unreachable"),
+        }
+    }
+
+    /// What the message adds.
+    fn note(self) -> String {
+        match self {
+            ArchiveSaid::Unreachable(why) => {
+                format!("; the archive could not be asked for a copy ({why})")
+            }
+            _ => String::new(),
+        }
+    }
+}
+
+/// Judges the revision a source pins; `said` is what an archive answered when
+/// asked for a repository or commit the forge lost (evidence). A forge's "not
+/// found" is a verdict, whatever the archive answered.
 pub fn check(
     record: &Record,
     s: &Source,
     r: &DocRef,
     facts: &RevisionFacts,
-    archive: Option<&str>,
+    said: ArchiveSaid<'_>,
     reported: &mut Reported,
     out: &mut Vec<Finding>,
 ) -> Established {
+    let archive = said.evidence();
     let loc = source_location(s);
     let commit = r.commit.as_str().to_string();
     let mut first = |code: Code, commit: Option<&String>| {
@@ -112,15 +147,19 @@ pub fn check(
         } => {
             if first(Code::RepositoryMissing, None) {
                 out.push(
-                    Finding::new(Code::RepositoryMissing, &record.id, described.as_str())
-                        .source(&s.id)
-                        .at(loc)
-                        .evidence(RepositoryMissing {
-                            url: crate::url::redact(&r.remote),
-                            fetched_from,
-                            remote_said,
-                            archive,
-                        }),
+                    Finding::new(
+                        Code::RepositoryMissing,
+                        &record.id,
+                        format!("{described}{}", said.note()),
+                    )
+                    .source(&s.id)
+                    .at(loc)
+                    .evidence(RepositoryMissing {
+                        url: crate::url::redact(&r.remote),
+                        fetched_from,
+                        remote_said,
+                        archive,
+                    }),
                 );
             }
             Established::Absent(Absence::Repository)
@@ -133,7 +172,7 @@ pub fn check(
                         r.commit.short()
                     ),
                     None => format!("commit `{}` is not in the repository", r.commit.short()),
-                };
+                } + &said.note();
                 out.push(
                     Finding::new(Code::RevisionMissing, &record.id, message)
                         .source(&s.id)
