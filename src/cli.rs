@@ -66,6 +66,12 @@ pub enum Command {
     /// Explain what a finding code means and how to fix it
     Explain(ExplainArgs),
     /// Resolve a branch, tag or short-id URL to its commit now, hash it, and emit a pin
+    #[command(
+        after_help = "Exit status: 0 pinned (and --value found); 1 the claim written with --force \
+        though --value stands on no line; 2 not pinned: the URL, repository, revision or path \
+        could not be read, the document is over --max-document-size, or --value stands on no \
+        line (without --force); 3 usage or configuration error."
+    )]
     Pin(PinArgs),
     /// Combine the JSON reports (or SARIF logs) of `audit --shard K/N` runs into one
     Merge(MergeArgs),
