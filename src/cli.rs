@@ -55,7 +55,8 @@ pub enum Command {
         (baseline and ignored findings don't count); 2 nothing at or above --fail-on but \
         something could not be checked and the cache could not stand in (a transient failure: \
         retry later); an unpinned URL is a finding, not an incomplete audit; 3 usage or \
-        configuration error (bad flag, bad config file, unreadable --baseline).\n\
+        configuration error (bad flag, bad config file, unreadable --baseline, an input that \
+        does not exist, a cache directory that cannot be used).\n\
         Explain a finding code: pinaudit explain CODE"
     )]
     Audit(AuditArgs),

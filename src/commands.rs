@@ -109,22 +109,77 @@ pub fn audit(args: AuditArgs, choice: &ConfigChoice) -> ExitStatus {
         Ok(opts) => opts,
         Err(code) => return code,
     };
+    // A missing input is a setup error (exit 3), but the others are still
+    // audited and reported; an unusable cache stops the audit before it starts.
+    let missing_input = !inputs_exist(&eff);
+    if let Err(code) = cache_ready(&opts) {
+        return code;
+    }
     if args.fix {
         fix(&args, &eff, &opts);
     }
-    if let Some(format) = args.format.streamed() {
-        return audit_streamed(&args, &eff, &opts, format);
+    let code = match args.format.streamed() {
+        Some(format) => audit_streamed(&args, &eff, &opts, format),
+        None => {
+            let outcome = audit::run(&eff.inputs.value, &opts);
+            warn_about_run(&outcome);
+            let code = audit::exit_status(&outcome, eff.fail_on.value);
+            write_report(
+                &args,
+                outcome.result,
+                code,
+                render_options(&args, eff.fail_on.value),
+                &opts,
+            )
+        }
+    };
+    if missing_input {
+        ExitStatus::Usage
+    } else {
+        code
     }
-    let outcome = audit::run(&eff.inputs.value, &opts);
-    warn_about_run(&outcome);
-    let code = audit::exit_status(&outcome, eff.fail_on.value);
-    write_report(
-        &args,
-        outcome.result,
-        code,
-        render_options(&args, eff.fail_on.value),
-        &opts,
-    )
+}
+
+/// Whether every input named exists; for one that does not, says so with what to
+/// do (a setup error: exit 3, "fix your setup", never 2, "retry later").
+fn inputs_exist(eff: &crate::config::Effective) -> bool {
+    let mut all = true;
+    for p in &eff.inputs.value {
+        if p.as_os_str() == "-" || p.exists() {
+            continue;
+        }
+        all = false;
+        let hint = match &eff.inputs.origin {
+            crate::config::Origin::Default => {
+                "name the pin files or record documents to audit (`pinaudit audit FILE...`), \
+                 or put them in `pins/`"
+                    .to_string()
+            }
+            crate::config::Origin::File(f) => format!(
+                "check `inputs` in `{}` (its paths are relative to that file)",
+                f.display()
+            ),
+            crate::config::Origin::Flag => "check the path".to_string(),
+        };
+        error(&format!("`{}` does not exist", p.display()), Some(&hint));
+    }
+    all
+}
+
+/// Whether the cache directory can be used: a directory of this user's that no
+/// one else may write, writable unless `--offline`. Else a setup error (exit 3).
+fn cache_ready(opts: &Options) -> Result<(), ExitStatus> {
+    let read_only = opts.plan.sync.offline;
+    crate::fetch::git::check_cache_root(&opts.cache, read_only).map_err(|e| {
+        let hint = e.hint().unwrap_or_else(|| {
+            format!(
+                "make `{}` a writable directory of this user, or pass another --cache",
+                opts.cache.display()
+            )
+        });
+        error(&format!("the cache cannot be used: {e}"), Some(&hint));
+        ExitStatus::Usage
+    })
 }
 
 /// After a report that hid findings (`--min-severity`), how many it hid.
@@ -354,7 +409,10 @@ fn archive_url(flag: &str, given: &str) -> Result<String, ExitStatus> {
 fn warn_about_run(outcome: &audit::Outcome) {
     let result = &outcome.result;
     for e in &result.walk_errors {
-        error(&e.message, None);
+        // A named input that does not exist was said before the audit began.
+        if e.path.exists() || !e.message.ends_with("does not exist") {
+            error(&e.message, None);
+        }
     }
     // A few names say what is going on; hundreds would bury the warnings.
     const SHOWN: usize = 10;

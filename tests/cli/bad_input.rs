@@ -544,8 +544,46 @@ fn path_that_does_not_exist() {
         "stderr:\n{}",
         r.stderr
     );
-    assert_eq!(r.code(), 2);
+    // A setup error: fix the path, retrying changes nothing.
+    assert_eq!(r.code(), 3);
+    assert!(r.stderr.contains("hint: "), "stderr:\n{}", r.stderr);
+    assert_eq!(
+        r.stderr.matches("does not exist").count(),
+        1,
+        "said once:\n{}",
+        r.stderr
+    );
     assert_eq!(r.report()["summary"]["complete"], false);
+}
+
+#[test]
+fn an_unusable_cache_is_a_setup_error_named_once() {
+    use std::os::unix::fs::PermissionsExt;
+    let fx = Scratch::new();
+    let good = fx.write_json("good/good.json", &pin_file("good"));
+    let good = good.to_str().expect("path");
+    // A file where the cache should be.
+    fx.write("not-a-dir", "x");
+    let r = run(fx
+        .cmd()
+        .args(["audit", "--offline", "--cache", "not-a-dir", good]));
+    assert_eq!(r.code(), 3, "{}", r.stderr);
+    assert_eq!(
+        r.stderr.matches("not a directory").count(),
+        1,
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("hint: "), "{}", r.stderr);
+    // A shared folder others may write.
+    let shared = fx.path().join("shared");
+    std::fs::create_dir(&shared).expect("mkdir");
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+    let r = run(fx
+        .cmd()
+        .args(["audit", "--offline", "--cache", "shared", good]));
+    assert_eq!(r.code(), 3, "{}", r.stderr);
+    assert!(r.stderr.contains("others may write"), "{}", r.stderr);
 }
 
 #[test]
@@ -557,7 +595,8 @@ fn path_that_does_not_exist_among_good_ones() {
         "stderr:\n{}",
         r.stderr
     );
-    assert_eq!(r.code(), 2);
+    // The good ones are still audited and reported; the exit says "fix your setup".
+    assert_eq!(r.code(), 3);
 }
 
 // --- URLs pinaudit does not understand --------------------------------------

@@ -852,6 +852,7 @@ fn default_input_is_the_pins_directory() {
 fn default_input_missing_is_reported() {
     let fx = Scratch::new();
     let r = run(fx.cmd().args(["audit", "--offline", "--format", "json"]));
-    assert_eq!(r.code(), 2);
+    assert_eq!(r.code(), 3);
     assert!(r.stderr.contains("pins"), "{}", r.stderr);
+    assert!(r.stderr.contains("pinaudit audit FILE"), "{}", r.stderr);
 }

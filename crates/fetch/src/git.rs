@@ -688,6 +688,24 @@ fn apply_timeouts(opts: &SyncOptions) {
     *current = Some(want);
 }
 
+/// Whether the cache directory `root` can be used at all, asked once before an
+/// audit: it is a directory (or can be made one), this user's and written by no
+/// one else, and, unless the audit only reads it (`--offline`), writable. An
+/// unusable cache is a setup error, not something a retry could fix.
+pub fn check_cache_root(root: &Path, read_only: bool) -> Result<(), FetchError> {
+    check_dirs(root, &root.join("probe"))?;
+    if read_only {
+        return Ok(());
+    }
+    fs::create_dir_all(root).map_err(|e| FetchError::io(root, e))?;
+    check_dirs(root, &root.join("probe"))?;
+    tempfile::Builder::new()
+        .prefix(".pinaudit-probe-")
+        .tempfile_in(root)
+        .map(drop)
+        .map_err(|e| FetchError::io(root, e))
+}
+
 /// Refuses the cache unless every directory from `root` down to the one
 /// holding the mirror at `path` is safe: not a symbolic link (pinaudit makes
 /// none; `root` itself may be one, the user's choice), this user's (or root's),
