@@ -392,11 +392,25 @@ impl Config {
             Some(dir) if !dir.as_os_str().is_empty() && p.is_relative() => dir.join(p),
             _ => p,
         };
+        // A rewrite rule whose target is a relative path (`FROM=forge/`: no scheme,
+        // no scp-like `host:`) points below the file too.
+        let anchor_rule = |rule: String| match rule.split_once('=') {
+            Some((from, to)) if !to.is_empty() && !to.contains(':') && !to.starts_with('/') => {
+                let mut target = anchor(PathBuf::from(to)).to_string_lossy().into_owned();
+                if to.ends_with('/') && !target.ends_with('/') {
+                    target.push('/');
+                }
+                format!("{from}={target}")
+            }
+            _ => rule,
+        };
         Ok(Config {
             file: Some(path.to_path_buf()),
             inputs: file.inputs.map(|v| v.into_iter().map(anchor).collect()),
             cache: file.cache.map(anchor),
-            rewrite: file.rewrite,
+            rewrite: file
+                .rewrite
+                .map(|v| v.into_iter().map(anchor_rule).collect()),
             fail_on,
             jobs: file.jobs.map(Spanned::into_inner),
             timeout: file.timeout.map(Spanned::into_inner),

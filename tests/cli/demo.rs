@@ -121,6 +121,33 @@ fn the_demo_verifies_figures_and_shows_each_main_kind_of_finding_offline() {
     assert!(!ws.path().join("cache").exists());
 }
 
+#[test]
+fn the_demo_runs_the_same_from_any_folder() {
+    // Paths in a configuration file (inputs, cache, a rewrite to a folder) are
+    // relative to the file, not to where pinaudit runs.
+    let ws = demo_checkout();
+    let top = ws.run(DEMO_ARGS.iter().chain(&["--format", "json"]));
+    let elsewhere = ws.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).expect("mkdir");
+    let config = ws.path().join("demo/pinaudit.toml");
+    let config = config.to_str().expect("path");
+    let away = run(ws.cmd().current_dir(&elsewhere).args([
+        "audit",
+        "--config",
+        config,
+        "--allow-local",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(away.code(), top.code(), "{}", away.stderr);
+    assert_eq!(
+        away.summary()["verified_claims"],
+        top.summary()["verified_claims"]
+    );
+    assert_eq!(away.summary()["unchecked_sources"], 1, "{}", away.stderr);
+    assert!(!elsewhere.join("cache").exists());
+}
+
 /// `demo/make-forge.sh` rebuilds the shipped repository with the same commit
 /// ids the demo's records pin.
 #[test]
