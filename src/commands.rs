@@ -122,7 +122,7 @@ pub fn audit(args: AuditArgs, choice: &ConfigChoice) -> ExitStatus {
         Some(format) => audit_streamed(&args, &eff, &opts, format),
         None => {
             let outcome = audit::run(&eff.inputs.value, &opts);
-            warn_about_run(&outcome);
+            warn_about_run(&outcome, &opts.cache);
             let code = audit::exit_status(&outcome, eff.fail_on.value);
             write_report(
                 &args,
@@ -279,7 +279,7 @@ fn audit_streamed(
     let Some(outcome) = outcome.into_inner() else {
         return ExitStatus::Incomplete;
     };
-    warn_about_run(&outcome);
+    warn_about_run(&outcome, cache);
     let code = audit::exit_status(&outcome, eff.fail_on.value);
     // The process ends right after this: freeing what is left piece by piece
     // is work nobody waits for.
@@ -406,7 +406,7 @@ fn archive_url(flag: &str, given: &str) -> Result<String, ExitStatus> {
 }
 
 /// What made the run incomplete or skipped something, on stderr.
-fn warn_about_run(outcome: &audit::Outcome) {
+fn warn_about_run(outcome: &audit::Outcome, cache: &std::path::Path) {
     let result = &outcome.result;
     for e in &result.walk_errors {
         // A named input that does not exist was said before the audit began.
@@ -428,7 +428,25 @@ fn warn_about_run(outcome: &audit::Outcome) {
             result.skipped_inputs.len() - SHOWN
         ));
     }
+    // `--offline` with a cold cache: the repositories it lacks and where it
+    // looked, said once.
+    let not_cached: Vec<String> = result
+        .remote_failures
+        .iter()
+        .filter(|f| matches!(*f.error, crate::fetch::FetchError::NotCached { .. }))
+        .map(|f| format!("`{}`", crate::url::redact(&f.remote)))
+        .collect();
+    if !not_cached.is_empty() {
+        note(&format!(
+            "warning: not in the cache `{}`: {}\n  hint: run once without --offline to fill it",
+            cache.display(),
+            not_cached.join(", ")
+        ));
+    }
     for f in &result.remote_failures {
+        if matches!(*f.error, crate::fetch::FetchError::NotCached { .. }) {
+            continue;
+        }
         let described = crate::fetch::describe(&f.error, &f.remote);
         match f.error.hint() {
             Some(h) => note(&format!("warning: {described}\n  hint: {h}")),

@@ -557,6 +557,32 @@ fn path_that_does_not_exist() {
 }
 
 #[test]
+fn offline_with_a_cold_cache_names_the_repositories_and_the_folder_once() {
+    let fx = Scratch::new();
+    let good = fx.write_json("good/good.json", &pin_file("good"));
+    let good = good.to_str().expect("path");
+    let r = run(fx.cmd().args([
+        "audit",
+        "--offline",
+        "--cache",
+        "cold",
+        "--format",
+        "json",
+        good,
+    ]));
+    assert_eq!(r.code(), 2, "{}", r.stderr);
+    assert_eq!(
+        r.stderr.matches("not in the cache").count(),
+        1,
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("`cold`"), "{}", r.stderr);
+    assert!(r.stderr.contains("github.com/"), "{}", r.stderr);
+    assert_eq!(r.stderr.matches("hint: ").count(), 1, "{}", r.stderr);
+}
+
+#[test]
 fn an_unusable_cache_is_a_setup_error_named_once() {
     use std::os::unix::fs::PermissionsExt;
     let fx = Scratch::new();
