@@ -123,24 +123,36 @@ fn notes_pin(id: &str, pinned: Oid) -> Value {
 }
 
 #[test]
-fn a_commit_only_on_a_side_branch_is_not_gone_from_main() {
+fn a_document_only_on_a_side_branch_is_upstream_changed_on_the_default_branch() {
+    // Upstream is the default branch (the remote's HEAD), where a reader following
+    // the repository looks; the side branch's own tip is no upstream.
     let (forge, repo, pinned) = side_branch_forge();
     repo.commit_on("side", &[("other.md", "x\n")], "unrelated", T0 + 180);
     let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
     let ws = Scratch::new();
     let file = ws.write_pin(&notes_pin("side", pinned));
     let run = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
-    run.assert_code(0);
-    run.assert_codes(&[]);
+    run.assert_codes(&["upstream-changed"]);
     let s = run.source("side", "notes");
-    assert_eq!(s["upstream"]["changed"], false, "{s:#}");
-    assert_eq!(s["upstream"]["head"], repo.tip("side").unwrap().to_string());
+    assert_eq!(s["upstream"]["changed"], true, "{s:#}");
+    assert_eq!(s["upstream"]["head"], repo.tip("main").unwrap().to_string());
+    let f = run.only("upstream-changed");
+    assert_eq!(f["evidence"]["branch"], "main", "{f:#}");
+    assert_eq!(f["evidence"]["removed"], true, "{f:#}");
+    assert_eq!(f["evidence"]["not_on_default_branch"], true, "{f:#}");
+    let message = f["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("is not on the default branch `main`"),
+        "{message}"
+    );
 }
 
 #[test]
-fn a_figure_corrected_on_its_side_branch_is_superseded_there() {
+fn a_figure_corrected_on_its_side_branch_is_not_upstream() {
+    // Only the default branch is upstream: a correction on the side branch is
+    // not read as the figure's new value.
     let (forge, repo, pinned) = side_branch_forge();
-    let fixed = repo.commit_on(
+    repo.commit_on(
         "side",
         &[("notes.md", NOTES.replace("2.9", "3.4"))],
         "fix decode",
@@ -150,17 +162,46 @@ fn a_figure_corrected_on_its_side_branch_is_superseded_there() {
     let ws = Scratch::new();
     let file = ws.write_pin(&notes_pin("fixed", pinned));
     let run = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
-    run.assert_codes(&["upstream-changed", "value-superseded"]);
+    run.assert_codes(&["upstream-changed"]);
     let changed = run.only("upstream-changed");
-    assert_eq!(changed["evidence"]["branch"], "side", "{changed:#}");
-    assert_eq!(changed["evidence"]["head"], fixed.to_string());
-    let f = run.only("value-superseded");
-    assert_eq!(f["evidence"]["head_numbers"][0], "3.4", "{f:#}");
-    // Hints name the real target, ready to paste.
     assert_eq!(
-        f["hint"],
-        "check whether the author corrected the figure: `pinaudit show 'pins/fixed.json#decode' --history`"
+        changed["evidence"]["head"],
+        repo.tip("main").unwrap().to_string()
     );
+    assert_eq!(changed["evidence"]["figures_unfollowed"], 1, "{changed:#}");
+}
+
+#[test]
+fn a_document_deleted_at_the_head_is_one_finding_for_all_its_figures() {
+    let forge = Forge::new();
+    let repo = forge.repo(NAME);
+    let doc = "# Results\n\n| a | 1.1 |\n| b | 2.2 |\n| c | 3.3 |\n| d | 4.4 |\n| e | 5.5 |\n";
+    let pinned = repo.commit(&[("results.md", doc)], "add results", T0);
+    repo.delete(&["results.md"], "drop results", T0 + 60);
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let ws = Scratch::new();
+    let s = source(
+        "results",
+        NAME,
+        pinned,
+        "results.md",
+        &sha256_hex(doc),
+        "2023-11-14T22:13:20Z",
+    );
+    let claims: Vec<Value> = ["1.1", "2.2", "3.3", "4.4", "5.5"]
+        .iter()
+        .enumerate()
+        .map(|(k, v)| claim(&format!("row {k}"), &s, 3 + k as u32, v.parse().unwrap()))
+        .collect();
+    let file = ws.write_pin(&pin("deleted", &[s], &claims));
+    let run = ws.audit(["--rewrite", &to_daemon(&daemon), &file]);
+    run.assert_codes(&["upstream-changed"]);
+    run.assert_lacks("value-superseded");
+    let f = run.only("upstream-changed");
+    assert_eq!(f["evidence"]["removed"], true, "{f:#}");
+    assert_eq!(f["evidence"]["figures_unfollowed"], 5, "{f:#}");
+    let message = f["message"].as_str().unwrap_or_default();
+    assert!(message.contains("the 5 figures"), "{message}");
 }
 
 #[test]

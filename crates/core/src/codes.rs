@@ -325,10 +325,13 @@ codes! {
 
     UpstreamChanged = "upstream-changed", Note;
         summary: "the document differs at the default-branch head; evidence follows each cited line",
-        means: "The document differs at the head of the repository's default branch. Nothing is \
-             wrong with the pin; this tells a scheduled re-check that the source moved on. The \
-             evidence gives the head commit and, for each cited line, whether its text still \
-             exists at the head and where.",
+        means: "The document differs at the head of the repository's default branch (the \
+             remote's HEAD), or is gone there: deleted, or pinned on a side branch and never on \
+             the default one (evidence `not_on_default_branch`). Nothing is wrong with the pin; \
+             this tells a scheduled re-check that the source moved on. The evidence gives the \
+             head commit, the default branch's name and, for each cited line, whether its text \
+             still exists at the head and where; for a document gone there, how many figures \
+             could not be followed (`figures_unfollowed`), said once for them all.",
         fix: "Read the change (`pinaudit show TARGET --history`) and decide whether the record \
              should cite the newer revision.",
         hint: "read the change with `pinaudit show TARGET --history`";

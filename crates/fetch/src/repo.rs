@@ -208,26 +208,6 @@ impl CachedRepo {
         Some(h.finalize().into())
     }
 
-    /// The branches (`refs/heads/*`) whose history contains `oid`, with their
-    /// heads and committer times, newest first.
-    pub(crate) fn branches_containing(&self, oid: Oid) -> Vec<(String, Oid, i64)> {
-        let Ok(refs) = self.repo.references_glob("refs/heads/*") else {
-            return Vec::new();
-        };
-        let mut out: Vec<(String, Oid, i64)> = refs
-            .flatten()
-            .filter_map(|r| {
-                let name = String::from_utf8_lossy(r.name_bytes()).into_owned();
-                let tip = r.peel_to_commit().ok()?;
-                let contains =
-                    tip.id() == oid || self.repo.graph_descendant_of(tip.id(), oid).ok()?;
-                contains.then(|| (name, tip.id(), tip.committer().when().seconds()))
-            })
-            .collect();
-        out.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
-        out
-    }
-
     /// Every commit `tip`'s history contains, `tip` included (one walk).
     pub(crate) fn ancestors(&self, tip: Oid) -> Result<std::collections::HashSet<Oid>, FetchError> {
         let mut walk = self.repo.revwalk().map_err(|e| self.err(&e))?;

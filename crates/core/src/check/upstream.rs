@@ -506,6 +506,16 @@ impl Counts {
 
 /// An upper bound of [`matched`]: the characters `a` and `b` have in common,
 /// counted regardless of order (every non-ASCII character taken as any other).
+/// `: 5 figures read from it cannot be followed there`, for a document gone at
+/// the head.
+fn figures_said(unfollowed: Option<usize>) -> String {
+    match unfollowed {
+        Some(0) | None => String::new(),
+        Some(1) => "; the 1 figure read from it cannot be followed there".to_string(),
+        Some(n) => format!("; the {n} figures read from it cannot be followed there"),
+    }
+}
+
 #[cfg(test)]
 fn shared(a: &[char], b: &[char]) -> usize {
     let mut counts = [0i32; 129];
@@ -642,14 +652,22 @@ impl super::Check for UpstreamCheck {
 
 evidence! {
     /// `upstream-changed` evidence (the cited lines moved in, not copied): the
-    /// head compared with; the branch, when not the default one; whether the
-    /// document is gone at the head; where each cited line stands there.
+    /// head compared with; the default branch's name; whether the document is
+    /// gone at the head; where each cited line stands there.
     #[derive(Serialize)]
     pub(crate) struct UpstreamChanged<'a> for(UpstreamChanged) identity() {
         head: &'a str,
         branch: Option<&'a str>,
         removed: bool,
         cited_lines: Vec<Value>,
+        /// The pinned commit is on no branch the default branch contains (added
+        /// in v1).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        not_on_default_branch: bool,
+        /// Figures whose cited line could not be followed to the head because the
+        /// document is gone there (added in v1): one finding says it for all.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        figures_unfollowed: Option<usize>,
     }
 }
 
@@ -1071,7 +1089,7 @@ pub fn report(
         })
         .collect();
     let branch = match &head.branch {
-        Some(b) => format!("branch `{b}`"),
+        Some(b) => format!("the default branch `{b}`"),
         None => "the default branch".to_string(),
     };
     // Named by source and repository: one record often cites `README.md` of
@@ -1084,10 +1102,24 @@ pub fn report(
             .as_deref()
             .map_or_else(|| crate::url::redact(&t.remote), crate::url::redact)
     );
-    let message = if removed {
+    // Figures read from a document gone at the head: said once, here.
+    let unfollowed = removed.then(|| {
+        claims
+            .iter()
+            .filter(|(c, v)| v.found_line.is_some() && expected(c).is_some())
+            .count()
+    });
+    let message = if removed && !head.pinned_on_default {
         format!(
-            "{of} no longer exists at the head `{}` of {branch}",
-            crate::record::short_rev(&head_id)
+            "{of} is not on {branch} (head `{}`): the pinned commit is on another branch{}",
+            crate::record::short_rev(&head_id),
+            figures_said(unfollowed)
+        )
+    } else if removed {
+        format!(
+            "{of} no longer exists at the head `{}` of {branch}{}",
+            crate::record::short_rev(&head_id),
+            figures_said(unfollowed)
         )
     } else {
         format!(
@@ -1111,10 +1143,19 @@ pub fn report(
                 branch: head.branch.as_deref(),
                 removed,
                 cited_lines,
+                not_on_default_branch: !head.pinned_on_default,
+                figures_unfollowed: unfollowed,
             }),
     );
 
-    for ((c, v), gone) in claims.iter().zip(&facts.superseded) {
+    // A document gone at the head was said once above; per figure, only a followed
+    // line whose value changed is superseded.
+    let per_figure = if removed {
+        &[][..]
+    } else {
+        &facts.superseded[..]
+    };
+    for ((c, v), gone) in claims.iter().zip(per_figure) {
         let (Some(line), Some(exp), Some((pinned_text, edited))) =
             (v.found_line, expected(c), gone)
         else {

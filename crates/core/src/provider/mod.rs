@@ -111,8 +111,13 @@ pub struct OtherVersion {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Head {
     pub commit: String,
-    /// The branch compared with, when it is not the default branch.
+    /// The default branch's name (the remote's `HEAD`), the branch compared with,
+    /// when the remote names it.
     pub branch: Option<String>,
+    /// Whether the default branch contains the pinned commit: a commit pinned on
+    /// a side branch is compared with the default branch all the same, where a
+    /// reader following the repository looks.
+    pub pinned_on_default: bool,
     /// Whether the head holds the very same document (same commit or same blob).
     pub unchanged: bool,
     /// The document at the head; `None` when the path is gone there. Its bytes

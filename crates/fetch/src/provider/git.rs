@@ -1226,10 +1226,9 @@ impl Heads for GitProvider {
     fn head(&self, r: &DocRef) -> Option<Head> {
         let (remote, oid) = self.at(r).ok()?;
         let repo = &remote.repo;
-        // The default branch when it contains the pin; else the newest branch that
-        // does (a figure pinned on a side branch is not "gone" from main, where it
-        // never was); a commit no branch contains any more (force-pushed away) is
-        // compared with the default branch, where its document may live on.
+        // Always the default branch (the remote's `HEAD`): what a reader
+        // following the repository sees. A document pinned on a side branch and
+        // absent there is said to be so.
         let default = remote
             .default_head
             .get_or_init(|| repo.head())
@@ -1253,22 +1252,18 @@ impl Heads for GitProvider {
                 answer
             }
         };
-        let contained = in_default.unwrap_or_else(|| repo.contains(default, oid));
-        let (head, branch) = if contained {
-            (default, None)
-        } else {
-            match repo.branches_containing(oid).into_iter().next() {
-                Some((name, tip, _)) => (
-                    tip,
-                    Some(name.trim_start_matches("refs/heads/").to_string()),
-                ),
-                None => (default, None),
-            }
-        };
+        let pinned_on_default = in_default.unwrap_or_else(|| repo.contains(default, oid));
+        let head = default;
+        let branch = remote
+            .sync
+            .default_branch
+            .as_deref()
+            .map(|b| b.trim_start_matches("refs/heads/").to_string());
         let commit = head.to_string();
         let unchanged = |document| Head {
             commit: commit.clone(),
             branch: branch.clone(),
+            pinned_on_default,
             unchanged: true,
             document,
         };
@@ -1305,6 +1300,7 @@ impl Heads for GitProvider {
         Some(Head {
             commit,
             branch,
+            pinned_on_default,
             unchanged: false,
             document,
         })
