@@ -77,14 +77,14 @@ fn a_figure_citing_its_own_commit_is_checked_imported_and_shown_there() {
         ),
     );
     let audit = ws.audit(["--rewrite", &rewrite, "records/two-runs.txt"]);
-    for code in [
-        "revision-conflict",
-        "hash-mismatch",
-        "value-shifted",
-        "value-missing",
-    ] {
+    for code in ["hash-mismatch", "value-shifted", "value-missing"] {
         audit.assert_lacks(code);
     }
+    // `prefill (first run)` names the header's source, which the header declares
+    // at the second commit: the conflict is said (the record's own declaration),
+    // and the figure is checked where it cites.
+    let conflict = audit.only("revision-conflict");
+    assert_eq!(conflict["claim"], "prefill (first run)", "{conflict:#}");
     let record = "two-runs";
     for label in ["decode", "decode (first run)", "prefill (first run)"] {
         let c = audit.claim(record, label);
@@ -103,8 +103,9 @@ fn a_figure_citing_its_own_commit_is_checked_imported_and_shown_there() {
         second.to_string()
     );
 
-    // The header's id at another commit, with no other source holding that
-    // document there, is a source of its own.
+    // The header's source cited at another commit: the header declares it, so
+    // the figure raises `revision-conflict` naming both commits, and is checked
+    // where it cites.
     ws.write(
         "records/prefill.txt",
         flattened(
@@ -116,13 +117,49 @@ fn a_figure_citing_its_own_commit_is_checked_imported_and_shown_there() {
         ),
     );
     let split = ws.audit(["--rewrite", &rewrite, "records/prefill.txt"]);
-    split.assert_lacks("revision-conflict");
+    let conflict = split.only("revision-conflict");
+    assert_eq!(conflict["claim"], "prefill (first run)", "{conflict:#}");
+    assert_eq!(conflict["evidence"]["cited_revision"], first.to_string());
+    assert_eq!(
+        conflict["evidence"]["declared_revision"],
+        second.to_string()
+    );
+    split.assert_lacks("hash-mismatch");
+    split.assert_lacks("invalid-record");
     let short = &first.to_string()[..7];
     let s = split.source("prefill", &format!("readme@{short}"));
     assert_eq!(s["revision"], first.to_string(), "{s:#}");
     let c = split.claim("prefill", "prefill (first run)");
     assert_eq!(c["source"], format!("readme@{short}"));
     assert_eq!(c["status"], "verified", "{c:#}");
+
+    // The record's own declaration wins over a figure's URL: the header says the
+    // second commit, the only figure pins the first and carries the declared
+    // revision's sha256. No source is invented at the first commit with that
+    // hash: the conflict says it all.
+    ws.write(
+        "records/declared.txt",
+        flattened(
+            second,
+            &[figure("decode", "readme", first, README_V2, 5, 2.9)],
+        ),
+    );
+    let declared = ws.audit(["--rewrite", &rewrite, "records/declared.txt"]);
+    let conflict = declared.only("revision-conflict");
+    assert_eq!(
+        conflict["evidence"]["declared_revision"],
+        second.to_string()
+    );
+    assert_eq!(conflict["evidence"]["cited_revision"], first.to_string());
+    declared.assert_lacks("hash-mismatch");
+    let readme = declared.source("declared", "readme");
+    assert_eq!(readme["revision"], second.to_string(), "{readme:#}");
+    assert_eq!(
+        readme["sha256"]["actual"],
+        sha256_hex(README_V2),
+        "{readme:#}"
+    );
+    assert_eq!(declared.claim("declared", "decode")["status"], "verified");
 
     let import = run(ws
         .cmd()
@@ -140,8 +177,12 @@ fn a_figure_citing_its_own_commit_is_checked_imported_and_shown_there() {
         Value::Null,
         "the header's time is not its"
     );
+    // The pin file keeps the record's declaration, and so its conflict.
     let pins = ws.audit(["--rewrite", &rewrite, &format!("pins/{record}.json")]);
-    pins.assert_lacks("revision-conflict");
+    assert_eq!(
+        pins.only("revision-conflict")["claim"],
+        "prefill (first run)"
+    );
     pins.assert_lacks("hash-mismatch");
     assert_eq!(
         pins.claim(record, "decode (first run)")["status"],

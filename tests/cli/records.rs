@@ -431,15 +431,19 @@ fn revision_conflict_in_a_record_document() {
 }
 
 #[test]
-fn a_figure_at_another_commit_of_the_header_document_is_no_conflict() {
-    // The header pins the README at REV; nothing declares a revision for the
-    // figure's source, which cites it at OTHER_REV: it is checked there.
+fn a_figure_at_another_commit_of_the_header_document_conflicts_with_the_declaration() {
+    // The header's pinned document declares the README at REV; the figure cites
+    // it at OTHER_REV: the record's own declaration stands, the conflict names
+    // both commits, and no source is invented at OTHER_REV with REV's hash.
     let mut fig = figure("decode", 2.9, 3);
     fig["evidence_url"] = json!(format!("{}#L3", blob_url(OTHER_REV, "README.md")));
     let fx = Scratch::new();
     let r = fx.audit_doc("record.md", &record_doc(&[&figures_block(&[fig])]));
-    r.assert_lacks("revision-conflict");
-    assert_eq!(r.source("record", "readme")["revision"], OTHER_REV);
+    let f = r.only("revision-conflict");
+    assert_eq!(f["evidence"]["declared_revision"], REV, "{f:#}");
+    assert_eq!(f["evidence"]["cited_revision"], OTHER_REV, "{f:#}");
+    assert_eq!(r.source("record", "readme")["revision"], REV);
+    r.assert_lacks("hash-mismatch");
 }
 
 #[test]

@@ -419,9 +419,6 @@ impl Claimed {
                     | "error"
                     | "stderr"
                     | "spread"
-                    | "uncertainty"
-                    | "ci"
-                    | "interval"
                     | "margin"
             )
         })

@@ -213,6 +213,7 @@ pub fn import(text: &str, file: &Path) -> Imported {
         index,
         supplemental: sources,
         cited: Vec::new(),
+        declared: None,
     };
     let mut flush = |reader: &mut Reader, block: usize| {
         problems.extend(reader.problems.drain(..).map(|p| (block, p)));
@@ -291,6 +292,9 @@ struct Figures<'h> {
     index: SourceIndex,
     supplemental: Vec<Source>,
     cited: Vec<Source>,
+    /// The source the header declares (its `Pinned document` at its `Source
+    /// revision`), once a figure cites it: index into `cited`.
+    declared: Option<usize>,
 }
 
 impl Figures<'_> {
@@ -332,7 +336,20 @@ impl Figures<'_> {
             sha.as_deref(),
             here,
         );
-        self.agree_on_hash(reader, ptr, &label, sha.as_deref(), source_id.as_deref());
+        // A figure at another commit than its declared source raises
+        // `revision-conflict`; the hash it carries is of that conflict.
+        let elsewhere = self.declared.is_some_and(|d| {
+            source_id.as_deref() == Some(self.cited[d].id.as_str())
+                && parsed
+                    .as_ref()
+                    .and_then(|p| p.revision.as_ref()?.commit())
+                    .is_some_and(|c| {
+                        self.cited[d].revision.as_ref().and_then(Revision::commit) != Some(c)
+                    })
+        });
+        if !elsewhere {
+            self.agree_on_hash(reader, ptr, &label, sha.as_deref(), source_id.as_deref());
+        }
         if !f.contains_key("value") {
             reader.problem(
                 ptr,
@@ -350,7 +367,7 @@ impl Figures<'_> {
             value: reader.value(f, "value", ptr),
             unit: reader.string(f, "unit", ptr),
             metric: reader.string(f, "metric", ptr),
-            statistic: None,
+            statistic: reader.string(f, "statistic", ptr),
             url: evidence_url,
             correct,
             total,
@@ -375,12 +392,18 @@ impl Figures<'_> {
                 .map(|at| at.of(&self.supplemental, &self.cited).id.clone());
         }
         // A source is a document at a revision: a figure whose id names a source
-        // built from another figure (no supplemental entry declares it) but whose
-        // URL pins another commit cites a source of its own, `ID@SHORT`, rather
-        // than being checked at the other figure's commit.
+        // built from another figure (no supplemental entry or header declares it)
+        // but whose URL pins another commit cites a source of its own,
+        // `ID@SHORT`, rather than being checked at the other figure's commit. The
+        // header's source is a declaration: a figure citing it at another commit
+        // keeps it, and the conflict is said.
         let pinned = parsed.and_then(|p| p.revision.as_ref()?.commit().map(|c| (p, c)));
         if let (Some(given), Some((p, commit))) = (source_id.clone(), pinned) {
-            if let Some(Listed::Cited(i)) = self.index.by_id(&given) {
+            if let Some(Listed::Cited(i)) = self
+                .index
+                .by_id(&given)
+                .filter(|l| !matches!(l, Listed::Cited(i) if Some(*i) == self.declared))
+            {
                 let built_at = self.cited[i].revision.as_ref().and_then(Revision::commit);
                 if built_at != Some(commit) {
                     source_id = Some(match self.index.find_document(p) {
@@ -445,31 +468,8 @@ impl Figures<'_> {
             })
         });
         if let Some(id) = id.as_deref().filter(|id| !self.index.has(id)) {
-            let header = self.header.clone();
-            let header_revision = |h: &url::ForgeUrl| {
-                self.head
-                    .source_revision
-                    .as_deref()
-                    .map(Revision::parse)
-                    .or_else(|| h.revision.clone())
-            };
-            // The header's pinned document is the figure's when their paths agree
-            // and the figure pins no other commit (a figure citing its own
-            // revision is checked at it), or when the figure gives no URL of its
-            // own.
-            let from_header = match (&parsed, header) {
-                (Some(p), Some(h))
-                    if h.repo_path == p.repo_path
-                        && h.path == p.path
-                        && pinned.is_none_or(|(_, c)| {
-                            header_revision(&h).as_ref().and_then(Revision::commit) == Some(c)
-                        }) =>
-                {
-                    Some(h)
-                }
-                (None, h) => h,
-                _ => None,
-            };
+            let from_header = self.header_document(parsed, pinned.map(|(_, c)| c));
+            let header_revision = |h: &url::ForgeUrl| self.header_revision(h);
             let built = match (&from_header, &parsed) {
                 (Some(h), _) => Some(Source {
                     id: id.to_string(),
@@ -509,6 +509,9 @@ impl Figures<'_> {
                 (None, None) => None,
             };
             if let Some(s) = built {
+                if from_header.is_some() && self.declared.is_none() {
+                    self.declared = Some(self.cited.len());
+                }
                 self.index.add(&s, Listed::Cited(self.cited.len()));
                 self.cited.push(s);
                 source_id = Some(id.to_string());
@@ -517,6 +520,44 @@ impl Figures<'_> {
             source_id = id;
         }
         source_id
+    }
+
+    /// The revision the header declares for its pinned document `h`.
+    fn header_revision(&self, h: &url::ForgeUrl) -> Option<Revision> {
+        self.head
+            .source_revision
+            .as_deref()
+            .map(Revision::parse)
+            .or_else(|| h.revision.clone())
+    }
+
+    /// The header's pinned document, when it is the one a figure's URL (`parsed`,
+    /// pinning `pinned`) cites: their paths agree and the figure pins the
+    /// declared commit or the header's source is not built yet (its declaration
+    /// stands, and a figure at another commit raises `revision-conflict`), or the
+    /// figure gives no URL of its own. Once built, another id at another commit is
+    /// a source of its own.
+    fn header_document(
+        &self,
+        parsed: Option<&url::ForgeUrl>,
+        pinned: Option<&crate::record::CommitId>,
+    ) -> Option<url::ForgeUrl> {
+        let header = self.header.clone();
+        let undeclared = self.declared.is_none();
+        match (parsed, header) {
+            (Some(p), Some(h))
+                if h.repo_path == p.repo_path
+                    && h.path == p.path
+                    && (undeclared
+                        || pinned.is_none_or(|c| {
+                            self.header_revision(&h).as_ref().and_then(Revision::commit) == Some(c)
+                        })) =>
+            {
+                Some(h)
+            }
+            (None, h) => h,
+            _ => None,
+        }
     }
 
     /// A problem when the figure's hash is not its source's.
