@@ -15,9 +15,27 @@ use pinaudit::exit::ExitStatus;
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Ctrl-C: say so on stderr and exit 130, as a shell reports an interrupted
+/// command, instead of vanishing silently. Only async-signal-safe calls.
+extern "C" fn on_interrupt(_: libc::c_int) {
+    const SAID: &[u8] = b"\ninterrupted\n";
+    // SAFETY: write(2) and _exit(2) are async-signal-safe; the buffer is static.
+    unsafe {
+        libc::write(2, SAID.as_ptr().cast(), SAID.len());
+        libc::_exit(130);
+    }
+}
+
 fn main() -> ExitCode {
     // Before any thread and any git2 call (see the function's docs).
     pinaudit_fetch::tls::defer_certificates();
+    // SAFETY: installs a handler that makes only async-signal-safe calls.
+    unsafe {
+        libc::signal(
+            libc::SIGINT,
+            on_interrupt as extern "C" fn(libc::c_int) as libc::sighandler_t,
+        );
+    }
     let cli = match Cli::command()
         .try_get_matches()
         .and_then(|m| Cli::from_arg_matches(&m))

@@ -882,3 +882,54 @@ fn git_over_http_goes_through_the_proxy_the_environment_names() {
         "{seen:#?}"
     );
 }
+
+#[test]
+fn ctrl_c_says_interrupted_and_exits_130() {
+    // A git server that accepts and never answers: the audit waits on it.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let stop = Arc::new(AtomicBool::new(false));
+    let stopped = stop.clone();
+    let held = std::thread::spawn(move || {
+        let mut conns = Vec::new();
+        listener.set_nonblocking(true).expect("nonblocking");
+        let until = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < until && !stopped.load(Ordering::Relaxed) {
+            if let Ok((c, _)) = listener.accept() {
+                conns.push(c);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    });
+    let ws = Scratch::new();
+    let commit = git2::Oid::from_str(&"ab".repeat(20)).expect("oid");
+    let file = ws.write_pin(&good_pin("waiting", commit));
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("pinaudit"))
+        .current_dir(ws.path())
+        .env("HOME", ws.path())
+        .args([
+            "audit",
+            "--cache",
+            "cache",
+            "--allow-local",
+            "--timeout",
+            "30",
+            "--rewrite",
+            &format!("https://github.com/=git://127.0.0.1:{port}/"),
+            &file,
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(Duration::from_millis(1500));
+    // SAFETY: signals our own child, by its process id.
+    let sent = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    assert_eq!(sent, 0, "kill");
+    let out = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    stop.store(true, Ordering::Relaxed);
+    held.join().expect("server thread");
+}
