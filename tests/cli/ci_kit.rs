@@ -466,24 +466,7 @@ fn sarif_of_shards_merges_into_the_one_run_of_the_whole() {
         &ws.path().join("demo/forge/pinaudit-demo/bench.git"),
         &ws.path().join("demo/forge/pinaudit-demo/bench-two.git"),
     );
-    let sarif = |extra: &[&str], out: &str| {
-        let mut args = vec![
-            "audit",
-            "--config",
-            "demo/pinaudit.toml",
-            "--allow-local",
-            "--format",
-            "sarif",
-            "--output",
-            out,
-        ];
-        args.extend_from_slice(extra);
-        ws.run(args);
-        let v: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(ws.path().join(out)).expect("SARIF"))
-                .expect("JSON");
-        v
-    };
+    let sarif = |extra: &[&str], out: &str| demo_report(&ws, "sarif", extra, out);
     let whole = sarif(&[], "whole.sarif");
     let one = sarif(&["--shard", "1/2"], "1.sarif");
     let two = sarif(&["--shard", "2/2"], "2.sarif");
@@ -546,30 +529,31 @@ fn sarif_of_shards_merges_into_the_one_run_of_the_whole() {
     assert!(mixed.stderr.contains("not both"), "{}", mixed.stderr);
 }
 
+/// The demo's audit in `format` written to `out` (with `extra` flags), read back.
+fn demo_report(ws: &Scratch, format: &str, extra: &[&str], out: &str) -> serde_json::Value {
+    let mut args = vec![
+        "audit",
+        "--config",
+        "demo/pinaudit.toml",
+        "--allow-local",
+        "--format",
+        format,
+        "--output",
+        out,
+    ];
+    args.extend_from_slice(extra);
+    ws.run(args);
+    serde_json::from_str(&std::fs::read_to_string(ws.path().join(out)).expect("report"))
+        .expect("JSON")
+}
+
 #[test]
 fn merged_json_shards_are_complete_as_the_whole_audit_is() {
     // The demo cites one document by branch (`unpinned-url`): an unchecked source
     // that leaves an audit complete, sharded or not.
     let ws = Scratch::new();
     copy_dir(&repo_root().join("demo"), &ws.path().join("demo"));
-    let json = |extra: &[&str], out: &str| {
-        let mut args = vec![
-            "audit",
-            "--config",
-            "demo/pinaudit.toml",
-            "--allow-local",
-            "--format",
-            "json",
-            "--output",
-            out,
-        ];
-        args.extend_from_slice(extra);
-        ws.run(args);
-        let v: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(ws.path().join(out)).expect("report"))
-                .expect("JSON");
-        v
-    };
+    let json = |extra: &[&str], out: &str| demo_report(&ws, "json", extra, out);
     let whole = json(&[], "whole.json");
     json(&["--shard", "1/2"], "1.json");
     json(&["--shard", "2/2"], "2.json");

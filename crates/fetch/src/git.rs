@@ -698,7 +698,6 @@ pub fn check_cache_root(root: &Path, read_only: bool) -> Result<(), FetchError> 
         return Ok(());
     }
     fs::create_dir_all(root).map_err(|e| FetchError::io(root, e))?;
-    check_dirs(root, &root.join("probe"))?;
     tempfile::Builder::new()
         .prefix(".pinaudit-probe-")
         .tempfile_in(root)
