@@ -91,7 +91,10 @@ pub enum Command {
     /// Check that an in-toto statement's subjects still match the record files
     /// and the cited documents in the cache
     #[command(
-        after_help = "Exit status: 0 every subject the same; 1 a record or document changed         (or a given file is not in the statement); 2 something could not be checked (a         document the cache lacks, an unreadable statement); 3 usage error."
+        after_help = "Exit status: 0 every subject the same; 1 a record or document changed \
+        (or a given file is not in the statement); 2 something could not be checked (a \
+        document the cache lacks, a subject the predicate does not list, an unreadable \
+        statement), or nothing was; 3 usage error."
     )]
     VerifyStatement(VerifyStatementArgs),
     /// Ask Software Heritage to archive every repository the records cite, and
@@ -202,6 +205,10 @@ pub struct VerifyStatementArgs {
     /// Allow file: URLs and local paths among the documents
     #[arg(long)]
     pub(crate) allow_local: bool,
+    /// The largest statement or record file read, in bytes (suffixes K, M, G:
+    /// powers of 1024); only regular files are read
+    #[arg(long, value_name = "SIZE", default_value = "50M", value_parser = parse_size)]
+    pub(crate) max_document_size: u64,
 }
 
 #[derive(Debug, Args)]

@@ -813,7 +813,13 @@ pub fn verify_statement(args: VerifyStatementArgs, choice: &ConfigChoice) -> Exi
         Ok(c) => c.pick(args.cache, &c.cache, || c.default_cache()).value,
         Err(code) => return code,
     };
-    match crate::verify_statement::run(&args.statement, &args.paths, &cache, args.allow_local) {
+    match crate::verify_statement::run(
+        &args.statement,
+        &args.paths,
+        &cache,
+        args.allow_local,
+        args.max_document_size,
+    ) {
         Ok((text, code)) => {
             out(&text);
             code

@@ -48,14 +48,48 @@ pub(crate) enum StatementError {
     },
 }
 
+/// The bytes of the regular file at `path`, at most `max` of them. Anything
+/// else is refused before a byte is read: a FIFO (opened without blocking,
+/// so a writer that never comes cannot hold the command), a device such as
+/// `/dev/zero`, a directory; and so is a file longer than `max`, without
+/// reading more than `max + 1` bytes of it.
+pub(crate) fn read_regular(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other(
+            "not a regular file (a device, FIFO, socket or directory); not read",
+        ));
+    }
+    let too_long = || {
+        std::io::Error::other(format!(
+            "longer than --max-document-size ({max} bytes); not read"
+        ))
+    };
+    if meta.len() > max {
+        return Err(too_long());
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(too_long());
+    }
+    Ok(bytes)
+}
+
 /// Reads and checks a statement's envelope; the error says why it is not one.
-pub(crate) fn read(path: &Path) -> Result<Statement, StatementError> {
-    let text = std::fs::read_to_string(path).map_err(|source| StatementError::Read {
+pub(crate) fn read(path: &Path, max: u64) -> Result<Statement, StatementError> {
+    let bytes = read_regular(path, max).map_err(|source| StatementError::Read {
         path: path.to_path_buf(),
         source,
     })?;
     let st: Statement =
-        serde_json::from_str(&text).map_err(|source| StatementError::NotAStatement {
+        serde_json::from_slice(&bytes).map_err(|source| StatementError::NotAStatement {
             path: path.to_path_buf(),
             source,
         })?;
@@ -97,13 +131,13 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 /// The record subjects to check: those naming the given files (a given file
 /// no subject names is reported as changed), or every one when none is given.
-fn record_checks(st: &Statement, paths: &[PathBuf]) -> Vec<(String, Check)> {
+fn record_checks(st: &Statement, paths: &[PathBuf], max: u64) -> Vec<(String, Check)> {
     let record_subjects: Vec<&Subject> = st
         .subject
         .iter()
         .filter(|s| st.predicate.records.iter().any(|r| r.file == s.name))
         .collect();
-    let hash = |path: &Path, s: &Subject| match std::fs::read(path) {
+    let hash = |path: &Path, s: &Subject| match read_regular(path, max) {
         Ok(bytes) => compare(s, &[("sha256", pinaudit_core::hash::sha256_hex(&bytes))]),
         Err(e) => Check::Changed(format!("cannot be read: {e}")),
     };
@@ -127,6 +161,27 @@ fn record_checks(st: &Statement, paths: &[PathBuf]) -> Vec<(String, Check)> {
                     Check::Changed("the statement names no such record file".into()),
                 ),
             }
+        })
+        .collect()
+}
+
+/// The subjects the predicate lists neither as a record file nor as a
+/// document: nothing says how to read them again, so they are named as not
+/// checked rather than passed over in silence.
+fn unlisted(st: &Statement) -> Vec<(String, Check)> {
+    st.subject
+        .iter()
+        .filter(|s| {
+            !st.predicate.records.iter().any(|r| r.file == s.name)
+                && !st.predicate.documents.iter().any(|d| d.name == s.name)
+        })
+        .map(|s| {
+            (
+                s.name.clone(),
+                Check::Unchecked(
+                    "the predicate lists no record or document of this name; not checked".into(),
+                ),
+            )
         })
         .collect()
 }
@@ -212,11 +267,15 @@ pub(crate) fn run(
     paths: &[PathBuf],
     cache: &Path,
     allow_local: bool,
+    max: u64,
 ) -> Result<(String, ExitStatus), StatementError> {
-    let st = read(statement)?;
+    let st = read(statement, max)?;
     let cache = GitCache::new(cache);
-    let mut checks = record_checks(&st, paths);
+    let mut checks = record_checks(&st, paths, max);
     checks.extend(document_checks(&st, &cache, allow_local));
+    if paths.is_empty() {
+        checks.extend(unlisted(&st));
+    }
     let mut out = String::new();
     let (mut same, mut changed, mut unchecked) = (0, 0, 0);
     for (name, check) in &checks {
@@ -248,9 +307,15 @@ pub(crate) fn run(
         out,
         "{same} subject(s) the same, {changed} changed, {unchecked} not checked"
     );
+    if same + changed == 0 {
+        let _ = writeln!(
+            out,
+            "nothing was checked: the statement vouches for nothing this command can read again"
+        );
+    }
     let code = if changed > 0 {
         ExitStatus::Findings
-    } else if unchecked > 0 {
+    } else if unchecked > 0 || same == 0 {
         ExitStatus::Incomplete
     } else {
         ExitStatus::Clean

@@ -246,3 +246,76 @@ fn verify_statement_refuses_what_is_not_a_statement() {
     assert_eq!(r.code(), 2, "{}", r.stderr);
     assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
 }
+
+/// A statement vouching for nothing this command reads again fails, naming
+/// what it skipped; record subjects are read only as regular files of a
+/// bounded size (`/dev/zero` and a FIFO are refused at once).
+#[test]
+fn verify_statement_fails_when_it_checked_nothing_and_reads_only_regular_files() {
+    let (remote, commit) = Remote::seed();
+    let work = Scratch::new();
+    let st = audit_to_statement(&work, &remote, commit);
+
+    // The predicate lists none of the subjects.
+    let mut bare = st.clone();
+    bare["predicate"]["records"] = Value::Array(vec![]);
+    bare["predicate"]["documents"] = Value::Array(vec![]);
+    work.write(
+        "statement.json",
+        serde_json::to_string_pretty(&bare).unwrap(),
+    );
+    let r = verify(&work, &[]);
+    assert_eq!(r.code(), 2, "stdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains(
+            "unchecked  records/seed.md: the predicate lists no record or document of this name"
+        ),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("nothing was checked"), "{}", r.stdout);
+
+    // A record subject naming a device, then a FIFO nobody writes to.
+    let fifo = work.path().join("records/fifo.md");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    for name in ["/dev/zero", "records/fifo.md"] {
+        let mut odd = st.clone();
+        odd["predicate"]["records"][0]["file"] = Value::from(name);
+        for s in odd["subject"].as_array_mut().unwrap() {
+            if s["name"] == "records/seed.md" {
+                s["name"] = Value::from(name);
+            }
+        }
+        work.write(
+            "statement.json",
+            serde_json::to_string_pretty(&odd).unwrap(),
+        );
+        let r = verify(&work, &[]);
+        assert_eq!(r.code(), 1, "{name}: {}\n{}", r.stdout, r.stderr);
+        assert!(
+            r.stdout.contains(&format!(
+                "changed    {name}: cannot be read: not a regular file"
+            )),
+            "{}",
+            r.stdout
+        );
+    }
+
+    // A statement longer than --max-document-size is not read.
+    work.write("statement.json", serde_json::to_string_pretty(&st).unwrap());
+    let r = verify(&work, &["--max-document-size", "100"]);
+    assert_eq!(r.code(), 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("longer than --max-document-size"),
+        "{}",
+        r.stderr
+    );
+    // And the statement itself must be a regular file.
+    let r = work.run(["verify-statement", "/dev/zero", "--cache", "cache"]);
+    assert_eq!(r.code(), 2, "{}", r.stderr);
+    assert!(r.stderr.contains("not a regular file"), "{}", r.stderr);
+}
