@@ -72,6 +72,66 @@ fn a_warm_cache_with_the_daemon_stopped_judges_like_offline_and_marks_stale() {
     );
 }
 
+/// A forge answering something other than git's protocol (garbage bytes, or
+/// a shallow repository libgit2 cannot fetch from) is a forge that is down:
+/// the cache stands in, marked stale, as when the daemon is stopped.
+#[test]
+fn a_forge_answering_garbage_lets_the_cache_stand_in() {
+    let forge = Forge::new();
+    let repo = forge.repo(NAME);
+    let c = repo.commit(&[("README.md", README)], "add results", T0);
+    repo.commit(&[("CHANGES.md", "later\n")], "later", T0 + 60);
+    let ws = Scratch::new();
+    let file = ws.write_pin(&readme_pin(
+        "garbled",
+        NAME,
+        c,
+        &sha256_hex(README),
+        T0_RFC3339,
+    ));
+    {
+        let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+        ws.audit(["--rewrite", &to_daemon(&daemon), &file])
+            .assert_code(0);
+    }
+    let offline = ws.audit(["--offline", &file]);
+    offline.assert_code(0);
+
+    // A shallow copy of the repository served by a stock daemon.
+    let shallow = tempfile::tempdir().expect("tempdir");
+    let made = std::process::Command::new("git")
+        .args(["clone", "-q", "--bare", "--depth", "1"])
+        .arg(format!("file://{}/{NAME}.git", forge.path().display()))
+        .arg(shallow.path().join(format!("{NAME}.git")))
+        .status()
+        .expect("git clone runs");
+    assert!(made.success());
+    let shallow_daemon = GitDaemon::start(shallow.path(), Wants::Reachable);
+    let garbage =
+        crate::common::HangingServer::answering(b"HTTP/1.1 200 OK\r\n\r\nnot git at all\n");
+    for rewrite in [
+        to_daemon(&shallow_daemon),
+        Forge::rewrite(&garbage.url("git", "")),
+    ] {
+        let run = ws.audit(["--rewrite", &rewrite, &file]);
+        run.assert_code(0);
+        assert_eq!(
+            verdicts(&run),
+            verdicts(&offline),
+            "{rewrite}: {:#}\n{}",
+            run.report()["findings"],
+            run.stderr
+        );
+        let s = run.source("garbled", "readme");
+        assert_eq!(s["status"], "checked", "{rewrite}: {s:#}");
+        assert!(
+            s["stale_since"].is_string(),
+            "{rewrite}: stale is marked: {s:#}"
+        );
+        assert_eq!(run.claim("garbled", "decode")["status"], "verified");
+    }
+}
+
 #[test]
 fn a_cold_cache_with_the_daemon_stopped_is_unchecked() {
     let forge = Forge::new();

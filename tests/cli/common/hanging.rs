@@ -1,5 +1,6 @@
 //! `HangingServer`: accepts TCP connections and never answers, the way a
-//! wedged server or a black-holing proxy behaves, to test timeouts.
+//! wedged server or a black-holing proxy behaves, to test timeouts; or answers
+//! every connection with the same bytes, as a server speaking garbage does.
 
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,6 +16,16 @@ pub struct HangingServer {
 
 impl HangingServer {
     pub fn start() -> Self {
+        Self::serve(None)
+    }
+
+    /// A server that reads what it is sent, answers every connection with
+    /// `answer` and closes it: a forge speaking something other than git.
+    pub fn answering(answer: &'static [u8]) -> Self {
+        Self::serve(Some(answer))
+    }
+
+    fn serve(answer: Option<&'static [u8]>) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         let port = listener.local_addr().expect("addr").port();
         listener.set_nonblocking(true).expect("nonblocking");
@@ -25,6 +36,13 @@ impl HangingServer {
             let mut held: Vec<TcpStream> = Vec::new();
             while !flag.load(Ordering::SeqCst) {
                 match listener.accept() {
+                    Ok((mut stream, _)) if answer.is_some() => {
+                        use std::io::{Read, Write};
+                        let _ = stream.set_nonblocking(false);
+                        let _ = stream.set_read_timeout(Some(Duration::from_millis(200)));
+                        let _ = stream.read(&mut [0u8; 4096]);
+                        let _ = stream.write_all(answer.unwrap_or_default());
+                    }
                     Ok((stream, _)) => held.push(stream),
                     Err(_) => std::thread::sleep(Duration::from_millis(20)),
                 }

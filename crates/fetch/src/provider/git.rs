@@ -807,8 +807,13 @@ impl Syncs {
     }
 
     /// What a sync's result leaves the run: the mirror, which opened; when
-    /// the network failed, what the cache already holds, judged as `--offline`
-    /// would and marked stale (the failure still told); else the failure.
+    /// the network failed, or the forge answered something that is not git's
+    /// protocol (garbage, a shallow repository libgit2 cannot fetch from: a
+    /// forge that answers garbage is a forge that is down), what the cache
+    /// already holds, judged as `--offline` would and marked stale (the
+    /// failure still told); else the failure. A forge's verdict (the
+    /// repository is missing, credentials are wanted) and the cache's own
+    /// failures never stand in.
     fn settle(
         &self,
         remote: &str,
@@ -818,7 +823,7 @@ impl Syncs {
         match result {
             // A sync ends by opening the mirror (`GitCache::sync_docs`).
             Ok(sync) => (Ok((sync, None)), None),
-            Err(e @ FetchError::Network { .. }) => {
+            Err(e @ (FetchError::Network { .. } | FetchError::Git { .. })) => {
                 let error = Arc::new(e);
                 match self.stand_in(remote, oids) {
                     Some(stale) => (Ok(stale), Some(error)),
