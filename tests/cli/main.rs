@@ -61,6 +61,8 @@ one process, and a reader finds the tests of a capability by its name.
 - [`net`]: git over smart HTTP bounded like `git://` (endless advertisement and
   pack, trickling servers, peak memory), names resolving to loopback refused
   (`--resolve`).
+- [`hostile`]: trust nothing not recomputed: trees git refuses are never judged,
+  a forge answering garbage is a forge that is down.
 - [`statement`]: `audit --format in-toto` against the in-toto Statement v1 and
   predicate schemas, and `verify-statement` naming what changed since.
 - [`verdicts`]: statuses that say what happened: a network blip, side-branch
@@ -89,6 +91,7 @@ mod explain;
 mod formats;
 mod fragment_memo;
 mod git_sources;
+mod hostile;
 mod import;
 mod large_documents;
 mod matcher_corpus;

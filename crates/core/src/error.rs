@@ -104,6 +104,21 @@ pub enum FetchError {
         #[source]
         source: std::io::Error,
     },
+    /// A tree on the way to the cited path is one git refuses (`git fsck`:
+    /// an entry listed twice, entries out of order, a name or mode git never
+    /// writes): libgit2 and git could read different files there, so nothing
+    /// is judged.
+    #[error(
+        "commit `{commit}` has a tree git refuses on the way to `{path}`: {reason}; not judged"
+    )]
+    TreeRefused {
+        /// The commit cited.
+        commit: String,
+        /// The path cited.
+        path: String,
+        /// What git fsck would say, and in which directory.
+        reason: String,
+    },
     /// Any other git failure (protocol error, the server refused a request,
     /// a corrupt object).
     #[error("git failed on `{url}`: {reason}")]
@@ -160,6 +175,9 @@ impl FetchError {
                 path.display()
             )),
             FetchError::Io { path, source } => io_hint(path, source),
+            FetchError::TreeRefused { .. } => Some(
+                "`git fsck` rejects this commit; cite a commit whose tree git accepts".to_string(),
+            ),
             FetchError::NotCached { .. } => {
                 Some("run once without --offline to fill the cache".to_string())
             }

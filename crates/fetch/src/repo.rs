@@ -288,10 +288,16 @@ impl CachedRepo {
     }
 
     /// The blob id at `path` in `commit`, or `None` (see [`Self::read_blob`]).
+    /// A tree on the way that git would refuse is an error
+    /// ([`FetchError::TreeRefused`]): never judged.
     pub(crate) fn blob_id_at(&self, commit: Oid, path: &str) -> Result<Option<Oid>, FetchError> {
-        let commit = self.repo.find_commit(commit).map_err(|e| self.err(&e))?;
-        let tree = commit.tree().map_err(|e| self.err(&e))?;
-        Ok(blob_in_tree(&tree, path))
+        let found = self.repo.find_commit(commit).map_err(|e| self.err(&e))?;
+        let tree = found.tree().map_err(|e| self.err(&e))?;
+        lookup(&self.repo, &tree, path).map_err(|reason| FetchError::TreeRefused {
+            commit: commit.to_string(),
+            path: path.to_string(),
+            reason,
+        })
     }
 
     /// The remote's default-branch head as recorded at the last sync.
@@ -345,12 +351,15 @@ impl CachedRepo {
         for oid in walk {
             let oid = oid.map_err(|e| self.err(&e))?;
             let commit = self.repo.find_commit(oid).map_err(|e| self.err(&e))?;
-            let here = commit.tree().ok().and_then(|t| blob_in_tree(&t, path));
+            let here = commit
+                .tree()
+                .ok()
+                .and_then(|t| blob_in_tree(&self.repo, &t, path));
             let before = commit
                 .parent(0)
                 .ok()
                 .and_then(|p| p.tree().ok())
-                .and_then(|t| blob_in_tree(&t, path));
+                .and_then(|t| blob_in_tree(&self.repo, &t, path));
             if here != before {
                 changed.push(oid);
             }
@@ -373,7 +382,11 @@ impl CachedRepo {
         for oid in walk {
             let oid = oid.map_err(|e| self.err(&e))?;
             let commit = self.repo.find_commit(oid).map_err(|e| self.err(&e))?;
-            let Some(blob) = commit.tree().ok().and_then(|t| blob_in_tree(&t, path)) else {
+            let Some(blob) = commit
+                .tree()
+                .ok()
+                .and_then(|t| blob_in_tree(&self.repo, &t, path))
+            else {
                 continue;
             };
             let time = commit.committer().when().seconds();
@@ -417,14 +430,125 @@ impl CachedRepo {
     }
 }
 
-/// The blob id at `path` in `tree`, if `path` names a file there.
-fn blob_in_tree(tree: &git2::Tree<'_>, path: &str) -> Option<Oid> {
+/// The blob id at `path` in `tree`, if `path` names a file there and every
+/// tree on the way is one git accepts (else `None`: see [`lookup`]).
+fn blob_in_tree(repo: &Repository, tree: &git2::Tree<'_>, path: &str) -> Option<Oid> {
+    lookup(repo, tree, path).ok().flatten()
+}
+
+/// The blob id at `path` in `tree`, `Ok(None)` when `path` names no file
+/// there; `Err` with git fsck's words when a tree on the way is one git
+/// refuses (see [`tree_refused`]). Entries are matched by exact name, one
+/// component at a time, and only in trees found valid, so what is read is
+/// what `git show COMMIT:PATH` reads.
+fn lookup<'r>(
+    repo: &'r Repository,
+    tree: &git2::Tree<'r>,
+    path: &str,
+) -> Result<Option<Oid>, String> {
     let path = path.trim_start_matches('/');
     if path.is_empty() {
-        return None;
+        return Ok(None);
     }
-    let entry = tree.get_path(Path::new(path)).ok()?;
-    (entry.kind() == Some(ObjectType::Blob)).then(|| entry.id())
+    let parts: Vec<&str> = path.split('/').collect();
+    let mut here: git2::Tree<'r> = tree.clone();
+    let mut dir = String::new();
+    for (i, part) in parts.iter().enumerate() {
+        if let Some(why) = tree_refused(&here) {
+            let shown = if dir.is_empty() {
+                "the root tree"
+            } else {
+                &dir
+            };
+            return Err(format!("{why}, in {shown}"));
+        }
+        if part.is_empty() {
+            return Ok(None);
+        }
+        let Some((kind, id)) = here
+            .iter()
+            .find(|e| e.name_bytes() == part.as_bytes())
+            .map(|e| (e.kind(), e.id()))
+        else {
+            return Ok(None);
+        };
+        if i + 1 == parts.len() {
+            return Ok((kind == Some(ObjectType::Blob)).then_some(id));
+        }
+        if kind != Some(ObjectType::Tree) {
+            return Ok(None);
+        }
+        let next = repo
+            .find_tree(id)
+            .map_err(|e| format!("tree `{id}` can't be read: {}", e.message()))?;
+        dir.push_str(part);
+        dir.push('/');
+        here = next;
+    }
+    Ok(None)
+}
+
+/// Why git would refuse `tree` (`git fsck`'s message ids), or `None`: an
+/// entry named twice (`duplicateEntries`, a file and a directory of one name
+/// included), entries out of git's order (`treeNotSorted`: names compared as
+/// bytes, a directory's as if it ended in `/`), an empty name, a name holding
+/// `/`, `.`, `..` or `.git` (any case), or a mode git does not write. libgit2
+/// finds an entry by binary search and git by its own scan, so in such a
+/// tree they can read different files: neither is judged.
+fn tree_refused(tree: &git2::Tree<'_>) -> Option<String> {
+    let mut names = std::collections::HashSet::new();
+    let mut before: Option<(Vec<u8>, bool)> = None;
+    for entry in tree.iter() {
+        let name = entry.name_bytes();
+        let shown = String::from_utf8_lossy(name);
+        if name.is_empty() {
+            return Some("an entry has an empty name (git fsck: emptyName)".into());
+        }
+        if name.contains(&b'/') {
+            return Some(format!(
+                "entry `{shown}` holds a `/` (git fsck: fullPathname)"
+            ));
+        }
+        if name == b"." || name == b".." || name.eq_ignore_ascii_case(b".git") {
+            return Some(format!(
+                "an entry is named `{shown}` (git fsck: hasDot, hasDotdot or hasDotgit)"
+            ));
+        }
+        let mode = entry.filemode_raw();
+        if ![0o100644, 0o100755, 0o100664, 0o120000, 0o040000, 0o160000].contains(&mode) {
+            return Some(format!(
+                "entry `{shown}` has mode {mode:o} (git fsck: badFilemode)"
+            ));
+        }
+        if !names.insert(name.to_vec()) {
+            return Some(format!(
+                "`{shown}` is listed twice (git fsck: duplicateEntries)"
+            ));
+        }
+        let is_dir = mode == 0o040000;
+        if let Some((prev, prev_dir)) = &before {
+            if git_order(prev, *prev_dir, name, is_dir) == std::cmp::Ordering::Greater {
+                return Some(format!(
+                    "entry `{shown}` comes after `{}` (git fsck: treeNotSorted)",
+                    String::from_utf8_lossy(prev)
+                ));
+            }
+        }
+        before = Some((name.to_vec(), is_dir));
+    }
+    None
+}
+
+/// git's order of tree entries: names as bytes, a directory's as if it ended
+/// in `/`.
+fn git_order(a: &[u8], a_dir: bool, b: &[u8], b_dir: bool) -> std::cmp::Ordering {
+    let key = |name: &[u8], dir: bool| {
+        name.iter()
+            .copied()
+            .chain(dir.then_some(b'/'))
+            .collect::<Vec<u8>>()
+    };
+    key(a, a_dir).cmp(&key(b, b_dir))
 }
 
 /// A streamed blob whose read errors say what failed as a [`FetchError`].
@@ -458,5 +582,55 @@ fn damaged_or_io(dir: &Path, e: std::io::Error) -> FetchError {
             path: dir.to_path_buf(),
             source: e,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cmp::Ordering::{Greater, Less};
+
+    /// git sorts a directory as if its name ended in `/`: `foo.bar` (a file)
+    /// comes before the directory `foo`, and after the file `foo`.
+    #[test]
+    fn git_orders_a_directory_as_if_it_ended_in_a_slash() {
+        assert_eq!(git_order(b"foo.bar", false, b"foo", true), Less);
+        assert_eq!(git_order(b"foo", false, b"foo.bar", false), Less);
+        assert_eq!(git_order(b"foo", true, b"foo0", false), Less);
+        assert_eq!(git_order(b"foo", true, b"foo-", false), Greater);
+        assert_eq!(git_order(b"README.md", false, b"notes.md", false), Less);
+    }
+
+    /// Trees libgit2 writes are ones git accepts; a file and a directory of
+    /// one name are a duplicate wherever they stand.
+    #[test]
+    fn trees_written_by_libgit2_pass_and_a_file_beside_its_namesake_directory_does_not() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let repo = Repository::init_bare(dir.path()).expect("init");
+        let blob = repo.blob(b"x\n").expect("blob");
+        let mut inner = repo.treebuilder(None).expect("builder");
+        inner.insert("a", blob, 0o100644).expect("insert");
+        let inner = inner.write().expect("tree");
+        let mut outer = repo.treebuilder(None).expect("builder");
+        for name in ["foo", "foo.bar", "foo-"] {
+            outer.insert(name, blob, 0o100644).expect("insert");
+        }
+        outer.insert("foo0", inner, 0o040000).expect("insert");
+        let good = repo.find_tree(outer.write().expect("tree")).expect("tree");
+        assert_eq!(tree_refused(&good), None);
+        assert_eq!(lookup(&repo, &good, "foo0/a"), Ok(Some(blob)));
+
+        let mut raw = Vec::new();
+        for (mode, name, id) in [("100644", "foo", blob), ("40000", "foo", inner)] {
+            raw.extend_from_slice(format!("{mode} {name}\0").as_bytes());
+            raw.extend_from_slice(id.as_bytes());
+        }
+        let odb = repo.odb().expect("odb");
+        let twice = repo
+            .find_tree(odb.write(ObjectType::Tree, &raw).expect("write"))
+            .expect("tree");
+        let why = tree_refused(&twice).expect("refused");
+        assert!(why.contains("duplicateEntries"), "{why}");
+        assert!(lookup(&repo, &twice, "foo/a").is_err());
     }
 }

@@ -21,6 +21,7 @@ impl HangingServer {
 
     /// A server that reads what it is sent, answers every connection with
     /// `answer` and closes it: a forge speaking something other than git.
+    #[allow(dead_code)] // `tests/fetch_timeout.rs` shares this module, not this use.
     pub fn answering(answer: &'static [u8]) -> Self {
         Self::serve(Some(answer))
     }
