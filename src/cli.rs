@@ -117,6 +117,12 @@ pub enum Command {
 #[derive(Debug, Subcommand)]
 pub enum CacheCommand {
     /// Delete the quarantined copies of mirrors that failed their check (CACHE/quarantine/)
+    #[command(
+        after_help = "A copy holding the only copy of a commit a record cited (one the live \
+        mirror lacks) is kept unless --force.\n\
+        Exit status: 0 every copy deleted (or none to delete); 1 a copy was kept as the last \
+        copy of a cited commit; 2 the cache could not be read or written; 3 usage error."
+    )]
     Gc(CacheGcArgs),
 }
 
@@ -125,6 +131,9 @@ pub struct CacheGcArgs {
     /// Cache directory [default: `cache/` beside the pinaudit.toml found, else the user's cache directory]
     #[arg(long, value_name = "DIR", env = "PINAUDIT_CACHE")]
     pub(crate) cache: Option<PathBuf>,
+    /// Delete a copy even when it holds the only copy of a commit a record cited
+    #[arg(long)]
+    pub(crate) force: bool,
 }
 
 #[derive(Debug, Args)]

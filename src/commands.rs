@@ -1080,18 +1080,39 @@ pub fn cache_gc(args: crate::cli::CacheGcArgs, choice: &ConfigChoice) -> ExitSta
         Err(code) => return code,
     };
     let cache = crate::fetch::GitCache::new(&dir);
-    match cache.gc() {
-        Ok(removed) => {
+    match cache.gc(args.force) {
+        Ok(outcome) => {
             let mut out = std::io::stdout().lock();
-            for p in &removed {
+            let shown = |p: &std::path::Path| {
+                crate::report::escape::terminal(&p.display().to_string()).to_string()
+            };
+            for p in &outcome.deleted {
+                let _ = writeln!(out, "deleted `{}`", shown(p));
+            }
+            for (p, commits) in &outcome.kept {
+                let ids: Vec<String> = commits.iter().map(|c| c.to_string()).collect();
                 let _ = writeln!(
                     out,
-                    "deleted `{}`",
-                    crate::report::escape::terminal(&p.display().to_string())
+                    "kept `{}`: the only copy of {} commit(s) records cited: {}",
+                    shown(p),
+                    commits.len(),
+                    ids.join(", ")
                 );
             }
-            let _ = writeln!(out, "quarantined mirror copies deleted: {}", removed.len());
-            ExitStatus::Clean
+            let _ = writeln!(
+                out,
+                "quarantined mirror copies deleted: {}, kept: {}",
+                outcome.deleted.len(),
+                outcome.kept.len()
+            );
+            if outcome.kept.is_empty() {
+                ExitStatus::Clean
+            } else {
+                note(
+                    "warning: a quarantined copy holds the last copy of a commit a record cited; it was kept\n  hint: pass --force to delete it anyway",
+                );
+                ExitStatus::Findings
+            }
         }
         Err(e) => {
             error(&e.to_string(), None);

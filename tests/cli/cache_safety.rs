@@ -185,6 +185,62 @@ fn a_damaged_mirror_is_quarantined_and_its_last_copy_of_a_commit_carried_over() 
     assert_eq!(offline.claim("rec", "decode")["status"], "verified");
 }
 
+/// A repair carries over every commit a record ever had judged, not only the
+/// commits of the run that repairs; `cache gc` never deletes the last copy of
+/// one (issue "Trust nothing you did not recompute", attack 4).
+#[test]
+fn a_repair_keeps_every_judged_commit_and_gc_never_deletes_a_last_copy() {
+    let s = served();
+    let repo = &s.repo;
+    let ws = &s.ws;
+    let rewrite = s.rewrite.clone();
+    // Record set A judges the first commit, while a branch still reaches it.
+    ws.audit(["--rewrite", &rewrite, &s.file]).assert_code(0);
+
+    // Upstream force-pushes it away and goes on; record set B cites the new
+    // history only. The mirror then fails its check and is repaired by B's run.
+    let other = repo.commit_detached(None, &[("README.md", README)], "rewrite", T0 + 60);
+    repo.reset_branch("main", other);
+    let b = ws.write_pin(&good_pin("b", other));
+    std::fs::write(ws.mirror(NAME).join("refs/heads/main"), "garbage\n").expect("write ref");
+    let run = ws.audit(["--rewrite", &rewrite, &b]);
+    assert_eq!(
+        run.claim("b", "decode")["status"],
+        "verified",
+        "{}",
+        run.stderr
+    );
+    assert_eq!(quarantined(ws).len(), 1, "{}", run.stderr);
+
+    // A's commit came along: gc deletes the copy, and A verifies offline.
+    let gc = ws.run(["cache", "gc", "--cache", "cache"]);
+    gc.assert_code(0);
+    assert!(gc.stdout.contains("deleted: 1, kept: 0"), "{}", gc.stdout);
+    let a = ws.audit_offline([&s.file]);
+    assert_eq!(
+        a.claim("rec", "decode")["status"],
+        "verified",
+        "{}",
+        a.stderr
+    );
+
+    // Once more, and then the live mirror is gone: the quarantined copy is
+    // the last copy of both commits, and gc keeps it unless told.
+    std::fs::write(ws.mirror(NAME).join("refs/heads/main"), "garbage\n").expect("write ref");
+    ws.audit(["--rewrite", &rewrite, &b]);
+    assert_eq!(quarantined(ws).len(), 1);
+    std::fs::remove_dir_all(ws.mirror(NAME)).expect("live mirror removed");
+    let gc = ws.run(["cache", "gc", "--cache", "cache"]);
+    gc.assert_code(1);
+    assert!(gc.stdout.contains(&s.commit.to_string()), "{}", gc.stdout);
+    assert!(gc.stdout.contains(&other.to_string()), "{}", gc.stdout);
+    assert!(gc.stderr.contains("--force"), "{}", gc.stderr);
+    assert_eq!(quarantined(ws).len(), 1, "kept");
+    let gc = ws.run(["cache", "gc", "--cache", "cache", "--force"]);
+    gc.assert_code(0);
+    assert!(quarantined(ws).is_empty());
+}
+
 #[test]
 fn an_unreadable_home_changes_nothing() {
     let s = served();

@@ -310,7 +310,9 @@ impl GitCache {
         });
         drop(repo);
         let mut report = self.settle(result, scratch, damaged, &path)?;
-        let cached = CachedRepo::new(open_mirror(&path)?, path.clone());
+        let mirror = open_mirror(&path)?;
+        keep_pinned(&mirror, &report.wanted);
+        let cached = CachedRepo::new(mirror, path.clone());
         mark_synced(&path);
         report.path = path;
         report.head = cached.head();
@@ -426,7 +428,7 @@ impl GitCache {
         wanted: &mut [WantedStatus],
     ) -> Vec<Oid> {
         let mut carried = Vec::new();
-        if wanted.iter().all(|w| w.found.is_some()) {
+        if old.is_none() && wanted.iter().all(|w| w.found.is_some()) {
             return carried;
         }
         let mut copies: Vec<PathBuf> = fs::read_dir(self.quarantine_dir(path))
@@ -448,15 +450,38 @@ impl GitCache {
                 carried.push(w.oid);
             }
         }
+        // A repair: every commit any record ever had judged in the copy being
+        // replaced comes along, not only this run's (another record set's
+        // force-pushed commit may live nowhere else).
+        if let Some(old) = old.and_then(|_| from.first()) {
+            for oid in pinned_commits(old) {
+                if into.find_commit(oid).is_err() && carry_commit(old, into, oid) {
+                    carried.push(oid);
+                }
+            }
+        }
         carried
     }
 }
 
+/// What `pinaudit cache gc` did.
+#[derive(Debug, Default)]
+pub struct GcOutcome {
+    /// The quarantined copies deleted.
+    pub deleted: Vec<PathBuf>,
+    /// The copies kept, each with the commits some record had judged that
+    /// only it holds (the live mirror lacks them): deleting it would delete
+    /// their last copy.
+    pub kept: Vec<(PathBuf, Vec<Oid>)>,
+}
+
 impl GitCache {
-    /// Deletes every quarantined mirror copy (`pinaudit cache gc`), each under
+    /// Deletes the quarantined mirror copies (`pinaudit cache gc`), each under
     /// the lock of the mirror it was moved aside from (a sync may be carrying a
-    /// commit over from it); returns what was deleted.
-    pub fn gc(&self) -> Result<Vec<PathBuf>, FetchError> {
+    /// commit over from it). A copy holding a commit some record had judged
+    /// (one pinned under `refs/pinaudit/pinned/`) that the live mirror lacks is
+    /// the last copy of that commit: it is kept, unless `force`.
+    pub fn gc(&self, force: bool) -> Result<GcOutcome, FetchError> {
         let base = self.root.join(QUARANTINE_DIR);
         let mut copies = Vec::new();
         let mut walk = walkdir::WalkDir::new(&base).follow_links(false).into_iter();
@@ -478,15 +503,67 @@ impl GitCache {
             }
         }
         copies.sort();
-        for copy in &copies {
+        let mut outcome = GcOutcome::default();
+        for copy in copies {
             let Some(parent) = copy.parent() else {
                 continue;
             };
             let mirror = self.root.join(parent.strip_prefix(&base).unwrap_or(parent));
             let _lock = lock_beside(&mirror)?;
-            fs::remove_dir_all(copy).map_err(|e| FetchError::io(copy, e))?;
+            let only_here = if force {
+                Vec::new()
+            } else {
+                last_copies(&copy, &mirror)
+            };
+            if only_here.is_empty() {
+                fs::remove_dir_all(&copy).map_err(|e| FetchError::io(&copy, e))?;
+                outcome.deleted.push(copy);
+            } else {
+                outcome.kept.push((copy, only_here));
+            }
         }
-        Ok(copies)
+        Ok(outcome)
+    }
+}
+
+/// The judged commits the quarantined `copy` holds that the live `mirror`
+/// can't give (all of them when there is no live mirror). A copy that can't be
+/// opened holds nothing that can be carried over, so nothing is lost with it.
+fn last_copies(copy: &Path, mirror: &Path) -> Vec<Oid> {
+    let Ok(old) = open_mirror(copy) else {
+        return Vec::new();
+    };
+    let live = open_mirror(mirror).ok();
+    let mut only = pinned_commits(&old);
+    only.retain(|&oid| {
+        old.find_commit(oid).is_ok()
+            && live
+                .as_ref()
+                .is_none_or(|l| l.find_commit(oid).and_then(|c| c.tree()).is_err())
+    });
+    only
+}
+
+/// The commits pinned under `refs/pinaudit/pinned/` in `repo`: every commit
+/// some record had judged there.
+fn pinned_commits(repo: &Repository) -> Vec<Oid> {
+    let Ok(refs) = repo.references_glob(&format!("{PINNED_NS}*")) else {
+        return Vec::new();
+    };
+    refs.flatten().filter_map(|r| r.target()).collect()
+}
+
+/// Pins every wanted commit the mirror holds under `refs/pinaudit/pinned/`
+/// (those not pinned yet): a commit a record had judged is kept by every
+/// repair and never deleted by `cache gc` while it lives nowhere else, even
+/// once no branch reaches it. Best effort: a ref that can't be written costs
+/// only that protection.
+fn keep_pinned(repo: &Repository, wanted: &[WantedStatus]) {
+    for w in wanted.iter().filter(|w| w.found.is_some()) {
+        let name = format!("{PINNED_NS}{}", w.oid);
+        if repo.find_reference(&name).is_err() && repo.find_commit(w.oid).is_ok() {
+            let _ = repo.reference(&name, w.oid, false, "pinaudit: judged");
+        }
     }
 }
 
