@@ -768,6 +768,20 @@ pub fn show(args: ShowArgs, choice: &ConfigChoice) -> ExitStatus {
         Err(code) => return code,
     };
     let run = || -> Result<(String, bool), crate::show::ShowError> {
+        if let Some(shown) = crate::show::web_claim(
+            &args.target,
+            &fetch.cache.value,
+            args.context,
+            args.max_document_size,
+        ) {
+            if args.history {
+                return Err(crate::show::ShowError::Target(
+                    "a web document has no history to follow".into(),
+                    Some("leave out --history".into()),
+                ));
+            }
+            return shown;
+        }
         let resolved = crate::show::resolve(&args.target, fetch.allow_local)?;
         let cache = crate::fetch::GitCache::new(&fetch.cache.value);
         let repo = crate::show::open(

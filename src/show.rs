@@ -242,25 +242,38 @@ pub(crate) fn render(
         t.commit.short(),
         esc(&crate::fetch::redact(&t.remote))
     );
-    if r.lines.first() as usize > doc.len() {
+    let shown = lines_of(&mut out, &doc, r.lines, r.claim.as_ref(), context);
+    Ok((out, shown))
+}
+
+/// Writes the cited `lines` of `doc` with `context` lines around them, the
+/// claim's value marked; whether any cited line could be shown.
+fn lines_of(
+    out: &mut String,
+    doc: &SourceText,
+    lines: Lines,
+    claim: Option<&Claim>,
+    context: u32,
+) -> bool {
+    if lines.first() as usize > doc.len() {
         let _ = writeln!(
             out,
             "the document has {} line(s); {} is past its end",
             doc.len(),
-            r.lines
+            lines
         );
-        return Ok((out, false));
+        return false;
     }
     // `--context` is any u32: saturate, then clamp to the document.
-    let from = r.lines.first().saturating_sub(context).max(1);
-    let to = r.lines.last().saturating_add(context).min(last_line(&doc));
+    let from = lines.first().saturating_sub(context).max(1);
+    let to = lines.last().saturating_add(context).min(last_line(doc));
     let width = to.to_string().len();
-    let exp = r.claim.as_ref().and_then(expected);
+    let exp = claim.and_then(expected);
     let all = doc.lines();
     let document = matcher::Document::new(&all, doc.layout());
     for n in from..=to {
         let text = doc.line(n).unwrap_or("");
-        let cited = n >= r.lines.first() && n <= r.lines.last();
+        let cited = n >= lines.first() && n <= lines.last();
         let mark = if cited { '>' } else { ' ' };
         let _ = writeln!(out, "{mark} {n:>width$} | {}", esc(text));
         if let (true, Some(exp)) = (cited, exp.as_ref()) {
@@ -287,11 +300,11 @@ pub(crate) fn render(
             }
         }
     }
-    if r.lines.last() as usize > doc.len() {
+    if lines.last() as usize > doc.len() {
         let _ = writeln!(out, "(the document ends at line {})", doc.len());
     }
-    if let (Some(c), Some(exp)) = (&r.claim, exp.as_ref()) {
-        let cited = r.lines.first() as usize - 1..r.lines.last() as usize;
+    if let (Some(c), Some(exp)) = (claim, exp.as_ref()) {
+        let cited = lines.first() as usize - 1..lines.last() as usize;
         if document.cited(cited, exp).found.is_none() {
             let _ = writeln!(
                 out,
@@ -301,7 +314,97 @@ pub(crate) fn render(
             );
         }
     }
-    Ok((out, true))
+    true
+}
+
+/// `show PINFILE#LABEL` for a claim whose source is a web document: the
+/// version the record recorded, as kept in the cache by its sha256 (pinaudit
+/// keeps every version it fetched; `show` asks no server). `None` when the
+/// target is not a claim on a web document.
+pub(crate) fn web_claim(
+    target: &str,
+    cache: &Path,
+    context: u32,
+    max: u64,
+) -> Option<Result<(String, bool), ShowError>> {
+    if target.contains("://") || target.starts_with("github.com/") {
+        return None;
+    }
+    let (file, label) = target.rsplit_once('#')?;
+    let record = crate::input::load(Path::new(file)).record?;
+    let claim = record
+        .claims
+        .iter()
+        .find(|c| c.label == label)
+        .or_else(|| {
+            record
+                .claims
+                .iter()
+                .find(|c| c.label.eq_ignore_ascii_case(label))
+        })?;
+    let source = record.source(claim.source.as_deref()?)?;
+    let url = crate::provider::web::web_url(source)?;
+    Some(web_render(&url, source, claim, cache, context, max))
+}
+
+fn web_render(
+    url: &str,
+    source: &crate::record::Source,
+    claim: &Claim,
+    cache: &Path,
+    context: u32,
+    max: u64,
+) -> Result<(String, bool), ShowError> {
+    let lines = claim.lines.ok_or_else(|| {
+        target_err(
+            format!("claim `{}` names no line", claim.label),
+            "give the claim `lines`",
+        )
+    })?;
+    let sha256 = source
+        .sha256
+        .as_ref()
+        .and_then(|h| h.valid())
+        .ok_or_else(|| {
+            target_err(
+                format!(
+                    "source `{}` records no sha256: no version of `{}` is the recorded one",
+                    source.id,
+                    crate::fetch::redact(url)
+                ),
+                "record the page's sha256 (`curl -s URL | sha256sum`)",
+            )
+        })?;
+    let bytes = crate::fetch::kept_version(cache, sha256.as_str()).ok_or_else(|| {
+        target_err(
+            format!(
+                "the recorded version of `{}` (sha256 `{sha256}`) is not kept in the cache",
+                crate::fetch::redact(url)
+            ),
+            "pinaudit keeps every version of a page it fetched: audit the record while the page still serves the recorded version, or cite an archived snapshot",
+        )
+    })?;
+    if bytes.len() as u64 > max {
+        return Err(target_err(
+            format!(
+                "the recorded version of `{}` is {}, over --max-document-size (`{}`); not read",
+                crate::fetch::redact(url),
+                mib(bytes.len() as u64),
+                mib(max)
+            ),
+            "raise --max-document-size to read it",
+        ));
+    }
+    let doc = SourceText::new(&bytes);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} (the recorded version, sha256 {}, kept in the cache)",
+        esc(&crate::fetch::redact(url)),
+        &sha256.as_str()[..12]
+    );
+    let shown = lines_of(&mut out, &doc, lines, Some(claim), context);
+    Ok((out, shown))
 }
 
 /// At most this many lines of a cited range are followed through the history.

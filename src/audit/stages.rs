@@ -1349,8 +1349,23 @@ impl SourceCheck<'_> {
                     .unwrap_or_else(|| SourceOutcome::unchecked(why))
             }
         };
-        document::check_web(r, s, url, &doc.bytes, &doc.sha256, self.findings);
-        let text = SourceText::new(&doc.bytes);
+        // The version the record recorded, when kept and the page changed
+        // since: the claims are judged against it, as against a pinned commit.
+        let kept = s
+            .sha256
+            .as_ref()
+            .and_then(|h| h.valid())
+            .filter(|h| h.as_str() != doc.sha256)
+            .and_then(|h| self.provider.web().recorded(h.as_str()));
+        document::check_web(
+            r,
+            s,
+            url,
+            (&doc.bytes, &doc.sha256),
+            kept.is_some(),
+            self.findings,
+        );
+        let text = SourceText::new(kept.as_deref().unwrap_or(&doc.bytes));
         for &i in self.cited {
             self.verdicts[i] = claims::check(r, s, &r.claims[i], &text, self.findings);
         }
@@ -1396,7 +1411,7 @@ impl SourceCheck<'_> {
             check::archive::vanished_page(r, s, url, &a, &said, self.findings);
         }
         let bytes = &a.snapshot.bytes;
-        document::check_web(r, s, url, bytes, &a.snapshot.sha256, self.findings);
+        document::check_web(r, s, url, (bytes, &a.snapshot.sha256), false, self.findings);
         let text = SourceText::new(bytes);
         for &i in self.cited {
             self.verdicts[i] = claims::check(r, s, &r.claims[i], &text, self.findings);

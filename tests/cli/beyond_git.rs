@@ -510,6 +510,53 @@ mod web {
         ));
     }
 
+    /// The recorded version of a page is kept by its sha256 and never
+    /// overwritten: once the page changes, the live page is `hash-mismatch`
+    /// online and offline, the claims are judged against the recorded bytes,
+    /// and `show` prints the recorded version (issue "Trust nothing you did
+    /// not recompute", attack 5).
+    #[test]
+    fn a_changed_page_never_overwrites_the_recorded_version() {
+        let changed = PAGE.replace("2.9", "9.9");
+        let served = std::sync::Arc::new(std::sync::Mutex::new(PAGE.to_string()));
+        let now = served.clone();
+        let mut server = WebServer::start(move |_, _| {
+            Response::ok(now.lock().map(|p| p.clone()).unwrap_or_default())
+        });
+        let ws = Scratch::new();
+        let url = server.url("paper.html");
+        let sha = sha256_hex(PAGE);
+        let run = audit(&ws, &url, &sha, &["--allow-local"]);
+        run.assert_codes(&["unpinned-url"]);
+        assert_eq!(run.claim("paper", "decode")["status"], "verified");
+
+        *served.lock().unwrap() = changed.clone();
+        let online = audit(&ws, &url, &sha, &["--allow-local"]);
+        server.stop();
+        let offline = ws.audit_offline(["pins/paper.json"]);
+        for run in [&online, &offline] {
+            let f = run.only("hash-mismatch");
+            assert_eq!(f["evidence"]["actual"], sha256_hex(&changed), "{f:#}");
+            assert_eq!(f["evidence"]["recorded_kept"], true, "{f:#}");
+            let c = run.claim("paper", "decode");
+            assert_eq!(c["status"], "verified", "{c:#}\n{}", run.stderr);
+        }
+
+        let shown = ws.run(["show", "pins/paper.json#decode", "--cache", "cache"]);
+        shown.assert_code(0);
+        assert!(
+            shown.stdout.contains("the recorded version"),
+            "{}",
+            shown.stdout
+        );
+        assert!(
+            shown.stdout.contains("> 3 | <p>decode: 2.9 tok/s</p>"),
+            "{}",
+            shown.stdout
+        );
+        assert!(!shown.stdout.contains("9.9"), "{}", shown.stdout);
+    }
+
     /// Whether a web URL is pinned (no `unpinned-url`), judged offline.
     pub fn pinned(url: &str) -> bool {
         let ws = Scratch::new();

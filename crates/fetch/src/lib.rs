@@ -69,6 +69,7 @@ pub use options::{
     DEFAULT_MAX_REF_BYTES,
 };
 pub use pinaudit_core::error::{describe, FetchError, NetworkCause};
+pub use provider::http::kept_version;
 pub use repo::{Blob, CachedRepo, PathVersion};
 pub use rewrite::{apply_rewrites, Rewrite, RewriteError};
 pub use url::{cache_relpath, redact, redact_text};

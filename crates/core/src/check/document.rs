@@ -58,6 +58,9 @@ evidence! {
         git_blob: Option<&'a str>,
         matching_variant: Option<&'static str>,
         matching_commit: Option<OtherVersion>,
+        /// The recorded version is kept in the cache (by its sha256): the
+        /// claims were judged against it, not against the page as served.
+        recorded_kept: bool,
     }
 }
 
@@ -134,13 +137,15 @@ pub fn check(
 }
 
 /// `hash-mismatch` for a web document: the body as served against the
-/// recorded hash, with the variant the recorded hash does match.
+/// recorded hash, with the variant the recorded hash does match; `kept` when
+/// the recorded version is kept in the cache, so the claims were judged
+/// against it.
 pub fn check_web(
     record: &Record,
     s: &Source,
     url: &str,
-    bytes: &[u8],
-    actual: &str,
+    (bytes, actual): (&[u8], &str),
+    kept: bool,
     out: &mut Vec<Finding>,
 ) {
     let Some(Recorded::Valid(expected)) = &s.sha256 else {
@@ -155,6 +160,10 @@ pub fn check_web(
         format!("sha256 of `{shown}` as served is `{actual}`, the record says `{expected}`");
     if let Some(v) = variant {
         message.push_str(&format!("; the recorded hash is of the `{v}` variant"));
+    }
+    if kept {
+        message
+            .push_str("; the claims were judged against the recorded version, kept in the cache");
     }
     out.push(
         Finding::new(Code::HashMismatch, &record.id, message)
@@ -176,6 +185,7 @@ pub fn check_web(
                 git_blob: None,
                 matching_variant: variant,
                 matching_commit: None,
+                recorded_kept: kept,
             }),
     );
 }

@@ -456,6 +456,15 @@ pub trait Models {
 pub trait Web {
     /// A web document fetched by [`Provider::prefetch`].
     fn web(&self, url: &str) -> Result<self::web::WebDoc, Unchecked>;
+    /// The bytes of a version of a web document whose sha256 is `sha256`
+    /// (lowercase hex), when a fetch ever kept them: every version fetched is
+    /// kept by its sha256 and never overwritten, so the version a record
+    /// recorded can be judged after the page changed. The bytes hash to
+    /// `sha256` (checked when read).
+    fn recorded(&self, sha256: &str) -> Option<Vec<u8>> {
+        let _ = sha256;
+        None
+    }
 }
 
 /// One provider of cited documents, registered in a [`Router`]: it fetches the

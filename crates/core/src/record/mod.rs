@@ -96,7 +96,7 @@ impl Sha256 {
             .then(|| Sha256(s.to_ascii_lowercase()))
     }
 
-    pub(crate) fn as_str(&self) -> &str {
+    pub fn as_str(&self) -> &str {
         &self.0
     }
 }

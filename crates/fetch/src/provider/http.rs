@@ -125,6 +125,55 @@ fn cache_files(root: &Path, url: &str) -> (PathBuf, PathBuf) {
     )
 }
 
+/// Where the version of a web document whose sha256 is `sha256` is kept:
+/// `CACHE/http/sha256/<sha256>.body`, named by its content, never overwritten.
+fn kept_file(root: &Path, sha256: &str) -> Option<PathBuf> {
+    let valid = sha256.len() == 64 && sha256.bytes().all(|b| b.is_ascii_hexdigit());
+    valid.then(|| {
+        root.join("http")
+            .join("sha256")
+            .join(format!("{}.body", sha256.to_ascii_lowercase()))
+    })
+}
+
+/// The kept version of a web document whose sha256 is `sha256`, read only when
+/// its bytes hash to that name (so no MAC is needed: bytes with the recorded
+/// sha256 are the recorded version, whoever put them there).
+pub fn kept_version(root: &Path, sha256: &str) -> Option<Vec<u8>> {
+    let path = kept_file(root, sha256)?;
+    let bytes = crate::store::read_regular(&path)?;
+    sha256_hex(&bytes)
+        .eq_ignore_ascii_case(sha256)
+        .then_some(bytes)
+}
+
+/// Keeps `bytes` (whose sha256 is `sha256`) by their sha256, unless a version of
+/// that name is already kept and whole. Best effort: a cache that can't be
+/// written costs only the version's being kept.
+fn keep_version(root: &Path, sha256: &str, bytes: &[u8]) {
+    let Some(path) = kept_file(root, sha256) else {
+        return;
+    };
+    if kept_version(root, sha256).is_some() {
+        return;
+    }
+    let Some(dir) = path.parent() else {
+        return;
+    };
+    // Never into a directory a planted link names, outside the cache: neither
+    // `http/` nor `http/sha256/` may be anything but a directory.
+    let http = root.join("http");
+    if [&http, dir]
+        .iter()
+        .any(|d| std::fs::symlink_metadata(d).is_ok_and(|m| !m.is_dir()))
+    {
+        return;
+    }
+    if std::fs::create_dir_all(dir).is_ok() {
+        let _ = crate::store::write_atomically(&path, &[bytes]);
+    }
+}
+
 fn cached(opts: &WebOptions, url: &str) -> Option<(Meta, Vec<u8>)> {
     let root = &opts.cache;
     let (meta, body) = cache_files(root, url);
@@ -258,6 +307,8 @@ async fn fetch_one(
     let (etag, last_modified) = (header(ETAG), header(LAST_MODIFIED));
     if res.status() == StatusCode::NOT_MODIFIED {
         if let Some((meta, bytes)) = previous {
+            // Kept by an earlier version before versions were kept by sha256.
+            keep_version(&opts.cache, &meta.sha256, &bytes);
             return Ok(WebDoc {
                 sha256: meta.sha256,
                 bytes,
@@ -316,6 +367,9 @@ async fn fetch_one(
         revalidated: false,
     };
     // A cache that cannot be written costs the next run a body, not this one.
+    // Every version is kept by its sha256 beside the latest: a changed page
+    // never overwrites the one a record recorded.
+    keep_version(&opts.cache, &doc.sha256, &doc.bytes);
     let _ = store(opts, url, &doc);
     Ok(doc)
 }
@@ -525,6 +579,10 @@ impl super::Provider for WebProvider {
 }
 
 impl super::Web for WebProvider {
+    fn recorded(&self, sha256: &str) -> Option<Vec<u8>> {
+        kept_version(&self.opts.cache, sha256)
+    }
+
     fn web(&self, url: &str) -> Result<WebDoc, super::Unchecked> {
         match self.docs.get(url) {
             Some(Ok(doc)) => Ok(doc.clone()),
