@@ -1,11 +1,13 @@
 //! Archives standing in for sources their forges lost: a fake Software Heritage
-//! API on loopback answers the documented endpoints (`revision/<commit>/`,
-//! `revision/<commit>/directory/<path>/`, `content/sha1_git:<blob>/raw/`) with
-//! the documented JSON shapes, while `git daemon` plays a forge that deleted the
+//! API on loopback answers the documented endpoints (`revision/`, `directory/`,
+//! `content/…/raw/`, `origin/…/visits/`, `snapshot/`, `revision/…/log/`) with
+//! the documented JSON shapes, describing the git objects of a real fixture
+//! repository (so pinaudit can prove them), while `git daemon` plays a forge that deleted the
 //! repository or force-pushed the commit away. Each test counts what the fake
 //! archive was asked.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -27,12 +29,22 @@ fn blob_id(bytes: &[u8]) -> String {
         .to_string()
 }
 
-/// What the fake archive holds: commits with their committer time and files.
+/// What the fake archive holds, read from a real git repository: the commits
+/// it archived, and the origins it visited, each with the branches of its
+/// one visit. Its answers describe those git objects as the API does, so
+/// pinaudit can prove them.
 #[derive(Default, Clone)]
 struct Holdings {
-    commits: HashMap<String, (i64, HashMap<String, Vec<u8>>)>,
+    /// The git directory the archived objects are read from.
+    repo: Option<PathBuf>,
+    commits: HashSet<String>,
+    /// Origin URL → the branches (`refs/heads/main` → commit) of its visit.
+    origins: HashMap<String, Vec<(String, String)>>,
     /// Blobs served with other bytes than theirs.
     damaged: bool,
+    /// Directory listings name this file (name, bytes) in place of the one
+    /// of that name the tree holds: a lying listing.
+    lie: Option<(String, Vec<u8>)>,
 }
 
 type Override = dyn Fn(&Request, usize) -> Option<Response> + Send + Sync;
@@ -86,67 +98,176 @@ fn json_ok(v: Value) -> Response {
         .header("X-RateLimit-Remaining", "119")
 }
 
-fn rfc3339(secs: i64) -> String {
-    time::OffsetDateTime::from_unix_timestamp(secs)
+/// A git time as the API writes it: RFC 3339 in the commit's own offset.
+fn rfc3339(t: git2::Time) -> String {
+    let offset = time::UtcOffset::from_whole_seconds(t.offset_minutes() * 60).expect("offset");
+    time::OffsetDateTime::from_unix_timestamp(t.seconds())
         .expect("time")
+        .to_offset(offset)
         .format(&time::format_description::well_known::Rfc3339)
         .expect("format")
 }
 
-/// The documented answers of the three endpoints the archive is asked.
+/// A commit as `revision/<id>/` describes it.
+fn revision_json(c: &git2::Commit<'_>) -> Value {
+    let person = |s: git2::Signature<'_>| {
+        json!({
+            "fullname": format!("{} <{}>", s.name().unwrap_or(""), s.email().unwrap_or("")),
+            "name": s.name(),
+            "email": s.email(),
+        })
+    };
+    json!({
+        "id": c.id().to_string(),
+        "directory": c.tree_id().to_string(),
+        "parents": c.parent_ids().map(|p| json!({"id": p.to_string()})).collect::<Vec<_>>(),
+        "author": person(c.author()),
+        "committer": person(c.committer()),
+        "date": rfc3339(c.author().when()),
+        "committer_date": rfc3339(c.committer().when()),
+        "message": c.message(),
+        "extra_headers": [],
+        "merge": c.parent_count() > 1,
+        "synthetic": false,
+        "type": "git",
+    })
+}
+
+/// The snapshot id the fake gives `origin`'s visit.
+fn snapshot_id(origin: &str) -> String {
+    blob_id(origin.as_bytes())
+}
+
+/// The documented answers of the endpoints the archive is asked.
 fn answer(h: &Holdings, path: &str) -> Response {
     let Some(rest) = path.strip_prefix("/api/1/") else {
         return not_found();
     };
+    let rest = rest.split('?').next().unwrap_or_default();
+    let Some(repo) = h.repo.as_ref().and_then(|p| git2::Repository::open(p).ok()) else {
+        return not_found();
+    };
+    if let Some(origin) = rest
+        .strip_prefix("origin/")
+        .and_then(|r| r.strip_suffix("/visits/"))
+    {
+        return match h.origins.get(origin) {
+            Some(_) => json_ok(json!([{
+                "origin": origin, "visit": 1, "date": "2024-01-01T00:00:00+00:00",
+                "status": "full", "type": "git", "snapshot": snapshot_id(origin),
+            }])),
+            None => not_found(),
+        };
+    }
     let parts: Vec<&str> = rest.trim_end_matches('/').split('/').collect();
     match parts.as_slice() {
-        ["revision", c] => match h.commits.get(*c) {
-            Some((time, _)) => json_ok(json!({
-                "id": c,
-                "directory": "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
-                "date": rfc3339(*time),
-                "committer_date": rfc3339(*time),
-                "message": "add results",
-                "merge": false,
-                "parents": [],
-                "type": "git",
-                "author": {"name": "A", "email": "a@example.com"},
-                "committer": {"name": "A", "email": "a@example.com"},
-            })),
-            None => not_found(),
-        },
-        ["revision", c, "directory", file @ ..] => {
-            let file = file.join("/");
-            match h.commits.get(*c).and_then(|(_, files)| files.get(&file)) {
-                Some(bytes) => json_ok(json!({
-                    "type": "file",
-                    "name": file.rsplit('/').next(),
-                    "perms": 33188,
-                    "length": bytes.len(),
-                    "target": blob_id(bytes),
-                    "target_url": format!("/api/1/content/sha1_git:{}/", blob_id(bytes)),
-                    "checksums": {
-                        "sha1_git": blob_id(bytes),
-                        "sha256": sha256_hex(bytes),
-                    },
-                })),
-                None => not_found(),
+        ["revision", c] if h.commits.contains(*c) => {
+            let commit = repo
+                .find_commit(Oid::from_str(c).expect("oid"))
+                .expect("an archived commit is in the repository");
+            json_ok(revision_json(&commit))
+        }
+        ["revision", c, "log"] => {
+            let Ok(mut walk) = repo.revwalk() else {
+                return not_found();
+            };
+            if Oid::from_str(c).and_then(|o| walk.push(o)).is_err() {
+                return not_found();
             }
+            let log: Vec<Value> = walk
+                .flatten()
+                .filter_map(|o| repo.find_commit(o).ok())
+                .map(|c| revision_json(&c))
+                .collect();
+            json_ok(Value::Array(log))
+        }
+        ["revision", c, "directory", file @ ..] if h.commits.contains(*c) => {
+            // The path's entry, as the API gives it (not asked by pinaudit,
+            // which proves each listing on the way instead; served as the
+            // real API does).
+            let file = file.join("/");
+            let commit = repo
+                .find_commit(Oid::from_str(c).expect("oid"))
+                .expect("commit");
+            let Ok(entry) = commit.tree().expect("tree").get_path(Path::new(&file)) else {
+                return not_found();
+            };
+            let name = entry.name().unwrap_or_default().to_string();
+            let bytes = match &h.lie {
+                Some((lie_name, bytes)) if *lie_name == name => bytes.clone(),
+                _ => repo
+                    .find_blob(entry.id())
+                    .map(|b| b.content().to_vec())
+                    .unwrap_or_default(),
+            };
+            json_ok(json!({
+                "type": "file", "name": name, "perms": entry.filemode(),
+                "target": blob_id(&bytes),
+                "checksums": {"sha1_git": blob_id(&bytes), "sha256": sha256_hex(&bytes)},
+            }))
+        }
+        ["directory", d] => {
+            let Some(tree) = Oid::from_str(d).ok().and_then(|o| repo.find_tree(o).ok()) else {
+                return not_found();
+            };
+            let entries: Vec<Value> = tree
+                .iter()
+                .map(|e| {
+                    let name = e.name().unwrap_or_default().to_string();
+                    let mut target = e.id().to_string();
+                    if let Some((lie_name, bytes)) = &h.lie {
+                        if *lie_name == name {
+                            target = blob_id(bytes);
+                        }
+                    }
+                    let kind = match e.kind() {
+                        Some(git2::ObjectType::Tree) => "dir",
+                        Some(git2::ObjectType::Commit) => "rev",
+                        _ => "file",
+                    };
+                    json!({"dir_id": d, "name": name, "type": kind,
+                           "perms": e.filemode(), "target": target})
+                })
+                .collect();
+            json_ok(Value::Array(entries))
+        }
+        ["snapshot", id] => {
+            let Some((origin, branches)) = h.origins.iter().find(|(o, _)| snapshot_id(o) == *id)
+            else {
+                return not_found();
+            };
+            let mut map = serde_json::Map::new();
+            map.insert(
+                "HEAD".into(),
+                json!({"target": "refs/heads/main", "target_type": "alias"}),
+            );
+            for (name, commit) in branches {
+                map.insert(
+                    name.clone(),
+                    json!({"target": commit, "target_type": "revision"}),
+                );
+            }
+            json_ok(json!({"id": snapshot_id(origin), "branches": map, "next_branch": null}))
         }
         ["content", hash, "raw"] => {
             let blob = hash.trim_start_matches("sha1_git:");
-            let found = h
-                .commits
-                .values()
-                .flat_map(|(_, files)| files.values())
-                .find(|b| blob_id(b) == blob);
+            let lie = h
+                .lie
+                .as_ref()
+                .filter(|(_, bytes)| blob_id(bytes) == blob)
+                .map(|(_, bytes)| bytes.clone());
+            let found = lie.or_else(|| {
+                Oid::from_str(blob)
+                    .ok()
+                    .and_then(|o| repo.find_blob(o).ok())
+                    .map(|b| b.content().to_vec())
+            });
             match found {
-                Some(bytes) if h.damaged => {
-                    let mut other = bytes.clone();
-                    other.extend_from_slice(b"tampered\n");
-                    Response::ok(other)
+                Some(mut bytes) if h.damaged => {
+                    bytes.extend_from_slice(b"tampered\n");
+                    Response::ok(bytes)
                 }
-                Some(bytes) => Response::ok(bytes.clone()),
+                Some(bytes) => Response::ok(bytes),
                 None => not_found(),
             }
         }
@@ -154,13 +275,23 @@ fn answer(h: &Holdings, path: &str) -> Response {
     }
 }
 
-/// The archive holds `commit` (committed at `time`) with the README.
-fn holding_readme(commit: Oid, time: i64) -> Holdings {
-    let files = HashMap::from([("README.md".to_string(), README.as_bytes().to_vec())]);
+/// The archive holds `commit` of the repository at `repo`, and visited
+/// `https://github.com/ORIGIN` when its `main` was that commit.
+fn holding(repo: &Path, commit: Oid, origin: &str) -> Holdings {
     Holdings {
-        commits: HashMap::from([(commit.to_string(), (time, files))]),
-        damaged: false,
+        repo: Some(repo.to_path_buf()),
+        commits: HashSet::from([commit.to_string()]),
+        origins: HashMap::from([(
+            format!("https://github.com/{origin}"),
+            vec![("refs/heads/main".to_string(), commit.to_string())],
+        )]),
+        ..Holdings::default()
     }
+}
+
+/// The fixture repository `name` of `forge`.
+fn repo_of(forge: &Forge, name: &str) -> PathBuf {
+    forge.path().join(format!("{name}.git"))
 }
 
 /// `audit` with the forge behind `daemon` and the archive at `swh`.
@@ -196,7 +327,7 @@ fn deleted_repository() -> (Forge, Oid) {
 fn a_deleted_repository_is_verified_from_the_archive() {
     let (forge, c) = deleted_repository();
     let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
-    let swh = FakeSwh::start(holding_readme(c, T0));
+    let swh = FakeSwh::start(holding(&repo_of(&forge, NAME), c, "acme/gone"));
     let ws = Scratch::new();
     let file = ws.write_pin(&readme_pin(
         "gone",
@@ -233,15 +364,16 @@ fn a_deleted_repository_is_verified_from_the_archive() {
     assert_eq!(s["commit_time"], T0_RFC3339);
     assert_eq!(run.claim("gone", "decode")["status"], "verified");
     assert_eq!(run.summary()["complete"], true);
-    // Three calls: the commit, the path in it, the bytes.
-    assert_eq!(swh.asked().len(), 3, "{:?}", swh.asked());
+    // Five calls: the commit, the origin's visits, the visit's snapshot, the
+    // root directory, the bytes.
+    assert_eq!(swh.asked().len(), 5, "{:?}", swh.asked());
 
     // Only --fail-on warning fails on it.
     let strict = audit(&ws, &daemon, &swh, &["--fail-on", "warning", &file]);
     strict.assert_code(1);
     strict.assert_codes(&["source-vanished"]);
     // Everything came from the cache the second time.
-    assert_eq!(swh.asked().len(), 3, "{:?}", swh.asked());
+    assert_eq!(swh.asked().len(), 5, "{:?}", swh.asked());
 
     // The text report says where the document was read from.
     let text = ws.run([
@@ -271,7 +403,7 @@ fn a_deleted_repository_is_verified_from_the_archive() {
 fn offline_the_cache_of_the_archive_is_still_read() {
     let (forge, c) = deleted_repository();
     let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
-    let swh = FakeSwh::start(holding_readme(c, T0));
+    let swh = FakeSwh::start(holding(&repo_of(&forge, NAME), c, "acme/gone"));
     let ws = Scratch::new();
     let file = ws.write_pin(&readme_pin(
         "gone",
@@ -312,7 +444,7 @@ fn erased_commit() -> Erased {
     repo.reset_branch("main", base);
     // A stock daemon gives no commit by id: the forge says it is gone.
     let daemon = GitDaemon::start(forge.path(), Wants::Default);
-    let swh = FakeSwh::start(holding_readme(erased, T0 + 60));
+    let swh = FakeSwh::start(holding(&repo_of(&forge, NAME), erased, NAME));
     let ws = Scratch::new();
     let file = ws.write_pin(&readme_pin(
         "erased",
@@ -401,7 +533,7 @@ fn a_commit_lost_with_no_archive_asked_is_asked_of_one_later() {
 fn damaged_archive_content_is_refused_never_judged() {
     let (forge, c) = deleted_repository();
     let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
-    let mut holdings = holding_readme(c, T0);
+    let mut holdings = holding(&repo_of(&forge, NAME), c, "acme/gone");
     holdings.damaged = true;
     let swh = FakeSwh::start(holdings);
     let ws = Scratch::new();
@@ -512,9 +644,9 @@ fn epoch_now() -> u64 {
 
 /// A 429 for the first request of the revision, saying the limit resets in
 /// `secs` seconds.
-fn rate_limited(c: Oid, secs: u64) -> FakeSwh {
+fn rate_limited(repo: &Path, c: Oid, secs: u64) -> FakeSwh {
     let revision = format!("/api/1/revision/{c}/");
-    FakeSwh::with(holding_readme(c, T0), move |req, nth| {
+    FakeSwh::with(holding(repo, c, "acme/gone"), move |req, nth| {
         (req.path == revision && nth == 0).then(|| {
             Response::status(429)
                 .header("X-RateLimit-Limit", "120")
@@ -528,7 +660,7 @@ fn rate_limited(c: Oid, secs: u64) -> FakeSwh {
 fn a_rate_limit_is_waited_for_within_the_deadline() {
     let (forge, c) = deleted_repository();
     let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
-    let swh = rate_limited(c, 1);
+    let swh = rate_limited(&repo_of(&forge, NAME), c, 1);
     let ws = Scratch::new();
     let file = ws.write_pin(&readme_pin(
         "gone",
@@ -555,7 +687,7 @@ fn a_rate_limit_is_waited_for_within_the_deadline() {
 fn a_rate_limit_past_the_deadline_leaves_the_forges_verdict_standing() {
     let (forge, c) = deleted_repository();
     let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
-    let swh = rate_limited(c, 3600);
+    let swh = rate_limited(&repo_of(&forge, NAME), c, 3600);
     let ws = Scratch::new();
     let file = ws.write_pin(&readme_pin(
         "gone",
@@ -596,11 +728,14 @@ fn the_token_reaches_only_the_archive() {
         Response::ok(README.as_bytes().to_vec())
     });
     let moved = elsewhere.url("blob");
-    let swh = FakeSwh::with(holding_readme(c, T0), move |req, _| {
-        req.path
-            .ends_with("/raw/")
-            .then(|| Response::status(302).header("Location", &moved))
-    });
+    let swh = FakeSwh::with(
+        holding(&repo_of(&forge, NAME), c, "acme/gone"),
+        move |req, _| {
+            req.path
+                .ends_with("/raw/")
+                .then(|| Response::status(302).header("Location", &moved))
+        },
+    );
     let ws = Scratch::new();
     let file = ws.write_pin(&readme_pin(
         "gone",
@@ -629,7 +764,7 @@ fn the_token_reaches_only_the_archive() {
     run.assert_code(0);
     assert_eq!(run.claim("gone", "decode")["status"], "verified");
     let log = swh.server.log();
-    assert_eq!(log.len(), 3, "{log:?}");
+    assert_eq!(log.len(), 5, "{log:?}");
     for l in &log {
         assert_eq!(
             l.request.headers.get("authorization").map(String::as_str),
@@ -650,10 +785,10 @@ fn the_token_reaches_only_the_archive() {
 
 #[test]
 fn an_unreachable_forge_whose_pin_the_cache_lacks_is_read_from_the_archive() {
-    let (_forge, _repo, c) = forge_with_readme();
+    let (forge, _repo, c) = forge_with_readme();
     // Nothing listens there.
     let port = crate::common::free_port();
-    let swh = FakeSwh::start(holding_readme(c, T0));
+    let swh = FakeSwh::start(holding(&repo_of(&forge, NAME), c, NAME));
     let ws = Scratch::new();
     let file = ws.write_pin(&readme_pin(
         "away",
@@ -845,4 +980,82 @@ fn a_capture_with_other_bytes_is_not_used() {
     assert_eq!(s["status"], "unchecked", "{s:#}");
     assert!(s.get("archive").is_none(), "{s:#}");
     assert_eq!(run.claim("paper", "decode")["status"], "unchecked");
+}
+
+// --- what the archive says is proven, not believed (issue "Trust nothing you
+// did not recompute", attacks 1 and 2) -------------------------------------------
+
+/// An honest archive holding the commit only under another origin vouches
+/// for nothing: the record's repository never existed, and its
+/// `repository-missing` stands, with what the archive did hold.
+#[test]
+fn an_archive_never_vouches_for_a_repository_that_did_not_hold_the_commit() {
+    let (forge, c) = deleted_repository();
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    // Archived from the attacker's own repository, `acme/bench`.
+    let swh = FakeSwh::start(holding(&repo_of(&forge, NAME), c, NAME));
+    let ws = Scratch::new();
+    let file = ws.write_pin(&readme_pin(
+        "never",
+        "acme/never-existed",
+        c,
+        &sha256_hex(README),
+        T0_RFC3339,
+    ));
+    let run = audit(&ws, &daemon, &swh, &[&file]);
+    run.assert_code(1);
+    run.assert_codes(&["repository-missing"]);
+    let s = run.source("never", "readme");
+    assert_eq!(s["status"], "absent", "{s:#}");
+    assert!(s.get("archive").is_none_or(Value::is_null), "{s:#}");
+    let f = run.only("repository-missing");
+    let said = f["evidence"]["archive"].as_str().unwrap_or_default();
+    assert!(
+        said.contains("no visit of `https://github.com/acme/never-existed`"),
+        "{f:#}"
+    );
+    assert_ne!(run.claim("never", "decode")["status"], "verified");
+    // Offline, nothing of it was kept as found.
+    let offline = audit(&ws, &daemon, &swh, &["--offline", &file]);
+    assert_ne!(offline.claim("never", "decode")["status"], "verified");
+}
+
+/// A lying archive lists another blob for the cited path (bytes that carry
+/// the claimed figure, where the commit holds another): the listing does not
+/// hash to the commit's tree, so nothing is judged from it, nothing is kept,
+/// and offline after the archive is gone the figure is still not verified.
+#[test]
+fn a_listing_that_does_not_hash_to_the_commits_tree_is_never_believed() {
+    const OTHER: &str =
+        "# Decode benchmark\n\n| metric | value |\n|---|---|\n| decode | 9.9 tok/s |\n";
+    let forge = Forge::new();
+    let repo = forge.repo(NAME);
+    let c = repo.commit(&[("README.md", OTHER)], "add results", T0);
+    // The forge lost the repository the record cites.
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let mut holdings = holding(&repo_of(&forge, NAME), c, "acme/gone");
+    holdings.lie = Some(("README.md".into(), README.as_bytes().to_vec()));
+    let mut swh = FakeSwh::start(holdings);
+    let ws = Scratch::new();
+    let file = ws.write_pin(&readme_pin(
+        "lied",
+        "acme/gone",
+        c,
+        &sha256_hex(README),
+        T0_RFC3339,
+    ));
+    let run = audit(&ws, &daemon, &swh, &[&file]);
+    run.assert_code(1);
+    run.assert_codes(&["repository-missing"]);
+    assert_eq!(run.source("lied", "readme")["status"], "absent");
+    let message = run.only("repository-missing")["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(message.contains("not proven"), "{message}");
+    assert_ne!(run.claim("lied", "decode")["status"], "verified");
+    swh.server.stop();
+    let offline = audit(&ws, &daemon, &swh, &["--offline", &file]);
+    assert_ne!(offline.claim("lied", "decode")["status"], "verified");
+    assert!(!offline.codes().contains(&"source-vanished".to_string()));
 }

@@ -8,6 +8,7 @@
 pub mod git;
 pub mod http;
 pub mod swh;
+mod swh_proof;
 pub mod wayback;
 
 pub use pinaudit_core::provider::*;

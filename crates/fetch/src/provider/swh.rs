@@ -3,18 +3,23 @@
 //! repository or the commit, or could not be reached while the cache lacks it.
 //!
 //! Software Heritage names objects by git's own ids, so the pinned commit is
-//! looked up as it is (its public REST API, `https://archive.softwareheritage.org/api/1/`):
+//! looked up as it is (its public REST API, `https://archive.softwareheritage.org/api/1/`),
+//! and every answer is proven before it is used ([`super::swh_proof`]):
 //!
-//! 1. `revision/<commit>/`: the commit, with its `committer_date` (RFC 3339);
-//! 2. `revision/<commit>/directory/<path>/`: the cited path in its tree, a
-//!    `file` entry with its blob id (`target`, or the `sha1_git` of its
-//!    `checksums`) and its `checksums` (`sha256` included);
-//! 3. `content/sha1_git:<blob>/raw/`: the bytes, refused unless they hash to
+//! 1. `revision/<commit>/`: the commit, whose fields must hash, as a git commit
+//!    object, to the cited id;
+//! 2. `origin/<repository>/visits/`, `snapshot/<id>/` (and `release/<id>/`,
+//!    `revision/<tip>/log/`): a visit of the cited repository has a branch
+//!    reaching the commit;
+//! 3. `directory/<tree>/` down the cited path: each listing must hash, as a
+//!    git tree object, to the id above it;
+//! 4. `content/sha1_git:<blob>/raw/`: the bytes, refused unless they hash to
 //!    the blob id (and to the listed sha256) before anything reads them.
 //!
-//! At most three calls per pinned document, none for what the cache holds:
-//! answers are kept in `CACHE/archive/software-heritage/` ([`ArchiveStore`]),
-//! found objects for good, "not archived" for a day. The API's rate-limit
+//! None of it for what the cache holds: proven answers are kept in
+//! `CACHE/archive/software-heritage/` ([`ArchiveStore`]), found objects for
+//! good (and proven again when read), "not archived" for a day; an answer that
+//! does not prove is never kept. The API's rate-limit
 //! headers (`X-RateLimit-Remaining`, `X-RateLimit-Reset`) and `Retry-After`
 //! are honoured within `--deadline`; a wait past it leaves the source
 //! unchecked, with the reason. `SWH_TOKEN` goes as a bearer token to the
@@ -29,7 +34,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use reqwest::StatusCode;
 
+use git2::ObjectType;
+
 use super::archive::{ArchiveAnswer, ArchiveRef, Archived, Archives};
+use super::swh_proof;
 use super::{DocRef, Provider, Skip, Snapshot, Target, Unchecked};
 use crate::client::{Deadline, RateLimit};
 use crate::store::{ArchiveStore, Kept};
@@ -199,13 +207,30 @@ struct Entry {
     sha256: Option<String>,
 }
 
+/// The most visits of an origin, and branch tips of their snapshots, looked
+/// at to tell whether the origin held a commit; each tip's history is read
+/// as far as one `log` answer goes ([`LOG_LIMIT`] commits).
+const MAX_VISITS: usize = 10;
+const MAX_TIPS: usize = 20;
+const LOG_LIMIT: usize = 1000;
+
 impl Shared {
+    /// The cited document as Software Heritage holds it, every id on the way
+    /// recomputed here (`super::swh_proof`): the revision hashes to the cited
+    /// commit, each directory listing on the path to the id above it, the
+    /// bytes to the blob; and the cited repository held the commit (a visit
+    /// of that origin has a branch reaching it). What is not proven is not
+    /// used, and not kept.
     fn lookup(&self, r: &DocRef) -> ArchiveAnswer {
         let commit = r.commit.as_str();
         let short = r.commit.short();
-        let rev = match self.ask(&format!("rev:{commit}"), &format!("revision/{commit}/")) {
-            Ok(Got::Found(body)) => body,
-            Ok(Got::NotArchived) => {
+        let rev = match self.proven(
+            &format!("rev:{commit}"),
+            &format!("revision/{commit}/"),
+            |v| prove_revision(v, commit),
+        ) {
+            Ok(Some(rev)) => rev,
+            Ok(None) => {
                 return ArchiveAnswer::NotArchived(format!(
                     "not archived either: Software Heritage does not hold commit `{short}`"
                 ))
@@ -216,26 +241,20 @@ impl Shared {
             Ok(t) => t,
             Err(why) => return damaged(why),
         };
-        let path = r.path.trim_matches('/');
-        let question = format!("dir:{commit}:{path}");
-        let endpoint = format!("revision/{commit}/directory/{}/", encode_path(path));
-        let entry = match self.ask(&question, &endpoint) {
-            Ok(Got::Found(body)) => body,
-            Ok(Got::NotArchived) => {
+        let origin = pinaudit_core::check::archive::repository_name(&r.remote);
+        match self.reaches(&origin, commit) {
+            Ok(true) => {}
+            Ok(false) => {
                 return ArchiveAnswer::NotArchived(format!(
-                    "not archived either: Software Heritage holds commit `{short}` but no `{path}` in it"
+                    "not archived either: Software Heritage holds commit `{short}`, but no visit \
+                     of `{origin}` it recorded has a branch reaching it"
                 ))
             }
             Err(answer) => return answer,
-        };
-        let entry = match directory_entry(&entry) {
-            Ok(Some(e)) => e,
-            Ok(None) => {
-                return ArchiveAnswer::NotArchived(format!(
-                    "not archived either: `{path}` is not a file at commit `{short}` in Software Heritage"
-                ))
-            }
-            Err(why) => return damaged(why),
+        }
+        let entry = match self.walk(&rev, r) {
+            Ok(entry) => entry,
+            Err(answer) => return answer,
         };
         let bytes = match self.content(&entry) {
             Ok(bytes) => bytes,
@@ -253,6 +272,180 @@ impl Shared {
             commit_time,
             at: ArchiveRef::SoftwareHeritage { swhid },
         }))
+    }
+
+    /// The cited path's blob, read down from the revision's tree one proven
+    /// directory listing at a time.
+    fn walk(&self, rev: &serde_json::Value, r: &DocRef) -> Result<Entry, ArchiveAnswer> {
+        let short = r.commit.short();
+        let path = r.path.trim_matches('/');
+        let not_there = || {
+            ArchiveAnswer::NotArchived(format!(
+                "not archived either: Software Heritage holds commit `{short}` but no file `{path}` in it"
+            ))
+        };
+        let mut dir = rev["directory"].as_str().unwrap_or_default().to_string();
+        let parts: Vec<&str> = path.split('/').collect();
+        for (i, part) in parts.iter().enumerate() {
+            let listing = self
+                .proven(&format!("dir:{dir}"), &format!("directory/{dir}/"), |v| {
+                    prove(ObjectType::Tree, &swh_proof::tree_object(v)?, &dir, "directory listing")
+                })?
+                .ok_or_else(|| {
+                    ArchiveAnswer::NotArchived(format!(
+                        "not archived either: Software Heritage holds commit `{short}` but not its directory `{dir}`"
+                    ))
+                })?;
+            let entry = listing
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|e| e["name"].as_str() == Some(part))
+                .ok_or_else(not_there)?;
+            let target = entry["target"]
+                .as_str()
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            let kind = entry["type"].as_str();
+            if i + 1 == parts.len() {
+                if kind != Some("file") {
+                    return Err(not_there());
+                }
+                let sha256 = entry["checksums"]["sha256"].as_str().map(str::to_string);
+                return Ok(Entry {
+                    blob: target,
+                    sha256,
+                });
+            }
+            if kind != Some("dir") {
+                return Err(not_there());
+            }
+            dir = target;
+        }
+        Err(not_there())
+    }
+
+    /// The JSON answer to `question` (kept, else by `endpoint`) once `prove`
+    /// accepts it; `None` when the archive does not hold it. A kept answer
+    /// that no longer proves is asked again; a new one that does not prove is
+    /// not kept, and the source is not judged from it.
+    fn proven(
+        &self,
+        question: &str,
+        endpoint: &str,
+        prove: impl Fn(&serde_json::Value) -> Result<(), String>,
+    ) -> Result<Option<serde_json::Value>, ArchiveAnswer> {
+        let check = |body: &[u8]| -> Result<serde_json::Value, String> {
+            let v: serde_json::Value = serde_json::from_slice(body)
+                .map_err(|e| format!("the answer to `{endpoint}` is not JSON: {e}"))?;
+            prove(&v)?;
+            Ok(v)
+        };
+        let now = now_secs();
+        match self.store.get(question, now) {
+            Some(Kept::Found(body)) => {
+                if let Ok(v) = check(&body) {
+                    return Ok(Some(v));
+                }
+            }
+            Some(Kept::NotArchived) => return Ok(None),
+            None => {}
+        }
+        if self.opts.offline {
+            return Err(ArchiveAnswer::NotAsked);
+        }
+        match self.fetch(endpoint)? {
+            Got::Found(body) => {
+                let v = check(&body).map_err(damaged)?;
+                // A cache that cannot be written costs the next run a request.
+                let _ = self.store.put_found(question, &body);
+                Ok(Some(v))
+            }
+            Got::NotArchived => {
+                let _ = self.store.put_not_archived(question, now);
+                Ok(None)
+            }
+        }
+    }
+
+    /// Whether one of the visits of `origin` Software Heritage recorded has a
+    /// branch reaching `commit` (the tip itself, or within [`LOG_LIMIT`]
+    /// commits of its history). "Yes" is kept for good, "no" for a day.
+    fn reaches(&self, origin: &str, commit: &str) -> Result<bool, ArchiveAnswer> {
+        let question = format!("reach:{origin} {commit}");
+        let now = now_secs();
+        match self.store.get(&question, now) {
+            Some(Kept::Found(_)) => return Ok(true),
+            Some(Kept::NotArchived) => return Ok(false),
+            None => {}
+        }
+        if self.opts.offline {
+            return Err(ArchiveAnswer::NotAsked);
+        }
+        let reached = self.look_for(origin, commit)?;
+        let _ = if reached {
+            self.store.put_found(&question, b"reached")
+        } else {
+            self.store.put_not_archived(&question, now)
+        };
+        Ok(reached)
+    }
+
+    /// [`Self::reaches`], asked of the archive.
+    fn look_for(&self, origin: &str, commit: &str) -> Result<bool, ArchiveAnswer> {
+        let json = |endpoint: &str| -> Result<Option<serde_json::Value>, ArchiveAnswer> {
+            match self.fetch(endpoint)? {
+                Got::Found(body) => serde_json::from_slice(&body)
+                    .map(Some)
+                    .map_err(|e| damaged(format!("the answer to `{endpoint}` is not JSON: {e}"))),
+                Got::NotArchived => Ok(None),
+            }
+        };
+        let Some(visits) = json(&format!("origin/{origin}/visits/"))? else {
+            return Ok(false);
+        };
+        let mut snapshots: Vec<String> = Vec::new();
+        for v in visits.as_array().into_iter().flatten() {
+            if let Some(id) = v["snapshot"].as_str() {
+                if !snapshots.iter().any(|s| s == id) && snapshots.len() < MAX_VISITS {
+                    snapshots.push(id.to_string());
+                }
+            }
+        }
+        let mut tips: Vec<String> = Vec::new();
+        for id in &snapshots {
+            let Some(snapshot) = json(&format!("snapshot/{id}/"))? else {
+                continue;
+            };
+            for tip in branch_tips(&snapshot["branches"], |release| {
+                json(&format!("release/{release}/"))
+                    .ok()
+                    .flatten()
+                    .filter(|r| r["target_type"].as_str() == Some("revision"))
+                    .and_then(|r| r["target"].as_str().map(str::to_ascii_lowercase))
+            }) {
+                if tip.eq_ignore_ascii_case(commit) {
+                    return Ok(true);
+                }
+                if !tips.contains(&tip) {
+                    tips.push(tip);
+                }
+            }
+        }
+        for tip in tips.iter().take(MAX_TIPS) {
+            let Some(log) = json(&format!("revision/{tip}/log/?limit={LOG_LIMIT}"))? else {
+                continue;
+            };
+            let found = log.as_array().into_iter().flatten().any(|r| {
+                r["id"]
+                    .as_str()
+                    .is_some_and(|id| id.eq_ignore_ascii_case(commit))
+            });
+            if found {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// The bytes of the entry's blob: from the cache when they still hash to
@@ -284,25 +477,6 @@ impl Shared {
         // A cache that cannot be written costs the next run a request.
         let _ = self.store.put_found(&question, &bytes);
         Ok(bytes)
-    }
-
-    /// The answer to `question` (cached, else by `endpoint`), kept as the store says.
-    fn ask(&self, question: &str, endpoint: &str) -> Result<Got, ArchiveAnswer> {
-        let now = now_secs();
-        match self.store.get(question, now) {
-            Some(Kept::Found(body)) => return Ok(Got::Found(body)),
-            Some(Kept::NotArchived) => return Ok(Got::NotArchived),
-            None => {}
-        }
-        if self.opts.offline {
-            return Err(ArchiveAnswer::NotAsked);
-        }
-        let got = self.fetch(endpoint)?;
-        let _ = match &got {
-            Got::Found(body) => self.store.put_found(question, body),
-            Got::NotArchived => self.store.put_not_archived(question, now),
-        };
-        Ok(got)
     }
 }
 
@@ -434,17 +608,9 @@ fn content_problem(entry: &Entry, bytes: &[u8]) -> Option<String> {
     }
 }
 
-/// The committer time of a `revision/<commit>/` answer, which must be that
-/// commit's.
-fn revision_time(body: &[u8], commit: &str) -> Result<Option<(i64, i32)>, String> {
-    let json: serde_json::Value = serde_json::from_slice(body)
-        .map_err(|e| format!("the revision of `{commit}` is not JSON: {e}"))?;
-    if let Some(id) = json.get("id").and_then(|v| v.as_str()) {
-        if !id.eq_ignore_ascii_case(commit) {
-            return Err(format!("asked for revision `{commit}`, answered `{id}`"));
-        }
-    }
-    let Some(date) = json.get("committer_date").and_then(|v| v.as_str()) else {
+/// The committer time of a proven `revision/<commit>/` answer.
+fn revision_time(rev: &serde_json::Value, commit: &str) -> Result<Option<(i64, i32)>, String> {
+    let Some(date) = rev.get("committer_date").and_then(|v| v.as_str()) else {
         return Ok(None);
     };
     let t = time::OffsetDateTime::parse(date, &time::format_description::well_known::Rfc3339)
@@ -455,52 +621,59 @@ fn revision_time(body: &[u8], commit: &str) -> Result<Option<(i64, i32)>, String
     )))
 }
 
-/// The file entry of a `revision/<commit>/directory/<path>/` answer: its blob
-/// id and sha256; `None` when the path is a directory or a submodule there.
-///
-/// The entry's fields are a directory entry's (`type`, `target`, `checksums`);
-/// the API also wraps a file's in `content` (`checksums.sha1_git`): both are read.
-fn directory_entry(body: &[u8]) -> Result<Option<Entry>, String> {
-    let json: serde_json::Value = serde_json::from_slice(body)
-        .map_err(|e| format!("the directory entry is not JSON: {e}"))?;
-    if json.get("type").and_then(|v| v.as_str()) != Some("file") {
-        return Ok(None);
+/// Whether `rev` is the revision `commit`: it names that id (when it names
+/// one) and the commit object it describes hashes to it.
+fn prove_revision(rev: &serde_json::Value, commit: &str) -> Result<(), String> {
+    if let Some(id) = rev.get("id").and_then(|v| v.as_str()) {
+        if !id.eq_ignore_ascii_case(commit) {
+            return Err(format!("asked for revision `{commit}`, answered `{id}`"));
+        }
     }
-    let inner = json.get("content").unwrap_or(&json);
-    let checksum = |name: &str| {
-        [inner, &json]
-            .iter()
-            .find_map(|j| j.get("checksums")?.get(name)?.as_str())
-            .map(str::to_string)
-    };
-    let blob = json
-        .get("target")
-        .and_then(|v| v.as_str())
-        .map(str::to_string)
-        .or_else(|| checksum("sha1_git"))
-        .ok_or("the directory entry names no blob")?;
-    if blob.len() != 40 || !blob.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err(format!(
-            "the directory entry's blob `{blob}` is not a git id"
-        ));
-    }
-    Ok(Some(Entry {
-        blob: blob.to_ascii_lowercase(),
-        sha256: checksum("sha256"),
-    }))
+    prove(
+        ObjectType::Commit,
+        &swh_proof::commit_object(rev)?,
+        commit,
+        "revision",
+    )
 }
 
-/// Each segment of a repository path percent-encoded for a URL path.
-fn encode_path(path: &str) -> String {
-    const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
-        .remove(b'-')
-        .remove(b'.')
-        .remove(b'_')
-        .remove(b'~');
-    path.split('/')
-        .map(|seg| percent_encoding::utf8_percent_encode(seg, SEGMENT).to_string())
-        .collect::<Vec<_>>()
-        .join("/")
+fn prove(kind: ObjectType, bytes: &[u8], id: &str, what: &str) -> Result<(), String> {
+    swh_proof::proves(kind, bytes, id, what)
+}
+
+/// The revisions a snapshot's branches point at: revisions as they are,
+/// releases through `release` (its target revision), aliases (`HEAD`) through
+/// the branch they name.
+fn branch_tips(
+    branches: &serde_json::Value,
+    release: impl Fn(&str) -> Option<String>,
+) -> Vec<String> {
+    let Some(map) = branches.as_object() else {
+        return Vec::new();
+    };
+    let mut tips = Vec::new();
+    for b in map.values() {
+        let mut b = b;
+        // An alias names another branch; one step, as git's HEAD does.
+        if b["target_type"].as_str() == Some("alias") {
+            match b["target"].as_str().and_then(|name| map.get(name)) {
+                Some(to) => b = to,
+                None => continue,
+            }
+        }
+        let Some(target) = b["target"].as_str() else {
+            continue;
+        };
+        let tip = match b["target_type"].as_str() {
+            Some("revision") => Some(target.to_ascii_lowercase()),
+            Some("release") => release(target),
+            _ => None,
+        };
+        if let Some(tip) = tip.filter(|t| !tips.contains(t)) {
+            tips.push(tip);
+        }
+    }
+    tips
 }
 
 /// The SWHID of the archived document, with the context it was cited in:
@@ -521,34 +694,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_both_shapes_of_a_file_entry() {
-        let blob = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
-        let entry = format!(
-            r#"{{"type": "file", "name": "README.md", "perms": 33188, "target": "{blob}", "checksums": {{"sha1_git": "{blob}", "sha256": "ab"}}}}"#
-        );
-        let e = directory_entry(entry.as_bytes()).unwrap().unwrap();
-        assert_eq!((e.blob.as_str(), e.sha256.as_deref()), (blob, Some("ab")));
-        let wrapped = format!(
-            r#"{{"type": "file", "path": "README.md", "content": {{"checksums": {{"sha1_git": "{blob}"}}}}}}"#
-        );
-        let e = directory_entry(wrapped.as_bytes()).unwrap().unwrap();
-        assert_eq!((e.blob.as_str(), e.sha256), (blob, None));
-        assert!(directory_entry(br#"{"type": "dir", "target": "x"}"#)
-            .unwrap()
-            .is_none());
-        assert!(directory_entry(br#"{"type": "file", "target": "../etc"}"#).is_err());
-        assert!(directory_entry(b"<html>").is_err());
+    fn the_revision_must_be_the_one_asked_for_and_hash_to_it() {
+        let c = "0123456789abcdef0123456789abcdef01234567";
+        let body = serde_json::json!({"id": c, "committer_date": "2023-11-14T23:13:20+01:00"});
+        assert_eq!(revision_time(&body, c), Ok(Some((1_700_000_000, 60))));
+        assert!(prove_revision(&body, &c.replace('0', "f")).is_err());
+        // Naming the id is not enough: its fields must hash to it.
+        assert!(prove_revision(&body, c).is_err());
     }
 
     #[test]
-    fn the_revision_must_be_the_one_asked_for() {
-        let c = "0123456789abcdef0123456789abcdef01234567";
-        let body = format!(r#"{{"id": "{c}", "committer_date": "2023-11-14T23:13:20+01:00"}}"#);
-        assert_eq!(
-            revision_time(body.as_bytes(), c),
-            Ok(Some((1_700_000_000, 60)))
-        );
-        assert!(revision_time(body.as_bytes(), &c.replace('0', "f")).is_err());
+    fn branch_tips_follow_aliases_and_releases() {
+        let rev = "a".repeat(40);
+        let branches = serde_json::json!({
+            "HEAD": {"target": "refs/heads/main", "target_type": "alias"},
+            "refs/heads/main": {"target": rev, "target_type": "revision"},
+            "refs/tags/v1": {"target": "b".repeat(40), "target_type": "release"},
+            "refs/heads/gone": null,
+        });
+        let tips = branch_tips(&branches, |_| Some("c".repeat(40)));
+        assert_eq!(tips, vec!["a".repeat(40), "c".repeat(40)]);
     }
 
     #[test]
@@ -559,10 +724,5 @@ mod tests {
         };
         assert_eq!(content_problem(&entry, b""), None);
         assert!(content_problem(&entry, b"x").is_some());
-    }
-
-    #[test]
-    fn paths_are_encoded_per_segment() {
-        assert_eq!(encode_path("docs/a b;c.md"), "docs/a%20b%3Bc.md");
     }
 }
