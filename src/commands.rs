@@ -346,9 +346,13 @@ fn audit_options(args: &AuditArgs, eff: &Effective) -> Result<Options, ExitStatu
         None => None,
     };
     let jobs = eff.jobs.value.map_or_else(audit::default_jobs, usize::from);
+    let mut plan = fetch.sync_plan(rewrites, jobs, !args.quiet);
+    if let Some(max) = args.max_document_size {
+        plan.sync.max_object_bytes = max;
+    }
     Ok(Options {
         cache: fetch.cache.value.clone(),
-        plan: fetch.sync_plan(rewrites, jobs, !args.quiet),
+        plan,
         no_upstream: args.no_upstream,
         manifests: args.manifests,
         max_document_size: args
@@ -784,11 +788,9 @@ pub fn show(args: ShowArgs, choice: &ConfigChoice) -> ExitStatus {
         }
         let resolved = crate::show::resolve(&args.target, fetch.allow_local)?;
         let cache = crate::fetch::GitCache::new(&fetch.cache.value);
-        let repo = crate::show::open(
-            &cache,
-            &resolved,
-            &fetch.sync_plan(rewrites.clone(), 1, true),
-        )?;
+        let mut plan = fetch.sync_plan(rewrites.clone(), 1, true);
+        plan.sync.max_object_bytes = args.max_document_size;
+        let repo = crate::show::open(&cache, &resolved, &plan)?;
         let (mut out, shown) =
             crate::show::render(&repo, &resolved, args.context, args.max_document_size)?;
         if args.history {
@@ -912,7 +914,9 @@ pub fn pin(args: PinArgs, choice: &ConfigChoice) -> ExitStatus {
         max_document_size: args.max_document_size,
         force: args.force,
     };
-    let outcome = match crate::pin::pin(&cache, &req, &fetch.sync_plan(rewrites, 1, true)) {
+    let mut plan = fetch.sync_plan(rewrites, 1, true);
+    plan.sync.max_object_bytes = req.max_document_size;
+    let outcome = match crate::pin::pin(&cache, &req, &plan) {
         Ok(o) => o,
         Err(e) => {
             error(&e.to_string(), e.hint().as_deref());

@@ -142,3 +142,73 @@ fn trees_git_refuses_are_never_judged() {
         shown.stderr
     );
 }
+
+/// A forge advertising 20,000 branches costs one `packed-refs` file, not a
+/// file per branch, and reachability still follows them: a commit only one
+/// branch reaches is reachable until that branch goes (issue "Trust nothing
+/// you did not recompute", attack 8; `scripts/bench-refs.sh` measures
+/// 300,000).
+#[test]
+fn many_advertised_branches_are_kept_packed_and_still_decide_reachability() {
+    let forge = Forge::new();
+    let fixture = forge.repo(NAME);
+    let main = fixture.commit(&[("README.md", README)], "add results", T0);
+    let side = fixture.commit_on(
+        "side",
+        &[("README.md", README), ("x.md", "x\n")],
+        "side",
+        T0 + 60,
+    );
+    let mut names: Vec<String> = (0..20_000)
+        .map(|i| format!("refs/heads/b-{i:05}"))
+        .collect();
+    names.push("refs/heads/main".into());
+    names.sort();
+    let mut packed = String::from("# pack-refs with: peeled fully-peeled sorted \n");
+    for name in &names {
+        packed.push_str(&format!("{main} {name}\n"));
+    }
+    packed.push_str(&format!("{side} refs/heads/side\n"));
+    std::fs::write(fixture.path().join("packed-refs"), packed).expect("packed-refs");
+    let _ = std::fs::remove_dir_all(fixture.path().join("refs/heads"));
+    std::fs::create_dir_all(fixture.path().join("refs/heads")).expect("refs/heads");
+
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let ws = Scratch::new();
+    let s = source(
+        "side",
+        NAME,
+        side,
+        "README.md",
+        &sha256_hex(README),
+        "2023-11-14T22:14:20Z",
+    );
+    let c = crate::common::forge::claim("decode", &s, README_LINE, 2.9);
+    let file = ws.write_pin(&pin("many", &[s], &[c]));
+    let rewrite = to_daemon(&daemon);
+    let run = ws.audit(["--rewrite", &rewrite, &file]);
+    run.assert_code(0);
+    assert_eq!(run.claim("many", "decode")["status"], "verified");
+    let mirror = ws.mirror(NAME);
+    let loose = walkdir::WalkDir::new(mirror.join("refs"))
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .count();
+    assert!(loose <= 2, "{loose} loose ref files");
+    let lines = std::fs::read_to_string(mirror.join("packed-refs"))
+        .expect("packed-refs")
+        .lines()
+        .count();
+    assert!(lines > 20_000, "{lines} lines");
+
+    // The only branch reaching the pinned commit goes: unreachable now.
+    fixture.delete_ref("refs/heads/side");
+    let again = ws.audit(["--rewrite", &rewrite, &file]);
+    assert!(
+        again.codes().contains(&"revision-unreachable".to_string()),
+        "{:?}",
+        again.codes()
+    );
+    assert_eq!(again.claim("many", "decode")["status"], "verified");
+}

@@ -527,3 +527,160 @@ fn a_large_documents_cold_fetch_does_not_hold_its_pack_in_memory() {
         "peak RSS {rss} KiB on the cold fetch of a pack of {pack_kib} KiB"
     );
 }
+
+/// A pack of two objects: a 64 KiB blob, and a delta of a few KiB whose
+/// `copies` one-byte instructions each copy that whole blob: its result is
+/// `copies` × 64 KiB (issue "Trust nothing you did not recompute", attack 7).
+fn delta_bomb_pack(base: &[u8], copies: usize) -> Vec<u8> {
+    use flate2::write::ZlibEncoder;
+    use sha1::Digest as _;
+    assert_eq!(
+        base.len(),
+        1 << 16,
+        "a one-byte copy instruction copies 64 KiB"
+    );
+    let varint = |mut n: usize, out: &mut Vec<u8>| loop {
+        let byte = (n & 0x7f) as u8;
+        n >>= 7;
+        if n == 0 {
+            out.push(byte);
+            break;
+        }
+        out.push(byte | 0x80);
+    };
+    let header = |kind: u8, size: usize| {
+        let mut out = vec![(kind << 4) | (size & 0x0f) as u8];
+        let mut rest = size >> 4;
+        while rest > 0 {
+            *out.last_mut().expect("a byte") |= 0x80;
+            out.push((rest & 0x7f) as u8);
+            rest >>= 7;
+        }
+        out
+    };
+    let deflate = |data: &[u8]| {
+        let mut z = ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+        z.write_all(data).expect("deflate");
+        z.finish().expect("deflate")
+    };
+    let mut pack = b"PACK".to_vec();
+    pack.extend_from_slice(&2u32.to_be_bytes());
+    pack.extend_from_slice(&2u32.to_be_bytes());
+    let base_at = pack.len();
+    pack.extend(header(3, base.len()));
+    pack.extend(deflate(base));
+    let delta_at = pack.len();
+    let mut delta = Vec::new();
+    varint(base.len(), &mut delta);
+    varint(base.len() * copies, &mut delta);
+    delta.extend(std::iter::repeat_n(0x80u8, copies));
+    pack.extend(header(6, delta.len()));
+    // The base's distance back, as git writes it.
+    let mut n = delta_at - base_at;
+    let mut ofs = vec![(n & 0x7f) as u8];
+    n >>= 7;
+    while n > 0 {
+        n -= 1;
+        ofs.push(0x80 | (n & 0x7f) as u8);
+        n >>= 7;
+    }
+    ofs.reverse();
+    pack.extend(ofs);
+    pack.extend(deflate(&delta));
+    let trailer = sha1::Sha1::digest(&pack);
+    pack.extend_from_slice(&trailer);
+    pack
+}
+
+/// A delta of a few KiB that expands to 384 MiB ends the fetch with a clear
+/// reason before it is built: the audit stays well under 300 MB and says
+/// which limit to raise; the rest of the record is unchecked, not judged.
+#[test]
+fn a_delta_bomb_ends_the_fetch_before_it_is_built() {
+    let forge = Forge::new();
+    let fixture = forge.repo(NAME);
+    let base: Vec<u8> = (0..1u32 << 16).map(|i| (i * 7 % 251) as u8).collect();
+    let pack = delta_bomb_pack(&base, 6144);
+    assert!(pack.len() < 100 << 10, "a small pack: {} bytes", pack.len());
+    let dir = fixture.path().join("objects/pack");
+    std::fs::create_dir_all(&dir).expect("pack dir");
+    let hex: String = pack[pack.len() - 20..]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let file = dir.join(format!("pack-{hex}.pack"));
+    std::fs::write(&file, &pack).expect("pack written");
+    let indexed = Command::new("git")
+        .arg("index-pack")
+        .arg(&file)
+        .stdout(Stdio::null())
+        .status()
+        .expect("git index-pack runs");
+    assert!(indexed.success(), "git accepts the pack");
+    let repo = git2::Repository::open(fixture.path()).expect("open");
+    let mut bomb = None;
+    repo.odb()
+        .expect("odb")
+        .foreach(|id| {
+            if repo.odb().and_then(|o| o.read_header(*id)).map(|h| h.0) == Ok(384 << 20) {
+                bomb = Some(*id);
+            }
+            true
+        })
+        .expect("objects listed");
+    let bomb = bomb.expect("the delta's result is in the pack");
+    let readme = crate::common::forge::README;
+    let commit = fixture.commit(&[("README.md", readme)], "add results", T0);
+    let mut tree = repo
+        .treebuilder(Some(
+            &repo
+                .find_commit(commit)
+                .expect("commit")
+                .tree()
+                .expect("tree"),
+        ))
+        .expect("builder");
+    tree.insert("weights.bin", bomb, 0o100644).expect("insert");
+    // Its base is sent too, so the server sends the delta as it is.
+    let base_id = git2::Oid::hash_object(git2::ObjectType::Blob, &base).expect("hash");
+    tree.insert("base.bin", base_id, 0o100644).expect("insert");
+    let tree = repo.find_tree(tree.write().expect("tree")).expect("tree");
+    let sig =
+        git2::Signature::new("F", "f@example.invalid", &git2::Time::new(T0 + 60, 0)).expect("sig");
+    let parent = repo.find_commit(commit).expect("commit");
+    let with_bomb = repo
+        .commit(
+            Some("refs/heads/main"),
+            &sig,
+            &sig,
+            "weights",
+            &tree,
+            &[&parent],
+        )
+        .expect("commit");
+
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let work = Scratch::new();
+    let pin = crate::common::forge::readme_pin(
+        "bomb",
+        NAME,
+        with_bomb,
+        &crate::common::forge::sha256_hex(readme),
+        T0_RFC3339,
+    );
+    let file = work.write_pin(&pin);
+    let (run, rss_kib) = audit_measured(&work, &["--rewrite", &to_daemon(&daemon), &file]);
+    assert!(
+        rss_kib < 300 * 1024,
+        "peak RSS {rss_kib} KiB\n{}",
+        run.stderr
+    );
+    run.assert_code(2);
+    assert!(
+        run.stderr.contains("needs 384.0 MiB at once")
+            && run.stderr.contains("--max-document-size"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.claim("bomb", "decode")["status"], "unchecked");
+}

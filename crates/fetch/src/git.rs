@@ -266,6 +266,10 @@ impl GitCache {
         }
 
         apply_timeouts(opts);
+        crate::alloc::set_limit(crate::alloc::limit_for(
+            opts.max_object_bytes,
+            opts.max_fetch_objects,
+        ));
         register_git_transport();
         check_dirs(&self.root, &path)?;
         let _lock = lock_beside(&path)?;
@@ -312,6 +316,9 @@ impl GitCache {
         let mut report = self.settle(result, scratch, damaged, &path)?;
         let mirror = open_mirror(&path)?;
         keep_pinned(&mirror, &report.wanted);
+        if has_loose_refs(&mirror) {
+            pack_refs(&mirror, None).map_err(|e| FetchError::io(&path, e))?;
+        }
         let cached = CachedRepo::new(mirror, path.clone());
         mark_synced(&path);
         report.path = path;
@@ -565,6 +572,76 @@ fn keep_pinned(repo: &Repository, wanted: &[WantedStatus]) {
             let _ = repo.reference(&name, w.oid, false, "pinaudit: judged");
         }
     }
+}
+
+/// Writes every direct ref of `repo` into its `packed-refs`, one file, with
+/// the branches and tags replaced by `mirrored` when given (those whose
+/// object the mirror holds), and removes the loose ref files it holds: a
+/// forge advertising 300,000 branches costs one file of some 20 MB, not
+/// 300,000 files. Symbolic refs (`HEAD`) stay as they are.
+fn pack_refs(repo: &Repository, mirrored: Option<&BTreeMap<String, Oid>>) -> std::io::Result<()> {
+    let git = |e: git2::Error| std::io::Error::other(e.message().to_string());
+    let mut all: BTreeMap<String, Oid> = BTreeMap::new();
+    for r in repo.references().map_err(git)? {
+        let r = r.map_err(git)?;
+        if let (Some(git2::ReferenceType::Direct), Some(name), Some(oid)) =
+            (r.kind(), r.name(), r.target())
+        {
+            all.insert(name.to_string(), oid);
+        }
+    }
+    let mirrored_name = |n: &str| n.starts_with("refs/heads/") || n.starts_with("refs/tags/");
+    if let Some(mirrored) = mirrored {
+        let odb = repo.odb().map_err(git)?;
+        all.retain(|n, _| !mirrored_name(n));
+        for (name, &oid) in mirrored {
+            if odb.exists(oid) {
+                all.insert(name.clone(), oid);
+            }
+        }
+    }
+    let mut text = String::with_capacity(all.len() * 64 + 32);
+    text.push_str("# pack-refs with: sorted \n");
+    for (name, oid) in &all {
+        text.push_str(&format!("{oid} {name}\n"));
+    }
+    let dir = repo.path();
+    crate::store::write_atomically(&dir.join("packed-refs"), &[text.as_bytes()])?;
+    // The loose files now packed (or, for branches and tags, pruned).
+    let refs = dir.join("refs");
+    let mut walk = walkdir::WalkDir::new(&refs)
+        .follow_links(false)
+        .contents_first(true)
+        .into_iter();
+    while let Some(Ok(entry)) = walk.next() {
+        let path = entry.path();
+        let Ok(rel) = path.strip_prefix(dir) else {
+            continue;
+        };
+        let name = rel.to_string_lossy().replace('\\', "/");
+        if entry.file_type().is_file() {
+            if all.contains_key(&name) || (mirrored.is_some() && mirrored_name(&name)) {
+                let _ = fs::remove_file(path);
+            }
+        } else if entry.file_type().is_dir()
+            && !matches!(name.as_str(), "refs" | "refs/heads" | "refs/tags")
+        {
+            // Only an empty one goes.
+            let _ = fs::remove_dir(path);
+        }
+    }
+    Ok(())
+}
+
+/// Whether `repo` holds loose ref files beside the remote head's (which every
+/// sync writes): refs pinned or fetched since the last [`pack_refs`].
+fn has_loose_refs(repo: &Repository) -> bool {
+    let head = repo.path().join(HEAD_REF);
+    walkdir::WalkDir::new(repo.path().join("refs"))
+        .follow_links(false)
+        .into_iter()
+        .flatten()
+        .any(|e| e.file_type().is_file() && e.path() != head)
 }
 
 /// Where mirrors that failed their check are moved aside, under the cache
@@ -1544,6 +1621,21 @@ impl<'r> Session<'r> {
                 cause: NetworkCause::Limit,
             };
         }
+        if let Some(size) = crate::alloc::take_refused() {
+            let mib = |n: u64| format!("{:.1} MiB", n as f64 / f64::from(1 << 20));
+            return FetchError::Network {
+                url: self.shown_url.clone(),
+                reason: format!(
+                    "indexing the pack needs {} at once (an object it expands to, or the \
+                     table of the objects it announces), over the {} one allocation may take: \
+                     the fetch was stopped before it was built (raise --max-document-size or \
+                     --max-fetch-objects if you trust the server)",
+                    mib(size as u64),
+                    mib(crate::alloc::limit())
+                ),
+                cause: NetworkCause::Limit,
+            };
+        }
         // A full disk or a permission problem in the cache is not the network's.
         if let Some(kind) = local_io_kind(e.message()) {
             let reason = clean_message(e.message(), &self.auth.secrets());
@@ -1625,11 +1717,15 @@ impl<'r> Session<'r> {
         if !self.mirror_matches(&adv.mirrored) {
             let mut fo = self.fetch_options();
             let _pager = super::pageout::Pager::start(self.repo.path(), &self.received_bytes);
-            let result =
-                conn.remote()
-                    .fetch(&MIRROR_SPECS, Some(&mut fo), Some("pinaudit: mirror"));
+            let _ = crate::alloc::take_refused();
+            // The objects only: the branches and tags are then written
+            // packed, in one file, not one file each (a forge may advertise
+            // hundreds of thousands).
+            let result = conn.remote().download(&MIRROR_SPECS, Some(&mut fo));
             self.count(conn.remote(), result.is_ok());
             result.map_err(|e| self.classify(&e))?;
+            pack_refs(self.repo, Some(&adv.mirrored))
+                .map_err(|e| FetchError::io(self.repo.path(), e))?;
         }
         Ok(adv)
     }
@@ -1696,6 +1792,8 @@ impl<'r> Session<'r> {
         let mut remote = self.repo.remote_anonymous(&self.fetch_url)?;
         let mut fo = self.fetch_options();
         let _pager = super::pageout::Pager::start(self.repo.path(), &self.received_bytes);
+        // A refusal this fetch did not cause is not its reason.
+        let _ = crate::alloc::take_refused();
         let result = remote.fetch(specs, Some(&mut fo), Some(reflog));
         self.count(&remote, result.is_ok());
         result

@@ -34,6 +34,7 @@
 static ZLIB_RS: unsafe extern "C-unwind" fn(*mut libz_rs_sys::z_stream, i32) -> i32 =
     libz_rs_sys::inflate;
 
+mod alloc;
 mod bounded;
 pub mod cache_key;
 mod classify;

@@ -36,6 +36,12 @@ pub struct SyncOptions {
     pub public_only: bool,
     /// Where connections go: the command's `--resolve` pins.
     pub network: crate::net::Network,
+    /// The largest object libgit2 may build in memory while a pack is
+    /// indexed (a delta's result), in bytes: `--max-document-size` when given,
+    /// else [`DEFAULT_MAX_OBJECT_BYTES`]; never less than the index of
+    /// [`Self::max_fetch_objects`] objects needs, nor 64 MiB (`crate::alloc`).
+    /// A pack holding a larger one ends the fetch before it is built.
+    pub max_object_bytes: u64,
 }
 
 /// Default of [`SyncOptions::deadline`]: a cold mirror of a large benchmark
@@ -48,6 +54,10 @@ pub const DEFAULT_MAX_FETCH_BYTES: u64 = 4 << 30;
 /// index memory; the benchmark repositories pinaudit has met hold tens of
 /// thousands of objects, the largest forge repositories several millions.
 pub const DEFAULT_MAX_FETCH_OBJECTS: u64 = 1_000_000;
+/// Default of [`SyncOptions::max_object_bytes`] (192 MiB): a delta of a few
+/// bytes can expand to gigabytes, and libgit2 builds each delta's result
+/// whole; larger documents are read as streams anyway.
+pub const DEFAULT_MAX_OBJECT_BYTES: u64 = 192 << 20;
 /// Default of [`SyncOptions::max_ref_bytes`] (32 MiB, some 400 000 refs): the
 /// largest forge repositories advertise a few MiB.
 pub const DEFAULT_MAX_REF_BYTES: u64 = 32 << 20;
@@ -63,6 +73,7 @@ impl Default for SyncOptions {
             max_fetch_bytes: DEFAULT_MAX_FETCH_BYTES,
             max_fetch_objects: DEFAULT_MAX_FETCH_OBJECTS,
             max_ref_bytes: DEFAULT_MAX_REF_BYTES,
+            max_object_bytes: DEFAULT_MAX_OBJECT_BYTES,
             public_only: false,
             network: crate::net::Network::default(),
         }

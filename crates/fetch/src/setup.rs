@@ -20,6 +20,8 @@ use std::path::PathBuf;
 /// libgit2's own.
 pub(crate) fn isolate_user_config() {
     ONCE.call_once(|| {
+        // First: libgit2 allocates through pinaudit's bounded allocator.
+        crate::alloc::install();
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let xdg = std::env::var_os("XDG_CONFIG_HOME")
             .map(PathBuf::from)
