@@ -263,3 +263,128 @@ fn seed_superseded_figure_right_below_inserted_rows() {
     assert_eq!(l43["edited_into_head_line"], 45, "{l43:#}");
     assert_eq!(changed[0]["evidence"]["cited_lines"][1]["head_line"], 46);
 }
+
+// --- One line-follower for audit, diff and history (issue 45) ----------------
+
+/// A results table of four rows, the record citing three of them.
+const TABLE: &str = "# Results\n\
+\n\
+| phase | rate |\n\
+|---|---|\n\
+| prefill | 812 tok/s |\n\
+| decode | 2.9 tok/s |\n\
+| ttft | 140 ms |\n\
+| memory | 41 GiB |\n";
+
+fn table_pin(id: &str, commit: git2::Oid) -> Value {
+    let s = crate::common::forge::source(
+        "table",
+        NAME,
+        commit,
+        "README.md",
+        &crate::common::forge::sha256_hex(TABLE),
+        "2023-11-14T22:13:20Z",
+    );
+    let claim = |label: &str, line: u32, value: f64, unit: &str| {
+        let mut c = crate::common::forge::claim(label, &s, line, value);
+        c["unit"] = Value::from(unit);
+        c["metric"] = Value::Null;
+        c
+    };
+    crate::common::forge::pin(
+        id,
+        std::slice::from_ref(&s),
+        &[
+            claim("prefill", 5, 812.0, "tok/s"),
+            claim("decode", 6, 2.9, "tok/s"),
+            claim("ttft", 7, 140.0, "ms"),
+        ],
+    )
+}
+
+/// Rows re-ordered up and down at the head, then an unrelated commit: no
+/// figure was corrected, so no `value-superseded` in either audit, and `diff`
+/// of the two reports names nothing changed; `show --history` follows the
+/// line to where it went. Then a row's value does change: audit, diff and
+/// history all name the new value.
+#[test]
+fn reordered_rows_are_followed_alike_by_audit_diff_and_history() {
+    let forge = Forge::new();
+    let repo = forge.repo(NAME);
+    let c = repo.commit(&[("README.md", TABLE)], "add results", T0);
+    // decode moves up, prefill down, ttft stays; memory moves to the top.
+    let reordered = "# Results\n\
+\n\
+| phase | rate |\n\
+|---|---|\n\
+| memory | 41 GiB |\n\
+| decode | 2.9 tok/s |\n\
+| ttft | 140 ms |\n\
+| prefill | 812 tok/s |\n";
+    repo.commit(&[("README.md", reordered)], "reorder rows", T0 + 60);
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let rewrite = to_daemon(&daemon);
+    let ws = Scratch::new();
+    let file = ws.write_pin(&table_pin("rows", c));
+
+    let first = ws.audit(["--rewrite", &rewrite, &file]);
+    ws.write("first.json", &first.stdout);
+    first.assert_lacks("value-superseded");
+    repo.commit(&[("NOTES.md", "unrelated\n")], "notes", T0 + 120);
+    let second = ws.audit(["--rewrite", &rewrite, &file]);
+    ws.write("second.json", &second.stdout);
+    second.assert_lacks("value-superseded");
+    let up = second.only("upstream-changed");
+    let lines = up["evidence"]["cited_lines"]
+        .as_array()
+        .expect("cited lines")
+        .clone();
+    let at = |line: u32| {
+        lines
+            .iter()
+            .find(|l| l["line"] == line)
+            .map(|l| l["head_line"].clone())
+            .unwrap_or(Value::Null)
+    };
+    assert_eq!(
+        (at(5), at(6), at(7)),
+        (json!(8), json!(6), json!(7)),
+        "{up:#}"
+    );
+
+    let diff = ws.run(["diff", "first.json", "second.json", "--color", "never"]);
+    assert!(
+        !diff.stdout.contains("value-superseded") && !diff.stdout.contains("812"),
+        "{}",
+        diff.stdout
+    );
+    let url = format!("https://github.com/{NAME}/blob/{c}/README.md#L5");
+    let history = ws.run(["show", &url, "--history", "--cache", "cache", "--offline"]);
+    history.assert_code(0);
+    assert!(history.stdout.contains("L8"), "{}", history.stdout);
+
+    // Now the decode figure is corrected.
+    let corrected = reordered.replace("2.9 tok/s", "3.1 tok/s");
+    repo.commit(&[("README.md", corrected.as_str())], "fix decode", T0 + 180);
+    let third = ws.audit(["--rewrite", &rewrite, &file]);
+    ws.write("third.json", &third.stdout);
+    let f = third.only("value-superseded");
+    assert_eq!(f["claim"], "decode", "{f:#}");
+    assert_eq!(f["evidence"]["head_line"], 6, "{f:#}");
+    assert!(
+        f["message"].as_str().unwrap_or_default().contains("3.1"),
+        "{f:#}"
+    );
+    let diff = ws.run(["diff", "second.json", "third.json", "--color", "never"]);
+    assert!(
+        diff.stdout.contains("value-superseded")
+            && diff.stdout.contains("decode")
+            && diff.stdout.contains("3.1"),
+        "{}",
+        diff.stdout
+    );
+    assert!(!diff.stdout.contains("prefill"), "{}", diff.stdout);
+    let url = format!("https://github.com/{NAME}/blob/{c}/README.md#L6");
+    let history = ws.run(["show", &url, "--history", "--cache", "cache", "--offline"]);
+    assert!(history.stdout.contains("3.1"), "{}", history.stdout);
+}

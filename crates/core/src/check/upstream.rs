@@ -72,10 +72,54 @@ pub fn follow_some(
     new: &[&str],
     wanted: impl Fn(usize) -> bool,
 ) -> Vec<Option<Fate>> {
-    let mut out = vec![Some(Fate::Removed); old.len()];
+    follow_steps(old, new, wanted)
+        .into_iter()
+        .map(|s| s.map(|(f, _)| f))
+        .collect()
+}
+
+/// A line's fate and whether it moved across hunks (paired by [`moves`], out
+/// of the diff's order): what the drift memo keeps, so that [`complete`] can
+/// tell the diff's kept lines from moved ones.
+type Step = (Fate, bool);
+
+/// The drift memo's flag of a moved line, beside [`Fate::code`].
+const MOVED: u32 = 1 << 31;
+
+fn step_code((fate, moved): Step) -> u32 {
+    fate.code() | if moved { MOVED } else { 0 }
+}
+
+fn step_from_code(code: u32) -> Option<Step> {
+    Fate::from_code(code & !MOVED).map(|f| (f, code & MOVED != 0))
+}
+
+/// [`follow_some`], each fate with whether it moved.
+fn follow_steps(old: &[&str], new: &[&str], wanted: impl Fn(usize) -> bool) -> Vec<Option<Step>> {
+    let mut out: Vec<Option<Step>> = vec![Some((Fate::Removed, false)); old.len()];
     let mut budget = PAIRS_PER_DOCUMENT;
     let mut ops = Vec::new();
     diff(old, new, 0, 0, 0, &mut ops);
+    // Lines the diff could not keep in order that moved elsewhere whole (a
+    // row moved up or down), or with only their numbers changed, are paired
+    // across hunks first, whichever lines are wanted.
+    let (mut paired_old, mut paired_new) = (vec![false; old.len()], vec![false; new.len()]);
+    for op in &ops {
+        if let Op::Equal {
+            old: o,
+            new: n,
+            len,
+        } = *op
+        {
+            paired_old[o..o + len].fill(true);
+            paired_new[n..n + len].fill(true);
+        }
+    }
+    for (i, j, fate) in moves(old, new, &paired_old, &paired_new) {
+        out[i] = Some((fate, true));
+        paired_old[i] = true;
+        paired_new[j] = true;
+    }
     for op in ops {
         match op {
             Op::Equal {
@@ -84,7 +128,7 @@ pub fn follow_some(
                 len,
             } => {
                 for k in 0..len {
-                    out[o + k] = Some(Fate::Kept((n + k) as u32 + 1));
+                    out[o + k] = Some((Fate::Kept((n + k) as u32 + 1), false));
                 }
             }
             Op::Replace {
@@ -93,17 +137,86 @@ pub fn follow_some(
                 new: n,
                 new_len,
             } => {
-                if !(o..o + old_len).any(&wanted) {
-                    charge(old_len, new_len, &mut budget);
-                    out[o..o + old_len].fill(None);
+                let olds: Vec<usize> = (o..o + old_len).filter(|&i| !paired_old[i]).collect();
+                let news: Vec<usize> = (n..n + new_len).filter(|&j| !paired_new[j]).collect();
+                if !olds.iter().any(|&i| wanted(i)) {
+                    charge(olds.len(), news.len(), &mut budget);
+                    for &i in &olds {
+                        out[i] = None;
+                    }
                     continue;
                 }
-                let olds = &old[o..o + old_len];
-                let news = &new[n..n + new_len];
-                for (i, j) in align(olds, news, &mut budget) {
-                    out[o + i] = Some(Fate::Edited((n + j) as u32 + 1));
+                let o_text: Vec<&str> = olds.iter().map(|&i| old[i]).collect();
+                let n_text: Vec<&str> = news.iter().map(|&j| new[j]).collect();
+                for (a, b) in align(&o_text, &n_text, &mut budget) {
+                    out[olds[a]] = Some((Fate::Edited(news[b] as u32 + 1), false));
                 }
             }
+        }
+    }
+    out
+}
+
+/// Lines of `old` the diff left unpaired that moved: first those whose text
+/// is on exactly one unpaired line of each side (kept, at its new place), then
+/// those whose skeleton (numbers blanked) is (edited there). Only lines with
+/// words of their own take part: a bare number or separator could be anyone's.
+fn moves(
+    old: &[&str],
+    new: &[&str],
+    paired_old: &[bool],
+    paired_new: &[bool],
+) -> Vec<(usize, usize, Fate)> {
+    use std::collections::HashMap;
+    let distinctive = |line: &str| line.chars().filter(|c| c.is_alphabetic()).count() >= 2;
+    let mut out = Vec::new();
+    let (mut taken_old, mut taken_new) = (paired_old.to_vec(), paired_new.to_vec());
+    for by_skeleton in [false, true] {
+        let key = |line: &str| -> String {
+            if by_skeleton {
+                skeleton(line.trim())
+            } else {
+                line.trim().to_string()
+            }
+        };
+        // key -> (count, index) on each side, over the lines still unpaired.
+        let mut olds: HashMap<String, (usize, usize)> = HashMap::new();
+        for (i, line) in old.iter().enumerate() {
+            if !taken_old[i] && distinctive(line) {
+                let e = olds.entry(key(line)).or_insert((0, i));
+                e.0 += 1;
+            }
+        }
+        if olds.is_empty() {
+            break;
+        }
+        let mut news: HashMap<String, (usize, usize)> = HashMap::new();
+        for (j, line) in new.iter().enumerate() {
+            if !taken_new[j] && distinctive(line) {
+                let k = key(line);
+                if olds.contains_key(&k) {
+                    let e = news.entry(k).or_insert((0, j));
+                    e.0 += 1;
+                }
+            }
+        }
+        let mut found: Vec<(usize, usize)> = olds
+            .iter()
+            .filter_map(|(k, &(count, i))| match news.get(k) {
+                Some(&(1, j)) if count == 1 => Some((i, j)),
+                _ => None,
+            })
+            .collect();
+        found.sort_unstable();
+        for (i, j) in found {
+            taken_old[i] = true;
+            taken_new[j] = true;
+            let fate = if old[i] == new[j] {
+                Fate::Kept(j as u32 + 1)
+            } else {
+                Fate::Edited(j as u32 + 1)
+            };
+            out.push((i, j, fate));
         }
     }
     out
@@ -364,22 +477,34 @@ fn align(old: &[&str], new: &[&str], budget: &mut usize) -> Vec<(usize, usize)> 
     out
 }
 
-/// Pairs the hunks of `fates` (fates [`follow_some`] gave, some unknown) that
+/// Pairs the hunks of `fates` (fates [`follow_steps`] gave, some unknown) that
 /// hold a `wanted` line, without diffing again: every run of lines not kept is
 /// one hunk of the diff (deleted, or replaced), and the kept lines around it
-/// say which head lines it faces. Each hunk takes from the pairing budget what
-/// [`follow_some`] took, in the same order, so the fates are its fates. `false`
-/// (nothing changed) when the fates do not read as a diff of these documents.
+/// say which head lines it faces; lines that moved across hunks stay as they
+/// are, and the head lines they moved to are no hunk's. Each hunk takes from
+/// the pairing budget what [`follow_steps`] took, in the same order, so the
+/// fates are its fates. `false` (nothing changed) when the fates do not read
+/// as a diff of these documents.
 fn complete(
     old: &[&str],
     new: &[&str],
-    fates: &mut [Option<Fate>],
+    fates: &mut [Option<Step>],
     wanted: impl Fn(usize) -> bool,
 ) -> bool {
-    let kept = |f: Option<Fate>| match f {
-        Some(Fate::Kept(h)) => Some(h as usize),
+    let kept = |f: Option<Step>| match f {
+        Some((Fate::Kept(h), false)) => Some(h as usize),
         _ => None,
     };
+    let moved = |f: Option<Step>| matches!(f, Some((_, true)));
+    let mut claimed = vec![false; new.len()];
+    for f in fates.iter().copied() {
+        if let Some((Fate::Kept(h) | Fate::Edited(h), true)) = f {
+            match claimed.get_mut(h as usize - 1) {
+                Some(c) => *c = true,
+                None => return false,
+            }
+        }
+    }
     // The hunks, checked first: kept lines go up one head line at a time
     // within a run of them, and forward across a hunk.
     let mut hunks = Vec::new();
@@ -401,23 +526,30 @@ fn complete(
             Some(h) => h - 1,
             None => new.len(),
         };
-        // A hunk was paired whole or not at all.
-        let run = &fates[start..i];
-        let mixed = run.iter().any(|f| f.is_some()) && run.iter().any(|f| f.is_none());
+        // A hunk was paired whole or not at all (its moved lines aside).
+        let open: Vec<usize> = (start..i).filter(|&k| !moved(fates[k])).collect();
+        let mixed =
+            open.iter().any(|&k| fates[k].is_some()) && open.iter().any(|&k| fates[k].is_none());
         if end_new < last || mixed {
             return false;
         }
-        hunks.push((start, i, last, end_new));
+        let news: Vec<usize> = (last..end_new).filter(|&j| !claimed[j]).collect();
+        hunks.push((open, news));
     }
     let mut budget = PAIRS_PER_DOCUMENT;
-    for (o, o_end, n, n_end) in hunks {
-        if fates[o].is_some() || !(o..o_end).any(&wanted) {
-            charge(o_end - o, n_end - n, &mut budget);
+    for (olds, news) in hunks {
+        let paired = olds.first().is_some_and(|&k| fates[k].is_some());
+        if paired || !olds.iter().any(|&k| wanted(k)) {
+            charge(olds.len(), news.len(), &mut budget);
             continue;
         }
-        fates[o..o_end].fill(Some(Fate::Removed));
-        for (a, b) in align(&old[o..o_end], &new[n..n_end], &mut budget) {
-            fates[o + a] = Some(Fate::Edited((n + b) as u32 + 1));
+        for &k in &olds {
+            fates[k] = Some((Fate::Removed, false));
+        }
+        let o_text: Vec<&str> = olds.iter().map(|&k| old[k]).collect();
+        let n_text: Vec<&str> = news.iter().map(|&j| new[j]).collect();
+        for (a, b) in align(&o_text, &n_text, &mut budget) {
+            fates[olds[a]] = Some((Fate::Edited(news[b] as u32 + 1), false));
         }
     }
     true
@@ -837,26 +969,27 @@ fn fates(
     memo: Option<(&dyn crate::memo::DriftMemo, &str)>,
 ) -> Vec<Option<Fate>> {
     let memo = memo.zip(head_blob);
-    let remembered: Option<Vec<Option<Fate>>> = memo.and_then(|((memo, pinned), head)| {
+    let remembered: Option<Vec<Option<Step>>> = memo.and_then(|((memo, pinned), head)| {
         memo.get(pinned, head, old.len(), new.len())
-            .map(|codes| codes.into_iter().map(Fate::from_code).collect())
+            .map(|codes| codes.into_iter().map(step_from_code).collect())
     });
-    let known = |fates: &[Option<Fate>]| fates.iter().zip(wanted).all(|(f, w)| f.is_some() || !*w);
+    let known = |steps: &[Option<Step>]| steps.iter().zip(wanted).all(|(f, w)| f.is_some() || !*w);
+    let plain = |steps: Vec<Option<Step>>| steps.into_iter().map(|s| s.map(|(f, _)| f)).collect();
     let remembered = match remembered {
-        Some(fates) if known(&fates) => return fates,
+        Some(steps) if known(&steps) => return plain(steps),
         other => other,
     };
     // What the memo knows is the diff: its kept lines bound the hunks left
     // unpaired, which are paired now without diffing again.
-    let fates = remembered
+    let steps = remembered
         .filter(|f| f.len() == old.len())
         .and_then(|mut f| complete(old, new, &mut f, |i| wanted[i]).then_some(f))
-        .unwrap_or_else(|| follow_some(old, new, |i| wanted[i]));
+        .unwrap_or_else(|| follow_steps(old, new, |i| wanted[i]));
     if let Some(((memo, pinned), head)) = memo {
-        let codes = fates.iter().map(|f| f.map_or(UNKNOWN, Fate::code));
+        let codes = steps.iter().map(|f| f.map_or(UNKNOWN, step_code));
         memo.put(pinned, head, new.len(), codes.collect());
     }
-    fates
+    plain(steps)
 }
 
 /// The pinned lines [`facts_by_lookup`] reads: every cited line and every line
@@ -1436,6 +1569,48 @@ mod tests {
         (old, new)
     }
 
+    /// Rows moved up and down are kept where they went, a row moved with its
+    /// figure edited is edited there, and a bare number is no one's.
+    #[test]
+    fn rows_moved_up_or_down_are_followed_where_they_went() {
+        let old = [
+            "| phase | rate |",
+            "| prefill | 812 |",
+            "| decode | 2.9 |",
+            "| ttft | 140 |",
+            "| memory | 41 |",
+            "7",
+        ];
+        let new = [
+            "| phase | rate |",
+            "| memory | 41 |",
+            "| decode | 3.1 |",
+            "| ttft | 140 |",
+            "| prefill | 812 |",
+            "8",
+            "7",
+        ];
+        assert_eq!(
+            follow(&old, &new),
+            vec![
+                Fate::Kept(1),
+                Fate::Kept(5),
+                Fate::Edited(3),
+                Fate::Kept(4),
+                Fate::Kept(2),
+                Fate::Kept(7),
+            ]
+        );
+        let moved_and_edited = [
+            "| phase | rate |",
+            "| ttft | 140 |",
+            "| memory | 41 |",
+            "| prefill | 900 |",
+        ];
+        let f = follow(&old[..5], &moved_and_edited);
+        assert_eq!((f[1], f[2]), (Fate::Edited(4), Fate::Removed));
+    }
+
     #[test]
     fn fates_completed_from_some_are_the_fates_of_all() {
         for seed in 1..60u64 {
@@ -1444,28 +1619,32 @@ mod tests {
             let (old, new) = (strs(&old), strs(&new));
             let all = follow(&old, &new);
             let (a, b) = (1 + seed as usize % 13, 2 + seed as usize % 29);
-            let mut fates = follow_some(&old, &new, |i| i % a == 0);
+            let mut fates = follow_steps(&old, &new, |i| i % a == 0);
             assert!(complete(&old, &new, &mut fates, |i| i % b == 1));
             for (i, f) in fates.iter().enumerate() {
                 assert!(
                     f.is_some() || (i % a != 0 && i % b != 1),
                     "seed {seed} line {i} unknown"
                 );
-                assert!(f.is_none_or(|f| f == all[i]), "seed {seed} line {i}");
+                assert!(f.is_none_or(|(f, _)| f == all[i]), "seed {seed} line {i}");
             }
         }
         // The budget: only section 8 wanted first, then section 9.
         let (old, new) = sections();
         let (old, new) = (strs(&old), strs(&new));
         let all = follow(&old, &new);
-        let mut fates = follow_some(&old, &new, |i| (8 * 41..9 * 41).contains(&i));
+        let mut fates = follow_steps(&old, &new, |i| (8 * 41..9 * 41).contains(&i));
         assert!(complete(&old, &new, &mut fates, |i| !(41..9 * 41).contains(&i)));
         for (i, f) in fates.iter().enumerate() {
-            assert!(f.is_none_or(|f| f == all[i]), "line {i}");
+            assert!(f.is_none_or(|(f, _)| f == all[i]), "line {i}");
         }
         assert!(fates[9 * 41 + 3].is_some() && fates[3].is_some());
         // Fates that do not read as a diff of these documents are not completed.
-        let mut wrong = vec![Some(Fate::Kept(2)), None, Some(Fate::Kept(1))];
+        let mut wrong = vec![
+            Some((Fate::Kept(2), false)),
+            None,
+            Some((Fate::Kept(1), false)),
+        ];
         assert!(!complete(&["a", "b", "c"], &["c", "a"], &mut wrong, |_| {
             true
         }));
