@@ -787,9 +787,12 @@ fn the_action_installs_the_release_binary_only_when_its_sha256_checks() {
          case \"$1\" in https://github.com/example/pinaudit/releases/download/v0.1.0/*) ;; *) exit 22 ;; esac\n\
          cp \"$RELEASE/$(basename \"$1\")\" \"$out\"\n",
     );
+    // cargo install --locked --path P --root R: a binary in R/bin.
     tool(
         "cargo",
-        "#!/bin/sh\necho \"cargo $*\" >> \"$CARGO_CALLS\"\n",
+        "#!/bin/sh\necho \"cargo $*\" >> \"$CARGO_CALLS\"\n\
+         while [ $# -gt 1 ]; do [ \"$1\" = --root ] && root=$2; shift; done\n\
+         mkdir -p \"$root/bin\" && printf '#!/bin/sh\\necho built\\n' > \"$root/bin/pinaudit\" && chmod +x \"$root/bin/pinaudit\"\n",
     );
     // Where the runner checks a remote action out; the release repository is
     // read from this path.
@@ -800,9 +803,11 @@ fn the_action_installs_the_release_binary_only_when_its_sha256_checks() {
         "[package]\nname = \"pinaudit\"\nversion = \"0.1.0\"\n",
     )
     .expect("write");
-    let install = |sums: &str| {
+    let install = |sums: &str, temp: Option<tempfile::TempDir>| {
         std::fs::write(release.join("SHA256SUMS"), sums).expect("write");
-        let temp = tempfile::tempdir().expect("temp");
+        let temp = temp.unwrap_or_else(|| tempfile::tempdir().expect("temp"));
+        let _ = std::fs::remove_file(temp.path().join("output"));
+        let _ = std::fs::remove_file(temp.path().join("cargo-calls"));
         let calls = temp.path().join("cargo-calls");
         let output = temp.path().join("output");
         let env = [
@@ -828,26 +833,92 @@ fn the_action_installs_the_release_binary_only_when_its_sha256_checks() {
         ];
         let (code, text) = run_step(&run_scripts("action.yml")["install"], ws.path(), &env);
         assert_eq!(code, 0, "{text}");
-        let bin = outputs(&output)["bin"].clone();
-        let installed = std::fs::read_to_string(&bin).unwrap_or_default();
+        let outs = outputs(&output);
+        let installed = std::fs::read_to_string(&outs["bin"]).unwrap_or_default();
+        let built = outs.get("built").cloned().unwrap_or_default();
         (
             text,
             installed,
-            std::fs::read_to_string(&calls).unwrap_or_default(),
+            std::fs::read_to_string(&calls).unwrap_or_default() + &built,
             temp,
         )
     };
     let archive = std::fs::read(release.join(format!("{name}.tar.gz"))).expect("archive");
     let digest = crate::common::forge::sha256_hex(&archive);
-    let (text, installed, calls, _t) = install(&format!("{digest}  {name}.tar.gz\n"));
+    let (text, installed, calls, _t) = install(&format!("{digest}  {name}.tar.gz\n"), None);
     assert!(installed.contains("released"), "{text}");
     assert_eq!(calls, "", "no build when the release checks:\n{text}");
     let wrong = "0".repeat(64);
-    let (text, installed, calls, _t) = install(&format!("{wrong}  {name}.tar.gz\n"));
-    assert!(!installed.contains("released"), "{text}");
+    let (text, installed, calls, temp) = install(&format!("{wrong}  {name}.tar.gz\n"), None);
+    assert!(installed.contains("built"), "{text}");
     assert!(text.contains("is not the one SHA256SUMS lists"), "{text}");
     assert!(
-        calls.starts_with("cargo install --locked --path"),
-        "{calls}"
+        calls.starts_with("cargo install --locked --path") && calls.ends_with("true"),
+        "built, and said so for the cache to keep: {calls}"
     );
+    // The next run restores that build (the runner's `pinaudit-build`): no cargo.
+    let (text, installed, calls, _t) = install(&format!("{wrong}  {name}.tar.gz\n"), Some(temp));
+    assert!(installed.contains("built"), "{text}");
+    assert_eq!(calls, "", "the cached build is used:\n{text}");
+    assert!(text.contains("using the build cached"), "{text}");
+}
+
+/// The action never sets `PINAUDIT_CACHE_KEY` to an empty string (which would
+/// also hide the workflow's own): no step's `env` names it, and the audit step
+/// exports the `cache-secret` input only when one is given; otherwise what the
+/// workflow set reaches pinaudit.
+#[test]
+fn the_action_passes_the_cache_secret_only_when_given() {
+    let text = std::fs::read_to_string(repo_root().join("action.yml")).expect("action.yml");
+    assert!(
+        !text
+            .lines()
+            .any(|l| l.trim_start().starts_with("PINAUDIT_CACHE_KEY:")),
+        "a step env sets PINAUDIT_CACHE_KEY"
+    );
+    // A pinaudit that says which key it got.
+    let ws = Scratch::new();
+    let fake = ws.write(
+        "fake-pinaudit",
+        "#!/bin/sh\necho \"key=[${PINAUDIT_CACHE_KEY-unset}]\" >&2\n\
+         while [ $# -gt 0 ]; do [ \"$1\" = --output ] && echo '{}' > \"$2\"; shift; done\n",
+    );
+    let fake = ws.path().join(fake);
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let temp = tempfile::tempdir().expect("temp");
+    let summary = temp.path().join("summary");
+    let run = |inputs: &[(&str, String)]| {
+        let mut all = vec![("PINAUDIT", fake.display().to_string())];
+        all.extend(inputs.iter().cloned());
+        audit_step(ws.path(), temp.path(), &summary, &all).1
+    };
+    let given = run(&[("CACHE_SECRET", "s3cret".into())]);
+    assert!(given.contains("key=[s3cret]"), "{given}");
+    let inherited = run(&[
+        ("CACHE_SECRET", String::new()),
+        ("PINAUDIT_CACHE_KEY", "from-the-workflow".into()),
+    ]);
+    assert!(inherited.contains("key=[from-the-workflow]"), "{inherited}");
+    // Never emptied (the test runner's own key stands).
+    let none = run(&[("CACHE_SECRET", String::new())]);
+    assert!(
+        !none.contains("key=[]") && none.contains("key=[pinaudit tests]"),
+        "{none}"
+    );
+}
+
+/// The nightly example installs pinaudit once a run, in one job, and hands the
+/// binary to the others.
+#[test]
+fn the_nightly_example_installs_pinaudit_once() {
+    let text = std::fs::read_to_string(repo_root().join("examples/scheduled-recheck.yml"))
+        .expect("the example");
+    let installs = text.matches("install-only: \"true\"").count();
+    let builds = text.matches("cargo install").count();
+    assert_eq!((installs, builds), (1, 0), "{text}");
+    // The shards and the report take the binary the install job uploaded.
+    assert_eq!(text.matches("name: pinaudit-bin").count(), 3, "{text}");
+    assert!(text.contains("binary: ${{ runner.temp }}/pinaudit-bin/pinaudit"));
+    assert!(text.contains("cache-secret: ${{ secrets.PINAUDIT_CACHE_KEY }}"));
 }
