@@ -105,10 +105,11 @@ pub fn audit(args: AuditArgs, choice: &ConfigChoice) -> ExitStatus {
         Err(code) => return code,
     };
     let eff = effective(&args, &config);
-    let opts = match audit_options(&args, &eff) {
+    let mut opts = match audit_options(&args, &eff) {
         Ok(opts) => opts,
         Err(code) => return code,
     };
+    opts.policy.show_flags = show_flags(&eff.fetch, choice, args.max_document_size);
     // A missing input is a setup error (exit 3), but the others are still
     // audited and reported; an unusable cache stops the audit before it starts.
     let missing_input = !inputs_exist(&eff);
@@ -366,6 +367,7 @@ fn audit_options(args: &AuditArgs, eff: &Effective) -> Result<Options, ExitStatu
             baseline,
             severity: eff.severity.clone(),
             ignores: eff.ignores.clone(),
+            show_flags: String::new(),
         },
         walk: input::WalkOptions {
             exclude: eff.exclude.value.clone(),
@@ -381,6 +383,42 @@ fn audit_options(args: &AuditArgs, eff: &Effective) -> Result<Options, ExitStatu
             .ok()
             .filter(|t| !t.trim().is_empty()),
     })
+}
+
+/// The flags of this run that a printed `pinaudit show` needs to run as
+/// printed: the configuration chosen, and the fetch settings given on the
+/// command line (those from `pinaudit.toml` come along with it). A rewrite
+/// target carrying credentials is left out, never printed.
+fn show_flags(fetch: &FetchSettings, choice: &ConfigChoice, max_size: Option<u64>) -> String {
+    let q = |t: &str| pinaudit_core::check::location::shell_quote(t);
+    let mut flags: Vec<String> = Vec::new();
+    if choice.none {
+        flags.push("--no-config".into());
+    } else if let Some(file) = &choice.file {
+        flags.push(format!("--config {}", q(&file.display().to_string())));
+    }
+    if fetch.cache.origin == crate::config::Origin::Flag {
+        flags.push(format!(
+            "--cache {}",
+            q(&fetch.cache.value.display().to_string())
+        ));
+    }
+    if fetch.rewrite.origin == crate::config::Origin::Flag {
+        for rule in &fetch.rewrite.value {
+            if crate::fetch::redact(rule) == *rule {
+                flags.push(format!("--rewrite {}", q(rule)));
+            }
+        }
+    }
+    // Not `--offline`: an offline re-check judges as an online one, and says
+    // the same; `show` reads the cache first whenever it can.
+    if fetch.allow_local {
+        flags.push("--allow-local".into());
+    }
+    if let Some(max) = max_size {
+        flags.push(format!("--max-document-size {max}"));
+    }
+    flags.join(" ")
 }
 
 /// `--swh-url` or `--wayback-url` as the base the provider appends endpoints

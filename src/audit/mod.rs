@@ -354,6 +354,7 @@ impl<T> Keep<(Said, Settled<T>)> for Settling<'_, T> {
         for (code, severity) in &self.policy.severity {
             e.str(code.as_str()).opt_severity(Some(*severity));
         }
+        e.str(&self.policy.show_flags);
         e.u32(self.policy.ignores.len() as u32);
         for i in &self.policy.ignores {
             e.str(i.code.as_str())

@@ -35,12 +35,38 @@ impl Ignore {
     }
 }
 
-/// Severity overrides, ignores and a baseline.
+/// Severity overrides, ignores and a baseline; and the flags of the run that
+/// every `pinaudit show` command a hint prints must carry to run as printed.
 #[derive(Debug, Clone, Default)]
 pub struct Policy {
     pub(crate) severity: BTreeMap<Code, Severity>,
     pub(crate) ignores: Vec<Ignore>,
     pub(crate) baseline: Option<Baseline>,
+    /// `--config …`, `--cache …`, `--rewrite …`, `--allow-local`,
+    /// `--max-document-size …` as the run was given them (shell-quoted), or
+    /// empty.
+    pub(crate) show_flags: String,
+}
+
+/// `hint` with `flags` added to each `` `pinaudit show …` `` command in it.
+pub(crate) fn with_show_flags(hint: &str, flags: &str) -> String {
+    const COMMAND: &str = "`pinaudit show ";
+    let mut out = String::with_capacity(hint.len() + flags.len());
+    let mut rest = hint;
+    while let Some(at) = rest.find(COMMAND) {
+        let (head, tail) = rest.split_at(at);
+        out.push_str(head);
+        let Some(end) = tail[1..].find('`') else {
+            break;
+        };
+        out.push_str(&tail[..=end]);
+        out.push(' ');
+        out.push_str(flags);
+        out.push('`');
+        rest = &tail[end + 2..];
+    }
+    out.push_str(rest);
+    out
 }
 
 impl Policy {
@@ -52,6 +78,17 @@ impl Policy {
         for f in &mut r.findings {
             let fp = crate::fingerprint::of_finding_in(f, Some(&lookup));
             self.one(f, fp);
+            self.flag_hint(f);
+        }
+    }
+
+    /// Adds the run's flags to the `pinaudit show` commands of `f`'s hint.
+    fn flag_hint(&self, f: &mut Finding) {
+        if self.show_flags.is_empty() {
+            return;
+        }
+        if let Some(h) = f.hint.as_mut().filter(|h| h.contains("`pinaudit show ")) {
+            *h = with_show_flags(h, &self.show_flags);
         }
     }
 
@@ -81,5 +118,28 @@ impl Policy {
                 f.baseline = baseline.take(fp);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod show_flag_tests {
+    use super::with_show_flags;
+
+    #[test]
+    fn every_show_command_of_a_hint_gets_the_flags_and_nothing_else_changes() {
+        let hint = "read it with `pinaudit show 'a b#L3' --history`, or `git show x`";
+        assert_eq!(
+            with_show_flags(hint, "--cache c"),
+            "read it with `pinaudit show 'a b#L3' --history --cache c`, or `git show x`"
+        );
+        let two = "`pinaudit show a` then `pinaudit show b`";
+        assert_eq!(
+            with_show_flags(two, "--offline"),
+            "`pinaudit show a --offline` then `pinaudit show b --offline`"
+        );
+        assert_eq!(
+            with_show_flags("`pinaudit show a", "--x"),
+            "`pinaudit show a"
+        );
     }
 }

@@ -388,3 +388,62 @@ fn reordered_rows_are_followed_alike_by_audit_diff_and_history() {
     let history = ws.run(["show", &url, "--history", "--cache", "cache", "--offline"]);
     assert!(history.stdout.contains("3.1"), "{}", history.stdout);
 }
+
+/// The `pinaudit show` a hint prints carries the flags the run was given
+/// (`--cache`, `--rewrite`, `--config`, ...): pasted as printed, it runs
+/// (issue 47).
+#[test]
+fn a_printed_show_command_runs_as_printed() {
+    let (forge, repo, c) = forge_with_readme();
+    let corrected = README.replace("| decode | 2.9 tok/s |", "| decode | 3.1 tok/s |");
+    repo.commit(&[("README.md", corrected.as_str())], "fix", T0 + 600);
+    let daemon = GitDaemon::start(forge.path(), Wants::Reachable);
+    let ws = Scratch::new();
+    let file = ws.write_pin(&good_pin("pasted", c));
+    ws.write("elsewhere.toml", "timeout = 20\n");
+    let rewrite = to_daemon(&daemon);
+    let run = crate::common::run::run(ws.cmd().args([
+        "--config",
+        "elsewhere.toml",
+        "audit",
+        "--cache",
+        "my cache",
+        "--format",
+        "json",
+        "--rewrite",
+        &rewrite,
+        &file,
+    ]));
+    let f = run.only("value-superseded");
+    let hint = f["hint"].as_str().expect("a hint");
+    let command = hint
+        .split('`')
+        .find(|part| part.starts_with("pinaudit show "))
+        .unwrap_or_else(|| panic!("no show command in {hint}"));
+    for flag in [
+        "--config elsewhere.toml",
+        "--cache 'my cache'",
+        "--rewrite ",
+    ] {
+        assert!(command.contains(flag), "{command}");
+    }
+    let bin = assert_cmd::cargo::cargo_bin("pinaudit");
+    let pasted = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "'{}' {}",
+            bin.display(),
+            &command["pinaudit ".len()..]
+        ))
+        .current_dir(ws.path())
+        .env("HOME", ws.path())
+        .env_remove("PINAUDIT_CACHE")
+        .output()
+        .expect("sh runs");
+    let out = String::from_utf8_lossy(&pasted.stdout);
+    assert!(
+        pasted.status.success() && out.contains("3.1"),
+        "{command}\n{out}\n{}",
+        String::from_utf8_lossy(&pasted.stderr)
+    );
+}

@@ -63,7 +63,7 @@ pub(crate) fn show_target(
 }
 
 /// Quotes text for a POSIX shell when it needs it.
-pub(crate) fn shell_quote(text: &str) -> String {
+pub fn shell_quote(text: &str) -> String {
     // By byte (a multi-byte character is never plain): this runs for the hint
     // of every drift finding.
     let plain = !text.is_empty()
