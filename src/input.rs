@@ -637,6 +637,10 @@ fn issue_finding(record: &str, file: &Path, issue: &Issue) -> Finding {
     if let Some(ptr) = &issue.pointer {
         f = f.with("pointer", ptr.as_str());
     }
+    if issue.warning {
+        // A key that looks mistyped: the record is read, the key is named.
+        f.severity = crate::finding::Severity::Warning;
+    }
     f
 }
 

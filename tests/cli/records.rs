@@ -860,3 +860,45 @@ fn default_input_missing_is_reported() {
     assert!(r.stderr.contains("pins"), "{}", r.stderr);
     assert!(r.stderr.contains("pinaudit audit FILE"), "{}", r.stderr);
 }
+
+/// A key of a record document a small edit away from one pinaudit reads is
+/// named in a warning with the key it resembles, where it stands; other keys
+/// stay the record's own (issue 47).
+#[test]
+fn a_mistyped_key_of_a_record_document_is_named_with_the_key_it_resembles() {
+    let ws = Scratch::new();
+    let text = crate::common::seed::seed_text()
+        .replacen("\"source_line\": 43", "\"source_lne\": 43", 1)
+        .replacen("\"document_sha256\"", "\"document_sha265\"", 1)
+        .replacen(
+            "\"evidence_state\"",
+            "\"my_own_note\": 1, \"evidence_state\"",
+            1,
+        );
+    let file = ws.write("records/typo.md", &text);
+    let run = ws.audit_offline([&file]);
+    let warnings: Vec<Value> = run
+        .with_code("invalid-record")
+        .into_iter()
+        .filter(|f| f["severity"] == "warning")
+        .collect();
+    let said: Vec<&str> = warnings
+        .iter()
+        .map(|f| f["message"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(warnings.len(), 2, "{said:#?}");
+    assert!(
+        said.iter()
+            .any(|m| m.contains("unknown key `source_lne`, not read; did you mean `source_line`?")),
+        "{said:#?}"
+    );
+    assert!(
+        said.iter()
+            .any(|m| m.contains("did you mean `document_sha256`?")),
+        "{said:#?}"
+    );
+    assert!(!said.iter().any(|m| m.contains("my_own_note")), "{said:#?}");
+    for w in &warnings {
+        assert!(w["record_location"]["line"].as_u64().is_some(), "{w:#}");
+    }
+}

@@ -31,6 +31,8 @@ pub struct Issue {
     /// JSON pointer inside the block.
     pub pointer: Option<String>,
     pub message: String,
+    /// A warning (a key that looks mistyped), not a failure to read.
+    pub warning: bool,
 }
 
 /// The result of importing one document: a record (possibly partial) and its issues.
@@ -75,6 +77,7 @@ fn blocks<'t>(text: &'t str, lines: &LineIndex<'_>) -> (Vec<Block<'t>>, Vec<Issu
                     position: Some(lines.position(open)),
                     pointer: None,
                     message: "```json block is never closed (truncated document?); skipped".into(),
+                    warning: false,
                 });
                 break;
             }
@@ -241,13 +244,13 @@ pub fn import(text: &str, file: &Path) -> Imported {
     let artifacts = artifacts(&conditions, &mut reader, &at);
     problems.extend(reader.problems.drain(..).map(|p| (0, p)));
 
-    let id = parent_ids.into_iter().next().unwrap_or_else(|| {
-        file.file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "record".into())
-    });
+    let id = record_id(parent_ids, file);
     let title = head.title.or(head.original_project);
-    issues.extend(block_issues(&found, problems));
+    issues.extend(read_issues(
+        &found,
+        problems,
+        std::mem::take(&mut reader.near_misses),
+    ));
     Imported {
         record: Record {
             id,
@@ -263,6 +266,31 @@ pub fn import(text: &str, file: &Path) -> Imported {
     }
 }
 
+/// The record's id: its first parent record id, else the file's stem.
+fn record_id(parent_ids: Vec<String>, file: &Path) -> String {
+    parent_ids.into_iter().next().unwrap_or_else(|| {
+        file.file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "record".into())
+    })
+}
+
+/// The problems found reading blocks' values, then the keys that look mistyped
+/// (as warnings), as issues at their blocks' starts.
+fn read_issues(
+    found: &[Block<'_>],
+    problems: Vec<(usize, Problem)>,
+    near_misses: Vec<(usize, Problem)>,
+) -> Vec<Issue> {
+    let mut issues = block_issues(found, problems);
+    issues.extend(
+        block_issues(found, near_misses)
+            .into_iter()
+            .map(|i| Issue { warning: true, ..i }),
+    );
+    issues
+}
+
 /// The problems found reading blocks' values, as issues at their blocks' starts
 /// (block 0: not inside a block).
 fn block_issues(found: &[Block<'_>], problems: Vec<(usize, Problem)>) -> Vec<Issue> {
@@ -274,6 +302,7 @@ fn block_issues(found: &[Block<'_>], problems: Vec<(usize, Problem)>) -> Vec<Iss
             position: starts.get(&block).copied(),
             message: p.message,
             pointer: Some(p.pointer),
+            warning: false,
         })
         .collect()
 }
@@ -307,6 +336,7 @@ impl Figures<'_> {
         n: usize,
     ) -> Claim {
         let here = at(block, ptr);
+        reader.near_misses(block, f, ptr, FIGURE_KEYS);
         let label = reader
             .text(f, "label", ptr)
             .or_else(|| reader.text(f, "metric", ptr))
@@ -654,6 +684,7 @@ fn parse_blocks(
                     position: Some(file_position(lines, b, e.line(), e.column())),
                     pointer: None,
                     message: format!("not valid JSON: {}", json_error(&e)),
+                    warning: false,
                 });
             }
         }
@@ -668,6 +699,7 @@ fn parse_blocks(
                 "`{}` more ```json blocks are not valid JSON either (only the first `{MAX_BROKEN_REPORTED}` are reported); skipped",
                 broken.len() - MAX_BROKEN_REPORTED
             ),
+            warning: false,
         });
     }
     if found.is_empty() && issues.is_empty() {
@@ -676,10 +708,47 @@ fn parse_blocks(
             position: None,
             pointer: None,
             message: "no ```json blocks: nothing to audit in this document".into(),
+            warning: false,
         });
     }
     (values, spans)
 }
+
+/// The keys of a figure pinaudit reads; a key a small edit away from one of
+/// them is named in a warning (the record's other keys are its own).
+const FIGURE_KEYS: &[&str] = &[
+    "label",
+    "metric",
+    "value",
+    "unit",
+    "statistic",
+    "uncertainty",
+    "conditions",
+    "correct",
+    "total",
+    "evidence_state",
+    "site_reproduced",
+    "source_document_id",
+    "source_document_sha256",
+    "source_line",
+    "evidence_url",
+];
+
+/// The keys of a supplemental source pinaudit reads (see [`FIGURE_KEYS`]).
+const SOURCE_KEYS: &[&str] = &[
+    "document_id",
+    "parent_record_id",
+    "publisher",
+    "repository",
+    "revision",
+    "document_path",
+    "pinned_url",
+    "document_sha256",
+    "last_commit_at",
+    "checked_on",
+    "public_URL_is_immutable",
+    "revision_kind",
+];
 
 /// The supplemental sources, each added to the index (the first of an id wins).
 fn supplemental_sources(
@@ -694,6 +763,7 @@ fn supplemental_sources(
     };
     let mut sources: Vec<Source> = Vec::new();
     for (block, ptr, s) in supplemental {
+        reader.near_misses(*block, s, ptr, SOURCE_KEYS);
         let Some(id) = reader.text(s, "document_id", ptr) else {
             reader.problem(ptr, "supplemental source has no `document_id`; skipped");
             flush(reader, *block);

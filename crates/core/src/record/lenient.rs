@@ -36,6 +36,10 @@ pub struct Problem {
 #[derive(Debug, Default)]
 pub(crate) struct Reader {
     pub(crate) problems: Vec<Problem>,
+    /// Keys a small edit away from a known one (`source_lne`): allowed, and
+    /// named in a warning with the key they resemble.
+    /// By the 1-based ```json block they are in (0: none).
+    pub(crate) near_misses: Vec<(usize, Problem)>,
 }
 
 /// What a JSON value is, in words, for messages.
@@ -234,6 +238,37 @@ impl Form for Number {
 }
 
 impl Reader {
+    /// Notes each key of `obj` (at `ptr`) that is not one of `known` but is a
+    /// small edit away from one: probably a typo, so the field it meant was
+    /// not read. Keys like no known one are the record's own and stay quiet.
+    pub(crate) fn near_misses(
+        &mut self,
+        block: usize,
+        obj: &Map<String, Value>,
+        ptr: &str,
+        known: &[&str],
+    ) {
+        for key in obj.keys() {
+            if known.contains(&key.as_str()) {
+                continue;
+            }
+            let near = known
+                .iter()
+                .copied()
+                .filter(|k| {
+                    strsim::osa_distance(&key.to_lowercase(), k) <= 2.min(k.len() / 4).max(1)
+                })
+                .min_by_key(|k| strsim::osa_distance(&key.to_lowercase(), k));
+            if let Some(near) = near {
+                let problem = Problem {
+                    pointer: format!("{ptr}/{}", pointer_token(key)),
+                    message: format!("unknown key `{key}`, not read; did you mean `{near}`?"),
+                };
+                self.near_misses.push((block, problem));
+            }
+        }
+    }
+
     pub(crate) fn problem(&mut self, pointer: &str, message: impl Into<String>) {
         self.problems.push(Problem {
             pointer: pointer.to_string(),
