@@ -751,3 +751,54 @@ fn a_forged_web_document_in_the_cache_is_never_judged() {
     let written: Vec<_> = std::fs::read_dir(&elsewhere).expect("read").collect();
     assert!(written.is_empty(), "{written:?}");
 }
+
+/// A second run on a locked mirror says whose lock it waits for (issue 47).
+#[test]
+fn a_run_waiting_for_a_locked_mirror_says_which_process_holds_it() {
+    let server = crate::common::HangingServer::start();
+    let ws = Scratch::new();
+    let c = git2::Oid::from_str("0123456789abcdef0123456789abcdef01234567").expect("oid");
+    let file = ws.write_pin(&good_pin("locked", c));
+    let rewrite = format!("https://github.com/={}", server.url("git", ""));
+    let args = [
+        "audit",
+        "--cache",
+        "cache",
+        "--format",
+        "json",
+        "--timeout",
+        "3",
+        "--rewrite",
+        &rewrite,
+        &file,
+    ];
+    let mut first = std::process::Command::new(assert_cmd::cargo::cargo_bin("pinaudit"))
+        .args(args)
+        .current_dir(ws.path())
+        .env("HOME", ws.path())
+        .env("PINAUDIT_CACHE_KEY", "pinaudit tests")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the first run starts");
+    let lock = ws
+        .cache()
+        .join(format!("git/github.com/{NAME}.git.pinaudit-lock"));
+    let pid = first.id().to_string();
+    let started = std::time::Instant::now();
+    while std::fs::read_to_string(&lock).map_or(true, |t| t.trim() != pid) {
+        assert!(
+            started.elapsed().as_secs() < 20,
+            "the first run never took the lock"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let second = ws.run(args);
+    let _ = first.wait();
+    assert!(
+        second.stderr.contains("waiting for the cache lock on `")
+            && second.stderr.contains(&format!("held by PID {pid}")),
+        "{}",
+        second.stderr
+    );
+}

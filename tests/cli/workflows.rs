@@ -944,5 +944,23 @@ fn completions_and_man_page_are_printed() {
     ] {
         let text = std::fs::read_to_string(dir.join(page)).unwrap_or_default();
         assert!(text.contains(".SH NAME"), "{page}: {text}");
+        // Every page says what its exit status means and what it reads from
+        // the environment (issue 47).
+        assert!(text.contains(".SH \"EXIT STATUS\""), "{page}: {text}");
+        assert!(text.contains(".SH ENVIRONMENT"), "{page}: {text}");
+        assert!(text.contains("PINAUDIT_CACHE_KEY"), "{page}: {text}");
     }
+    // A command's own exit status, not the general one.
+    let gc_page = std::fs::read_to_string(dir.join("pinaudit-cache-gc.1")).unwrap_or_default();
+    let exit = gc_page
+        .split(".SH \"EXIT STATUS\"")
+        .nth(1)
+        .unwrap_or_default();
+    assert!(exit.contains("last copy"), "{exit}");
+    let audit_page = std::fs::read_to_string(dir.join("pinaudit-audit.1")).unwrap_or_default();
+    let exit = audit_page
+        .split(".SH \"EXIT STATUS\"")
+        .nth(1)
+        .unwrap_or_default();
+    assert!(exit.contains("could not be checked"), "{exit}");
 }

@@ -933,6 +933,7 @@ fn lock_beside(path: &Path) -> Result<File, FetchError> {
         OpenOptions::new()
             .create(true)
             .truncate(false)
+            .read(true)
             .write(true)
             .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
             .open(&lock_path)
@@ -950,7 +951,28 @@ fn lock_beside(path: &Path) -> Result<File, FetchError> {
             reason: "it is not a regular file".to_string(),
         });
     }
-    file.lock().map_err(|e| FetchError::io(&lock_path, e))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            // Another run holds it: say who, then wait.
+            let mut buf = [0u8; 24];
+            let n = std::os::unix::fs::FileExt::read_at(&file, &mut buf, 0).unwrap_or(0);
+            let pid = String::from_utf8_lossy(&buf[..n])
+                .trim()
+                .parse::<u32>()
+                .map_or_else(|_| String::new(), |p| format!(" held by PID {p}"));
+            eprintln!(
+                "waiting for the cache lock on `{}`{pid} (another pinaudit run is using this mirror)",
+                pinaudit_core::escape::terminal(&path.display().to_string())
+            );
+            file.lock().map_err(|e| FetchError::io(&lock_path, e))?;
+        }
+        Err(std::fs::TryLockError::Error(e)) => return Err(FetchError::io(&lock_path, e)),
+    }
+    // Who holds it now, for a run that waits for it (best effort).
+    let _ = file.set_len(0);
+    let me = format!("{}\n", std::process::id());
+    let _ = std::os::unix::fs::FileExt::write_all_at(&file, me.as_bytes(), 0);
     Ok(file)
 }
 
