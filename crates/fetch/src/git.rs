@@ -848,6 +848,24 @@ fn apply_timeouts(opts: &SyncOptions) {
 /// unusable cache is a setup error, not something a retry could fix.
 pub fn check_cache_root(root: &Path, read_only: bool) -> Result<(), FetchError> {
     check_dirs(root, &root.join("probe"))?;
+    // The directories below it that every mirror, page and answer goes
+    // through: one another user may write makes every source unusable, which
+    // is a setup to fix (exit 3), not a source that could not be checked.
+    for sub in ["git", "http", "http/sha256", "archive", "quarantine"] {
+        check_dirs(root, &root.join(sub).join("probe"))?;
+    }
+    for host in fs::read_dir(root.join("git"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        check_dirs(root, &host.path().join("probe"))?;
+        if host.file_type().is_ok_and(|t| t.is_dir()) {
+            for owner in fs::read_dir(host.path()).into_iter().flatten().flatten() {
+                check_dirs(root, &owner.path().join("probe"))?;
+            }
+        }
+    }
     if read_only {
         return Ok(());
     }
