@@ -336,6 +336,10 @@ pub struct AuditArgs {
     /// No progress output (progress only ever goes to stderr, and only on a terminal)
     #[arg(long, short)]
     pub(crate) quiet: bool,
+    /// The text report lists every source and claim, verified ones and SWHIDs
+    /// included (without it: the problems, and one line of counts per record)
+    #[arg(long, short)]
+    pub(crate) verbose: bool,
     /// Audit only the records whose first source's repository hashes to shard K of N
     #[arg(long, value_name = "K/N")]
     pub(crate) shard: Option<crate::shard::Shard>,

@@ -208,6 +208,7 @@ fn render_options(args: &AuditArgs, fail_on: crate::audit::FailOn) -> report::Re
             crate::audit::FailOn::Never => "never",
         }),
         baseline: args.baseline.as_deref(),
+        verbose: args.verbose,
     }
 }
 

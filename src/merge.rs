@@ -248,6 +248,13 @@ pub(crate) fn merge(reports: &[Value]) -> Value {
             .iter()
             .filter(|f| f.get("ignored").is_some_and(|i| !i.is_null()))
             .count(),
+        "claims_by_status": {
+            "verified": claims.iter().filter(|c| text(c, "status") == "verified").count(),
+            "rounded": claims.iter().filter(|c| text(c, "status") == "rounded").count(),
+            "shifted": claims.iter().filter(|c| text(c, "status") == "shifted").count(),
+            "missing": claims.iter().filter(|c| text(c, "status") == "missing").count(),
+            "unchecked": claims.iter().filter(|c| text(c, "status") == "unchecked").count(),
+        },
     });
     // The latest shard's time: the merged report is as recent as its newest part.
     let generated_at = reports

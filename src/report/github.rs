@@ -73,10 +73,10 @@ impl super::Streamed for Github {
         let s = &totals.summary;
         let _ = writeln!(
             out,
-            "pinaudit: {} record(s), {} claim(s), {} verified; {} error(s), {} warning(s), {} note(s){}",
+            "pinaudit: {} record(s), {} claim(s) ({}); {} error(s), {} warning(s), {} note(s){}",
             s.records,
             s.claims,
-            s.verified_claims,
+            s.claims_by_status.words(),
             s.findings.error,
             s.findings.warning,
             s.findings.note,

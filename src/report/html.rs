@@ -452,14 +452,15 @@ pub(crate) fn render_with(report: &Report, excerpts: &Excerpts) -> String {
         out,
         r#"<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light"><meta name="referrer" content="no-referrer"><title>pinaudit proof sheet: {verdict}</title><style>{STYLE}</style></head>
-<body><header><h1>pinaudit proof sheet: {verdict}</h1><p class="meta">{} {} · {}</p><ul class="summary" aria-label="summary"><li><b>{}</b> record(s)</li><li><b>{}</b> of {} claim(s) verified</li><li><b>{}</b> error(s)</li><li><b>{}</b> warning(s)</li><li><b>{}</b> note(s)</li><li><b>{}</b> source(s), <b>{}</b> unchecked, <b>{}</b> stale</li></ul></header>
+<body><header><h1>pinaudit proof sheet: {verdict}</h1><p class="meta">{} {} · {}</p><ul class="summary" aria-label="summary"><li><b>{}</b> record(s)</li><li><b>{}</b> of {} claim(s) verified, {}</li><li><b>{}</b> error(s)</li><li><b>{}</b> warning(s)</li><li><b>{}</b> note(s)</li><li><b>{}</b> source(s), <b>{}</b> unchecked, <b>{}</b> stale</li></ul></header>
 <main>"#,
         report.tool.name,
         esc(report.tool.version),
         esc(&report.generated_at),
         s.records,
-        s.verified_claims,
+        s.claims_by_status.verified,
         s.claims,
+        esc(&s.claims_by_status.words()),
         s.findings.error,
         s.findings.warning,
         s.findings.note,

@@ -174,8 +174,8 @@ impl super::Streamed for Markdown {
         let _ = writeln!(out, "## pinaudit: {verdict}\n");
         let _ = writeln!(
             out,
-            "{} record(s) · {} source(s), {} unchecked · {} claim(s), {} verified · **{}** error(s) · **{}** warning(s) · **{}** note(s)\n",
-            s.records, s.sources, s.unchecked_sources, s.claims, s.verified_claims, s.findings.error, s.findings.warning, s.findings.note
+            "{} record(s) · {} source(s), {} unchecked · {} claim(s): {} · **{}** error(s) · **{}** warning(s) · **{}** note(s)\n",
+            s.records, s.sources, s.unchecked_sources, s.claims, s.claims_by_status.words(), s.findings.error, s.findings.warning, s.findings.note
         );
         if let Some(stale) = super::text::stale_line(totals) {
             let _ = writeln!(out, "⚠️ {stale}\n");

@@ -20,6 +20,9 @@ pub(crate) struct RenderOptions<'a> {
     /// statement records.
     pub(crate) fail_on: Option<&'static str>,
     pub(crate) baseline: Option<&'a std::path::Path>,
+    /// `-v`: the text report lists every source and claim (SWHIDs included),
+    /// not only the problems and one line of counts a record.
+    pub(crate) verbose: bool,
 }
 
 /// Every output format: one renderer module each. A streamed format (`stream`)

@@ -56,6 +56,9 @@ impl Totals {
             .iter()
             .filter(|c| matches!(c.status, ClaimStatus::Verified | ClaimStatus::Rounded))
             .count();
+        for c in &r.claims {
+            s.claims_by_status.add(c.status);
+        }
         for src in &r.sources {
             s.unchecked_sources += usize::from(src.status == SourceStatus::Unchecked);
             if let Some(t) = &src.stale_since {
@@ -86,6 +89,12 @@ impl Totals {
         s.sources += o.sources;
         s.claims += o.claims;
         s.verified_claims += o.verified_claims;
+        let (b, ob) = (&mut s.claims_by_status, &o.claims_by_status);
+        b.verified += ob.verified;
+        b.rounded += ob.rounded;
+        b.shifted += ob.shifted;
+        b.missing += ob.missing;
+        b.unchecked += ob.unchecked;
         s.unchecked_sources += o.unchecked_sources;
         s.stale_sources += o.stale_sources;
         s.findings.error += o.findings.error;
@@ -200,7 +209,8 @@ impl Style<'_> {
             .opt_str(o.shard.map(|s| s.to_string()).as_deref())
             .opt_str(o.fail_on)
             .opt_str(o.baseline.map(|b| b.display().to_string()).as_deref())
-            .opt_severity(self.hide_below);
+            .opt_severity(self.hide_below)
+            .bool(o.verbose);
         e.0
     }
 }
@@ -256,7 +266,7 @@ impl Fragment {
 /// The counts a record adds to a report's summary, and the findings it hides,
 /// in the order the whole-record memo keeps them (every field of the
 /// summary is named: one the memo leaves out is left out on purpose).
-fn counts<'a>(s: &'a mut Summary, hidden: &'a mut usize) -> [&'a mut usize; 12] {
+fn counts<'a>(s: &'a mut Summary, hidden: &'a mut usize) -> [&'a mut usize; 17] {
     let Summary {
         records,
         sources,
@@ -270,12 +280,18 @@ fn counts<'a>(s: &'a mut Summary, hidden: &'a mut usize) -> [&'a mut usize; 12] 
         ignored_findings,
         baseline_resolved: _,
         baseline_not_rechecked: _,
+        claims_by_status: by,
     } = s;
     [
         records,
         sources,
         claims,
         verified_claims,
+        &mut by.verified,
+        &mut by.rounded,
+        &mut by.shifted,
+        &mut by.missing,
+        &mut by.unchecked,
         unchecked_sources,
         stale_sources,
         &mut findings.error,

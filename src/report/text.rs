@@ -61,7 +61,7 @@ fn short(rev: Option<&str>) -> &str {
     })
 }
 
-fn source_line(s: &SourceReport, p: &Paint) -> String {
+fn source_line(s: &SourceReport, p: &Paint, verbose: bool) -> String {
     let status = match s.status {
         SourceStatus::Checked => p.wrap("32", "checked  "),
         SourceStatus::Absent => p.wrap("31", "absent   "),
@@ -93,7 +93,7 @@ fn source_line(s: &SourceReport, p: &Paint) -> String {
         let _ = write!(line, "  (read from the archive: {})", t(cite));
     }
     // The durable citation, as the archive's link (its text is the SWHID).
-    if let Some(url) = s.archive_url() {
+    if let Some(url) = s.archive_url().filter(|_| verbose) {
         let _ = write!(line, "\n              swhid: {}", p.link(&url));
     }
     line
@@ -135,7 +135,7 @@ fn claim_line(c: &ClaimReport, url: Option<String>, p: &Paint) -> String {
 fn finding_lines(f: &FindingReport, p: &Paint, out: &mut super::Out) {
     let _ = write!(
         out,
-        "    {}[{}] {}",
+        "  {}[{}] {}",
         p.sev(f.severity),
         f.code,
         t(&f.message)
@@ -147,6 +147,10 @@ fn finding_lines(f: &FindingReport, p: &Paint, out: &mut super::Out) {
         let _ = write!(out, "  (ignored: {})", t(&i.reason));
     }
     out.push('\n');
+    // Where to fix it: the record, at the line and column that says it.
+    if let Some(at) = &f.record_location {
+        let _ = writeln!(out, "    --> {}:{}:{}", t(&at.file), at.line, at.column);
+    }
     let loc = &f.location;
     if let (Some(path), Some(rev)) = (&loc.path, &loc.revision) {
         let line = loc.line.map_or(String::new(), |l| format!("#L{l}"));
@@ -156,9 +160,9 @@ fn finding_lines(f: &FindingReport, p: &Paint, out: &mut super::Out) {
             Some(url) => p.link(&url),
             None => shown,
         };
-        let _ = writeln!(out, "      --> {shown}");
+        let _ = writeln!(out, "    at  {shown}");
     }
-    let _ = writeln!(out, "      hint: {}", t(&f.hint));
+    let _ = writeln!(out, "    hint: {}", t(&f.hint));
 }
 
 pub(crate) const FORMAT: &dyn super::Streamed = &Text;
@@ -184,23 +188,31 @@ impl super::Streamed for Text {
         let p = Paint(opts.color);
         let out = &mut parts[0];
         let _ = writeln!(out, "{}  ({})", t(&r.id), t(&r.file));
-        if !r.sources.is_empty() {
-            let _ = writeln!(out, "  sources");
-            for s in &r.sources {
-                let _ = writeln!(out, "{}", source_line(s, &p));
-            }
+        // Problems first, the most severe first; then what was judged.
+        let mut findings: Vec<&&FindingReport> = mine.iter().collect();
+        findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
+        for f in findings {
+            finding_lines(f, &p, out);
         }
-        if !r.claims.is_empty() {
-            let _ = writeln!(out, "  claims");
-            for c in &r.claims {
-                let _ = writeln!(out, "{}", claim_line(c, r.claim_url(c), &p));
-            }
+        let verbose = opts.verbose;
+        let mut by = super::v1::ClaimCounts::default();
+        for c in &r.claims {
+            by.add(c.status);
         }
-        if !mine.is_empty() {
-            let _ = writeln!(out, "  findings");
-            for f in mine {
-                finding_lines(f, &p, out);
-            }
+        // Listed without -v: a source not checked, or checked from a stale
+        // cache or an archive (worth knowing where a verdict comes from).
+        let unchecked = |s: &&SourceReport| {
+            s.status != SourceStatus::Checked || s.stale_since.is_some() || s.archive.is_some()
+        };
+        let checked = r.sources.iter().filter(|s| s.status == SourceStatus::Checked).count();
+        let _ = writeln!(out, "  sources: {} ({checked} checked)", r.sources.len());
+        for s in r.sources.iter().filter(|s| verbose || unchecked(s)) {
+            let _ = writeln!(out, "{}", source_line(s, &p, verbose));
+        }
+        let _ = writeln!(out, "  claims: {} ({})", r.claims.len(), by.words());
+        let judged = |c: &&ClaimReport| matches!(c.status, ClaimStatus::Verified | ClaimStatus::Rounded);
+        for c in r.claims.iter().filter(|c| verbose || !judged(c)) {
+            let _ = writeln!(out, "{}", claim_line(c, r.claim_url(c), &p));
         }
         out.push('\n');
     }
@@ -225,12 +237,12 @@ impl super::Streamed for Text {
         let s = &totals.summary;
         let _ = writeln!(
             out,
-            "{} record(s), {} source(s) ({} unchecked), {} claim(s) ({} verified): {} error(s), {} warning(s), {} note(s)",
+            "{} record(s), {} source(s) ({} unchecked), {} claim(s) ({}): {} error(s), {} warning(s), {} note(s)",
             s.records,
             s.sources,
             s.unchecked_sources,
             s.claims,
-            s.verified_claims,
+            s.claims_by_status.words(),
             s.findings.error,
             s.findings.warning,
             s.findings.note

@@ -65,6 +65,61 @@ pub(crate) struct Summary {
     /// audit could not check, so neither found nor resolved (added in v1).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) baseline_not_rechecked: Option<usize>,
+    /// The claims by status (added in v1): `verified_claims` counts the
+    /// verified and the rounded together.
+    pub(crate) claims_by_status: ClaimCounts,
+}
+
+/// How many claims have each status.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub(crate) struct ClaimCounts {
+    pub(crate) verified: usize,
+    pub(crate) rounded: usize,
+    pub(crate) shifted: usize,
+    pub(crate) missing: usize,
+    pub(crate) unchecked: usize,
+}
+
+impl ClaimCounts {
+    /// Counts one claim of status `s` in.
+    pub(crate) fn add(&mut self, s: ClaimStatus) {
+        match s {
+            ClaimStatus::Verified => self.verified += 1,
+            ClaimStatus::Rounded => self.rounded += 1,
+            ClaimStatus::Shifted => self.shifted += 1,
+            ClaimStatus::Missing => self.missing += 1,
+            ClaimStatus::Unchecked => self.unchecked += 1,
+        }
+    }
+
+    /// `3 verified, 1 rounded, ...`, the statuses that have claims (or `none`).
+    pub(crate) fn words(&self) -> String {
+        let parts: Vec<String> = [
+            (self.verified, "verified"),
+            (self.rounded, "rounded"),
+            (self.shifted, "shifted"),
+            (self.missing, "missing"),
+            (self.unchecked, "unchecked"),
+        ]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, w)| format!("{n} {w}"))
+        .collect();
+        if parts.is_empty() {
+            "none".to_string()
+        } else {
+            parts.join(", ")
+        }
+    }
+}
+
+/// The claims of `records` by status.
+fn by_status(records: &[RecordReport]) -> ClaimCounts {
+    let mut counts = ClaimCounts::default();
+    for c in records.iter().flat_map(|r| &r.claims) {
+        counts.add(c.status);
+    }
+    counts
 }
 
 impl Summary {
@@ -325,6 +380,7 @@ impl Report {
             ignored_findings: findings.iter().filter(|f| f.ignored.is_some()).count(),
             baseline_resolved: None,
             baseline_not_rechecked: None,
+            claims_by_status: by_status(&records),
         };
         Report {
             schema: SCHEMA,

@@ -67,10 +67,21 @@ fn the_demo_verifies_figures_and_shows_each_main_kind_of_finding_offline() {
     // configuration keeps it off the network).
     let text = run(ws.cmd().env_remove("PINAUDIT_ARCHIVE").args(DEMO_ARGS));
     assert_eq!(text.code(), 1, "errors among the findings: {}", text.stderr);
+    // Problems first; the verified figures counted in one line a record.
     assert!(
-        text.stdout.contains("verified  decode  41.3 tok/s"),
+        text.stdout.contains("claims: 4 (3 verified, 1 rounded)"),
         "{}",
         text.stdout
+    );
+    assert!(!text.stdout.contains("swhid:"), "{}", text.stdout);
+    // `-v` lists them, with each source's SWHID.
+    let mut verbose: Vec<&str> = DEMO_ARGS.to_vec();
+    verbose.push("-v");
+    let all = run(ws.cmd().env_remove("PINAUDIT_ARCHIVE").args(verbose));
+    assert!(
+        all.stdout.contains("verified  decode  41.3 tok/s") && all.stdout.contains("swhid:"),
+        "{}",
+        all.stdout
     );
     assert!(
         text.stdout.contains("error[hash-mismatch]"),

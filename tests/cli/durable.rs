@@ -131,6 +131,7 @@ fn every_checked_git_source_carries_the_swhid_computed_independently() {
             "--cache",
             "cache",
             "--offline",
+            "--verbose",
             "--format",
             format,
             &file,
