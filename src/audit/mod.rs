@@ -155,6 +155,8 @@ pub(crate) fn timestamp() -> String {
         .and_then(|s| s.parse::<i64>().ok())
         .and_then(|t| time::OffsetDateTime::from_unix_timestamp(t).ok())
         .unwrap_or_else(time::OffsetDateTime::now_utc);
+    // To the second: a report's time is read by people, not by a profiler.
+    let now = now.replace_nanosecond(0).unwrap_or(now);
     now.format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_default()
 }

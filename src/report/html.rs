@@ -179,7 +179,8 @@ mark.rejected{background:#ffe0e0;text-decoration:line-through}
 .sev{font-weight:700;text-transform:uppercase;font-size:.8rem;padding:0 .3rem;border:1px solid}
 .sev-error{color:#8a1c1c}.sev-warning{color:#7a4100}.sev-note{color:#174ea6}
 table{border-collapse:collapse;width:100%;font-size:.85rem}
-th,td{border:1px solid var(--line);padding:.3rem .4rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+th,td{border:1px solid var(--line);padding:.3rem .4rem;text-align:left;vertical-align:top;overflow-wrap:break-word}
+td.hash code{overflow-wrap:anywhere}
 .tablewrap{overflow-x:auto}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
 a{color:#0550ae}
@@ -278,7 +279,18 @@ fn claim_html(
     let href = r
         .claim_url(c)
         .and_then(|u| link(&u))
-        .map_or(String::new(), |u| format!(r#" · <a href="{u}">the line at the pinned commit</a>"#));
+        .map_or(String::new(), |u| {
+            // A branch or tag is not a pinned commit: say what the link is.
+            let rev = source.and_then(|s| s.revision.as_deref());
+            let what = match rev {
+                Some(r) if crate::record::CommitId::parse(r).is_some() => {
+                    "the line at the pinned commit".to_string()
+                }
+                Some(r) => format!("the line on <code>{}</code> now (not pinned)", esc(r)),
+                None => "the cited line".to_string(),
+            };
+            format!(r#" · <a href="{u}">{what}</a>"#)
+        });
     let _ = write!(out, r#"<p class="cite">cites {cited}{href}</p>"#);
     match e {
         Some(e) if !e.cited.is_empty() => out.push_str(&excerpt_html(&e.cited)),
@@ -371,6 +383,26 @@ fn claim_html(
     out.push_str("</article>");
 }
 
+/// `text` for the page: escaped, its Markdown code spans (`` `x` ``) as
+/// `<code>` and no backtick left showing.
+fn prose(text: &str) -> String {
+    let escaped = esc(text);
+    let mut out = String::with_capacity(escaped.len() + 16);
+    let mut rest: &str = &escaped;
+    while let Some(open) = rest.find('`') {
+        let Some(close) = rest[open + 1..].find('`') else {
+            break;
+        };
+        out.push_str(&rest[..open]);
+        out.push_str("<code>");
+        out.push_str(&rest[open + 1..open + 1 + close]);
+        out.push_str("</code>");
+        rest = &rest[open + close + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
 fn findings_html(out: &mut String, findings: &[&super::FindingReport]) {
     if findings.is_empty() {
         return;
@@ -390,8 +422,8 @@ fn findings_html(out: &mut String, findings: &[&super::FindingReport]) {
             out,
             r#"<li><span class="sev sev-{sev}">{sev}</span> <code>{}</code> {}{not_counted}{href}<br><span class="hint">hint: {}</span></li>"#,
             f.code.as_str(),
-            esc(&f.message),
-            esc(&f.hint),
+            prose(&f.message),
+            prose(&f.hint),
             sev = f.severity,
         );
     }
@@ -402,19 +434,19 @@ fn sources_html(out: &mut String, r: &RecordReport) {
     if r.sources.is_empty() {
         return;
     }
-    out.push_str(r#"<h3>Sources</h3><div class="tablewrap"><table><thead><tr><th>source</th><th>document</th><th>status</th><th>sha256 (recorded / at the commit)</th><th>git blob</th></tr></thead><tbody>"#);
+    out.push_str(r#"<h3>Sources</h3><div class="tablewrap"><table><thead><tr><th>source</th><th>document</th><th>status</th><th>sha256</th><th>git blob</th></tr></thead><tbody>"#);
     for s in &r.sources {
         let status = match s.status {
             SourceStatus::Checked => "checked",
             SourceStatus::Absent => "absent",
             SourceStatus::Unchecked => "unchecked",
         };
-        let mut status = status.to_string();
+        let mut status_text = status.to_string();
         if let Some(why) = &s.reason {
-            let _ = write!(status, ": {}", esc(why));
+            let _ = write!(status_text, ": {why}");
         }
         if let Some(t) = &s.stale_since {
-            let _ = write!(status, " (stale since {})", esc(t));
+            let _ = write!(status_text, " (stale since {t})");
         }
         let doc = format!(
             "{} at <code>{}</code>",
@@ -422,12 +454,23 @@ fn sources_html(out: &mut String, r: &RecordReport) {
             esc(s.revision.as_deref().map_or("?", crate::record::short_rev))
         );
         let hash = |h: &Option<String>| h.as_deref().map_or("—".to_string(), esc);
+        // Which is which, and whether they agree.
+        let sha = match (&s.sha256.expected, &s.sha256.actual) {
+            (Some(e), Some(a)) if e.eq_ignore_ascii_case(a) => {
+                format!("recorded = at the commit: <code>{}</code>", esc(e))
+            }
+            (e, a) => format!(
+                "recorded: <code>{}</code><br>at the commit: <code>{}</code>{}",
+                hash(e),
+                hash(a),
+                if e.is_some() && a.is_some() { " (they differ)" } else { "" }
+            ),
+        };
         let _ = write!(
             out,
-            r#"<tr><td>{}</td><td>{doc}</td><td>{status}</td><td class="hash"><code>{}</code><br><code>{}</code></td><td class="hash"><code>{}</code></td></tr>"#,
+            r#"<tr><td>{}</td><td>{doc}</td><td>{}</td><td class="hash">{sha}</td><td class="hash"><code>{}</code></td></tr>"#,
             esc(&s.id),
-            hash(&s.sha256.expected),
-            hash(&s.sha256.actual),
+            prose(&status_text),
             hash(&s.git_blob),
         );
     }

@@ -192,6 +192,52 @@ fn the_demo_proof_sheet_shows_every_claim_with_its_badge_and_cited_line() {
             .as_str()
             .unwrap()
     ));
+
+    // Issue 47's defects: messages show code, not Markdown backticks; the two
+    // sha256 say which is recorded; a branch URL is not "the pinned commit".
+    for li in doc.select(&sel(".findings li")) {
+        assert!(!text_of(li).contains('`'), "{}", li.html());
+    }
+    let tables = doc.select(&sel("td.hash")).map(text_of).collect::<Vec<_>>();
+    assert!(
+        tables.iter().any(|t| t.starts_with("recorded: ")
+            && t.contains("at the commit: ")
+            && t.contains("(they differ)")),
+        "{tables:#?}"
+    );
+    let links: Vec<String> = doc.select(&sel("article.claim a")).map(text_of).collect();
+    assert!(
+        links.iter().any(|l| l.contains("on main now (not pinned)")),
+        "{links:#?}"
+    );
+    // Table cells wrap between words; only a hash may break anywhere.
+    assert!(
+        !page.contains("vertical-align:top;overflow-wrap:anywhere"),
+        "table cells must not break words mid-token"
+    );
+}
+
+/// The page's time is to the second (it was to the nanosecond).
+#[test]
+fn the_proof_sheet_time_is_to_the_second() {
+    let ws = demo();
+    let r = crate::common::run::run(
+        ws.cmd()
+            .env_remove("SOURCE_DATE_EPOCH")
+            .args(
+                DEMO.iter()
+                    .chain(&["--format", "html", "--output", "proof.html"]),
+            ),
+    );
+    assert_eq!(r.code(), 1, "{}", r.stderr);
+    let page = std::fs::read_to_string(ws.path().join("proof.html")).expect("written");
+    let doc = parse_self_contained(&page);
+    let meta = text_of(doc.select(&sel("header .meta")).next().expect("meta"));
+    let time = meta.rsplit(' ').next().unwrap_or_default();
+    assert!(
+        time.len() == 20 && time.ends_with('Z') && !time.contains('.'),
+        "{meta}"
+    );
 }
 
 #[test]
