@@ -127,24 +127,13 @@ pub(crate) fn resolve(target: &str, allow_local: bool) -> Result<Resolved, ShowE
     })?;
     // A figure is shown at the revision it cites, as the audit checks it.
     record.at_cited_revisions();
-    let claim = record
-        .claims
-        .iter()
-        .find(|c| c.label == label)
-        .or_else(|| {
-            record
-                .claims
-                .iter()
-                .find(|c| c.label.eq_ignore_ascii_case(label))
-        })
-        .cloned()
-        .ok_or_else(|| {
-            let labels: Vec<&str> = record.claims.iter().map(|c| c.label.as_str()).collect();
-            target_err(
-                format!("`{file}` has no claim labelled `{label}`"),
-                &format!("its claims: {}", labels.join(", ")),
-            )
-        })?;
+    let claim = labelled(&record, label).cloned().ok_or_else(|| {
+        let labels: Vec<&str> = record.claims.iter().map(|c| c.label.as_str()).collect();
+        target_err(
+            format!("`{file}` has no claim labelled `{label}`"),
+            &format!("its claims: {}", labels.join(", ")),
+        )
+    })?;
     let source = claim
         .source
         .as_deref()
@@ -317,6 +306,17 @@ fn lines_of(
     true
 }
 
+/// The claim of `record` labelled `label`, else the one labelled so in
+/// another case.
+fn labelled<'r>(record: &'r crate::record::Record, label: &str) -> Option<&'r Claim> {
+    record.claims.iter().find(|c| c.label == label).or_else(|| {
+        record
+            .claims
+            .iter()
+            .find(|c| c.label.eq_ignore_ascii_case(label))
+    })
+}
+
 /// `show PINFILE#LABEL` for a claim whose source is a web document: the
 /// version the record recorded, as kept in the cache by its sha256 (pinaudit
 /// keeps every version it fetched; `show` asks no server). `None` when the
@@ -332,16 +332,7 @@ pub(crate) fn web_claim(
     }
     let (file, label) = target.rsplit_once('#')?;
     let record = crate::input::load(Path::new(file)).record?;
-    let claim = record
-        .claims
-        .iter()
-        .find(|c| c.label == label)
-        .or_else(|| {
-            record
-                .claims
-                .iter()
-                .find(|c| c.label.eq_ignore_ascii_case(label))
-        })?;
+    let claim = labelled(&record, label)?;
     let source = record.source(claim.source.as_deref()?)?;
     let url = crate::provider::web::web_url(source)?;
     Some(web_render(&url, source, claim, cache, context, max))
