@@ -383,26 +383,6 @@ fn claim_html(
     out.push_str("</article>");
 }
 
-/// `text` for the page: escaped, its Markdown code spans (`` `x` ``) as
-/// `<code>` and no backtick left showing.
-fn prose(text: &str) -> String {
-    let escaped = esc(text);
-    let mut out = String::with_capacity(escaped.len() + 16);
-    let mut rest: &str = &escaped;
-    while let Some(open) = rest.find('`') {
-        let Some(close) = rest[open + 1..].find('`') else {
-            break;
-        };
-        out.push_str(&rest[..open]);
-        out.push_str("<code>");
-        out.push_str(&rest[open + 1..open + 1 + close]);
-        out.push_str("</code>");
-        rest = &rest[open + close + 2..];
-    }
-    out.push_str(rest);
-    out
-}
-
 fn findings_html(out: &mut String, findings: &[&super::FindingReport]) {
     if findings.is_empty() {
         return;
@@ -422,8 +402,8 @@ fn findings_html(out: &mut String, findings: &[&super::FindingReport]) {
             out,
             r#"<li><span class="sev sev-{sev}">{sev}</span> <code>{}</code> {}{not_counted}{href}<br><span class="hint">hint: {}</span></li>"#,
             f.code.as_str(),
-            prose(&f.message),
-            prose(&f.hint),
+            super::escape::html_text(&f.message),
+            super::escape::html_text(&f.hint),
             sev = f.severity,
         );
     }
@@ -470,7 +450,7 @@ fn sources_html(out: &mut String, r: &RecordReport) {
             out,
             r#"<tr><td>{}</td><td>{doc}</td><td>{}</td><td class="hash">{sha}</td><td class="hash"><code>{}</code></td></tr>"#,
             esc(&s.id),
-            prose(&status_text),
+            super::escape::html_text(&status_text),
             hash(&s.git_blob),
         );
     }

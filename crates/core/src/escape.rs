@@ -145,6 +145,34 @@ pub fn md_text(s: &str) -> String {
     out
 }
 
+/// `s` as HTML prose: the code spans it contains (as [`md_text`] reads
+/// them) as `<code>`, everything escaped by [`html`], and no backtick left
+/// showing of a span.
+pub fn html_text(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = String::with_capacity(s.len() + 16);
+    let (mut i, mut plain) = (0, 0);
+    while i < chars.len() {
+        if chars[i] != '`' {
+            i += 1;
+            continue;
+        }
+        let n = chars[i..].iter().take_while(|&&c| c == '`').count();
+        let Some(end) = closing_run(&chars, i + n, n) else {
+            i += n;
+            continue;
+        };
+        out.push_str(&html(&chars[plain..i].iter().collect::<String>()));
+        let inner: String = chars[i + n..end - n].iter().collect();
+        out.push_str("<code>");
+        out.push_str(&html(inner.trim()));
+        out.push_str("</code>");
+        (i, plain) = (end, end);
+    }
+    out.push_str(&html(&chars[plain..].iter().collect::<String>()));
+    out
+}
+
 /// The end of the run of exactly `n` backticks at or after `from` (CommonMark
 /// code spans), if there is one.
 fn closing_run(chars: &[char], from: usize, n: usize) -> Option<usize> {
@@ -263,6 +291,16 @@ mod tests {
     #[test]
     fn github_messages_are_one_command() {
         assert_eq!(github("50% a\r\nb\u{1b}"), "50%25 a%0D%0Ab\\u{1b}");
+    }
+
+    #[test]
+    fn html_prose_shows_code_spans_as_code_and_escapes_the_rest() {
+        assert_eq!(
+            html_text("sha256 of `README.md` is <b>`a&b`</b>"),
+            "sha256 of <code>README.md</code> is &lt;b&gt;<code>a&amp;b</code>&lt;/b&gt;"
+        );
+        // A fence longer than the backticks inside, and a lone backtick.
+        assert_eq!(html_text("x `` a`b `` y ` z"), "x <code>a`b</code> y ` z");
     }
 
     #[test]

@@ -496,45 +496,53 @@ fn lookup<'r>(
 /// finds an entry by binary search and git by its own scan, so in such a
 /// tree they can read different files: neither is judged.
 fn tree_refused(tree: &git2::Tree<'_>) -> Option<String> {
-    let mut names = std::collections::HashSet::new();
-    let mut before: Option<(Vec<u8>, bool)> = None;
-    for entry in tree.iter() {
+    // Every lookup of a path checks the trees on it: names are borrowed from
+    // the entries, nothing is copied per entry.
+    let entries: Vec<git2::TreeEntry<'_>> = tree.iter().collect();
+    let mut names = std::collections::HashSet::with_capacity(entries.len());
+    let mut before: Option<(&[u8], bool)> = None;
+    for entry in &entries {
         let name = entry.name_bytes();
-        let shown = String::from_utf8_lossy(name);
+        let shown = || String::from_utf8_lossy(name);
         if name.is_empty() {
             return Some("an entry has an empty name (git fsck: emptyName)".into());
         }
         if name.contains(&b'/') {
             return Some(format!(
-                "entry `{shown}` holds a `/` (git fsck: fullPathname)"
+                "entry `{}` holds a `/` (git fsck: fullPathname)",
+                shown()
             ));
         }
         if name == b"." || name == b".." || name.eq_ignore_ascii_case(b".git") {
             return Some(format!(
-                "an entry is named `{shown}` (git fsck: hasDot, hasDotdot or hasDotgit)"
+                "an entry is named `{}` (git fsck: hasDot, hasDotdot or hasDotgit)",
+                shown()
             ));
         }
         let mode = entry.filemode_raw();
         if ![0o100644, 0o100755, 0o100664, 0o120000, 0o040000, 0o160000].contains(&mode) {
             return Some(format!(
-                "entry `{shown}` has mode {mode:o} (git fsck: badFilemode)"
+                "entry `{}` has mode {mode:o} (git fsck: badFilemode)",
+                shown()
             ));
         }
-        if !names.insert(name.to_vec()) {
+        if !names.insert(name) {
             return Some(format!(
-                "`{shown}` is listed twice (git fsck: duplicateEntries)"
+                "`{}` is listed twice (git fsck: duplicateEntries)",
+                shown()
             ));
         }
         let is_dir = mode == 0o040000;
-        if let Some((prev, prev_dir)) = &before {
-            if git_order(prev, *prev_dir, name, is_dir) == std::cmp::Ordering::Greater {
+        if let Some((prev, prev_dir)) = before {
+            if git_order(prev, prev_dir, name, is_dir) == std::cmp::Ordering::Greater {
                 return Some(format!(
-                    "entry `{shown}` comes after `{}` (git fsck: treeNotSorted)",
+                    "entry `{}` comes after `{}` (git fsck: treeNotSorted)",
+                    shown(),
                     String::from_utf8_lossy(prev)
                 ));
             }
         }
-        before = Some((name.to_vec(), is_dir));
+        before = Some((name, is_dir));
     }
     None
 }
@@ -542,13 +550,11 @@ fn tree_refused(tree: &git2::Tree<'_>) -> Option<String> {
 /// git's order of tree entries: names as bytes, a directory's as if it ended
 /// in `/`.
 fn git_order(a: &[u8], a_dir: bool, b: &[u8], b_dir: bool) -> std::cmp::Ordering {
-    let key = |name: &[u8], dir: bool| {
-        name.iter()
-            .copied()
-            .chain(dir.then_some(b'/'))
-            .collect::<Vec<u8>>()
-    };
-    key(a, a_dir).cmp(&key(b, b_dir))
+    let slash = |dir: bool| dir.then_some(b'/');
+    a.iter()
+        .copied()
+        .chain(slash(a_dir))
+        .cmp(b.iter().copied().chain(slash(b_dir)))
 }
 
 /// A streamed blob whose read errors say what failed as a [`FetchError`].
